@@ -1,0 +1,43 @@
+import { HttpResponse, http, type RequestHandler } from "msw";
+import type { SandboxRequest } from "../core/http-types.js";
+import type { Sandbox } from "../core/sandbox.js";
+
+/**
+ * msw handlers built from the core, for in-process use (`setupServer(...createMswHandlers(sb, {
+ * baseUrl }))`) and for `@mswjs/http-middleware`. One catch-all handler under the base URL hands
+ * every request to `sandbox.handle`, so in-process answers are the server's answers, byte for byte.
+ */
+export interface MswHandlerOptions {
+  /**
+   * Where the integration sends its requests, e.g. `https://api.merchant.test`. With `setupServer`
+   * in Node it must be absolute (msw leaves relative paths unmatched there). For
+   * `@mswjs/http-middleware`, which resolves against the server's own origin, pass `"/"`.
+   */
+  baseUrl: string;
+}
+
+export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions): RequestHandler[] {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/]+/.test(base) && base !== "") {
+    throw new TypeError(
+      `baseUrl '${options.baseUrl}' must be an absolute http(s) URL such as 'https://api.merchant.test' (or '/' for @mswjs/http-middleware)`,
+    );
+  }
+  const prefix = new URL(base || "http://x").pathname.replace(/\/+$/, "");
+  return [
+    http.all(`${base}/*`, async ({ request }) => {
+      const url = new URL(request.url);
+      const path = url.pathname.slice(prefix.length) || "/";
+      const sandboxRequest: SandboxRequest = {
+        method: request.method,
+        path,
+        query: url.search.slice(1),
+        headers: Object.fromEntries(request.headers),
+        body: new Uint8Array(await request.arrayBuffer()),
+      };
+      const response = await sandbox.handle(sandboxRequest);
+      if (response.dropConnection) return HttpResponse.error();
+      return new HttpResponse(response.body, { status: response.status, headers: response.headers });
+    }),
+  ];
+}

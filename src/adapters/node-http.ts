@@ -1,0 +1,168 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import type { Sandbox } from "../core/sandbox.js";
+import { problemResponse } from "../core/problem.js";
+import { InvalidRequest } from "../core/errors.js";
+
+/**
+ * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
+ * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
+ * in-process use; as a server it costs ~8x the CPU per request, see DESIGN.md.)
+ */
+
+export interface ServerOptions {
+  /** 0 picks a free port (tests). Default 4010. */
+  port?: number;
+  /** Default 127.0.0.1; the image binds 0.0.0.0. */
+  host?: string;
+  /** How long a client may take to send its headers, and the whole request (ms). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  readonly server: Server;
+  readonly port: number;
+  readonly host: string;
+  /** e.g. http://127.0.0.1:4010 */
+  readonly url: string;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, closes idle keep-alive
+   * connections, and after `graceMs` cuts whatever is left.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startServer(sandbox: Sandbox, options: ServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const maxBody = sandbox.settings.maxBodyBytes;
+  const server = createServer((req, res) => void serve(req, res));
+  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  server.keepAliveTimeout = 5_000;
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { body, truncated } = await readBody(req, maxBody + 1);
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const request: SandboxRequest = {
+      method: req.method ?? "GET",
+      path: q < 0 ? url : url.slice(0, q),
+      query: q < 0 ? "" : url.slice(q + 1),
+      headers: distinctHeaders(req),
+      body,
+    };
+    const response = await sandbox.handle(request);
+    if (response.dropConnection) {
+      req.socket.destroy();
+      return;
+    }
+    // An over-long body was not read to its end: close the connection rather than drain it.
+    write(res, response, truncated);
+  }
+
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === "ECONNRESET") {
+      socket.destroy();
+      return;
+    }
+    const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
+    const problem = problemResponse(
+      new InvalidRequest(
+        timeout ? "request_timeout" : "http_malformed",
+        timeout
+          ? "The request was not completed in time. Send the headers and body without pausing."
+          : "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
+      ),
+      "/",
+    );
+    const status = timeout ? "408 Request Timeout" : "400 Bad Request";
+    const payload = problem.body.replace('"status":400', timeout ? '"status":408' : '"status":400');
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`,
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 4010, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    server,
+    port,
+    host,
+    url: `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`,
+    close: (graceMs = 1000) => closeGracefully(server, graceMs),
+  };
+}
+
+function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
+  const out: SandboxRequest["headers"] = {};
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (!values) continue;
+    out[name] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+/** Reads at most `limit` bytes; a longer body is cut there and reported as truncated. */
+function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean }> {
+  if (req.method === "GET" || req.method === "HEAD") {
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+      return Promise.resolve({ body: new Uint8Array(0), truncated: false });
+    }
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (truncated: boolean) => {
+      if (done) return;
+      done = true;
+      req.off("data", onData);
+      resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), truncated });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) {
+        req.pause();
+        finish(true);
+      }
+    };
+    req.on("data", onData);
+    req.once("end", () => finish(false));
+    // An aborted upload: answer from what came (the client will not read it anyway).
+    req.once("error", () => finish(true));
+    req.once("close", () => finish(size >= limit));
+  });
+}
+
+function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
+  if (res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    ...response.headers,
+    "content-length": Buffer.byteLength(response.body),
+  };
+  if (closeAfter) headers.connection = "close";
+  res.writeHead(response.status, headers);
+  res.end(response.body);
+}
+
+function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,111 @@
+import { readFileSync } from "node:fs";
+import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
+import { startServer } from "../../adapters/node-http.js";
+import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
+import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
+import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
+
+/** `merchant-sandbox serve`: the standalone server, with the built-in default merchant. */
+
+interface ServeArgs {
+  port: number;
+  host: string;
+  tokenTtl: string;
+  leeway: string;
+  alg: string;
+  issuer: string;
+  audience: string;
+  seed: number;
+  loginMode: string;
+  credentialPrecedence: string;
+  paymentTokenTransport: string;
+  disabledMerchantStatus: number;
+  signingKey?: string;
+  logFormat: LogFormat;
+}
+
+const SETTINGS = "Token and auth settings:";
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
+  command: "serve",
+  describe: "Start the sandbox HTTP server (default http://127.0.0.1:4010)",
+  builder: (y: Argv) =>
+    y
+      .option("port", { alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
+      .option("host", { type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
+      .option("token-ttl", { type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
+      .option("leeway", { type: "string", default: "0s", group: SETTINGS, describe: "Clock skew tolerated when checking exp/nbf/iat" })
+      .option("alg", { type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
+      .option("issuer", { type: "string", default: "https://merchant-sandbox.test", group: SETTINGS, describe: "The tokens' iss claim" })
+      .option("audience", { type: "string", default: "merchant-api", group: SETTINGS, describe: "The tokens' aud claim" })
+      .option("signing-key", {
+        type: "string",
+        group: SETTINGS,
+        describe: "Signing key, or @path to a file: PKCS#8 PEM or private JWK (RS256/ES256), secret >= 32 bytes (HS256). Share it so replicas accept each other's tokens. Default: generated at start",
+      })
+      .option("credential-precedence", { type: "string", choices: [...PRECEDENCES], default: "must_match", group: SETTINGS, describe: "A credential sent in both body and header" })
+      .option("payment-token-transport", { type: "string", default: "authorization", group: SETTINGS, describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>" })
+      .option("disabled-merchant-status", { type: "number", choices: [401, 403], default: 401, group: SETTINGS, describe: "Status for a disabled merchant's token request" })
+      .option("login-mode", { type: "string", choices: [...LOGIN_MODES], default: "deprecated", group: SETTINGS, describe: "Deprecated /api/login_check: works with Deprecation headers, or 410" })
+      .option("seed", { type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
+      .option("log-format", { type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
+      .example("$0 serve", "the default merchant on :4010 (api_key sandbox-api-key)")
+      .example("$0 serve --token-ttl 60s --alg ES256", "short-lived ES256 tokens")
+      .example("MERCHANT_SANDBOX_PORT=8080 $0 serve", "every flag is also an environment variable") as unknown as Argv<ServeArgs>,
+  handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
+    const format = args.logFormat;
+    const out = (line: string) => process.stdout.write(line + "\n");
+    const options: SandboxOptions = {
+      tokenTtl: args.tokenTtl,
+      leeway: args.leeway,
+      algorithm: args.alg,
+      issuer: args.issuer,
+      audience: args.audience,
+      credentialPrecedence: args.credentialPrecedence,
+      paymentTokenTransport: args.paymentTokenTransport,
+      disabledMerchantStatus: args.disabledMerchantStatus,
+      loginMode: args.loginMode,
+      seed: args.seed,
+      ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
+      ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
+      onInternalError: (error, entry) =>
+        process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
+    };
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
+    const sandbox = await createSandbox(options).catch((e: unknown) => {
+      if (e instanceof ConfigError) usage(e.message);
+      throw e;
+    });
+    const running = await startServer(sandbox, { port: args.port, host: args.host }).catch((e: NodeJS.ErrnoException) => {
+      process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
+      process.exit(1);
+    });
+    const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
+    const eventFormat = format === "off" ? "text" : format;
+    out(formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, { merchants: apiKeys, alg: sandbox.settings.algorithm, token_ttl: `${sandbox.settings.tokenTtlSeconds}s` }));
+
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      out(formatEvent(eventFormat, `received ${signal}, stopping`));
+      void running.close(800).then(() => process.exit(0));
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  },
+};
+
+function readKey(value: string): string {
+  if (!value.startsWith("@")) return value;
+  try {
+    return readFileSync(value.slice(1), "utf8");
+  } catch (e) {
+    return usage(`--signing-key ${value}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+}
+
+function usage(message: string): never {
+  process.stderr.write(`merchant-sandbox: ${message}\nRun 'merchant-sandbox serve --help' for the options.\n`);
+  process.exit(2);
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { serveCommand } from "./commands/serve.js";
+import { VERSION } from "../core/version.js";
+
+/**
+ * merchant-sandbox's command line. One yargs command module per file under commands/. Every flag
+ * can also be set as an environment variable: --token-ttl as MERCHANT_SANDBOX_TOKEN_TTL, and so on.
+ * A bad flag value prints one line that says what is wrong and exits with code 2.
+ */
+export const EXIT_USAGE = 2;
+
+await yargs(hideBin(process.argv))
+  .scriptName("merchant-sandbox")
+  .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
+  .env("MERCHANT_SANDBOX")
+  .command(serveCommand)
+  .demandCommand(1, "Name a command: merchant-sandbox serve starts the sandbox on http://127.0.0.1:4010.")
+  .strict()
+  .version(VERSION)
+  .help()
+  .alias("h", "help")
+  .wrap(Math.min(110, process.stdout.columns || 100))
+  .fail((msg, err) => {
+    const text = (msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " ");
+    process.stderr.write(`merchant-sandbox: ${text}\nRun 'merchant-sandbox --help' for the options.\n`);
+    process.exit(EXIT_USAGE);
+  })
+  .parseAsync();

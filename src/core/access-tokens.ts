@@ -1,0 +1,250 @@
+import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import type { SandboxSettings, Scope } from "./config.js";
+import { InvalidToken } from "./errors.js";
+import type { KeyStore } from "./keys.js";
+import type { Merchant, MerchantRegistry } from "./merchants.js";
+import type { TokenLedger } from "./token-ledger.js";
+
+/**
+ * Issuing and verifying the sandbox's JWTs. Two kinds, told apart by the `typ` header:
+ * access tokens (`at+jwt`, RFC 9068) from /api/v2/auth/token, and the deprecated login's
+ * session tokens (`JWT`, Lexik's shape). Verification trusts nothing the token says about how
+ * to verify it: the algorithm comes from the settings, the key from our own store by `kid`;
+ * `jku`, `x5u` and embedded `jwk` headers are never followed.
+ */
+
+export const ACCESS_TOKEN_TYP = "at+jwt";
+export const LOGIN_TOKEN_TYP = "JWT";
+const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
+
+export interface AccessClaims extends JWTPayload {
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  scope: string;
+  client_id: string;
+}
+
+export interface IssueOptions {
+  /** When the token says it was issued (seconds); defaults to the sandbox clock. */
+  issuedAt: number;
+  ttlSeconds: number;
+  jti: string;
+}
+
+export interface VerifiedAccessToken {
+  merchant: Merchant;
+  claims: AccessClaims;
+  scopes: Set<string>;
+}
+
+export class AccessTokens {
+  constructor(
+    private readonly settings: SandboxSettings,
+    private readonly keys: KeyStore,
+    private readonly merchants: MerchantRegistry,
+    private readonly ledger: TokenLedger,
+  ) {}
+
+  async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
+    const key = this.keys.signing;
+    const claims: AccessClaims = {
+      iss: this.settings.issuer,
+      sub: merchant.id,
+      aud: this.settings.audience,
+      iat: options.issuedAt,
+      exp: options.issuedAt + options.ttlSeconds,
+      jti: options.jti,
+      client_id: merchant.apiKey,
+      scope: merchant.scopes.join(" "),
+    };
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP })
+      .sign(key.privateKey);
+    this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
+    return { token, claims };
+  }
+
+  /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
+  async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
+    const key = this.keys.signing;
+    return new SignJWT({
+      iss: this.settings.issuer,
+      sub: merchant.id,
+      aud: this.settings.audience,
+      iat: options.issuedAt,
+      exp: options.issuedAt + options.ttlSeconds,
+      jti: options.jti,
+      username: merchant.login?.email,
+      roles: ["ROLE_MERCHANT"],
+    })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP })
+      .sign(key.privateKey);
+  }
+
+  /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */
+  static looksLikeJwt(token: string): boolean {
+    return /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){2,4}$/.test(token) && token.startsWith("eyJ");
+  }
+
+  /**
+   * Verifies an access token at `nowSeconds` on the sandbox clock. Every refusal is an
+   * InvalidToken whose code and description say exactly what is wrong with it.
+   */
+  async verify(token: string, nowSeconds: number): Promise<VerifiedAccessToken> {
+    if (this.merchants.byPayment(token)) {
+      throw new InvalidToken(
+        "payment_token_not_accepted",
+        "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
+      );
+    }
+    const header = this.decodeHeader(token);
+    const alg = this.settings.algorithm;
+    if (header.alg !== alg) {
+      throw new InvalidToken(
+        "token_algorithm_rejected",
+        `The token's algorithm '${printable(String(header.alg))}' is not accepted; this sandbox signs and accepts ${alg} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+      );
+    }
+    if (typeof header.kid !== "string") {
+      throw new InvalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`);
+    }
+    const key = this.keys.find(header.kid);
+    if (!key) {
+      throw new InvalidToken(
+        "token_unknown_kid",
+        `The token's signing key (kid '${printable(header.kid).slice(0, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+      );
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, key.verifyKey, {
+        algorithms: [alg],
+        currentDate: new Date(nowSeconds * 1000),
+        clockTolerance: this.settings.leewaySeconds,
+        requiredClaims: ["iss", "aud", "sub", "exp", "iat", "jti"],
+      }));
+    } catch (e) {
+      throw this.explain(e, nowSeconds);
+    }
+    return this.checkAccessClaims(header, payload, nowSeconds);
+  }
+
+  private decodeHeader(token: string): ProtectedHeaderParameters {
+    const parts = token.split(".");
+    if (parts.length === 5) {
+      throw new InvalidToken(
+        "token_encrypted",
+        `The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.`,
+      );
+    }
+    if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) {
+      throw new InvalidToken(
+        "token_malformed",
+        `The bearer token is not a JWT (expected three base64url parts separated by dots). Send the access_token value from POST /api/v2/auth/token unchanged.`,
+      );
+    }
+    try {
+      return decodeProtectedHeader(token);
+    } catch {
+      throw new InvalidToken(
+        "token_malformed",
+        "The token's header is not valid base64url-encoded JSON. Send the access_token value from POST /api/v2/auth/token unchanged.",
+      );
+    }
+  }
+
+  private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload, nowSeconds: number): VerifiedAccessToken {
+    if (header.typ !== ACCESS_TOKEN_TYP) {
+      if (header.typ === LOGIN_TOKEN_TYP) {
+        throw new InvalidToken(
+          "token_not_access_token",
+          "This token comes from the deprecated POST /api/login_check; payment and cashout endpoints accept only access tokens. Exchange api_key and api_secret at POST /api/v2/auth/token and send that access_token.",
+        );
+      }
+      throw new InvalidToken(
+        "token_not_access_token",
+        `The token's type (typ '${printable(String(header.typ))}') is not an access token (at+jwt). ${RENEW_HINT}`,
+      );
+    }
+    if (payload.iss !== this.settings.issuer) {
+      throw new InvalidToken(
+        "token_wrong_issuer",
+        `The token was issued by '${printable(String(payload.iss))}', not by this sandbox ('${this.settings.issuer}'). ${RENEW_HINT}`,
+      );
+    }
+    const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!aud.includes(this.settings.audience)) {
+      throw new InvalidToken(
+        "token_wrong_audience",
+        `The token is meant for audience '${printable(aud.join(","))}', not '${this.settings.audience}'. ${RENEW_HINT}`,
+      );
+    }
+    const iat = payload.iat!;
+    if (iat > nowSeconds + this.settings.leewaySeconds) {
+      throw new InvalidToken(
+        "token_not_yet_valid",
+        `The token says it was issued at ${iso(iat)}, after the sandbox's current time ${iso(nowSeconds)}. Check the clocks, then ${RENEW_HINT.toLowerCase()}`,
+      );
+    }
+    const claims = payload as AccessClaims;
+    const merchant = this.merchants.findById(claims.sub);
+    if (!merchant) {
+      throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
+    }
+    if (this.ledger.isRevoked(claims.jti, merchant.id, iat)) {
+      throw new InvalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`);
+    }
+    const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
+    return { merchant, claims, scopes };
+  }
+
+  private explain(e: unknown, nowSeconds: number): InvalidToken {
+    if (e instanceof joseErrors.JWTExpired) {
+      const exp = Number(e.payload.exp);
+      return new InvalidToken(
+        "token_expired",
+        `The access token expired at ${iso(exp)} (sandbox time is now ${iso(nowSeconds)}). Renew it before it expires: ${RENEW_HINT}`,
+      );
+    }
+    if (e instanceof joseErrors.JWSSignatureVerificationFailed) {
+      return new InvalidToken(
+        "token_signature_invalid",
+        `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
+      );
+    }
+    if (e instanceof joseErrors.JWTClaimValidationFailed) {
+      if (e.claim === "nbf") {
+        return new InvalidToken(
+          "token_not_yet_valid",
+          `The token is not valid before ${iso(Number(e.payload.nbf))} (sandbox time is now ${iso(nowSeconds)}). Check the clocks, then ${RENEW_HINT.toLowerCase()}`,
+        );
+      }
+      return new InvalidToken(
+        "token_claims_invalid",
+        `The token's '${e.claim}' claim is missing or invalid (${e.reason}). ${RENEW_HINT}`,
+      );
+    }
+    if (e instanceof joseErrors.JOSENotSupported) {
+      return new InvalidToken("token_unsupported", `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`);
+    }
+    return new InvalidToken(
+      "token_malformed",
+      `The token is not a well-formed signed JWT. Send the access_token value from POST /api/v2/auth/token unchanged.`,
+    );
+  }
+}
+
+export function hasScope(verified: VerifiedAccessToken, scope: Scope): boolean {
+  return verified.scopes.has(scope);
+}
+
+function iso(seconds: number): string {
+  return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : "an invalid time";
+}
+
+/** Token-supplied text in a message: printable ASCII only, bounded, so it cannot forge lines or headers. */
+function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 80);
+}

@@ -1,0 +1,65 @@
+/**
+ * The sandbox clock: the only source of "now" for issuing and verifying tokens. It runs with the
+ * system clock plus an offset, or stands frozen at one instant. It reads `Date.now()` on every
+ * call rather than caching it, so in library mode it follows vitest's (or sinon's) fake timers.
+ */
+export class SandboxClock {
+  private offsetMs = 0;
+  private frozenAtMs: number | undefined;
+
+  constructor(options: { frozenAt?: Date | number } = {}) {
+    if (options.frozenAt !== undefined) this.frozenAtMs = toMs(options.frozenAt);
+  }
+
+  /** Milliseconds since the epoch on the sandbox clock. */
+  now(): number {
+    return this.frozenAtMs ?? Date.now() + this.offsetMs;
+  }
+
+  /** Seconds since the epoch, as JWT claims count them. */
+  nowSeconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  get frozen(): boolean {
+    return this.frozenAtMs !== undefined;
+  }
+
+  /** Moves the clock forward (or back, with a negative amount) by `ms`, frozen or not. */
+  advance(ms: number): void {
+    if (!Number.isFinite(ms)) throw new RangeError(`advance takes a finite number of milliseconds, got ${ms}`);
+    if (this.frozenAtMs !== undefined) this.frozenAtMs += ms;
+    else this.offsetMs += ms;
+  }
+
+  /** Jumps to an instant; a running clock keeps running from there. */
+  set(instant: Date | number): void {
+    const ms = toMs(instant);
+    if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
+    else this.offsetMs = ms - Date.now();
+  }
+
+  /** Stops the clock at its current reading (or at `instant`). */
+  freeze(instant?: Date | number): void {
+    this.frozenAtMs = instant === undefined ? this.now() : toMs(instant);
+  }
+
+  /** Lets a frozen clock run again from where it stood. */
+  unfreeze(): void {
+    if (this.frozenAtMs === undefined) return;
+    this.offsetMs = this.frozenAtMs - Date.now();
+    this.frozenAtMs = undefined;
+  }
+
+  /** Back to the system clock, running. */
+  reset(): void {
+    this.offsetMs = 0;
+    this.frozenAtMs = undefined;
+  }
+}
+
+function toMs(instant: Date | number): number {
+  const ms = instant instanceof Date ? instant.getTime() : instant;
+  if (!Number.isFinite(ms)) throw new RangeError("the clock needs a valid date");
+  return ms;
+}

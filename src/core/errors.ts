@@ -1,0 +1,156 @@
+/**
+ * One error type for every way a request can be refused. Each case is a class with a stable
+ * `code` (for tests and clients to switch on), the HTTP status, the OAuth `error` member where one
+ * applies, and a `description` that tells the caller how to fix the request.
+ *
+ * Descriptions must never contain a secret, a password, a payment token or a JWT: pass them
+ * through `redact()` first. The single mapper to a response lives in `problem.ts`.
+ */
+
+export type OAuthError =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_token"
+  | "insufficient_scope"
+  | "unsupported_media_type"
+  | "method_not_allowed"
+  | "not_found"
+  | "payload_too_large"
+  | "gone"
+  | "access_denied"
+  | "server_error";
+
+export interface SandboxErrorInit {
+  /** Extra response headers (`Allow`, `Retry-After` …). `WWW-Authenticate` is built by the mapper. */
+  headers?: Record<string, string>;
+  /** Which challenge to send with a 401/403: bearer (RFC 6750) or the api-key scheme. */
+  challenge?: "bearer" | "api-key";
+  /** For `insufficient_scope`: the scope that was needed. */
+  scope?: string;
+}
+
+export abstract class SandboxError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  /** The OAuth error code, or undefined when RFC 6750 says to send none (no credentials at all). */
+  abstract readonly error: OAuthError | undefined;
+  readonly headers: Record<string, string>;
+  readonly challenge: "bearer" | "api-key" | undefined;
+  readonly scope: string | undefined;
+
+  constructor(
+    readonly description: string,
+    init: SandboxErrorInit = {},
+  ) {
+    super(description);
+    this.name = new.target.name;
+    this.headers = init.headers ?? {};
+    this.challenge = init.challenge;
+    this.scope = init.scope;
+  }
+}
+
+/** 400: the request is malformed (bad JSON, missing credential, conflicting values …). */
+export class InvalidRequest extends SandboxError {
+  readonly status = 400;
+  readonly error = "invalid_request" as const;
+  constructor(
+    readonly code: string,
+    description: string,
+    init?: SandboxErrorInit,
+  ) {
+    super(description, init);
+  }
+}
+
+/** 401 on the token endpoint: unknown api_key, wrong api_secret, disabled merchant. */
+export class InvalidClient extends SandboxError {
+  readonly error = "invalid_client" as const;
+  constructor(
+    readonly code: string,
+    description: string,
+    readonly status: 401 | 403 = 401,
+  ) {
+    super(description, { challenge: "api-key" });
+  }
+}
+
+/** 401 with no error code: the request carried no credentials at all (RFC 6750 §3.1). */
+export class MissingCredentials extends SandboxError {
+  readonly status = 401;
+  readonly error = undefined;
+  readonly code = "credentials_missing";
+  constructor(description: string) {
+    super(description, { challenge: "bearer" });
+  }
+}
+
+/** 401 invalid_token: expired, revoked, tampered, foreign or the wrong kind of token. */
+export class InvalidToken extends SandboxError {
+  readonly status = 401;
+  readonly error = "invalid_token" as const;
+  constructor(
+    readonly code: string,
+    description: string,
+  ) {
+    super(description, { challenge: "bearer" });
+  }
+}
+
+/** 403 insufficient_scope: a valid token that lacks the scope the endpoint needs. */
+export class InsufficientScope extends SandboxError {
+  readonly status = 403;
+  readonly error = "insufficient_scope" as const;
+  readonly code = "insufficient_scope";
+  constructor(scope: string, description: string) {
+    super(description, { challenge: "bearer", scope });
+  }
+}
+
+/** 401 (or 403 by setting) in the deprecated login's own Lexik shape is not this: see login-check. */
+
+export class MethodNotAllowed extends SandboxError {
+  readonly status = 405;
+  readonly error = "method_not_allowed" as const;
+  readonly code = "method_not_allowed";
+  constructor(method: string, path: string, allowed: string[]) {
+    super(`${method} is not allowed on ${path}. Use ${allowed.join(" or ")}.`, {
+      headers: { allow: allowed.join(", ") },
+    });
+  }
+}
+
+export class UnsupportedMediaType extends SandboxError {
+  readonly status = 415;
+  readonly error = "unsupported_media_type" as const;
+  readonly code = "unsupported_media_type";
+}
+
+export class PayloadTooLarge extends SandboxError {
+  readonly status = 413;
+  readonly error = "payload_too_large" as const;
+  readonly code = "payload_too_large";
+}
+
+export class NotFound extends SandboxError {
+  readonly status = 404;
+  readonly error = "not_found" as const;
+  readonly code = "not_found";
+}
+
+export class Gone extends SandboxError {
+  readonly status = 410;
+  readonly error = "gone" as const;
+  readonly code: string;
+  constructor(code: string, description: string, init?: SandboxErrorInit) {
+    super(description, init);
+    this.code = code;
+  }
+}
+
+/** 500 for a bug of ours. The description never echoes the underlying message, which could hold input. */
+export class InternalError extends SandboxError {
+  readonly status = 500;
+  readonly error = "server_error" as const;
+  readonly code = "internal_error";
+}

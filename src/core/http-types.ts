@@ -1,0 +1,45 @@
+/**
+ * The plain shapes the core speaks. Adapters (node:http, msw) translate to and from these;
+ * the core never sees a framework object, so every rule of the auth model lives in one place.
+ */
+
+/** A request as the core sees it. Header names are lower-case; repeated headers keep every value. */
+export interface SandboxRequest {
+  method: string;
+  /** The path without the query string, exactly as received (not decoded). */
+  path: string;
+  /** The raw query string without the leading `?` ("" when there is none). */
+  query: string;
+  headers: Record<string, string | string[] | undefined>;
+  /**
+   * The body bytes. Adapters stop reading at `limits.maxBodyBytes + 1` bytes, so the core can
+   * answer 413 without ever holding an unbounded body.
+   */
+  body: Uint8Array;
+}
+
+/** A response as the core produces it. Header names are lower-case. */
+export interface SandboxResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * Set when the response should not be sent at all: the adapter destroys the socket instead
+   * (used by the drop-connection scenario action).
+   */
+  dropConnection?: boolean;
+}
+
+/** Reads one header as a single value; repeated headers are joined the way HTTP folds them. */
+export function headerValue(request: SandboxRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) return value.join(", ");
+  return value;
+}
+
+/** How many times a header was sent (0, 1 or more): some rules reject repeats. */
+export function headerCount(request: SandboxRequest, name: string): number {
+  const value = request.headers[name];
+  if (value === undefined) return 0;
+  return Array.isArray(value) ? value.length : 1;
+}

@@ -1,0 +1,79 @@
+import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.js";
+import { headerValue, type SandboxRequest } from "./http-types.js";
+
+/**
+ * Reading a JSON request body, with the refusals DESIGN.md fixes: 413 past the size limit,
+ * 415 for a body that is not declared as JSON, 400 for JSON that does not parse or is not an object.
+ */
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+export function assertBodySize(request: SandboxRequest, maxBodyBytes: number): void {
+  if (request.body.byteLength > maxBodyBytes) {
+    throw new PayloadTooLarge(
+      `The request body is larger than ${maxBodyBytes} bytes. Send only the fields the endpoint expects.`,
+    );
+  }
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+/**
+ * The body as a JSON object, or undefined when there is no body. `strictContentType` makes a
+ * body without `Content-Type: application/json` a 415; otherwise such a body is parsed if it can be
+ * and ignored if not (payment/init, whose payload the spec leaves open).
+ */
+export function readJsonObject(
+  request: SandboxRequest,
+  options: { strictContentType: boolean; endpoint: string },
+): Record<string, unknown> | undefined {
+  if (request.body.byteLength === 0) return undefined;
+  const contentType = headerValue(request, "content-type");
+  const declaredJson = isJsonContentType(contentType);
+  if (!declaredJson && options.strictContentType) {
+    throw new UnsupportedMediaType(
+      `${options.endpoint} takes a JSON body, but the request says Content-Type: ${printableType(contentType)}. Send the body as JSON with the header 'Content-Type: application/json'.`,
+    );
+  }
+  let text: string;
+  try {
+    text = decoder.decode(request.body);
+  } catch {
+    if (!declaredJson) return undefined;
+    throw new InvalidRequest("body_not_utf8", `The request body is not valid UTF-8. Send the JSON body encoded as UTF-8.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    if (!declaredJson) return undefined;
+    throw new InvalidRequest(
+      "body_malformed_json",
+      `The request body is not valid JSON${syntaxPosition(e)}. Send a JSON object such as {"api_key": "...", "api_secret": "..."}.`,
+    );
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    if (!declaredJson) return undefined;
+    const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
+    throw new InvalidRequest("body_not_object", `The request body is ${kind}; ${options.endpoint} takes a JSON object.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function printableType(contentType: string | undefined): string {
+  if (!contentType) return "(none)";
+  return contentType.replace(/[^\x20-\x7e]/g, "?").slice(0, 100);
+}
+
+/**
+ * Where JSON.parse gave up, without its message: V8 quotes a slice of the input there, and the
+ * input may hold a secret.
+ */
+function syntaxPosition(e: unknown): string {
+  const m = /position (\d+)/.exec(String((e as Error)?.message));
+  return m ? ` (syntax error at position ${m[1]})` : "";
+}

@@ -1,0 +1,126 @@
+import { timingSafeEqual, createHash } from "node:crypto";
+import { ConfigError, SCOPES, type Scope } from "./config.js";
+
+/**
+ * Merchants: who may exchange credentials, pay and cash out. The registry indexes them by every
+ * credential a request can carry, so each lookup is one map access.
+ */
+
+export interface MerchantInput {
+  id: string;
+  name?: string;
+  apiKey: string;
+  apiSecret: string;
+  paymentToken: string;
+  login?: { email: string; password: string };
+  scopes?: Scope[];
+  disabled?: boolean;
+}
+
+export interface Merchant {
+  readonly id: string;
+  readonly name: string;
+  readonly apiKey: string;
+  apiSecret: string;
+  paymentToken: string;
+  readonly login: { email: string; password: string } | undefined;
+  readonly scopes: readonly Scope[];
+  disabled: boolean;
+}
+
+/** The built-in default merchant of DESIGN.md: published sandbox values, redacted in logs all the same. */
+export const DEFAULT_MERCHANT: Readonly<MerchantInput> = Object.freeze({
+  id: "merchant_sandbox_default",
+  name: "Sandbox Default Merchant",
+  apiKey: "sandbox-api-key",
+  apiSecret: "sandbox-api-secret",
+  paymentToken: "sandbox-payment-token",
+  login: { email: "merchant@sandbox.test", password: "sandbox-password" },
+  scopes: ["payment", "cashout"] as Scope[],
+});
+
+export class MerchantRegistry {
+  private readonly byApiKey = new Map<string, Merchant>();
+  private readonly byPaymentToken = new Map<string, Merchant>();
+  private readonly byLogin = new Map<string, Merchant>();
+  private readonly byId = new Map<string, Merchant>();
+
+  constructor(inputs: readonly MerchantInput[]) {
+    for (const input of inputs) this.add(input);
+  }
+
+  add(input: MerchantInput): Merchant {
+    const merchant = validateMerchant(input);
+    const clash =
+      (this.byId.has(merchant.id) && `id '${merchant.id}'`) ||
+      (this.byApiKey.has(merchant.apiKey) && `api_key '${merchant.apiKey}'`) ||
+      (this.byPaymentToken.has(merchant.paymentToken) && "payment token") ||
+      (merchant.login && this.byLogin.has(merchant.login.email.toLowerCase()) && `login e-mail '${merchant.login.email}'`);
+    if (clash) throw new ConfigError(`two merchants share the same ${clash}; each merchant needs its own`);
+    this.byId.set(merchant.id, merchant);
+    this.byApiKey.set(merchant.apiKey, merchant);
+    this.byPaymentToken.set(merchant.paymentToken, merchant);
+    if (merchant.login) this.byLogin.set(merchant.login.email.toLowerCase(), merchant);
+    return merchant;
+  }
+
+  all(): Merchant[] {
+    return [...this.byId.values()];
+  }
+
+  byKey(apiKey: string): Merchant | undefined {
+    return this.byApiKey.get(apiKey);
+  }
+
+  findById(id: string): Merchant | undefined {
+    return this.byId.get(id);
+  }
+
+  byPayment(token: string): Merchant | undefined {
+    return this.byPaymentToken.get(token);
+  }
+
+  byLoginEmail(email: string): Merchant | undefined {
+    return this.byLogin.get(email.toLowerCase());
+  }
+
+  /** Replaces a merchant's payment token (rotation), keeping the index in step. */
+  setPaymentToken(merchant: Merchant, token: string): void {
+    this.byPaymentToken.delete(merchant.paymentToken);
+    merchant.paymentToken = token;
+    this.byPaymentToken.set(token, merchant);
+  }
+}
+
+/** Compares a presented secret with the stored one in constant time (no early exit on a prefix). */
+export function secretMatches(presented: string, stored: string): boolean {
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(stored).digest();
+  return timingSafeEqual(a, b);
+}
+
+function validateMerchant(input: MerchantInput): Merchant {
+  const where = `merchant '${input?.id ?? "?"}'`;
+  for (const field of ["id", "apiKey", "apiSecret", "paymentToken"] as const) {
+    const v = input?.[field];
+    if (typeof v !== "string" || v.length === 0) throw new ConfigError(`${where}: ${field} must be a non-empty string`);
+    if (/[\s\x00-\x1f\x7f]/.test(v)) throw new ConfigError(`${where}: ${field} must not contain spaces or control characters`);
+  }
+  const scopes = input.scopes ?? [...SCOPES];
+  for (const scope of scopes) {
+    if (!(SCOPES as readonly string[]).includes(scope))
+      throw new ConfigError(`${where}: scope '${scope}' is not known; use ${SCOPES.join(" and/or ")}`);
+  }
+  if (input.login && (typeof input.login.email !== "string" || typeof input.login.password !== "string" || !input.login.email || !input.login.password))
+    throw new ConfigError(`${where}: login needs a non-empty email and password`);
+  return {
+    id: input.id,
+    name: input.name ?? input.id,
+    apiKey: input.apiKey,
+    apiSecret: input.apiSecret,
+    paymentToken: input.paymentToken,
+    login: input.login ? { ...input.login } : undefined,
+    scopes: [...new Set(scopes)],
+    disabled: input.disabled ?? false,
+  };
+}

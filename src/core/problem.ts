@@ -1,0 +1,92 @@
+import { InternalError, SandboxError } from "./errors.js";
+import type { SandboxResponse } from "./http-types.js";
+
+/**
+ * The one mapper from a refusal to a response: an RFC 9457 `application/problem+json` body that
+ * also carries the OAuth members `error` and `error_description`, so both kinds of client parse it,
+ * plus the `WWW-Authenticate` challenge of RFC 6750 where the error calls for one.
+ */
+
+export const REALM = "merchant-api";
+const PROBLEM_TYPE_BASE = "urn:merchant-sandbox:problem:";
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  410: "Gone",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+export function statusTitle(status: number): string {
+  return TITLES[status] ?? "Error";
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  error?: string;
+  error_description: string;
+  instance: string;
+}
+
+/** Builds the response for any thrown value: a SandboxError as it is, anything else as a 500. */
+export function problemResponse(thrown: unknown, path: string, extraHeaders?: Record<string, string>): SandboxResponse {
+  const err =
+    thrown instanceof SandboxError
+      ? thrown
+      : new InternalError(
+          "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
+        );
+  const body: ProblemBody = {
+    type: PROBLEM_TYPE_BASE + err.code,
+    title: statusTitle(err.status),
+    status: err.status,
+    detail: err.description,
+    code: err.code,
+    ...(err.error ? { error: err.error } : {}),
+    error_description: err.description,
+    instance: path,
+  };
+  const headers: Record<string, string> = {
+    "content-type": "application/problem+json",
+    "cache-control": "no-store",
+    ...extraHeaders,
+    ...err.headers,
+  };
+  const challenge = challengeFor(err);
+  if (challenge) headers["www-authenticate"] = challenge;
+  return { status: err.status, headers, body: JSON.stringify(body) };
+}
+
+function challengeFor(err: SandboxError): string | undefined {
+  if (err.challenge === "api-key") {
+    return `ApiKey realm="${REALM}", error="${err.error}"`;
+  }
+  if (err.challenge !== "bearer") return undefined;
+  const params = [`realm="${REALM}"`];
+  // RFC 6750 §3.1: a request without any credentials gets a bare challenge with no error code.
+  if (err.error) {
+    params.push(`error="${err.error}"`);
+    params.push(`error_description="${quotedStringSafe(err.description)}"`);
+  }
+  if (err.scope) params.push(`scope="${err.scope}"`);
+  return `Bearer ${params.join(", ")}`;
+}
+
+/**
+ * RFC 6750 limits error_description to printable ASCII without `"` and `\`; anything else
+ * (including CR/LF, which would split the header) is replaced, so no input can inject a header.
+ */
+export function quotedStringSafe(text: string): string {
+  return text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
+}

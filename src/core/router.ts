@@ -1,0 +1,42 @@
+import type { Scope } from "./config.js";
+import type { Endpoint, EndpointName, SandboxContext } from "./context.js";
+import { healthEndpoint, jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
+import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
+import { paymentInitEndpoint } from "../endpoints/payment-init.js";
+import { protectedEndpoint } from "../endpoints/protected.js";
+import { tokenEndpoint } from "../endpoints/token.js";
+
+/**
+ * Routing by exact path first, then by group prefix: one map lookup or two string tests per
+ * request, before anything is parsed.
+ */
+export interface Route {
+  name: EndpointName;
+  endpoint: Endpoint;
+  /** Headers every answer of this route carries, refusals included (the deprecated login's). */
+  headers?: (ctx: SandboxContext) => Record<string, string>;
+}
+
+const EXACT = new Map<string, Route>([
+  ["/api/v2/auth/token", { name: "token", endpoint: tokenEndpoint }],
+  ["/api/v2/payment/init", { name: "payment-init", endpoint: paymentInitEndpoint }],
+  ["/api/login_check", { name: "login", endpoint: loginCheckEndpoint, headers: deprecationHeaders }],
+  ["/.well-known/jwks.json", { name: "jwks", endpoint: jwksEndpoint }],
+  ["/__sandbox/health", { name: "control", endpoint: healthEndpoint }],
+]);
+
+const GROUPS: Array<{ prefix: string; route: Route }> = (["payment", "cashout"] as Scope[]).map((scope) => ({
+  prefix: `/api/v2/${scope}`,
+  route: { name: scope, endpoint: protectedEndpoint(scope) },
+}));
+
+const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
+
+export function route(path: string): Route {
+  const exact = EXACT.get(path);
+  if (exact) return exact;
+  for (const group of GROUPS) {
+    if (path === group.prefix || path.startsWith(group.prefix + "/")) return group.route;
+  }
+  return NOT_FOUND;
+}

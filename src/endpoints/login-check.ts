@@ -1,0 +1,56 @@
+import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import { Gone, InvalidRequest, MethodNotAllowed } from "../core/errors.js";
+import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { secretMatches } from "../core/merchants.js";
+
+/**
+ * POST /api/login_check, the deprecated e-mail/password login, in the shape of Symfony's
+ * json_login with LexikJWTAuthenticationBundle. Every answer, refusals included, carries
+ * Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the successor, so a client that reads
+ * headers learns it must move (the router adds `deprecationHeaders` to every answer of this route);
+ * in `gone` mode the endpoint answers 410.
+ */
+export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
+  if (ctx.settings.loginMode === "gone") {
+    throw new Gone(
+      "login_gone",
+      "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.",
+    );
+  }
+  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
+  assertBodySize(request, ctx.settings.maxBodyBytes);
+  const body = readJsonObject(request, { strictContentType: true, endpoint: "POST /api/login_check" });
+  if (!body) {
+    throw new InvalidRequest("login_body_missing", 'POST /api/login_check takes a JSON body {"username": "<e-mail>", "password": "..."}.');
+  }
+  const identifierField = typeof body.username === "string" ? "username" : "email";
+  const identifier = body[identifierField];
+  if (typeof identifier !== "string" || identifier === "") {
+    throw new InvalidRequest("login_username_missing", 'The key "username" (or "email") must be provided as a non-empty string.');
+  }
+  if (typeof body.password !== "string" || body.password === "") {
+    throw new InvalidRequest("login_password_missing", 'The key "password" must be provided as a non-empty string.');
+  }
+  const merchant = ctx.merchants.byLoginEmail(identifier);
+  const ok = merchant?.login !== undefined && secretMatches(body.password, merchant.login.password) && !merchant.disabled;
+  if (!merchant || !ok) {
+    if (merchant) trace.merchantId = merchant.id;
+    // Lexik's exact failure body: integrations written against it parse this, not problem+json.
+    return jsonResponse(401, { code: 401, message: "Invalid credentials." });
+  }
+  trace.merchantId = merchant.id;
+  const token = await ctx.tokens.issueLoginToken(merchant, {
+    issuedAt: ctx.clock.nowSeconds(),
+    ttlSeconds: ctx.settings.tokenTtlSeconds,
+    jti: ctx.faker.string.uuid(),
+  });
+  return jsonResponse(200, { token });
+};
+
+export function deprecationHeaders(ctx: SandboxContext): Record<string, string> {
+  return {
+    deprecation: `@${Math.floor(ctx.settings.loginDeprecatedAt.getTime() / 1000)}`,
+    sunset: ctx.settings.loginSunsetAt.toUTCString(),
+    link: '</api/v2/auth/token>; rel="successor-version"',
+  };
+}

@@ -1,0 +1,98 @@
+import { AccessTokens } from "../core/access-tokens.js";
+import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import { InvalidRequest, InvalidToken, MethodNotAllowed, MissingCredentials } from "../core/errors.js";
+import { headerCount, headerValue, type SandboxRequest } from "../core/http-types.js";
+import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { readBearerToken } from "../core/bearer.js";
+import { secretMatches } from "../core/merchants.js";
+
+/**
+ * POST /api/v2/payment/init: a hosted payment, authorised by the merchant payment token (not the
+ * JWT). Sending the access token here is the mistake integrations make most, so that refusal
+ * explains the two tokens.
+ */
+export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
+  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/payment/init", ["POST"]);
+  assertBodySize(request, ctx.settings.maxBodyBytes);
+  const transport = ctx.settings.paymentTokenTransport;
+  const body = readJsonObject(request, {
+    strictContentType: transport.kind === "body",
+    endpoint: "POST /api/v2/payment/init",
+  });
+  const presented = readPaymentToken(request, body, ctx);
+
+  if (AccessTokens.looksLikeJwt(presented)) {
+    throw new InvalidToken(
+      "access_token_on_payment_init",
+      `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token such as 'sandbox-payment-token'), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(ctx)}.`,
+    );
+  }
+  const merchant = ctx.merchants.byPayment(presented);
+  if (!merchant || !secretMatches(presented, merchant.paymentToken)) {
+    throw new InvalidToken(
+      "payment_token_unknown",
+      `The merchant payment token is not known to this sandbox (expired, revoked, or mistyped). Use the payment token configured for your merchant (the built-in one is 'sandbox-payment-token').`,
+    );
+  }
+  trace.merchantId = merchant.id;
+
+  const paymentId = `pay_${ctx.faker.string.alphanumeric({ length: 24, casing: "lower" })}`;
+  const createdAt = new Date(ctx.clock.now());
+  return jsonResponse(
+    201,
+    {
+      payment_id: paymentId,
+      checkout_url: `https://checkout.sandbox.test/pay/${paymentId}`,
+      merchant_id: merchant.id,
+      status: "created",
+      created_at: createdAt.toISOString(),
+      expires_at: new Date(createdAt.getTime() + 30 * 60_000).toISOString(),
+      ...echoOrderFields(body),
+      note: "Hosted checkout is not simulated beyond this answer; the URL is a sandbox placeholder.",
+    },
+    { location: `/api/v2/payment/${paymentId}` },
+  );
+};
+
+function readPaymentToken(request: SandboxRequest, body: Record<string, unknown> | undefined, ctx: SandboxContext): string {
+  const transport = ctx.settings.paymentTokenTransport;
+  if (transport.kind === "authorization") {
+    return readBearerToken(request, {
+      tokenName: "merchant payment token",
+      howToGet: "the payment token configured for your merchant, not the JWT from /api/v2/auth/token",
+    });
+  }
+  if (transport.kind === "header") {
+    if (headerCount(request, transport.name) > 1)
+      throw new InvalidRequest("payment_token_header_repeated", `The ${transport.name} header was sent more than once. Send it once.`);
+    const value = headerValue(request, transport.name)?.trim();
+    if (!value) throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(ctx)}.`);
+    return value;
+  }
+  const value = body?.[transport.field];
+  if (value === undefined || value === "") {
+    throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(ctx)}.`);
+  }
+  if (typeof value !== "string") {
+    throw new InvalidRequest("payment_token_not_string", `The body field "${transport.field}" must be a string holding the merchant payment token.`);
+  }
+  return value;
+}
+
+function describeTransport(ctx: SandboxContext): string {
+  const t = ctx.settings.paymentTokenTransport;
+  if (t.kind === "authorization") return "as 'Authorization: Bearer <payment token>'";
+  if (t.kind === "header") return `in the '${t.name}' header`;
+  return `as the JSON body field "${t.field}"`;
+}
+
+/** Echo only plain order fields the caller sent, so the placeholder is recognisably theirs. */
+function echoOrderFields(body: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!body) return {};
+  const out: Record<string, unknown> = {};
+  for (const field of ["amount", "currency", "order_id", "reference"]) {
+    const v = body[field];
+    if (typeof v === "string" ? v.length <= 200 : typeof v === "number" && Number.isFinite(v)) out[field] = v;
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { jsonResponse, type Endpoint } from "../core/context.js";
+import type { Scope } from "../core/config.js";
+import { InsufficientScope } from "../core/errors.js";
+import { assertBodySize } from "../core/json-body.js";
+import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
+
+/**
+ * `/api/v2/payment/*` and `/api/v2/cashout/*` (any method): the access token as an RFC 6750 bearer
+ * token, then the group's scope. Business behaviour is not specified, so a valid call gets an
+ * honest placeholder that says which merchant did which operation.
+ */
+export function protectedEndpoint(scope: Scope): Endpoint {
+  return async (request, ctx, trace) => {
+    assertBodySize(request, ctx.settings.maxBodyBytes);
+    assertNoTokenInQuery(request);
+    const token = readBearerToken(request, {
+      tokenName: "access token",
+      howToGet: "get one from POST /api/v2/auth/token",
+    });
+    const verified = await ctx.tokens.verify(token, ctx.clock.nowSeconds());
+    trace.merchantId = verified.merchant.id;
+    trace.tokenId = verified.claims.jti;
+    if (!verified.scopes.has(scope)) {
+      throw new InsufficientScope(
+        scope,
+        `The access token of merchant '${verified.merchant.id}' has no '${scope}' scope (it has: ${[...verified.scopes].join(", ") || "none"}). This merchant is not allowed to use /api/v2/${scope}/ endpoints; ask for the '${scope}' right or use a merchant that has it.`,
+      );
+    }
+    return jsonResponse(200, {
+      sandbox: true,
+      merchant_id: verified.merchant.id,
+      operation: `${request.method} ${request.path}`,
+      scope,
+      token_id: verified.claims.jti,
+      expires_at: new Date(verified.claims.exp * 1000).toISOString(),
+      note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
+    });
+  };
+}

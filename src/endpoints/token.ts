@@ -1,0 +1,54 @@
+import { jsonResponse, type Endpoint } from "../core/context.js";
+import { extractCredentials } from "../core/credentials.js";
+import { InvalidClient, MethodNotAllowed } from "../core/errors.js";
+import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { secretMatches } from "../core/merchants.js";
+
+/**
+ * POST /api/v2/auth/token: api_key + api_secret (body and/or headers) for an access token.
+ * Straight line: method, size, body, credentials, merchant, secret, state, token.
+ */
+export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
+  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/auth/token", ["POST"]);
+  assertBodySize(request, ctx.settings.maxBodyBytes);
+  const body = readJsonObject(request, { strictContentType: true, endpoint: "POST /api/v2/auth/token" });
+  const credentials = extractCredentials(request, body, ctx.settings.credentialPrecedence);
+
+  const merchant = ctx.merchants.byKey(credentials.apiKey);
+  if (!merchant) {
+    throw new InvalidClient(
+      "unknown_api_key",
+      `The api_key '${printableKey(credentials.apiKey)}' is not known to this sandbox. Use the api_key of a loaded merchant (the built-in one is 'sandbox-api-key').`,
+    );
+  }
+  trace.merchantId = merchant.id;
+  if (!secretMatches(credentials.apiSecret, merchant.apiSecret)) {
+    throw new InvalidClient(
+      "wrong_api_secret",
+      `The api_secret does not match the api_key '${merchant.apiKey}'. Check that the secret belongs to this key and was not rotated.`,
+    );
+  }
+  if (merchant.disabled) {
+    throw new InvalidClient(
+      "merchant_disabled",
+      `The merchant of api_key '${merchant.apiKey}' is disabled, so it cannot get tokens. Use an active merchant's credentials.`,
+      ctx.settings.disabledMerchantStatus,
+    );
+  }
+
+  const ttl = ctx.settings.tokenTtlSeconds;
+  const { token, claims } = await ctx.tokens.issue(merchant, {
+    issuedAt: ctx.clock.nowSeconds(),
+    ttlSeconds: ttl,
+    jti: ctx.faker.string.uuid(),
+  });
+  trace.tokenId = claims.jti;
+  // RFC 6749 §5.1: token responses must not be cached.
+  return jsonResponse(200, { access_token: token, token_type: "Bearer", expires_in: ttl }, { pragma: "no-cache" });
+};
+
+/** The api_key is public, but a client may have put something else there by mistake: show it bounded. */
+function printableKey(key: string): string {
+  const clean = key.replace(/[^\x20-\x7e]/g, "?");
+  return clean.length > 64 ? `${clean.slice(0, 64)}...` : clean;
+}

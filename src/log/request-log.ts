@@ -1,0 +1,31 @@
+import type { RequestLogEntry } from "../core/sandbox.js";
+
+/**
+ * The request log: one line per request, as text for people or JSON for log pipelines. Entries
+ * carry no secrets by construction (the core redacts the query and never records credentials).
+ */
+export type LogFormat = "text" | "json" | "off";
+export const LOG_FORMATS: readonly LogFormat[] = ["text", "json", "off"];
+
+export function formatRequestLog(entry: RequestLogEntry, format: Exclude<LogFormat, "off">): string {
+  if (format === "json") return JSON.stringify({ level: "info", msg: "request", ...entry });
+  const query = entry.query ? `?${entry.query}` : "";
+  const extras = [
+    entry.merchant ? `merchant=${entry.merchant}` : "",
+    entry.code ? `code=${entry.code}` : "",
+    entry.tokenId ? `jti=${entry.tokenId}` : "",
+  ].filter(Boolean);
+  return `${entry.time} ${entry.method} ${printable(entry.path + query)} ${entry.status} ${entry.durationMs.toFixed(1)}ms${extras.length ? " " + extras.join(" ") : ""}`;
+}
+
+/** A log line is one line: control characters from the request cannot start a new one. */
+function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f]/g, "?");
+}
+
+/** A message that is not about one request (start, stop), in the same format as request lines. */
+export function formatEvent(format: Exclude<LogFormat, "off">, msg: string, fields: Record<string, unknown> = {}): string {
+  if (format === "json") return JSON.stringify({ level: "info", time: new Date().toISOString(), msg, ...fields });
+  const rest = Object.entries(fields).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : String(v)}`);
+  return [msg, ...rest].join(" ");
+}

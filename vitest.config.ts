@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Black-box tests start real servers and child processes; give slow CI machines room, but no
+    // test asserts on time.
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
