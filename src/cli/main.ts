@@ -15,6 +15,8 @@ await yargs(hideBin(process.argv))
   .scriptName("merchant-sandbox")
   .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
   .env("MERCHANT_SANDBOX")
+  // A flag given twice means the last one, as in most CLIs, not an array.
+  .parserConfiguration({ "duplicate-arguments-array": false })
   .command(serveCommand)
   .demandCommand(1, "Name a command: merchant-sandbox serve starts the sandbox on http://127.0.0.1:4010.")
   .strict()

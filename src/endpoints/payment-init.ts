@@ -24,14 +24,14 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   if (AccessTokens.looksLikeJwt(presented)) {
     throw new InvalidToken(
       "access_token_on_payment_init",
-      `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token such as 'sandbox-payment-token'), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(ctx)}.`,
+      `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token configured per merchant), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(ctx)}.`,
     );
   }
   const merchant = ctx.merchants.byPayment(presented);
   if (!merchant || !secretMatches(presented, merchant.paymentToken)) {
     throw new InvalidToken(
       "payment_token_unknown",
-      `The merchant payment token is not known to this sandbox (expired, revoked, or mistyped). Use the payment token configured for your merchant (the built-in one is 'sandbox-payment-token').`,
+      `The merchant payment token is not known to this sandbox (expired, revoked, or mistyped). Use the payment token configured for your merchant (the built-in merchant's is in the README).`,
     );
   }
   trace.merchantId = merchant.id;

@@ -1,0 +1,141 @@
+import express from "express";
+import { createMiddleware } from "@mswjs/http-middleware";
+import { exportPKCS8, generateKeyPair } from "jose";
+import { setupServer } from "msw/node";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandbox, type SandboxOptions } from "../../src/core/sandbox.js";
+import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
+import { createMswHandlers } from "../../src/adapters/msw.js";
+import { T0 } from "../support/server.js";
+
+/**
+ * Parity: one table of requests through all three adapters (node:http server, msw setupServer
+ * in-process, express + @mswjs/http-middleware) must give identical statuses, headers and bodies.
+ * Each adapter gets its own sandbox with the same key, seed and frozen clock, so even the JWTs
+ * and generated ids are identical. Only transport headers, which belong to each HTTP stack
+ * (date, connection, framing), are left out of the comparison.
+ */
+
+const TRANSPORT_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "x-powered-by"]);
+
+interface Step {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+const json = { "content-type": "application/json" };
+const CREDENTIALS = JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" });
+
+/** `{token}` in a header is replaced by the access token the first step returned. */
+const TABLE: Step[] = [
+  { name: "token exchange, body", method: "POST", path: "/api/v2/auth/token", headers: json, body: CREDENTIALS },
+  { name: "token exchange, headers", method: "POST", path: "/api/v2/auth/token", headers: { "x-api-key": "sandbox-api-key", "x-api-secret": "sandbox-api-secret" } },
+  { name: "token: secret missing", method: "POST", path: "/api/v2/auth/token", headers: json, body: '{"api_key":"sandbox-api-key"}' },
+  { name: "token: wrong secret", method: "POST", path: "/api/v2/auth/token", headers: json, body: '{"api_key":"sandbox-api-key","api_secret":"nope"}' },
+  { name: "token: conflict", method: "POST", path: "/api/v2/auth/token", headers: { ...json, "x-api-key": "other" }, body: CREDENTIALS },
+  { name: "token: malformed JSON", method: "POST", path: "/api/v2/auth/token", headers: json, body: '{"api_key":' },
+  { name: "token: form body", method: "POST", path: "/api/v2/auth/token", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "api_key=a" },
+  { name: "token: GET", method: "GET", path: "/api/v2/auth/token" },
+  { name: "payment with token", method: "GET", path: "/api/v2/payment/anything", headers: { authorization: "Bearer {token}" } },
+  { name: "payment POST with token", method: "POST", path: "/api/v2/payment/refund", headers: { authorization: "Bearer {token}", ...json }, body: "{}" },
+  { name: "cashout with token", method: "GET", path: "/api/v2/cashout/list", headers: { authorization: "Bearer {token}" } },
+  { name: "payment without credentials", method: "GET", path: "/api/v2/payment/anything" },
+  { name: "payment with Basic", method: "GET", path: "/api/v2/payment/anything", headers: { authorization: "Basic abc" } },
+  { name: "payment with token in query", method: "GET", path: "/api/v2/payment/anything?access_token=abc" },
+  { name: "payment with garbage token", method: "GET", path: "/api/v2/payment/anything", headers: { authorization: "Bearer abc" } },
+  { name: "payment with payment token", method: "GET", path: "/api/v2/payment/anything", headers: { authorization: "Bearer sandbox-payment-token" } },
+  { name: "payment/init", method: "POST", path: "/api/v2/payment/init", headers: { authorization: "Bearer sandbox-payment-token", "content-type": "application/x-www-form-urlencoded" }, body: "{}" },
+  { name: "payment/init with JWT", method: "POST", path: "/api/v2/payment/init", headers: { authorization: "Bearer {token}" } },
+  { name: "login_check", method: "POST", path: "/api/login_check", headers: json, body: '{"username":"merchant@sandbox.test","password":"sandbox-password"}' },
+  { name: "login_check bad password", method: "POST", path: "/api/login_check", headers: json, body: '{"username":"merchant@sandbox.test","password":"x"}' },
+  { name: "jwks", method: "GET", path: "/.well-known/jwks.json" },
+  { name: "health", method: "GET", path: "/__sandbox/health" },
+  { name: "unknown path", method: "GET", path: "/nope" },
+];
+
+interface Observed {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+type Send = (step: Step, token: string) => Promise<Observed>;
+
+async function observe(res: Response): Promise<Observed> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
+  });
+  return { status: res.status, headers, body: await res.text() };
+}
+
+function sender(base: string): Send {
+  return async (step, token) => {
+    const headers = Object.fromEntries(Object.entries(step.headers ?? {}).map(([k, v]) => [k, v.replace("{token}", token)]));
+    return observe(await fetch(base + step.path, { method: step.method, headers, body: step.body }));
+  };
+}
+
+async function runTable(send: Send): Promise<Observed[]> {
+  const out: Observed[] = [];
+  let token = "";
+  for (const step of TABLE) {
+    const o = await send(step, token);
+    if (!token && step.path === "/api/v2/auth/token" && o.status === 200) token = JSON.parse(o.body).access_token;
+    out.push(o);
+  }
+  return out;
+}
+
+describe("adapter parity: node:http, msw setupServer and @mswjs/http-middleware answer identically", () => {
+  let options: SandboxOptions;
+  const results: Record<string, Observed[]> = {};
+  let node: RunningServer;
+  let expressServer: Server;
+  const msw = setupServer();
+
+  beforeAll(async () => {
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+    options = { signingKey: await exportPKCS8(privateKey), frozenAt: T0, seed: 42 };
+
+    node = await startServer(await createSandbox(options), { port: 0 });
+    results.node = await runTable(sender(node.url));
+
+    const app = express();
+    app.use(createMiddleware(...createMswHandlers(await createSandbox(options), { baseUrl: "/" })));
+    expressServer = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    results.middleware = await runTable(sender(`http://127.0.0.1:${(expressServer.address() as AddressInfo).port}`));
+
+    msw.use(...createMswHandlers(await createSandbox(options), { baseUrl: "https://api.merchant.test" }));
+    msw.listen({ onUnhandledRequest: "error" });
+    results.msw = await runTable(sender("https://api.merchant.test"));
+    msw.close();
+  });
+
+  afterAll(async () => {
+    await node?.close();
+    await new Promise((resolve) => expressServer?.close(resolve));
+  });
+
+  it("runs the whole table through each adapter", () => {
+    for (const name of ["node", "middleware", "msw"]) expect(results[name]).toHaveLength(TABLE.length);
+    // The table exercises success and refusal paths alike.
+    expect(results.node!.map((o) => o.status)).toEqual([
+      200, 200, 400, 401, 400, 400, 415, 405, 200, 200, 200, 401, 400, 400, 401, 401, 201, 401, 200, 401, 200, 200, 404,
+    ]);
+  });
+
+  for (const [i, step] of TABLE.entries()) {
+    it(`${step.name}: ${step.method} ${step.path}`, () => {
+      expect(results.msw![i]).toEqual(results.node![i]);
+      expect(results.middleware![i]).toEqual(results.node![i]);
+    });
+  }
+});

@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Runs the real, compiled CLI (dist/cli/main.js, built by test/support/build.ts before any test)
+ * as a child process and collects everything it prints.
+ */
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcess;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  exited: Promise<number | string>;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...cleanEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Starts `serve` on a free port and resolves with its URL once it says it is listening. */
+export async function startCliServer(args: string[] = [], env: Record<string, string> = {}): Promise<CliProcess & { url: string }> {
+  const cli = runCli(["serve", "--port", "0", ...args], env);
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(cli.stdout());
+      if (m) resolve(m[1]!);
+    };
+    cli.child.stdout!.on("data", onData);
+    void cli.exited.then((code) => reject(new Error(`CLI exited (${code}) before listening: ${cli.stderr()}`)));
+  });
+  return { ...cli, url };
+}
+
+/** The environment without any MERCHANT_SANDBOX_* variable of the machine running the tests. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MERCHANT_SANDBOX_")));
+}

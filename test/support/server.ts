@@ -1,0 +1,83 @@
+import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/core/sandbox.js";
+import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
+
+/**
+ * Black-box harness: a real sandbox behind the real node:http server on port 0, and a fetch
+ * wrapper that returns status, headers and the parsed body for exact assertions.
+ */
+export interface TestServer {
+  sandbox: Sandbox;
+  server: RunningServer;
+  url: string;
+  /** Sends a real HTTP request to the server. */
+  call(path: string, init?: RequestInit): Promise<Reply>;
+  /** Gets an access token for the default merchant (or the given credentials). */
+  token(apiKey?: string, apiSecret?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  json: any;
+}
+
+export const DEFAULT_KEY = "sandbox-api-key";
+export const DEFAULT_SECRET = "sandbox-api-secret";
+export const DEFAULT_PAYMENT_TOKEN = "sandbox-payment-token";
+export const DEFAULT_MERCHANT_ID = "merchant_sandbox_default";
+/** A fixed instant for frozen clocks: 2026-01-01T00:00:00Z. */
+export const T0 = Date.UTC(2026, 0, 1);
+
+export async function startTestServer(options: SandboxOptions = {}): Promise<TestServer> {
+  const sandbox = await createSandbox({ frozenAt: T0, ...options });
+  const server = await startServer(sandbox, { port: 0 });
+  const call = async (path: string, init: RequestInit = {}): Promise<Reply> => {
+    const res = await fetch(server.url + path, init);
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return {
+    sandbox,
+    server,
+    url: server.url,
+    call,
+    async token(apiKey = DEFAULT_KEY, apiSecret = DEFAULT_SECRET) {
+      const r = await call("/api/v2/auth/token", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: apiKey, api_secret: apiSecret }),
+      });
+      if (r.status !== 200) throw new Error(`token exchange failed: ${r.status} ${r.text}`);
+      return r.json.access_token as string;
+    },
+    close: () => server.close(),
+  };
+}
+
+/** POST a JSON body. */
+export function postJson(body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+}
+
+/** The problem+json body the mapper produces, for exact comparison. */
+export function problem(status: number, title: string, code: string, description: string, instance: string, error?: string) {
+  return {
+    type: `urn:merchant-sandbox:problem:${code}`,
+    title,
+    status,
+    detail: description,
+    code,
+    ...(error ? { error } : {}),
+    error_description: description,
+    instance,
+  };
+}
