@@ -37,7 +37,10 @@ export interface RunningServer {
 export async function startServer(sandbox: Sandbox, options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const maxBody = sandbox.settings.maxBodyBytes;
-  const server = createServer((req, res) => void serve(req, res));
+  // handle() never throws; the catch only guards the translation itself from taking the process down.
+  const server = createServer((req, res) => {
+    serve(req, res).catch(() => res.destroy());
+  });
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;
