@@ -185,7 +185,7 @@ export class AccessTokens {
     if (iat > nowSeconds + this.settings.leewaySeconds) {
       throw new InvalidToken(
         "token_not_yet_valid",
-        `The token says it was issued at ${iso(iat)}, after the sandbox's current time ${iso(nowSeconds)}. Check the clocks, then ${RENEW_HINT.toLowerCase()}`,
+        `The token says it was issued at ${iso(iat)}, after the sandbox's current time ${iso(nowSeconds)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
       );
     }
     const claims = payload as AccessClaims;
@@ -218,7 +218,7 @@ export class AccessTokens {
       if (e.claim === "nbf") {
         return new InvalidToken(
           "token_not_yet_valid",
-          `The token is not valid before ${iso(Number(e.payload.nbf))} (sandbox time is now ${iso(nowSeconds)}). Check the clocks, then ${RENEW_HINT.toLowerCase()}`,
+          `The token is not valid before ${iso(Number(e.payload.nbf))} (sandbox time is now ${iso(nowSeconds)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
         );
       }
       return new InvalidToken(

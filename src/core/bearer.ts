@@ -19,7 +19,7 @@ export interface BearerOptions {
 export function assertNoTokenInQuery(request: SandboxRequest): void {
   if (!request.query) return;
   for (const pair of request.query.split("&")) {
-    const name = pair.split("=")[0]!.toLowerCase();
+    const name = decodeName(pair.split("=")[0]!).toLowerCase();
     if (QUERY_TOKEN_KEYS.includes(name)) {
       throw new InvalidRequest(
         "token_in_query",
@@ -46,7 +46,9 @@ export function readBearerToken(request: SandboxRequest, options: BearerOptions)
     );
   }
   const value = headerValue(request, "authorization")!;
-  const match = /^([A-Za-z]+) +(.*)$/.exec(value.trim());
+  // The token part is optional in the pattern: HTTP parsers strip trailing spaces, so a bare
+  // "Bearer" is how an empty token arrives.
+  const match = /^([A-Za-z]+)(?: +(.*))?$/.exec(value.trim());
   const scheme = match?.[1] ?? value.trim();
   if (!match || scheme.toLowerCase() !== "bearer") {
     const shown = /^[A-Za-z]{1,20}$/.test(scheme) ? `'${scheme}'` : "no recognisable scheme";
@@ -56,7 +58,7 @@ export function readBearerToken(request: SandboxRequest, options: BearerOptions)
       { challenge: "bearer" },
     );
   }
-  const token = match[2]!.trim();
+  const token = (match[2] ?? "").trim();
   if (token === "") {
     throw new InvalidRequest(
       "bearer_token_empty",
@@ -72,4 +74,13 @@ export function readBearerToken(request: SandboxRequest, options: BearerOptions)
     );
   }
   return token;
+}
+
+/** Query parameter names as the application would read them (`access%5Ftoken` is `access_token`). */
+function decodeName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    return raw;
+  }
 }

@@ -76,7 +76,14 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
 /** A setting or option that cannot be used; the message says which and what is accepted. */
 export class ConfigError extends Error {
   readonly code = "invalid_config";
-  constructor(message: string) {
+  /**
+   * @param setting The option's name in createSandbox() (`tokenTtl`), when the error is about one;
+   *   the message starts with it, so the CLI can show the flag's name instead.
+   */
+  constructor(
+    message: string,
+    readonly setting?: string,
+  ) {
     super(message);
     this.name = "ConfigError";
   }
@@ -86,7 +93,7 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
   const s: SandboxSettings = { ...base };
   if (input.tokenTtl !== undefined) {
     s.tokenTtlSeconds = durationSetting("tokenTtl", input.tokenTtl);
-    if (s.tokenTtlSeconds < 1) throw new ConfigError(`tokenTtl must be at least 1s, got '${input.tokenTtl}'`);
+    if (s.tokenTtlSeconds < 1) throw new ConfigError(`tokenTtl must be at least 1s, got '${input.tokenTtl}'`, "tokenTtl");
   }
   if (input.leeway !== undefined) s.leewaySeconds = durationSetting("leeway", input.leeway);
   if (input.algorithm !== undefined) s.algorithm = oneOf("algorithm", input.algorithm, ALGORITHMS);
@@ -96,7 +103,7 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
     s.credentialPrecedence = oneOf("credentialPrecedence", input.credentialPrecedence, PRECEDENCES);
   if (input.disabledMerchantStatus !== undefined) {
     const v = input.disabledMerchantStatus;
-    if (v !== 401 && v !== 403) throw new ConfigError(`disabledMerchantStatus must be 401 or 403, got ${String(v)}`);
+    if (v !== 401 && v !== 403) throw new ConfigError(`disabledMerchantStatus must be 401 or 403, got ${String(v)}`, "disabledMerchantStatus");
     s.disabledMerchantStatus = v;
   }
   if (input.loginMode !== undefined) s.loginMode = oneOf("loginMode", input.loginMode, LOGIN_MODES);
@@ -105,7 +112,7 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
   if (input.maxBodyBytes !== undefined) {
     const v = input.maxBodyBytes;
     if (!Number.isInteger(v) || v < 256 || v > 16 * 1024 * 1024)
-      throw new ConfigError(`maxBodyBytes must be a whole number from 256 to 16777216, got ${String(v)}`);
+      throw new ConfigError(`maxBodyBytes must be a whole number from 256 to 16777216, got ${String(v)}`, "maxBodyBytes");
     s.maxBodyBytes = v;
   }
   if (input.loginDeprecatedAt !== undefined) s.loginDeprecatedAt = dateSetting("loginDeprecatedAt", input.loginDeprecatedAt);
@@ -119,11 +126,11 @@ export function parsePaymentTokenTransport(input: string | PaymentTokenTransport
   const help = "write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'";
   if (input === "authorization") return { kind: "authorization" };
   const m = /^(header|body):(.+)$/.exec(input);
-  if (!m) throw new ConfigError(`paymentTokenTransport '${input}' is not understood; ${help}`);
+  if (!m) throw new ConfigError(`paymentTokenTransport '${input}' is not understood; ${help}`, "paymentTokenTransport");
   const where = m[2]!;
   if (m[1] === "header") {
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(where))
-      throw new ConfigError(`paymentTokenTransport header name '${where}' is not a valid HTTP header name`);
+      throw new ConfigError(`paymentTokenTransport header name '${where}' is not a valid HTTP header name`, "paymentTokenTransport");
     return { kind: "header", name: where.toLowerCase() };
   }
   return { kind: "body", field: where };
@@ -133,22 +140,22 @@ function durationSetting(name: string, value: string | number): number {
   try {
     return parseDurationSeconds(value, name);
   } catch (e) {
-    throw new ConfigError((e as Error).message);
+    throw new ConfigError((e as Error).message, name);
   }
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new ConfigError(`${name} '${value}' is not supported; use one of: ${allowed.join(", ")}`);
+  throw new ConfigError(`${name} '${value}' is not supported; use one of: ${allowed.join(", ")}`, name);
 }
 
 function nonEmpty(name: string, value: string): string {
-  if (typeof value !== "string" || value.trim() === "") throw new ConfigError(`${name} must be a non-empty string`);
+  if (typeof value !== "string" || value.trim() === "") throw new ConfigError(`${name} must be a non-empty string`, name);
   return value;
 }
 
 function dateSetting(name: string, value: string | Date): Date {
   const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) throw new ConfigError(`${name} '${String(value)}' is not a date; write it like 2027-06-30T23:59:59Z`);
+  if (Number.isNaN(d.getTime())) throw new ConfigError(`${name} '${String(value)}' is not a date; write it like 2027-06-30T23:59:59Z`, name);
   return d;
 }

@@ -73,7 +73,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = new AccessTokens(settings, keys, merchants, ledger);
   const faker = new Faker({ locale: [en] });
   const seed = options.seed ?? 1;
-  if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`);
+  if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   faker.seed(seed);
 
   const ctx: SandboxContext = {

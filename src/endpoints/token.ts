@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint } from "../core/context.js";
+import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import { redact } from "../core/redact.js";
 import { extractCredentials } from "../core/credentials.js";
 import { InvalidClient, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
@@ -18,7 +19,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   if (!merchant) {
     throw new InvalidClient(
       "unknown_api_key",
-      `The api_key '${printableKey(credentials.apiKey)}' is not known to this sandbox. Use the api_key of a loaded merchant (the built-in one is 'sandbox-api-key').`,
+      `The api_key ${redact(credentials.apiKey)} is not known to this sandbox. Use the api_key of a loaded merchant (${knownKeys(ctx)}), and check that api_key and api_secret are not swapped.`,
     );
   }
   trace.merchantId = merchant.id;
@@ -47,8 +48,11 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   return jsonResponse(200, { access_token: token, token_type: "Bearer", expires_in: ttl }, { pragma: "no-cache" });
 };
 
-/** The api_key is public, but a client may have put something else there by mistake: show it bounded. */
-function printableKey(key: string): string {
-  const clean = key.replace(/[^\x20-\x7e]/g, "?");
-  return clean.length > 64 ? `${clean.slice(0, 64)}...` : clean;
+/**
+ * The loaded merchants' api_keys are public, so naming them helps; the unknown value itself is shown
+ * only redacted, since integrations that swap the fields send their secret as the api_key.
+ */
+function knownKeys(ctx: SandboxContext): string {
+  const keys = ctx.merchants.all().map((m) => `'${m.apiKey}'`);
+  return keys.length <= 5 ? `loaded: ${keys.join(", ")}` : `${keys.length} are loaded, e.g. ${keys.slice(0, 3).join(", ")}`;
 }

@@ -89,10 +89,10 @@ describe("merchant-sandbox serve: configuration", () => {
   });
 
   it.each([
-    [["--token-ttl", "soon"], "merchant-sandbox: tokenTtl 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds"],
+    [["--token-ttl", "soon"], "merchant-sandbox: --token-ttl 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds"],
     [["--alg", "HS512"], 'merchant-sandbox: Invalid values: Argument: alg, Given: "HS512", Choices: "RS256", "ES256", "HS256"'],
     [["--port", "70000"], "merchant-sandbox: --port must be a whole number from 0 to 65535, got '70000'"],
-    [["--payment-token-transport", "cookie"], "merchant-sandbox: paymentTokenTransport 'cookie' is not understood; write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'"],
+    [["--payment-token-transport", "cookie"], "merchant-sandbox: --payment-token-transport 'cookie' is not understood; write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'"],
     [["--signing-key", "not a key"], "merchant-sandbox: the signing key is not a usable RS256 private key"],
     [["--bogus"], "merchant-sandbox: Unknown argument: bogus"],
   ])("refuses %j with one clear line and exit code 2", async (args, message) => {

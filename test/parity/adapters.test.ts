@@ -107,7 +107,9 @@ describe("adapter parity: node:http, msw setupServer and @mswjs/http-middleware 
     results.node = await runTable(sender(node.url));
 
     const app = express();
-    app.use(createMiddleware(...createMswHandlers(await createSandbox(options), { baseUrl: "/" })));
+    // http-middleware is CommonJS and sees msw's CommonJS typings: the handler types differ only by that.
+    const handlers = createMswHandlers(await createSandbox(options), { baseUrl: "/" }) as unknown as Parameters<typeof createMiddleware>;
+    app.use(createMiddleware(...handlers));
     expressServer = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -73,7 +73,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     };
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
     const sandbox = await createSandbox(options).catch((e: unknown) => {
-      if (e instanceof ConfigError) usage(e.message);
+      if (e instanceof ConfigError) usage(asFlagMessage(e));
       throw e;
     });
     const running = await startServer(sandbox, { port: args.port, host: args.host }).catch((e: NodeJS.ErrnoException) => {
@@ -82,7 +82,15 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
     const eventFormat = format === "off" ? "text" : format;
-    out(formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, { merchants: apiKeys, alg: sandbox.settings.algorithm, token_ttl: `${sandbox.settings.tokenTtlSeconds}s` }));
+    const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
+    out(
+      formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
+        ...bound,
+        merchants: apiKeys,
+        alg: sandbox.settings.algorithm,
+        token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
+      }),
+    );
 
     let stopping = false;
     const stop = (signal: string) => {
@@ -95,6 +103,25 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     process.on("SIGINT", () => stop("SIGINT"));
   },
 };
+
+/** createSandbox() option names, as the flags a CLI user typed. */
+const FLAG_OF_SETTING: Record<string, string> = {
+  tokenTtl: "--token-ttl",
+  leeway: "--leeway",
+  algorithm: "--alg",
+  issuer: "--issuer",
+  audience: "--audience",
+  credentialPrecedence: "--credential-precedence",
+  paymentTokenTransport: "--payment-token-transport",
+  disabledMerchantStatus: "--disabled-merchant-status",
+  loginMode: "--login-mode",
+  seed: "--seed",
+};
+
+function asFlagMessage(e: ConfigError): string {
+  const flag = e.setting && FLAG_OF_SETTING[e.setting];
+  return flag && e.message.startsWith(e.setting!) ? flag + e.message.slice(e.setting!.length) : e.message;
+}
 
 function readKey(value: string): string {
   if (!value.startsWith("@")) return value;

@@ -1,0 +1,63 @@
+# merchant-sandbox: the standalone sandbox server.
+#
+#   docker build -t merchant-sandbox .
+#   docker run --rm -p 4010:4010 merchant-sandbox
+#   docker run --rm -p 4010:4010 merchant-sandbox serve --token-ttl 60s
+#   docker run --rm -p 4010:4010 -e MERCHANT_SANDBOX_TOKEN_TTL=60s merchant-sandbox
+#
+# Every `serve` flag is also an environment variable MERCHANT_SANDBOX_<FLAG>.
+
+# ---- build: all dependencies, compile TypeScript to dist/ ---------------------------------------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# msw's postinstall (it copies the service worker into a web app) may be refused by npm's
+# install-scripts policy; nothing in the build needs it.
+RUN npm ci --no-audit --no-fund
+COPY tsconfig*.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- prod-deps: runtime dependencies only (no msw, typescript, vitest, @types) ------------------
+FROM node:22-bookworm-slim AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The runtime dependencies (jose, yargs, @faker-js/faker) have no install scripts. npm leaves an
+# empty scope directory behind for every omitted dev scope (@vitest, @mswjs, ...): remove those.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && find node_modules -mindepth 1 -maxdepth 1 -type d -name '@*' -empty -delete
+
+# ---- runtime ------------------------------------------------------------------------------------
+FROM node:22-bookworm-slim AS runtime
+
+# Where the image came from is known at build time only; CI adds it, e.g.
+#   --label org.opencontainers.image.source=<repo URL> --label org.opencontainers.image.revision=$(git rev-parse HEAD)
+#   --label org.opencontainers.image.version=$(node -p 'require("./package.json").version')
+LABEL org.opencontainers.image.title="merchant-sandbox" \
+      org.opencontainers.image.description="A strict, explainable sandbox of a merchant payment API's authentication model: token exchange, JWT bearer auth, payment tokens, deprecated login." \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="docker.io/library/node:22-bookworm-slim"
+
+ENV NODE_ENV=production \
+    MERCHANT_SANDBOX_HOST=0.0.0.0 \
+    MERCHANT_SANDBOX_PORT=4010
+
+WORKDIR /app
+# Owned by root and read-only to the `node` user that runs the server.
+COPY package.json ./
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# scenarios/ is not copied yet: git tracks no file in it, so a clean checkout has no such directory.
+# Add `COPY scenarios ./scenarios` here once it holds files.
+
+USER node
+EXPOSE 4010
+
+# HEALTHCHECK is part of the Docker image format only: buildah/podman build OCI by default and drop
+# it with a warning; build with `--format docker` (or BUILDAH_FORMAT=docker) to keep it.
+HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MERCHANT_SANDBOX_PORT||4010)+'/__sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+# Exec form: node is PID 1 and handles SIGTERM/SIGINT itself (graceful close, then exit 0).
+ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+CMD ["serve"]
