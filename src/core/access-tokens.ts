@@ -193,6 +193,12 @@ export class AccessTokens {
     if (!merchant) {
       throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
     }
+    if (merchant.disabled) {
+      throw new InvalidToken(
+        "merchant_disabled",
+        `The merchant of this token ('${merchant.id}') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.`,
+      );
+    }
     if (this.ledger.isRevoked(claims.jti, merchant.id, iat)) {
       throw new InvalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`);
     }

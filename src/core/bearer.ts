@@ -1,5 +1,6 @@
 import { InvalidRequest, MissingCredentials } from "./errors.js";
 import { headerCount, headerValue, type SandboxRequest } from "./http-types.js";
+import { TOKEN_QUERY_KEYS } from "./redact.js";
 
 /**
  * Reading `Authorization: Bearer <token>` as RFC 6750 §2.1 defines it. No credentials at all is a
@@ -7,7 +8,6 @@ import { headerCount, headerValue, type SandboxRequest } from "./http-types.js";
  */
 
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
-const QUERY_TOKEN_KEYS = ["access_token", "token", "jwt", "bearer"];
 
 export interface BearerOptions {
   /** What the endpoint calls the token it wants, for messages ("access token", "merchant payment token"). */
@@ -20,7 +20,7 @@ export function assertNoTokenInQuery(request: SandboxRequest): void {
   if (!request.query) return;
   for (const pair of request.query.split("&")) {
     const name = decodeName(pair.split("=")[0]!).toLowerCase();
-    if (QUERY_TOKEN_KEYS.includes(name)) {
+    if (TOKEN_QUERY_KEYS.includes(name)) {
       throw new InvalidRequest(
         "token_in_query",
         `A token was sent in the query string ('${name}='), where it ends up in logs and browser history. Remove it from the URL and send it as 'Authorization: Bearer <token>'.`,

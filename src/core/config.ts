@@ -122,7 +122,13 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
 
 /** `authorization`, `header:<Header-Name>` or `body:<field>`. */
 export function parsePaymentTokenTransport(input: string | PaymentTokenTransport): PaymentTokenTransport {
-  if (typeof input !== "string") return input;
+  if (typeof input !== "string") {
+    // The object form goes through the same checks as the string form.
+    if (input?.kind === "authorization") return { kind: "authorization" };
+    if (input?.kind === "header") return parsePaymentTokenTransport(`header:${input.name}`);
+    if (input?.kind === "body") return parsePaymentTokenTransport(`body:${input.field}`);
+    throw new ConfigError(`paymentTokenTransport must be 'authorization', 'header:<Header-Name>' or 'body:<json_field>'`, "paymentTokenTransport");
+  }
   const help = "write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'";
   if (input === "authorization") return { kind: "authorization" };
   const m = /^(header|body):(.+)$/.exec(input);

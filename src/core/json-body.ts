@@ -29,7 +29,12 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  */
 export function readJsonObject(
   request: SandboxRequest,
-  options: { strictContentType: boolean; endpoint: string },
+  options: {
+    strictContentType: boolean;
+    endpoint: string;
+    /** The endpoint's own body, shown in the malformed-JSON message, e.g. `{"username": "...", "password": "..."}`. */
+    example: string;
+  },
 ): Record<string, unknown> | undefined {
   if (request.body.byteLength === 0) return undefined;
   const contentType = headerValue(request, "content-type");
@@ -53,7 +58,7 @@ export function readJsonObject(
     if (!declaredJson) return undefined;
     throw new InvalidRequest(
       "body_malformed_json",
-      `The request body is not valid JSON${syntaxPosition(e)}. Send a JSON object such as {"api_key": "...", "api_secret": "..."}.`,
+      `The request body is not valid JSON${syntaxPosition(e)}. Send a JSON object such as ${options.example}.`,
     );
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {

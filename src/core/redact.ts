@@ -11,16 +11,11 @@ export function redact(secret: string): string {
   return `${head}...(${secret.length} chars, sha256:${hash})`;
 }
 
+/** Query parameter names that carry a bearer token (refused on protected endpoints, see bearer.ts). */
+export const TOKEN_QUERY_KEYS: readonly string[] = ["access_token", "token", "jwt", "bearer"];
+
 /** Query parameters whose values are secrets wherever they appear. */
-const SECRET_QUERY_KEYS = new Set([
-  "access_token",
-  "token",
-  "api_secret",
-  "password",
-  "payment_token",
-  "secret",
-  "jwt",
-]);
+const SECRET_QUERY_KEYS = new Set([...TOKEN_QUERY_KEYS, "api_secret", "password", "payment_token", "secret"]);
 
 /** The query string with every secret-looking parameter value replaced by its redaction. */
 export function redactQuery(query: string): string {

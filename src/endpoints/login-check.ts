@@ -19,7 +19,11 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   }
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, { strictContentType: true, endpoint: "POST /api/login_check" });
+  const body = readJsonObject(request, {
+    strictContentType: true,
+    endpoint: "POST /api/login_check",
+    example: '{"username": "<e-mail>", "password": "..."}',
+  });
   if (!body) {
     throw new InvalidRequest("login_body_missing", 'POST /api/login_check takes a JSON body {"username": "<e-mail>", "password": "..."}.');
   }

@@ -18,6 +18,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   const body = readJsonObject(request, {
     strictContentType: transport.kind === "body",
     endpoint: "POST /api/v2/payment/init",
+    example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',
   });
   const presented = readPaymentToken(request, body, ctx);
 
@@ -35,6 +36,12 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
     );
   }
   trace.merchantId = merchant.id;
+  if (merchant.disabled) {
+    throw new InvalidToken(
+      "merchant_disabled",
+      `The merchant of this payment token ('${merchant.id}') is disabled, so it cannot start payments. Use an active merchant's payment token.`,
+    );
+  }
 
   const paymentId = `pay_${ctx.faker.string.alphanumeric({ length: 24, casing: "lower" })}`;
   const createdAt = new Date(ctx.clock.now());

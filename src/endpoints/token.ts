@@ -12,7 +12,11 @@ import { secretMatches } from "../core/merchants.js";
 export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/auth/token", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, { strictContentType: true, endpoint: "POST /api/v2/auth/token" });
+  const body = readJsonObject(request, {
+    strictContentType: true,
+    endpoint: "POST /api/v2/auth/token",
+    example: '{"api_key": "...", "api_secret": "..."}',
+  });
   const credentials = extractCredentials(request, body, ctx.settings.credentialPrecedence);
 
   const merchant = ctx.merchants.byKey(credentials.apiKey);

@@ -1005,3 +1005,25 @@ describe("JWKS with HS256: no public key is published", () => {
     );
   });
 });
+
+describe("a merchant disabled after its token was issued", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  it("its tokens stop working at once: 401 merchant_disabled", async () => {
+    const token = await t.token();
+    expect((await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    t.sandbox.merchants.byKey("sandbox-api-key")!.disabled = true;
+    const r = await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
+    const description =
+      "The merchant of this token ('merchant_sandbox_default') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.";
+    expect(r.status).toBe(401);
+    expect(r.headers.get("www-authenticate")).toBe(
+      `Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`,
+    );
+    expect(r.json).toEqual(problem(401, "Unauthorized", "merchant_disabled", description, "/api/v2/payment/x", "invalid_token"));
+  });
+});

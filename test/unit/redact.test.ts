@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { redact, redactQuery } from "../../src/core/redact.js";
+import { createSandbox, type RequestLogEntry } from "../../src/core/sandbox.js";
+
+const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+
+describe("redact", () => {
+  it.each([
+    ["sandbox-api-secret", "sand...(18 chars, sha256:27872975)"],
+    ["sandbox-password", "sand...(16 chars, sha256:5369724f)"],
+    ["eyJhbGciOiJSUzI1NiJ9.e30.sig", "eyJh...(28 chars, sha256:f68a3817)"],
+    // 12 characters or fewer: no head at all, only length and hash.
+    ["s3cret value", "...(12 chars, sha256:47219cf9)"],
+    ["short", "...(5 chars, sha256:f9b0078b)"],
+  ])("redacts %j as %j", (secret, expected) => {
+    expect(redact(secret)).toBe(expected);
+  });
+
+  it.each(["sandbox-api-secret", "sandbox-payment-token", "mpt_test_9f8e7d6c5b4a", JWT, "correct horse battery staple", "short-pw"])(
+    "never contains the secret %j",
+    (secret) => {
+      const out = redact(secret);
+      expect(out).not.toContain(secret);
+      // Never more than the first 4 characters.
+      expect(out).not.toContain(secret.slice(0, 5));
+    },
+  );
+
+  it("the same input gives the same output", () => {
+    expect(redact("sandbox-api-secret")).toBe(redact("sandbox-api-secret"));
+    expect(redact(JWT)).toBe(redact(JWT));
+  });
+
+  it("different inputs give different outputs, even with the same head and length", () => {
+    expect(redact("sandbox-secret-A")).not.toBe(redact("sandbox-secret-B"));
+    expect(redact("sandbox-secret-A")).toMatch(/^sand\.\.\.\(16 chars, sha256:[0-9a-f]{8}\)$/);
+    expect(redact("sandbox-secret-B")).toMatch(/^sand\.\.\.\(16 chars, sha256:[0-9a-f]{8}\)$/);
+    expect(redact("abc")).not.toBe(redact("abd"));
+  });
+
+  it("handles the empty string", () => {
+    expect(redact("")).toBe("...(0 chars, sha256:e3b0c442)");
+  });
+});
+
+describe("redactQuery", () => {
+  it("returns the empty string for no query", () => {
+    expect(redactQuery("")).toBe("");
+  });
+
+  it.each(["access_token", "token", "api_secret", "password", "payment_token", "secret", "jwt"])(
+    "redacts the value of %s and keeps the other parameters as they are",
+    (key) => {
+      const out = redactQuery(`page=2&${key}=sandbox-api-secret&sort=desc`);
+      expect(out).toBe(`page=2&${key}=sand...(18 chars, sha256:27872975)&sort=desc`);
+      expect(out).not.toContain("sandbox-api-secret");
+    },
+  );
+
+  it("redacts access_token, api_secret and password together", () => {
+    const out = redactQuery(`access_token=${JWT}&api_key=sandbox-api-key&api_secret=sandbox-api-secret&password=sandbox-password`);
+    expect(out).toBe(
+      `access_token=${redact(JWT)}&api_key=sandbox-api-key&api_secret=sand...(18 chars, sha256:27872975)&password=sand...(16 chars, sha256:5369724f)`,
+    );
+    expect(out).not.toContain(JWT);
+    expect(out).not.toContain("sandbox-api-secret");
+    expect(out).not.toContain("sandbox-password");
+  });
+
+  it("matches keys case-insensitively and percent-decoded, keeping the key as sent", () => {
+    expect(redactQuery("PASSWORD=sandbox-password")).toBe("PASSWORD=sand...(16 chars, sha256:5369724f)");
+    expect(redactQuery("api%5Fsecret=sandbox-api-secret")).toBe("api%5Fsecret=sand...(18 chars, sha256:27872975)");
+  });
+
+  it("redacts the decoded value, so an encoded secret is not readable either", () => {
+    expect(redactQuery("password=sandbox%2Dpassword")).toBe("password=sand...(16 chars, sha256:5369724f)");
+    expect(redactQuery("password=s3cret+value")).toBe("password=...(12 chars, sha256:47219cf9)");
+  });
+
+  it("redacts every occurrence of a repeated secret parameter", () => {
+    expect(redactQuery("token=abc&token=abd")).toBe(`token=${redact("abc")}&token=${redact("abd")}`);
+  });
+
+  it("leaves other parameters, parameters without a value and malformed encodings alone", () => {
+    expect(redactQuery("amount=100&currency=EUR&flag")).toBe("amount=100&currency=EUR&flag");
+    expect(redactQuery("q=%E0%A4%A&x=1")).toBe("q=%E0%A4%A&x=1");
+    expect(redactQuery("access_token")).toBe("access_token");
+    expect(redactQuery("tokens=1&my_password=2")).toBe("tokens=1&my_password=2");
+  });
+
+  it("an undecodable secret value is still redacted", () => {
+    expect(redactQuery("password=%E0%A4%A")).toBe(`password=${redact("%E0%A4%A")}`);
+  });
+
+  // BUG (src/core/redact.ts): bearer.ts refuses `?bearer=<token>` as a token in the query string,
+  // but SECRET_QUERY_KEYS has no "bearer", so the request log line carries the JWT in clear.
+  it("redacts every query key that bearer.ts treats as a token (bearer=)", () => {
+    const out = redactQuery(`bearer=${JWT}`);
+    expect(out).not.toContain(JWT);
+    expect(out).toBe(`bearer=${redact(JWT)}`);
+  });
+
+  it("the request log line of a request with a token in the query holds no token in clear", async () => {
+    const entries: RequestLogEntry[] = [];
+    const sandbox = await createSandbox({ frozenAt: Date.UTC(2026, 0, 1), onRequest: (e) => entries.push(e) });
+    for (const key of ["access_token", "token", "jwt", "bearer"]) {
+      const res = await sandbox.handle({
+        method: "GET",
+        path: "/api/v2/payment/status",
+        query: `${key}=${JWT}`,
+        headers: {},
+        body: new Uint8Array(0),
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).not.toContain(JWT);
+    }
+    expect(entries).toHaveLength(4);
+    for (const entry of entries) {
+      expect(entry.code).toBe("token_in_query");
+      expect(JSON.stringify(entry)).not.toContain(JWT);
+    }
+  });
+});
