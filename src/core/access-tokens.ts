@@ -1,7 +1,8 @@
-import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from "jose";
-import type { SandboxSettings, Scope } from "./config.js";
+import { SignJWT, compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import type { SandboxClock } from "./clock.js";
+import type { SandboxSettings } from "./config.js";
 import { InvalidToken } from "./errors.js";
-import type { KeyStore } from "./keys.js";
+import type { KeyRing, ScenarioKeys } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { TokenLedger } from "./token-ledger.js";
 
@@ -9,9 +10,17 @@ import type { TokenLedger } from "./token-ledger.js";
  * Issuing and verifying the sandbox's JWTs. Two kinds, told apart by the `typ` header:
  * access tokens (`at+jwt`, RFC 9068) from /api/v2/auth/token, and the deprecated login's
  * session tokens (`JWT`, Lexik's shape). Verification trusts nothing the token says about how
- * to verify it: the algorithm comes from the settings, the key from our own store by `kid`;
- * `jku`, `x5u` and embedded `jwk` headers are never followed.
+ * to verify it: the key comes from our own ring by `kid` and the algorithm from that key;
+ * `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on the clock of
+ * the merchant's scenario, with that scenario's leeway.
  */
+
+/** What verification needs to know about the scenario a merchant belongs to. */
+export interface MerchantScope {
+  readonly clock: SandboxClock;
+  readonly settings: SandboxSettings;
+  readonly keys: ScenarioKeys;
+}
 
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
@@ -27,10 +36,12 @@ export interface AccessClaims extends JWTPayload {
 }
 
 export interface IssueOptions {
-  /** When the token says it was issued (seconds); defaults to the sandbox clock. */
+  /** When the token says it was issued (seconds, on the scenario's clock). */
   issuedAt: number;
   ttlSeconds: number;
   jti: string;
+  /** A `nbf` claim, for tokens that are not valid yet (scenario action issue_token.not_before). */
+  notBefore?: number;
 }
 
 export interface VerifiedAccessToken {
@@ -41,14 +52,16 @@ export interface VerifiedAccessToken {
 
 export class AccessTokens {
   constructor(
+    /** Sandbox-wide settings: issuer and audience. */
     private readonly settings: SandboxSettings,
-    private readonly keys: KeyStore,
+    private readonly ring: KeyRing,
     private readonly merchants: MerchantRegistry,
     private readonly ledger: TokenLedger,
+    private readonly scopeOf: (merchant: Merchant) => MerchantScope,
   ) {}
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
-    const key = this.keys.signing;
+    const key = this.scopeOf(merchant).keys.signing;
     const claims: AccessClaims = {
       iss: this.settings.issuer,
       sub: merchant.id,
@@ -56,6 +69,7 @@ export class AccessTokens {
       iat: options.issuedAt,
       exp: options.issuedAt + options.ttlSeconds,
       jti: options.jti,
+      ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
       client_id: merchant.apiKey,
       scope: merchant.scopes.join(" "),
     };
@@ -68,7 +82,7 @@ export class AccessTokens {
 
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
-    const key = this.keys.signing;
+    const key = this.scopeOf(merchant).keys.signing;
     return new SignJWT({
       iss: this.settings.issuer,
       sub: merchant.id,
@@ -89,10 +103,11 @@ export class AccessTokens {
   }
 
   /**
-   * Verifies an access token at `nowSeconds` on the sandbox clock. Every refusal is an
-   * InvalidToken whose code and description say exactly what is wrong with it.
+   * Verifies an access token. Every refusal is an InvalidToken whose code and description say
+   * exactly what is wrong with it. The order: what the token is, its signature, its claims, whose
+   * it is, then time (on the owner's scenario clock), early expiry, disabled merchant, revocation.
    */
-  async verify(token: string, nowSeconds: number): Promise<VerifiedAccessToken> {
+  async verify(token: string): Promise<VerifiedAccessToken> {
     if (this.merchants.byPayment(token)) {
       throw new InvalidToken(
         "payment_token_not_accepted",
@@ -100,35 +115,32 @@ export class AccessTokens {
       );
     }
     const header = this.decodeHeader(token);
-    const alg = this.settings.algorithm;
-    if (header.alg !== alg) {
+    const alg = String(header.alg);
+    if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(String(header.alg))}' is not accepted; this sandbox signs and accepts ${alg} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${printable(alg)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     if (typeof header.kid !== "string") {
       throw new InvalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`);
     }
-    const key = this.keys.find(header.kid);
-    if (!key) {
+    const key = this.ring.find(header.kid);
+    if (!key) throw unknownKid(header.kid);
+    if (key.alg !== alg) {
       throw new InvalidToken(
-        "token_unknown_kid",
-        `The token's signing key (kid '${printable(header.kid).slice(0, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+        "token_algorithm_rejected",
+        `The token's algorithm '${printable(alg)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, key.verifyKey, {
-        algorithms: [alg],
-        currentDate: new Date(nowSeconds * 1000),
-        clockTolerance: this.settings.leewaySeconds,
-        requiredClaims: ["iss", "aud", "sub", "exp", "iat", "jti"],
-      }));
+      const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] });
+      payload = JSON.parse(new TextDecoder().decode(bytes)) as JWTPayload;
     } catch (e) {
-      throw this.explain(e, nowSeconds);
+      throw this.explain(e);
     }
-    return this.checkAccessClaims(header, payload, nowSeconds);
+    return this.checkAccessClaims(header, payload);
   }
 
   private decodeHeader(token: string): ProtectedHeaderParameters {
@@ -155,7 +167,21 @@ export class AccessTokens {
     }
   }
 
-  private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload, nowSeconds: number): VerifiedAccessToken {
+  private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload): VerifiedAccessToken {
+    if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+      throw new InvalidToken("token_malformed", "The token's payload is not a JSON object. Send the access_token value from POST /api/v2/auth/token unchanged.");
+    }
+    for (const [claim, type] of REQUIRED_CLAIMS) {
+      const value = payload[claim];
+      const present = value !== undefined;
+      const valid = type === "number" ? typeof value === "number" && Number.isFinite(value) : typeof value === "string" || (claim === "aud" && Array.isArray(value));
+      if (!valid) {
+        throw new InvalidToken(
+          "token_claims_invalid",
+          `The token's '${claim}' claim is missing or invalid (${present ? "invalid" : "missing"}). ${RENEW_HINT}`,
+        );
+      }
+    }
     if (header.typ !== ACCESS_TOKEN_TYP) {
       if (header.typ === LOGIN_TOKEN_TYP) {
         throw new InvalidToken(
@@ -181,17 +207,41 @@ export class AccessTokens {
         `The token is meant for audience '${printable(aud.join(","))}', not '${this.settings.audience}'. ${RENEW_HINT}`,
       );
     }
-    const iat = payload.iat!;
-    if (iat > nowSeconds + this.settings.leewaySeconds) {
-      throw new InvalidToken(
-        "token_not_yet_valid",
-        `The token says it was issued at ${iso(iat)}, after the sandbox's current time ${iso(nowSeconds)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
-      );
-    }
     const claims = payload as AccessClaims;
     const merchant = this.merchants.findById(claims.sub);
     if (!merchant) {
       throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
+    }
+    const scope = this.scopeOf(merchant);
+    // A key of this sandbox that the merchant's scenario no longer accepts: rotated away.
+    if (!scope.keys.accepts(String(header.kid))) throw unknownKid(String(header.kid));
+
+    const now = scope.clock.nowSeconds();
+    const leeway = scope.settings.leewaySeconds;
+    if (typeof claims.nbf === "number" && claims.nbf > now + leeway) {
+      throw new InvalidToken(
+        "token_not_yet_valid",
+        `The token is not valid before ${iso(claims.nbf)} (sandbox time is now ${iso(now)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+      );
+    }
+    if (claims.exp <= now - leeway) {
+      throw new InvalidToken(
+        "token_expired",
+        `The access token expired at ${iso(claims.exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`,
+      );
+    }
+    if (claims.iat > now + leeway) {
+      throw new InvalidToken(
+        "token_not_yet_valid",
+        `The token says it was issued at ${iso(claims.iat)}, after the sandbox's current time ${iso(now)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+      );
+    }
+    const expiredEarlyAt = this.ledger.expiredEarlyAt(claims.jti, merchant.id, claims.iat);
+    if (expiredEarlyAt !== undefined && expiredEarlyAt <= now) {
+      throw new InvalidToken(
+        "token_expired",
+        `The access token was expired early by the sandbox at ${iso(expiredEarlyAt)}, before its exp ${iso(claims.exp)} (sandbox time is now ${iso(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`,
+      );
     }
     if (merchant.disabled) {
       throw new InvalidToken(
@@ -199,37 +249,18 @@ export class AccessTokens {
         `The merchant of this token ('${merchant.id}') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.`,
       );
     }
-    if (this.ledger.isRevoked(claims.jti, merchant.id, iat)) {
+    if (this.ledger.isRevoked(claims.jti, merchant.id, claims.iat)) {
       throw new InvalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`);
     }
     const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
     return { merchant, claims, scopes };
   }
 
-  private explain(e: unknown, nowSeconds: number): InvalidToken {
-    if (e instanceof joseErrors.JWTExpired) {
-      const exp = Number(e.payload.exp);
-      return new InvalidToken(
-        "token_expired",
-        `The access token expired at ${iso(exp)} (sandbox time is now ${iso(nowSeconds)}). Renew it before it expires: ${RENEW_HINT}`,
-      );
-    }
+  private explain(e: unknown): InvalidToken {
     if (e instanceof joseErrors.JWSSignatureVerificationFailed) {
       return new InvalidToken(
         "token_signature_invalid",
         `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
-      );
-    }
-    if (e instanceof joseErrors.JWTClaimValidationFailed) {
-      if (e.claim === "nbf") {
-        return new InvalidToken(
-          "token_not_yet_valid",
-          `The token is not valid before ${iso(Number(e.payload.nbf))} (sandbox time is now ${iso(nowSeconds)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
-        );
-      }
-      return new InvalidToken(
-        "token_claims_invalid",
-        `The token's '${e.claim}' claim is missing or invalid (${e.reason}). ${RENEW_HINT}`,
       );
     }
     if (e instanceof joseErrors.JOSENotSupported) {
@@ -242,10 +273,21 @@ export class AccessTokens {
   }
 }
 
-export function hasScope(verified: VerifiedAccessToken, scope: Scope): boolean {
-  return verified.scopes.has(scope);
-}
+const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
+  ["iss", "string"],
+  ["aud", "string"],
+  ["sub", "string"],
+  ["exp", "number"],
+  ["iat", "number"],
+  ["jti", "string"],
+];
 
+function unknownKid(kid: string): InvalidToken {
+  return new InvalidToken(
+    "token_unknown_kid",
+    `The token's signing key (kid '${printable(kid).slice(0, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+  );
+}
 function iso(seconds: number): string {
   return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : "an invalid time";
 }

@@ -1,19 +1,27 @@
 /**
- * The sandbox clock: the only source of "now" for issuing and verifying tokens. It runs with the
- * system clock plus an offset, or stands frozen at one instant. It reads `Date.now()` on every
- * call rather than caching it, so in library mode it follows vitest's (or sinon's) fake timers.
+ * The sandbox clock: the only source of "now" for issuing and verifying tokens. It runs with its
+ * base clock plus an offset, or stands frozen at one instant. The base is the system clock, read
+ * with `Date.now()` on every call (so in library mode it follows vitest's or sinon's fake timers),
+ * or a parent SandboxClock: a scenario's clock follows the sandbox's, plus its own moves.
  */
 export class SandboxClock {
   private offsetMs = 0;
   private frozenAtMs: number | undefined;
+  private readonly parent: SandboxClock | undefined;
 
-  constructor(options: { frozenAt?: Date | number } = {}) {
+  constructor(options: { frozenAt?: Date | number; parent?: SandboxClock; offsetMs?: number } = {}) {
+    this.parent = options.parent;
     if (options.frozenAt !== undefined) this.frozenAtMs = toMs(options.frozenAt);
+    if (options.offsetMs !== undefined) this.advance(options.offsetMs);
+  }
+
+  private base(): number {
+    return this.parent ? this.parent.now() : Date.now();
   }
 
   /** Milliseconds since the epoch on the sandbox clock. */
   now(): number {
-    return this.frozenAtMs ?? Date.now() + this.offsetMs;
+    return this.frozenAtMs ?? this.base() + this.offsetMs;
   }
 
   /** Seconds since the epoch, as JWT claims count them. */
@@ -36,7 +44,7 @@ export class SandboxClock {
   set(instant: Date | number): void {
     const ms = toMs(instant);
     if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
-    else this.offsetMs = ms - Date.now();
+    else this.offsetMs = ms - this.base();
   }
 
   /** Stops the clock at its current reading (or at `instant`). */
@@ -47,11 +55,11 @@ export class SandboxClock {
   /** Lets a frozen clock run again from where it stood. */
   unfreeze(): void {
     if (this.frozenAtMs === undefined) return;
-    this.offsetMs = this.frozenAtMs - Date.now();
+    this.offsetMs = this.frozenAtMs - this.base();
     this.frozenAtMs = undefined;
   }
 
-  /** Back to the system clock, running. */
+  /** Back to the base clock, running, with no offset. */
   reset(): void {
     this.offsetMs = 0;
     this.frozenAtMs = undefined;

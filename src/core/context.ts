@@ -1,34 +1,64 @@
 import type { Faker } from "@faker-js/faker";
 import type { AccessTokens } from "./access-tokens.js";
 import type { SandboxClock } from "./clock.js";
-import type { SandboxSettings } from "./config.js";
-import type { KeyStore } from "./keys.js";
-import type { MerchantRegistry } from "./merchants.js";
-import type { SandboxResponse } from "./http-types.js";
+import type { PaymentTokenTransport, SandboxSettings } from "./config.js";
+import type { KeyRing } from "./keys.js";
+import type { Merchant, MerchantRegistry } from "./merchants.js";
+import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import type { TokenLedger } from "./token-ledger.js";
+import type { ScenarioInstance } from "../scenarios/instance.js";
 
 /** Everything an endpoint may use: the state of one sandbox, shared by nothing else. */
 export interface SandboxContext {
   readonly version: string;
+  /** Sandbox-wide settings (issuer, audience, body limit) and the defaults scenarios start from. */
   readonly settings: SandboxSettings;
+  /** The sandbox clock; every scenario's clock follows it. */
   readonly clock: SandboxClock;
   readonly merchants: MerchantRegistry;
-  readonly keys: KeyStore;
+  readonly ring: KeyRing;
   readonly ledger: TokenLedger;
   readonly tokens: AccessTokens;
   /** Seeded: ids, checkout URLs and jti values repeat run to run for the same seed. */
   readonly faker: Faker;
-  readonly scenarioNames: () => string[];
+  readonly scenarios: ScenarioSet;
+  /** Waits (scenario delays); injectable so tests need not sleep. */
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** The loaded scenarios and who owns which merchant. */
+export interface ScenarioSet {
+  readonly all: readonly ScenarioInstance[];
+  /** The scenario whose rules and settings apply to requests no merchant can be read from. */
+  readonly primary: ScenarioInstance;
+  of(merchant: Merchant): ScenarioInstance;
+  /** Every place a payment token may be sent, across scenarios (payment/init looks in each). */
+  paymentTokenTransports(): PaymentTokenTransport[];
+  /** The kids of every key some scenario still accepts: the JWKS. */
+  acceptedKids(): Set<string>;
+}
+
+/** What a scenario rule changes about how the endpoint treats this one request. */
+export interface RequestEffects {
+  /** The credentials of this request are refused. */
+  rejectCredentials?: boolean;
+  /** The token this request gets is already expired, or not valid for `notBeforeSeconds`. */
+  issue?: { expired?: boolean; notBeforeSeconds?: number };
 }
 
 /**
- * What one request did, filled in as the pipeline learns it: which merchant, which token.
- * The log line (and later the journal) is made from this, never from raw request values.
+ * What one request did, filled in as the pipeline learns it: which scenario, which merchant, which
+ * token, which rules fired. The log line (and later the journal) is made from this, never from raw
+ * request values.
  */
 export interface RequestTrace {
   endpoint: EndpointName;
+  scenario: ScenarioInstance;
   merchantId?: string;
   tokenId?: string;
+  effects: RequestEffects;
+  /** `scenario/rule` of every rule that fired. */
+  rules: string[];
 }
 
 export type EndpointName =
@@ -41,11 +71,7 @@ export type EndpointName =
   | "control"
   | "unknown";
 
-export type Endpoint = (
-  request: import("./http-types.js").SandboxRequest,
-  ctx: SandboxContext,
-  trace: RequestTrace,
-) => Promise<SandboxResponse> | SandboxResponse;
+export type Endpoint = (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace) => Promise<SandboxResponse> | SandboxResponse;
 
 /** A JSON response; `no-store` unless said otherwise, since almost everything here is about credentials. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): SandboxResponse {

@@ -18,7 +18,9 @@ export type OAuthError =
   | "payload_too_large"
   | "gone"
   | "access_denied"
-  | "server_error";
+  | "server_error"
+  | "temporarily_unavailable"
+  | "rate_limited";
 
 export interface SandboxErrorInit {
   /** Extra response headers (`Allow`, `Retry-After` …). `WWW-Authenticate` is built by the mapper. */
@@ -153,4 +155,27 @@ export class InternalError extends SandboxError {
   readonly status = 500;
   readonly error = "server_error" as const;
   readonly code = "internal_error";
+}
+
+/**
+ * An error answer scripted by a scenario rule (an outage, a rate limit …). The description says it
+ * is simulated and by which rule, so a person reading a CI log is never misled.
+ */
+export class SimulatedFailure extends SandboxError {
+  readonly status: number;
+  readonly code: string;
+  readonly error: OAuthError | undefined;
+  constructor(status: number, description: string, headers: Record<string, string>) {
+    super(description, { headers });
+    this.status = status;
+    this.code = status === 503 ? "service_unavailable" : status === 429 ? "rate_limited" : `simulated_${status}`;
+    this.error = status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : status === 429 ? "rate_limited" : undefined;
+  }
+}
+
+/** 500 for a scenario that cannot do what it says (a response template that cannot be filled). */
+export class ScenarioFault extends SandboxError {
+  readonly status = 500;
+  readonly error = "server_error" as const;
+  readonly code = "scenario_fault";
 }

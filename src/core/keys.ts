@@ -13,7 +13,8 @@ import { ConfigError, type Algorithm } from "./config.js";
 /**
  * The signing keys. Keys are generated at start unless one is given by configuration, so several
  * replicas can share one (and then also share the `kid`, which is the key's RFC 7638 thumbprint).
- * Keys are imported once, as CryptoKeys, never per request.
+ * Keys are imported once, as CryptoKeys, never per request. Each key carries its algorithm, and a
+ * token is verified with its key's algorithm, never the one the token names.
  */
 
 export interface SigningKey {
@@ -25,42 +26,103 @@ export interface SigningKey {
   readonly publicJwk: JWK | undefined;
 }
 
-export class KeyStore {
-  private current: SigningKey;
+/**
+ * Every key of one sandbox, by `kid`. Scenarios that sign with the same algorithm share one start
+ * key (generated once, or the configured one), so loading many scenarios costs no extra key
+ * generation; a scenario that rotates gets keys of its own.
+ */
+export class KeyRing {
   private readonly byKid = new Map<string, SigningKey>();
+  private readonly startKeys = new Map<Algorithm, Promise<SigningKey>>();
 
-  private constructor(first: SigningKey) {
-    this.current = first;
-    this.byKid.set(first.kid, first);
+  /** @param configured A key given by configuration, used as the start key of its algorithm. */
+  constructor(private readonly configured?: { alg: Algorithm; text: string }) {}
+
+  /** The start key for an algorithm: the configured one if it is of that algorithm, else generated once. */
+  startKey(alg: Algorithm): Promise<SigningKey> {
+    let key = this.startKeys.get(alg);
+    if (!key) {
+      key = (this.configured?.alg === alg ? importSigningKey(alg, this.configured.text) : generateSigningKey(alg)).then((k) => {
+        this.byKid.set(k.kid, k);
+        return k;
+      });
+      this.startKeys.set(alg, key);
+    }
+    return key;
   }
 
-  /** Builds the store from a configured key (PEM, JWK JSON or HS256 secret) or a fresh one. */
-  static async create(alg: Algorithm, configuredKey?: string): Promise<KeyStore> {
-    const key = configuredKey === undefined ? await generateSigningKey(alg) : await importSigningKey(alg, configuredKey);
-    return new KeyStore(key);
+  async generate(alg: Algorithm): Promise<SigningKey> {
+    const key = await generateSigningKey(alg);
+    this.byKid.set(key.kid, key);
+    return key;
   }
 
-  get signing(): SigningKey {
-    return this.current;
-  }
-
-  /** The key for a `kid`, among the current one and any kept after a rotation. */
   find(kid: string): SigningKey | undefined {
     return this.byKid.get(kid);
   }
 
-  /** Makes a new key current; the old one stays verifiable only if `keepOld`. */
+  /** The algorithms of the keys in the ring: the allow-list for verification. */
+  hasAlgorithm(alg: string): boolean {
+    for (const key of this.byKid.values()) if (key.alg === alg) return true;
+    return false;
+  }
+
+  /** The algorithms in use, sorted: for messages. */
+  algorithms(): string[] {
+    return [...new Set([...this.byKid.values()].map((k) => k.alg))].sort();
+  }
+
+  /** The JSON Web Key Set of the given asymmetric keys. */
+  jwks(kids: Iterable<string>): { keys: JWK[] } {
+    const keys: JWK[] = [];
+    for (const kid of kids) {
+      const jwk = this.byKid.get(kid)?.publicJwk;
+      if (jwk) keys.push(jwk);
+    }
+    return { keys };
+  }
+}
+
+/**
+ * The keys of one scenario: the current signing key and the set it still accepts. Rotation makes
+ * a new key current; the old one stays accepted only with `keepOld` (an overlap window).
+ */
+export class ScenarioKeys {
+  private currentKey: SigningKey;
+  private readonly acceptedKids: Set<string>;
+
+  constructor(
+    private readonly ring: KeyRing,
+    start: SigningKey,
+  ) {
+    this.currentKey = start;
+    this.acceptedKids = new Set([start.kid]);
+  }
+
+  get signing(): SigningKey {
+    return this.currentKey;
+  }
+
+  get accepted(): ReadonlySet<string> {
+    return this.acceptedKids;
+  }
+
+  accepts(kid: string): boolean {
+    return this.acceptedKids.has(kid);
+  }
+
   async rotate(keepOld: boolean): Promise<SigningKey> {
-    const next = await generateSigningKey(this.current.alg);
-    if (!keepOld) this.byKid.delete(this.current.kid);
-    this.current = next;
-    this.byKid.set(next.kid, next);
+    const next = await this.ring.generate(this.currentKey.alg);
+    if (!keepOld) this.acceptedKids.clear();
+    this.acceptedKids.add(next.kid);
+    this.currentKey = next;
     return next;
   }
 
-  /** The JSON Web Key Set of every asymmetric key that still verifies. */
-  jwks(): { keys: JWK[] } {
-    return { keys: [...this.byKid.values()].flatMap((k) => (k.publicJwk ? [k.publicJwk] : [])) };
+  /** Drops every key but the current one (the end of an overlap window). */
+  retireOld(): void {
+    this.acceptedKids.clear();
+    this.acceptedKids.add(this.currentKey.kid);
   }
 }
 
@@ -70,7 +132,7 @@ export async function generateSigningKey(alg: Algorithm): Promise<SigningKey> {
   return asymmetricKey(alg, privateKey, publicKey);
 }
 
-async function importSigningKey(alg: Algorithm, text: string): Promise<SigningKey> {
+export async function importSigningKey(alg: Algorithm, text: string): Promise<SigningKey> {
   if (alg === "HS256") {
     const bytes = new TextEncoder().encode(text);
     if (bytes.length < 32) throw new ConfigError("an HS256 signing key must be at least 32 bytes long (RFC 7518 §3.2)");

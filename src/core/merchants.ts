@@ -26,6 +26,8 @@ export interface Merchant {
   readonly login: { email: string; password: string } | undefined;
   readonly scopes: readonly Scope[];
   disabled: boolean;
+  /** Set by a scenario rule: the payment token stops working, with a message that says why. */
+  paymentTokenState?: "expired" | "revoked";
 }
 
 /** The built-in default merchant of DESIGN.md: published sandbox values, redacted in logs all the same. */

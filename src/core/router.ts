@@ -1,5 +1,5 @@
 import type { Scope } from "./config.js";
-import type { Endpoint, EndpointName, SandboxContext } from "./context.js";
+import type { Endpoint, EndpointName, RequestTrace, SandboxContext } from "./context.js";
 import { healthEndpoint, jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
 import { paymentInitEndpoint } from "../endpoints/payment-init.js";
@@ -14,7 +14,7 @@ export interface Route {
   name: EndpointName;
   endpoint: Endpoint;
   /** Headers every answer of this route carries, refusals included (the deprecated login's). */
-  headers?: (ctx: SandboxContext) => Record<string, string>;
+  headers?: (ctx: SandboxContext, trace: RequestTrace) => Record<string, string>;
 }
 
 const EXACT = new Map<string, Route>([

@@ -1,20 +1,33 @@
 import { Faker, en } from "@faker-js/faker";
 import { AccessTokens } from "./access-tokens.js";
+import { attributeMerchant } from "./attribution.js";
 import { SandboxClock } from "./clock.js";
-import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "./config.js";
-import type { RequestTrace, SandboxContext } from "./context.js";
+import { ConfigError, resolveSettings, type PaymentTokenTransport, type SandboxSettings, type SettingsInput } from "./config.js";
+import type { RequestTrace, SandboxContext, ScenarioSet } from "./context.js";
+import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
-import { KeyStore } from "./keys.js";
-import { DEFAULT_MERCHANT, MerchantRegistry, type MerchantInput } from "./merchants.js";
+import { KeyRing, type ScenarioKeys } from "./keys.js";
+import { MerchantRegistry, type Merchant, type MerchantInput } from "./merchants.js";
 import { problemResponse } from "./problem.js";
 import { redactQuery } from "./redact.js";
 import { route } from "./router.js";
 import { TokenLedger } from "./token-ledger.js";
 import { VERSION } from "./version.js";
-import { SandboxError } from "./errors.js";
+import { runRules } from "../scenarios/actions.js";
+import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
+import { ScenarioInstance, merchantFile } from "../scenarios/instance.js";
+import { resolveScenario, type LoadedScenario } from "../scenarios/library.js";
+import { validateScenario } from "../scenarios/load.js";
+import type { ScenarioFile } from "../scenarios/schema.js";
 
 export interface SandboxOptions extends SettingsInput {
-  /** The merchants to serve; by default the built-in one of DESIGN.md (`sandbox-api-key`). */
+  /**
+   * Scenarios to load: library names (`token-endpoint-outage`), file paths, or scenario objects
+   * in the file format. The built-in `default` scenario is loaded too, unless one of these is
+   * named `default`. The first one is the primary scenario (see ScenarioSet.primary).
+   */
+  scenarios?: Array<string | ScenarioFile | LoadedScenario>;
+  /** Replaces the built-in default scenario's merchant(s) (library shorthand for a one-scenario sandbox). */
   merchants?: MerchantInput[];
   /** Seed for every generated value (payment ids, jti): same seed, same sequence. Default 1. */
   seed?: number;
@@ -29,6 +42,8 @@ export interface SandboxOptions extends SettingsInput {
   onRequest?: (entry: RequestLogEntry) => void;
   /** Called when a request hit a bug of ours (the client gets a 500 problem). */
   onInternalError?: (error: unknown, entry: RequestLogEntry) => void;
+  /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** One line of the request log. Values that could be secret are never here in clear. */
@@ -42,38 +57,58 @@ export interface RequestLogEntry {
   status: number;
   durationMs: number;
   endpoint: RequestTrace["endpoint"];
+  scenario: string;
   merchant?: string;
   tokenId?: string;
   /** The refusal's stable code, when the request was refused. */
   code?: string;
+  /** `scenario/rule` of the scenario rules that fired. */
+  rules?: string[];
 }
 
 export interface Sandbox {
   /** Handles one request: the whole auth model, framework-free. Never throws. */
   handle(request: SandboxRequest): Promise<SandboxResponse>;
+  /** The sandbox clock; every scenario's clock follows it. */
   readonly clock: SandboxClock;
+  /** Sandbox-wide settings, and the defaults every scenario starts from. */
   readonly settings: SandboxSettings;
   readonly merchants: MerchantRegistry;
-  readonly keys: KeyStore;
+  /** The primary scenario's signing keys (`signing`, `rotate(keepOld)`). */
+  readonly keys: ScenarioKeys;
   readonly ledger: TokenLedger;
   readonly tokens: AccessTokens;
   readonly version: string;
+  readonly scenarios: readonly ScenarioInstance[];
+  scenario(name: string): ScenarioInstance | undefined;
 }
 
 /**
- * Builds one sandbox: settings, merchants, keys, clock and token ledger, all its own. Two sandboxes
- * in one process share nothing. Throws ConfigError for an option that cannot be used.
+ * Builds one sandbox: settings, scenarios with their merchants and clocks, keys and token ledger,
+ * all its own. Two sandboxes in one process share nothing. Throws ConfigError for an option that
+ * cannot be used, ScenarioLoadError for a scenario that does not validate.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const settings = resolveSettings(options);
-  const merchants = new MerchantRegistry(options.merchants ?? [DEFAULT_MERCHANT]);
-  const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
-  const keys = await KeyStore.create(settings.algorithm, options.signingKey);
-  const ledger = new TokenLedger();
-  const tokens = new AccessTokens(settings, keys, merchants, ledger);
-  const faker = new Faker({ locale: [en] });
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
+  const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
+  const ring = new KeyRing(options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey });
+  await ring.startKey(settings.algorithm); // a configured key that cannot be used fails here, at start
+  const merchants = new MerchantRegistry([]);
+  const ledger = new TokenLedger();
+  const owners = new Map<string, ScenarioInstance>();
+
+  const instances: ScenarioInstance[] = [];
+  for (const loaded of scenarioList(options)) {
+    if (instances.some((i) => i.name === loaded.scenario.name)) {
+      throw new ConfigError(`two scenarios are named '${loaded.scenario.name}' (${loaded.source}); give each its own name`);
+    }
+    instances.push(await ScenarioInstance.create(loaded.scenario, loaded.source, { base: settings, parentClock: clock, ring, registry: merchants, owners }));
+  }
+  const scenarioSet = makeScenarioSet(instances, owners);
+  const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m));
+  const faker = new Faker({ locale: [en] });
   faker.seed(seed);
 
   const ctx: SandboxContext = {
@@ -81,44 +116,105 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     settings,
     clock,
     merchants,
-    keys,
+    ring,
     ledger,
     tokens,
     faker,
-    scenarioNames: () => ["default"],
+    scenarios: scenarioSet,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   };
 
   async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const r = route(request.path);
-    const trace: RequestTrace = { endpoint: r.name };
+    const attributed = attributeMerchant(request, r.name, merchants, scenarioSet.paymentTokenTransports(), settings.maxBodyBytes);
+    const trace: RequestTrace = {
+      endpoint: r.name,
+      scenario: attributed ? scenarioSet.of(attributed) : scenarioSet.primary,
+      effects: {},
+      rules: [],
+    };
     let response: SandboxResponse;
     let thrown: unknown;
     try {
-      response = await r.endpoint(request, ctx, trace);
-      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx) } };
+      response = (await runRules(request, ctx, trace, attributed)) ?? (await r.endpoint(request, ctx, trace));
+      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
     } catch (e) {
       thrown = e;
-      response = problemResponse(e, request.path, r.headers?.(ctx));
+      response = problemResponse(e, request.path, r.headers?.(ctx, trace));
+    }
+    // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
+    if (trace.rules.length > 0 && !response.dropConnection) {
+      response = { ...response, headers: { ...response.headers, "x-sandbox-rule": trace.rules.join(", ") } };
     }
     const entry: RequestLogEntry = {
       time: new Date().toISOString(),
       method: request.method,
       path: request.path,
       query: redactQuery(request.query),
-      status: response.status,
+      status: response.dropConnection ? 0 : response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       endpoint: trace.endpoint,
+      scenario: trace.scenario.name,
       ...(trace.merchantId ? { merchant: trace.merchantId } : {}),
       ...(trace.tokenId ? { tokenId: trace.tokenId } : {}),
       ...(thrown instanceof SandboxError ? { code: thrown.code } : thrown ? { code: "internal_error" } : {}),
+      ...(trace.rules.length ? { rules: trace.rules } : {}),
     };
     if (thrown !== undefined && !(thrown instanceof SandboxError)) options.onInternalError?.(thrown, entry);
     options.onRequest?.(entry);
     return response;
   }
 
-  return { handle, clock, settings, merchants, keys, ledger, tokens, version: VERSION };
+  return {
+    handle,
+    clock,
+    settings,
+    merchants,
+    keys: scenarioSet.primary.keys,
+    ledger,
+    tokens,
+    version: VERSION,
+    scenarios: instances,
+    scenario: (name) => instances.find((i) => i.name === name),
+  };
+}
+
+/** The scenarios to load, in order: the given ones, then the built-in default unless replaced. */
+function scenarioList(options: SandboxOptions): LoadedScenario[] {
+  const given = (options.scenarios ?? []).map((entry, i): LoadedScenario => {
+    if (typeof entry === "string") return resolveScenario(entry);
+    if ("scenario" in entry && "source" in entry) return entry as LoadedScenario;
+    const source = `createSandbox scenarios[${i}]`;
+    return { scenario: validateScenario(entry, source), source };
+  });
+  if (given.some((g) => g.scenario.name === "default")) return given;
+  const builtIn: ScenarioFile = options.merchants ? { ...DEFAULT_SCENARIO, merchants: options.merchants.map(merchantFile) } : DEFAULT_SCENARIO;
+  return [...given, { scenario: builtIn, source: "built-in" }];
+}
+
+function makeScenarioSet(instances: ScenarioInstance[], owners: Map<string, ScenarioInstance>): ScenarioSet {
+  const primary = instances[0]!;
+  return {
+    all: instances,
+    primary,
+    of(merchant: Merchant): ScenarioInstance {
+      return owners.get(merchant.id) ?? primary;
+    },
+    paymentTokenTransports(): PaymentTokenTransport[] {
+      const seen = new Map<string, PaymentTokenTransport>();
+      for (const i of instances) {
+        const t = i.settings.paymentTokenTransport;
+        seen.set(t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`, t);
+      }
+      return [...seen.values()];
+    },
+    acceptedKids(): Set<string> {
+      const kids = new Set<string>();
+      for (const i of instances) for (const kid of i.keys.accepted) kids.add(kid);
+      return kids;
+    },
+  };
 }
 
 function toInstant(value: Date | number | string): Date | number {

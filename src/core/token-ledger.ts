@@ -1,7 +1,12 @@
 /**
- * What the sandbox remembers about the tokens it issued: which are revoked, one by one or all of a
- * merchant's at once. Bounded: records of tokens past their expiry are dropped, since an expired
- * token is refused as expired before revocation is ever looked at.
+ * What the sandbox remembers about the tokens it issued: which are revoked or expired early (by a
+ * scenario rule or the library API), one by one or all of a merchant's at once. Bounded: records
+ * of tokens past their expiry are dropped, since an expired token is refused as expired before
+ * anything else is looked at.
+ *
+ * "All of a merchant's tokens" means the tokens issued before the call, counted by issue order, not
+ * by second: with a frozen clock a token issued right after a revocation has the same `iat` as the
+ * revoked ones, and must still work.
  */
 export interface IssuedToken {
   jti: string;
@@ -10,45 +15,87 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
+interface Recorded extends IssuedToken {
+  serial: number;
+}
+
+/** Everything issued up to `serial` (or, for tokens without a record, up to second `upTo`). */
+interface Cutoff {
+  serial: number;
+  upTo: number;
+  /** For early expiry: the second the tokens expired. */
+  at: number;
+}
+
 export class TokenLedger {
-  private readonly issued = new Map<string, IssuedToken>();
+  private readonly issued = new Map<string, Recorded>();
+  private serial = 0;
   private readonly revoked = new Set<string>();
-  /** Per merchant: every token issued at or before this second is revoked. */
-  private readonly revokedUpTo = new Map<string, number>();
+  private readonly revokedAll = new Map<string, Cutoff>();
+  private readonly expiredEarly = new Map<string, number>();
+  private readonly expiredAll = new Map<string, Cutoff>();
 
   constructor(private readonly maxRecords = 100_000) {}
 
   record(token: IssuedToken, nowSeconds: number): void {
     if (this.issued.size >= this.maxRecords) this.prune(nowSeconds);
-    this.issued.set(token.jti, token);
+    this.issued.set(token.jti, { ...token, serial: ++this.serial });
   }
 
   get(jti: string): IssuedToken | undefined {
-    return this.issued.get(jti);
-  }
-
-  revoke(jti: string): void {
-    this.revoked.add(jti);
-  }
-
-  revokeAllOf(merchantId: string, upToSeconds: number): void {
-    this.revokedUpTo.set(merchantId, upToSeconds);
-  }
-
-  isRevoked(jti: string, merchantId: string, issuedAt: number): boolean {
-    if (this.revoked.has(jti)) return true;
-    const upTo = this.revokedUpTo.get(merchantId);
-    return upTo !== undefined && issuedAt <= upTo;
+    const r = this.issued.get(jti);
+    if (!r) return undefined;
+    const { serial: _serial, ...token } = r;
+    return token;
   }
 
   get size(): number {
     return this.issued.size;
   }
 
+  revoke(jti: string): void {
+    this.revoked.add(jti);
+  }
+
+  /** Revokes every token the merchant holds now; tokens issued later are not affected. */
+  revokeAllOf(merchantId: string, nowSeconds: number): void {
+    this.revokedAll.set(merchantId, { serial: this.serial, upTo: nowSeconds, at: nowSeconds });
+  }
+
+  isRevoked(jti: string, merchantId: string, issuedAt: number): boolean {
+    return this.revoked.has(jti) || this.covers(this.revokedAll.get(merchantId), jti, issuedAt);
+  }
+
+  /** Makes one token expire at `atSeconds`, before its exp. */
+  expire(jti: string, atSeconds: number): void {
+    this.expiredEarly.set(jti, atSeconds);
+  }
+
+  /** Makes every token the merchant holds now expire at `atSeconds`. */
+  expireAllOf(merchantId: string, atSeconds: number): void {
+    this.expiredAll.set(merchantId, { serial: this.serial, upTo: atSeconds, at: atSeconds });
+  }
+
+  /** When the token was made to expire early, if it was. */
+  expiredEarlyAt(jti: string, merchantId: string, issuedAt: number): number | undefined {
+    const own = this.expiredEarly.get(jti);
+    if (own !== undefined) return own;
+    const all = this.expiredAll.get(merchantId);
+    return all && this.covers(all, jti, issuedAt) ? all.at : undefined;
+  }
+
   clear(): void {
     this.issued.clear();
     this.revoked.clear();
-    this.revokedUpTo.clear();
+    this.revokedAll.clear();
+    this.expiredEarly.clear();
+    this.expiredAll.clear();
+  }
+
+  private covers(cutoff: Cutoff | undefined, jti: string, issuedAt: number): boolean {
+    if (!cutoff) return false;
+    const record = this.issued.get(jti);
+    return record ? record.serial <= cutoff.serial : issuedAt <= cutoff.upTo;
   }
 
   /** Drops expired records; if every record is live, the oldest half goes (the map keeps insertion order). */
@@ -57,6 +104,7 @@ export class TokenLedger {
       if (t.expiresAt <= nowSeconds) {
         this.issued.delete(jti);
         this.revoked.delete(jti);
+        this.expiredEarly.delete(jti);
       }
     }
     if (this.issued.size < this.maxRecords) return;

@@ -6,14 +6,14 @@ export const jwksEndpoint: Endpoint = (request, ctx) => {
   if (request.method !== "GET" && request.method !== "HEAD")
     throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET"]);
   // Short caching so clients re-fetch soon after a key rotation.
-  return jsonResponse(200, ctx.keys.jwks(), { "cache-control": "public, max-age=60" });
+  return jsonResponse(200, ctx.ring.jwks(ctx.scenarios.acceptedKids()), { "cache-control": "public, max-age=60" });
 };
 
 /** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK. */
 export const healthEndpoint: Endpoint = (request, ctx) => {
   if (request.method !== "GET" && request.method !== "HEAD")
     throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET"]);
-  return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarioNames() });
+  return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.all.map((s) => s.name) });
 };
 
 const KNOWN_ROUTES = [

@@ -11,7 +11,8 @@ import { secretMatches } from "../core/merchants.js";
  * in `gone` mode the endpoint answers 410.
  */
 export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
-  if (ctx.settings.loginMode === "gone") {
+  // The mode of the scenario the e-mail belongs to (a rule may have switched it to gone).
+  if (trace.scenario.settings.loginMode === "gone") {
     throw new Gone(
       "login_gone",
       "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.",
@@ -36,16 +37,21 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
     throw new InvalidRequest("login_password_missing", 'The key "password" must be provided as a non-empty string.');
   }
   const merchant = ctx.merchants.byLoginEmail(identifier);
-  const ok = merchant?.login !== undefined && secretMatches(body.password, merchant.login.password) && !merchant.disabled;
+  const ok =
+    merchant?.login !== undefined &&
+    secretMatches(body.password, merchant.login.password) &&
+    !merchant.disabled &&
+    !trace.effects.rejectCredentials;
   if (!merchant || !ok) {
     if (merchant) trace.merchantId = merchant.id;
     // Lexik's exact failure body: integrations written against it parse this, not problem+json.
     return jsonResponse(401, { code: 401, message: "Invalid credentials." });
   }
   trace.merchantId = merchant.id;
+  const scenario = ctx.scenarios.of(merchant);
   const token = await ctx.tokens.issueLoginToken(merchant, {
-    issuedAt: ctx.clock.nowSeconds(),
-    ttlSeconds: ctx.settings.tokenTtlSeconds,
+    issuedAt: scenario.clock.nowSeconds(),
+    ttlSeconds: scenario.settings.tokenTtlSeconds,
     jti: ctx.faker.string.uuid(),
   });
   return jsonResponse(200, { token });

@@ -1,5 +1,6 @@
 import { AccessTokens } from "../core/access-tokens.js";
-import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import type { PaymentTokenTransport } from "../core/config.js";
+import { jsonResponse, type Endpoint } from "../core/context.js";
 import { InvalidRequest, InvalidToken, MethodNotAllowed, MissingCredentials } from "../core/errors.js";
 import { headerCount, headerValue, type SandboxRequest } from "../core/http-types.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
@@ -14,18 +15,19 @@ import { secretMatches } from "../core/merchants.js";
 export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/payment/init", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const transport = ctx.settings.paymentTokenTransport;
+  // The transport of the scenario the token belongs to (found wherever it was sent), else the primary's.
+  const transport = trace.scenario.settings.paymentTokenTransport;
   const body = readJsonObject(request, {
     strictContentType: transport.kind === "body",
     endpoint: "POST /api/v2/payment/init",
     example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',
   });
-  const presented = readPaymentToken(request, body, ctx);
+  const presented = readPaymentToken(request, body, transport);
 
   if (AccessTokens.looksLikeJwt(presented)) {
     throw new InvalidToken(
       "access_token_on_payment_init",
-      `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token configured per merchant), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(ctx)}.`,
+      `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token configured per merchant), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(transport)}.`,
     );
   }
   const merchant = ctx.merchants.byPayment(presented);
@@ -36,6 +38,12 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
     );
   }
   trace.merchantId = merchant.id;
+  if (merchant.paymentTokenState) {
+    throw new InvalidToken(
+      `payment_token_${merchant.paymentTokenState}`,
+      `The merchant payment token of '${merchant.id}' has been ${merchant.paymentTokenState}. Get the merchant's current payment token from its configuration; payment/init cannot work until then.`,
+    );
+  }
   if (merchant.disabled) {
     throw new InvalidToken(
       "merchant_disabled",
@@ -44,7 +52,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   }
 
   const paymentId = `pay_${ctx.faker.string.alphanumeric({ length: 24, casing: "lower" })}`;
-  const createdAt = new Date(ctx.clock.now());
+  const createdAt = new Date(ctx.scenarios.of(merchant).clock.now());
   return jsonResponse(
     201,
     {
@@ -61,8 +69,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   );
 };
 
-function readPaymentToken(request: SandboxRequest, body: Record<string, unknown> | undefined, ctx: SandboxContext): string {
-  const transport = ctx.settings.paymentTokenTransport;
+function readPaymentToken(request: SandboxRequest, body: Record<string, unknown> | undefined, transport: PaymentTokenTransport): string {
   if (transport.kind === "authorization") {
     return readBearerToken(request, {
       tokenName: "merchant payment token",
@@ -73,12 +80,12 @@ function readPaymentToken(request: SandboxRequest, body: Record<string, unknown>
     if (headerCount(request, transport.name) > 1)
       throw new InvalidRequest("payment_token_header_repeated", `The ${transport.name} header was sent more than once. Send it once.`);
     const value = headerValue(request, transport.name)?.trim();
-    if (!value) throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(ctx)}.`);
+    if (!value) throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(transport)}.`);
     return value;
   }
   const value = body?.[transport.field];
   if (value === undefined || value === "") {
-    throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(ctx)}.`);
+    throw new MissingCredentials(`No merchant payment token was sent. Send it ${describeTransport(transport)}.`);
   }
   if (typeof value !== "string") {
     throw new InvalidRequest("payment_token_not_string", `The body field "${transport.field}" must be a string holding the merchant payment token.`);
@@ -86,8 +93,7 @@ function readPaymentToken(request: SandboxRequest, body: Record<string, unknown>
   return value;
 }
 
-function describeTransport(ctx: SandboxContext): string {
-  const t = ctx.settings.paymentTokenTransport;
+function describeTransport(t: PaymentTokenTransport): string {
   if (t.kind === "authorization") return "as 'Authorization: Bearer <payment token>'";
   if (t.kind === "header") return `in the '${t.name}' header`;
   return `as the JSON body field "${t.field}"`;

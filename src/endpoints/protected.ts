@@ -17,7 +17,7 @@ export function protectedEndpoint(scope: Scope): Endpoint {
       tokenName: "access token",
       howToGet: "get one from POST /api/v2/auth/token",
     });
-    const verified = await ctx.tokens.verify(token, ctx.clock.nowSeconds());
+    const verified = await ctx.tokens.verify(token);
     trace.merchantId = verified.merchant.id;
     trace.tokenId = verified.claims.jti;
     if (!verified.scopes.has(scope)) {

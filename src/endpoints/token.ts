@@ -17,7 +17,8 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
     endpoint: "POST /api/v2/auth/token",
     example: '{"api_key": "...", "api_secret": "..."}',
   });
-  const credentials = extractCredentials(request, body, ctx.settings.credentialPrecedence);
+  // The precedence of the scenario the request was attributed to (by either copy of the api_key).
+  const credentials = extractCredentials(request, body, trace.scenario.settings.credentialPrecedence);
 
   const merchant = ctx.merchants.byKey(credentials.apiKey);
   if (!merchant) {
@@ -27,6 +28,13 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
     );
   }
   trace.merchantId = merchant.id;
+  const scenario = ctx.scenarios.of(merchant);
+  if (trace.effects.rejectCredentials) {
+    throw new InvalidClient(
+      "credentials_rejected",
+      `The credentials of api_key '${merchant.apiKey}' were rejected (scenario '${scenario.name}' simulates this). Your integration should report it and not retry in a loop.`,
+    );
+  }
   if (!secretMatches(credentials.apiSecret, merchant.apiSecret)) {
     throw new InvalidClient(
       "wrong_api_secret",
@@ -37,15 +45,19 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
     throw new InvalidClient(
       "merchant_disabled",
       `The merchant of api_key '${merchant.apiKey}' is disabled, so it cannot get tokens. Use an active merchant's credentials.`,
-      ctx.settings.disabledMerchantStatus,
+      scenario.settings.disabledMerchantStatus,
     );
   }
 
-  const ttl = ctx.settings.tokenTtlSeconds;
+  const ttl = scenario.settings.tokenTtlSeconds;
+  const now = scenario.clock.nowSeconds();
+  const issue = trace.effects.issue;
   const { token, claims } = await ctx.tokens.issue(merchant, {
-    issuedAt: ctx.clock.nowSeconds(),
+    // A scenario may hand out a token that is already expired, or not valid yet.
+    issuedAt: issue?.expired ? now - ttl - 1 : now,
     ttlSeconds: ttl,
     jti: ctx.faker.string.uuid(),
+    ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
   });
   trace.tokenId = claims.jti;
   // RFC 6749 §5.1: token responses must not be cached.

@@ -805,7 +805,7 @@ describe("revocation through the token ledger", () => {
     expectOk(await srv.call("/api/v2/payment/x", bearer(other)), "GET", "/api/v2/payment/x", "payment", other);
   });
 
-  it("revokeAllOf(merchant, now) revokes older tokens; a token issued 1 s later is accepted", async () => {
+  it("revokeAllOf(merchant, now) revokes the tokens issued so far; tokens issued afterwards are accepted", async () => {
     const old = await srv.token();
     srv.sandbox.ledger.revokeAllOf(DEFAULT_MERCHANT_ID, srv.sandbox.clock.nowSeconds());
     expectProblem(
@@ -813,9 +813,10 @@ describe("revocation through the token ledger", () => {
       invalidToken("token_revoked", `The access token was revoked. ${RENEW}`, "/api/v2/cashout/x"),
       [old],
     );
-    // Issued in the same second as the cut-off: revoked too.
+    // Issued after the cut-off in the same (frozen) second: not revoked. The cut-off is by issue
+    // order, so a client that renews right after a revocation gets a working token.
     const sameSecond = await srv.token();
-    expect((await srv.call("/api/v2/cashout/x", bearer(sameSecond))).json.code).toBe("token_revoked");
+    expect((await srv.call("/api/v2/cashout/x", bearer(sameSecond))).status).toBe(200);
 
     srv.sandbox.clock.advance(1000);
     const fresh = await srv.token();

@@ -1,0 +1,87 @@
+import type { PaymentTokenTransport } from "./config.js";
+import type { EndpointName } from "./context.js";
+import { headerValue, type SandboxRequest } from "./http-types.js";
+import type { Merchant, MerchantRegistry } from "./merchants.js";
+
+/**
+ * Which merchant a request comes from, read cheaply and without trusting anything: the api_key on
+ * the token endpoint, the e-mail on the login, the payment token, or the `sub` of a bearer JWT
+ * (decoded, not verified). It only picks the scenario whose rules and settings apply; the endpoint
+ * then authenticates the request for real. Unattributed requests use the primary scenario.
+ */
+export function attributeMerchant(
+  request: SandboxRequest,
+  endpoint: EndpointName,
+  registry: MerchantRegistry,
+  transports: readonly PaymentTokenTransport[],
+  maxBodyBytes: number,
+): Merchant | undefined {
+  switch (endpoint) {
+    case "token": {
+      const key = headerValue(request, "x-api-key");
+      const fromHeader = key === undefined ? undefined : registry.byKey(key);
+      if (fromHeader) return fromHeader;
+      const body = jsonBody(request, maxBodyBytes);
+      return typeof body?.api_key === "string" ? registry.byKey(body.api_key) : undefined;
+    }
+    case "login": {
+      const body = jsonBody(request, maxBodyBytes);
+      const id = typeof body?.username === "string" ? body.username : body?.email;
+      return typeof id === "string" ? registry.byLoginEmail(id) : undefined;
+    }
+    case "payment":
+    case "cashout":
+      return byBearer(request, registry);
+    case "payment-init": {
+      for (const t of transports) {
+        const value =
+          t.kind === "authorization"
+            ? bearerOf(request)
+            : t.kind === "header"
+              ? headerValue(request, t.name)?.trim()
+              : (jsonBody(request, maxBodyBytes)?.[t.field] as unknown);
+        if (typeof value !== "string") continue;
+        const merchant = registry.byPayment(value) ?? bySub(value, registry);
+        if (merchant) return merchant;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function byBearer(request: SandboxRequest, registry: MerchantRegistry): Merchant | undefined {
+  const token = bearerOf(request);
+  if (!token) return undefined;
+  return registry.byPayment(token) ?? bySub(token, registry);
+}
+
+function bearerOf(request: SandboxRequest): string | undefined {
+  const auth = headerValue(request, "authorization");
+  const m = auth === undefined ? null : /^bearer +(\S+)\s*$/i.exec(auth);
+  return m?.[1];
+}
+
+/** The `sub` of a JWT-shaped token, decoded without verification. */
+function bySub(token: string, registry: MerchantRegistry): Merchant | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts[1]!.length > 4096) return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { sub?: unknown };
+    return typeof payload?.sub === "string" ? registry.findById(payload.sub) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */
+function jsonBody(request: SandboxRequest, maxBodyBytes: number): Record<string, unknown> | undefined {
+  if (request.body.byteLength === 0 || request.body.byteLength > maxBodyBytes) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString("utf8"));
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,164 @@
+import type { RequestTrace, SandboxContext } from "../core/context.js";
+import { parseDuration } from "../core/duration.js";
+import { ScenarioFault, SimulatedFailure } from "../core/errors.js";
+import { headerValue, type SandboxRequest, type SandboxResponse } from "../core/http-types.js";
+import type { Merchant } from "../core/merchants.js";
+import { problemResponse, statusTitle } from "../core/problem.js";
+import type { ScenarioInstance } from "./instance.js";
+import { parseSignedDuration } from "./instance.js";
+import type { CompiledRule } from "./rules.js";
+import type { ThenFile } from "./schema.js";
+import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
+
+/**
+ * Running a scenario's rules for one request, before the endpoint. Every rule that matches fires,
+ * in file order: all their state changes apply (clock, merchant, tokens, keys, state), their delays
+ * add up, and the first `respond` or `drop_connection` among them answers instead of the endpoint.
+ * A `set_state` takes effect after all rules were matched, so rules never chain within one request.
+ *
+ * Returns the scripted answer, or undefined to let the endpoint answer (with `trace.effects`).
+ */
+export async function runRules(
+  request: SandboxRequest,
+  ctx: SandboxContext,
+  trace: RequestTrace,
+  attributed: Merchant | undefined,
+): Promise<SandboxResponse | undefined> {
+  const scenario = trace.scenario;
+  if (scenario.rules.length === 0 || trace.endpoint === "control") return undefined;
+  const facts = {
+    endpoint: trace.endpoint,
+    method: request.method,
+    path: request.path,
+    merchantId: attributed?.id,
+    state: scenario.state,
+    elapsedMs: scenario.elapsedMs(),
+  };
+  const fired = scenario.rules.filter((rule) => rule.matches(facts));
+  if (fired.length === 0) return undefined;
+  trace.rules = fired.map((r) => `${scenario.name}/${r.name}`);
+
+  let answer: SandboxResponse | undefined;
+  let nextState: string | undefined;
+  let delayMs = 0;
+  for (const rule of fired) {
+    const then = rule.rule.then;
+    await applyStateChanges(then, rule, scenario, ctx, trace, request, attributed);
+    if (then.set_state !== undefined) nextState = then.set_state;
+    if (then.delay !== undefined) delayMs += parseDuration(then.delay);
+    if (answer) continue;
+    if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
+    else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed);
+  }
+  if (nextState !== undefined) scenario.state = nextState;
+  if (delayMs > 0) await ctx.sleep(delayMs);
+  return answer;
+}
+
+async function applyStateChanges(
+  then: ThenFile,
+  rule: CompiledRule,
+  scenario: ScenarioInstance,
+  ctx: SandboxContext,
+  trace: RequestTrace,
+  request: SandboxRequest,
+  attributed: Merchant | undefined,
+): Promise<void> {
+  if (then.advance_clock !== undefined) scenario.clock.advance(parseSignedDuration(then.advance_clock));
+  const targets = targetMerchants(rule, scenario, attributed);
+  const now = scenario.clock.nowSeconds();
+  for (const merchant of targets) {
+    if (then.disable_merchant) merchant.disabled = true;
+    if (then.enable_merchant) merchant.disabled = false;
+    if (then.rotate_secret !== undefined) merchant.apiSecret = then.rotate_secret;
+    if (then.expire_payment_token) merchant.paymentTokenState = "expired";
+    if (then.revoke_payment_token) merchant.paymentTokenState = "revoked";
+    if (then.revoke_token === "all") ctx.ledger.revokeAllOf(merchant.id, now);
+    if (then.expire_token === "all") ctx.ledger.expireAllOf(merchant.id, now);
+  }
+  if (then.revoke_token === "presented" || then.expire_token === "presented") {
+    const jti = presentedTokenId(request, ctx, scenario);
+    if (jti && then.revoke_token === "presented") ctx.ledger.revoke(jti);
+    if (jti && then.expire_token === "presented") ctx.ledger.expire(jti, now);
+  }
+  if (then.reject_credentials) trace.effects.rejectCredentials = true;
+  if (then.issue_token) {
+    trace.effects.issue = {
+      ...(then.issue_token.expired && { expired: true }),
+      ...(then.issue_token.not_before !== undefined && { notBeforeSeconds: Math.round(parseDuration(then.issue_token.not_before) / 1000) }),
+    };
+  }
+  if (then.rotate_signing_key !== undefined) {
+    await scenario.keys.rotate(then.rotate_signing_key !== true && then.rotate_signing_key.keep_old);
+  }
+  if (then.login_gone) scenario.settings.loginMode = "gone";
+}
+
+/** The merchant the request came from; else the rule's merchant; else every merchant of the scenario. */
+function targetMerchants(rule: CompiledRule, scenario: ScenarioInstance, attributed: Merchant | undefined): Merchant[] {
+  if (attributed) return [attributed];
+  const named = rule.rule.match?.merchant;
+  if (named) return scenario.merchants.filter((m) => m.id === named);
+  return scenario.merchants;
+}
+
+/** The jti of the bearer token on this request, if the sandbox issued it to this scenario's merchants. */
+function presentedTokenId(request: SandboxRequest, ctx: SandboxContext, scenario: ScenarioInstance): string | undefined {
+  const m = /^bearer +(\S+)\s*$/i.exec(headerValue(request, "authorization") ?? "");
+  const parts = m?.[1]?.split(".");
+  if (!parts || parts.length !== 3) return undefined;
+  try {
+    const jti = (JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { jti?: unknown }).jti;
+    if (typeof jti !== "string") return undefined;
+    const record = ctx.ledger.get(jti);
+    return record && scenario.findMerchant(record.merchantId) ? jti : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function respond(
+  spec: NonNullable<ThenFile["respond"]>,
+  rule: CompiledRule,
+  scenario: ScenarioInstance,
+  ctx: SandboxContext,
+  request: SandboxRequest,
+  merchant: Merchant | undefined,
+): SandboxResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = value;
+  const retryAfter = spec.retry_after === undefined ? undefined : Math.ceil(parseDuration(spec.retry_after) / 1000);
+  if (retryAfter !== undefined) headers["retry-after"] = String(retryAfter);
+
+  if (spec.body === undefined && spec.status >= 400) {
+    const retry = retryAfter === undefined ? "" : ` Retry after ${retryAfter} seconds, as the Retry-After header says.`;
+    const description = `${statusTitle(spec.status)}: simulated by scenario '${scenario.name}', rule '${rule.name}'.${retry}`;
+    return problemResponse(new SimulatedFailure(spec.status, description, headers), request.path);
+  }
+  const values: TemplateValues = {
+    request: { method: request.method, path: request.path, query: request.query },
+    merchant: merchant && { id: merchant.id, api_key: merchant.apiKey },
+    scenario: { name: scenario.name, state: scenario.state },
+    rule: { name: rule.name },
+    now: new Date(scenario.clock.now()).toISOString(),
+  };
+  try {
+    if (typeof spec.body === "string") {
+      return {
+        status: spec.status,
+        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers },
+        body: renderString(spec.body, values, ctx.faker),
+      };
+    }
+    return {
+      status: spec.status,
+      headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+      body: JSON.stringify(spec.body === undefined ? {} : renderValue(spec.body, values, ctx.faker)),
+    };
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    throw new ScenarioFault(
+      `Scenario '${scenario.name}', rule '${rule.name}': ${e.message}. Fix the response body in ${scenario.source}.`,
+    );
+  }
+}

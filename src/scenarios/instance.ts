@@ -1,0 +1,150 @@
+import { SandboxClock } from "../core/clock.js";
+import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "../core/config.js";
+import { parseDuration } from "../core/duration.js";
+import { ScenarioKeys, type KeyRing } from "../core/keys.js";
+import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
+import { CompiledRule } from "./rules.js";
+import type { MerchantFile, ScenarioFile, SettingsFile } from "./schema.js";
+
+/**
+ * A scenario at run time: its merchants (registered in the sandbox's registry), its settings
+ * (the server's, overridden by the file's), its own clock (following the sandbox clock, plus the
+ * file's clock_offset and any clock the rules move), its signing keys, its state and its rules
+ * with their call counts. Everything a rule changes lives here or on the scenario's merchants,
+ * so scenarios never affect each other.
+ */
+export class ScenarioInstance {
+  readonly name: string;
+  readonly description: string;
+  readonly settings: SandboxSettings;
+  readonly clock: SandboxClock;
+  readonly keys: ScenarioKeys;
+  readonly merchants: Merchant[];
+  readonly rules: CompiledRule[];
+  state = "started";
+  readonly startedAtMs: number;
+
+  private constructor(init: {
+    file: ScenarioFile;
+    source: string;
+    settings: SandboxSettings;
+    clock: SandboxClock;
+    keys: ScenarioKeys;
+    merchants: Merchant[];
+  }) {
+    this.name = init.file.name;
+    this.description = init.file.description;
+    this.source = init.source;
+    this.settings = init.settings;
+    this.clock = init.clock;
+    this.keys = init.keys;
+    this.merchants = init.merchants;
+    this.rules = (init.file.rules ?? []).map((rule, i) => new CompiledRule(rule, i));
+    this.startedAtMs = init.clock.now();
+    this.file = init.file;
+  }
+
+  /** Where the scenario came from (a file path, or "built-in"). */
+  readonly source: string;
+  readonly file: ScenarioFile;
+
+  static async create(
+    file: ScenarioFile,
+    source: string,
+    deps: { base: SandboxSettings; parentClock: SandboxClock; ring: KeyRing; registry: MerchantRegistry; owners: Map<string, ScenarioInstance> },
+  ): Promise<ScenarioInstance> {
+    const where = `scenario '${file.name}' (${source})`;
+    let settings: SandboxSettings;
+    try {
+      settings = resolveSettings(settingsInput(file.settings), deps.base);
+    } catch (e) {
+      throw new ConfigError(`${where}: ${(e as Error).message}`);
+    }
+    const offsetMs = file.settings?.clock_offset === undefined ? 0 : parseSignedDuration(file.settings.clock_offset);
+    const clock = new SandboxClock({ parent: deps.parentClock, offsetMs });
+    const keys = new ScenarioKeys(deps.ring, await deps.ring.startKey(settings.algorithm));
+
+    const inputs = file.merchants.map(merchantInput);
+    for (const input of inputs) {
+      const clash =
+        (deps.registry.findById(input.id) && `merchant id '${input.id}'`) ||
+        (deps.registry.byKey(input.apiKey) && `api_key '${input.apiKey}'`) ||
+        (deps.registry.byPayment(input.paymentToken) && "payment token") ||
+        (input.login && deps.registry.byLoginEmail(input.login.email) && `login e-mail '${input.login.email}'`);
+      if (clash) {
+        const other = [...deps.owners.values()].find((o) => o.merchants.some((m) => clashes(m, input)));
+        throw new ConfigError(
+          `${where} declares ${clash}, which scenario '${other?.name ?? "?"}' (${other?.source ?? "?"}) already uses; the credentials select the scenario, so each scenario needs its own`,
+        );
+      }
+    }
+    const merchants = inputs.map((input) => deps.registry.add(input));
+    const instance = new ScenarioInstance({ file, source, settings, clock, keys, merchants });
+    for (const m of merchants) deps.owners.set(m.id, instance);
+    return instance;
+  }
+
+  /** Milliseconds since the scenario started, on its own clock. */
+  elapsedMs(): number {
+    return this.clock.now() - this.startedAtMs;
+  }
+
+  findMerchant(id: string): Merchant | undefined {
+    return this.merchants.find((m) => m.id === id);
+  }
+}
+
+function clashes(m: Merchant, input: MerchantInput): boolean {
+  return (
+    m.id === input.id ||
+    m.apiKey === input.apiKey ||
+    m.paymentToken === input.paymentToken ||
+    (m.login !== undefined && input.login !== undefined && m.login.email.toLowerCase() === input.login.email.toLowerCase())
+  );
+}
+
+/** A signed duration ("-2h", "90s") in milliseconds. */
+export function parseSignedDuration(value: string | number): number {
+  if (typeof value === "string" && value.startsWith("-")) return -parseDuration(value.slice(1));
+  return parseDuration(value);
+}
+
+function settingsInput(s: SettingsFile | undefined): SettingsInput {
+  if (!s) return {};
+  return {
+    ...(s.token_ttl !== undefined && { tokenTtl: s.token_ttl }),
+    ...(s.leeway !== undefined && { leeway: s.leeway }),
+    ...(s.algorithm !== undefined && { algorithm: s.algorithm }),
+    ...(s.credential_precedence !== undefined && { credentialPrecedence: s.credential_precedence }),
+    ...(s.login_mode !== undefined && { loginMode: s.login_mode }),
+    ...(s.payment_token_transport !== undefined && { paymentTokenTransport: s.payment_token_transport }),
+    ...(s.disabled_merchant_status !== undefined && { disabledMerchantStatus: s.disabled_merchant_status }),
+  };
+}
+
+export function merchantInput(m: MerchantFile): MerchantInput {
+  return {
+    id: m.id,
+    ...(m.name !== undefined && { name: m.name }),
+    apiKey: m.api_key,
+    apiSecret: m.api_secret,
+    paymentToken: m.payment_token,
+    ...(m.login !== undefined && { login: m.login }),
+    ...(m.scopes !== undefined && { scopes: m.scopes }),
+    ...(m.disabled !== undefined && { disabled: m.disabled }),
+  };
+}
+
+/** The file form of a library-API merchant (createSandbox({ merchants })). */
+export function merchantFile(m: MerchantInput): MerchantFile {
+  return {
+    id: m.id,
+    ...(m.name !== undefined && { name: m.name }),
+    api_key: m.apiKey,
+    api_secret: m.apiSecret,
+    payment_token: m.paymentToken,
+    ...(m.login !== undefined && { login: m.login }),
+    ...(m.scopes !== undefined && { scopes: m.scopes }),
+    ...(m.disabled !== undefined && { disabled: m.disabled }),
+  };
+}

@@ -1,0 +1,277 @@
+import { readFileSync } from "node:fs";
+import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document, type Node } from "yaml";
+import type { z } from "zod";
+import { scenarioSchema, type ScenarioFile } from "./schema.js";
+import { didYouMean } from "./suggest.js";
+
+/**
+ * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
+ * ScenarioFile. Every problem is reported with file, line and column, what is wrong and how to
+ * fix it; a file with any problem yields no scenario at all (nothing half-loads).
+ */
+
+export interface ScenarioProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** Where in the document, e.g. `rules[2].match.endpoint`. */
+  path: string;
+  message: string;
+}
+
+export class ScenarioLoadError extends Error {
+  readonly code = "invalid_scenario";
+  constructor(readonly problems: ScenarioProblem[]) {
+    super(problems.map(formatProblem).join("\n"));
+    this.name = "ScenarioLoadError";
+  }
+}
+
+/** `file:line:column: path: message`, the shape editors and CI annotations understand. */
+export function formatProblem(p: ScenarioProblem): string {
+  return `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
+}
+
+export function loadScenarioFile(path: string): ScenarioFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
+    throw new ScenarioLoadError([{ file: path, line: 1, column: 1, path: "", message: `cannot read the scenario file (${why})` }]);
+  }
+  return parseScenarioText(text, path);
+}
+
+export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const at = (offset: number) => {
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  if (doc.errors.length > 0) {
+    throw new ScenarioLoadError(
+      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message) })),
+    );
+  }
+  return validateScenario(doc.toJS(), file, (path, key) => at(offsetOf(doc, path, key)));
+}
+
+/**
+ * Validates a scenario given as data (a parsed file, or an object passed to createSandbox).
+ * `positionOf` maps a path to its line and column in the source text, when there is one.
+ */
+export function validateScenario(
+  data: unknown,
+  file: string,
+  positionOf: (path: Path, key?: string) => { line: number; column: number } = () => ({ line: 1, column: 1 }),
+): ScenarioFile {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new ScenarioLoadError([
+      { file, line: 1, column: 1, path: "", message: "a scenario holds one mapping with name, description, merchants and rules" },
+    ]);
+  }
+  const result = scenarioSchema.safeParse(data);
+  if (result.success) {
+    const semantic = semanticProblems(result.data);
+    if (semantic.length === 0) return result.data;
+    throw new ScenarioLoadError(semantic.map((s) => ({ file, ...positionOf(s.path), path: pathText(s.path), message: s.message })));
+  }
+  const problems = result.error.issues.flatMap((issue) => explain(issue, data)).map((p) => ({
+    file,
+    ...positionOf(p.path, p.key),
+    path: pathText(p.key === undefined ? p.path : [...p.path, p.key]),
+    message: p.message,
+  }));
+  problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  throw new ScenarioLoadError(problems);
+}
+
+type Path = PropertyKey[];
+interface Explained {
+  path: Path;
+  /** For an unknown key: the key itself, so the position is the key's, not its parent's. */
+  key?: string;
+  message: string;
+}
+
+/** What each enum field is called in messages: "'tokn' is not an endpoint". */
+const VALUE_NOUNS: Record<string, string> = {
+  endpoint: "an endpoint",
+  method: "an HTTP method",
+  algorithm: "a supported algorithm",
+  credential_precedence: "a credential precedence",
+  login_mode: "a login mode",
+  scopes: "a scope",
+  revoke_token: "a revoke_token target",
+  expire_token: "an expire_token target",
+};
+
+function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
+  const path = issue.path as Path;
+  const value = valueAt(data, path);
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const allowed = allowedKeysAt(path);
+      return issue.keys.map((key) => ({
+        path,
+        key,
+        message: `unknown key '${key}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
+      }));
+    }
+    case "invalid_value": {
+      const field = String([...path].reverse().find((p) => typeof p === "string") ?? "value");
+      const options = issue.values.map(String);
+      const noun = VALUE_NOUNS[field] ?? `one of ${options.join(", ")}`;
+      return [{ path, message: `${show(value)} is not ${noun}${didYouMean(String(value), options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}` }];
+    }
+    case "invalid_type": {
+      if (value === undefined) return [{ path, message: `is required (${expectedText(issue.expected)})` }];
+      return [{ path, message: `must be ${expectedText(issue.expected)}, not ${kindOf(value)}` }];
+    }
+    case "invalid_union": {
+      // A union of a duration string and a number, or of `true` and an object: report the branch
+      // that fits the value's kind, else say which kinds are accepted.
+      const branches = (issue as z.core.$ZodIssueInvalidUnion).errors;
+      const kindMismatch = (i: z.core.$ZodIssue) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value");
+      const fitting = branches.find((branch) => branch.length > 0 && !branch.some(kindMismatch));
+      if (fitting) return fitting.flatMap((i) => explain({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data));
+      const kinds = [...new Set(branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))))];
+      return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value)}` }];
+    }
+    default:
+      return [{ path, message: cleanZodMessage(issue.message) }];
+  }
+}
+
+/** Cross-field checks the schema cannot express. */
+function semanticProblems(scenario: ScenarioFile): { path: Path; message: string }[] {
+  const problems: { path: Path; message: string }[] = [];
+  const seen = new Map<string, number>();
+  scenario.merchants.forEach((m, i) => {
+    for (const [field, value] of [
+      ["id", m.id],
+      ["api_key", m.api_key],
+      ["payment_token", m.payment_token],
+    ] as const) {
+      const key = `${field}:${value}`;
+      if (seen.has(key)) {
+        problems.push({
+          path: ["merchants", i, field],
+          message: `merchants[${seen.get(key)}] has the same ${field}; each merchant needs its own`,
+        });
+      } else seen.set(key, i);
+    }
+  });
+  const ids = scenario.merchants.map((m) => m.id);
+  (scenario.rules ?? []).forEach((rule, i) => {
+    const merchant = rule.match?.merchant;
+    if (merchant !== undefined && !ids.includes(merchant)) {
+      problems.push({
+        path: ["rules", i, "match", "merchant"],
+        message: `'${merchant}' is not a merchant of this scenario${didYouMean(merchant, ids)} (merchants: ${ids.join(", ")})`,
+      });
+    }
+    const calls = rule.match?.calls;
+    if (calls && Object.keys(calls).length === 0) {
+      problems.push({ path: ["rules", i, "match", "calls"], message: "calls needs nth, from or times" });
+    }
+  });
+  return problems;
+}
+
+const KEYS_BY_CONTEXT: Array<[RegExp, string[]]> = [
+  [/^$/, ["$schema", "name", "description", "merchants", "settings", "rules"]],
+  [/^merchants\.\d+$/, ["id", "name", "api_key", "api_secret", "payment_token", "login", "scopes", "disabled"]],
+  [/^merchants\.\d+\.login$/, ["email", "password"]],
+  [/^settings$/, ["token_ttl", "leeway", "algorithm", "credential_precedence", "login_mode", "payment_token_transport", "disabled_merchant_status", "clock_offset"]],
+  [/^rules\.\d+$/, ["name", "description", "match", "then"]],
+  [/^rules\.\d+\.match$/, ["endpoint", "method", "path", "merchant", "calls", "state", "clock"]],
+  [/^rules\.\d+\.match\.calls$/, ["nth", "from", "times"]],
+  [/^rules\.\d+\.match\.clock$/, ["after", "before"]],
+  [
+    /^rules\.\d+\.then$/,
+    [
+      "respond", "delay", "drop_connection", "reject_credentials", "disable_merchant", "enable_merchant", "rotate_secret",
+      "revoke_token", "expire_token", "issue_token", "rotate_signing_key", "expire_payment_token", "revoke_payment_token",
+      "login_gone", "advance_clock", "set_state",
+    ],
+  ],
+  [/^rules\.\d+\.then\.respond$/, ["status", "headers", "body", "retry_after"]],
+  [/^rules\.\d+\.then\.issue_token$/, ["expired", "not_before"]],
+  [/^rules\.\d+\.then\.rotate_signing_key$/, ["keep_old"]],
+];
+
+function allowedKeysAt(path: Path): string[] {
+  const key = path.map(String).join(".");
+  return KEYS_BY_CONTEXT.find(([re]) => re.test(key))?.[1] ?? [];
+}
+
+/** The offset of the node at `path` (or of the key `key` inside it); the nearest existing ancestor otherwise. */
+function offsetOf(doc: Document, path: Path, key?: string): number {
+  if (key !== undefined) {
+    const parent = doc.getIn(path as unknown[], true);
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+      if (pair && isNode(pair.key) && pair.key.range) return pair.key.range[0];
+    }
+  }
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n) as unknown[], true) as Node | undefined;
+    if (isNode(node) && node.range) {
+      // For a missing key, point at its parent mapping; for an existing value, at the value.
+      return node.range[0];
+    }
+  }
+  return 0;
+}
+
+export function pathText(path: Path): string {
+  return path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), "");
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let v: unknown = data;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return `the text ${show(value)}`;
+  return `${typeof value === "number" ? "the number" : typeof value} ${String(value)}`;
+}
+
+function expectedText(expected: string): string {
+  const map: Record<string, string> = {
+    string: "a text",
+    number: "a number",
+    int: "a whole number",
+    boolean: "true or false",
+    object: "a mapping (key: value lines)",
+    array: "a list (lines starting with '- ')",
+  };
+  return map[expected] ?? expected;
+}
+
+function show(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return `'${String(text).slice(0, 60)}'`;
+}
+
+function cleanZodMessage(message: string): string {
+  return message.replace(/^Invalid input: /, "").replace(/^Too small: expected (\w+) to have >=(\d+) items?$/, "needs at least $2 item(s)");
+}
+
+function syntaxMessage(code: string, message: string): string {
+  if (code === "DUPLICATE_KEY") return "a key appears twice in the same mapping; keep one";
+  const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  return `not valid YAML or JSON: ${first}`;
+}
