@@ -47,8 +47,8 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# scenarios/ is not copied yet: git tracks no file in it, so a clean checkout has no such directory.
-# Add `COPY scenarios ./scenarios` here once it holds files.
+# The scenario library (`serve --scenario NAME`) and its JSON Schema.
+COPY scenarios ./scenarios
 
 USER node
 EXPOSE 4010

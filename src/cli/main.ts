@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
+import { scenariosCommand } from "./commands/scenarios.js";
+import { schemaCommand } from "./commands/schema.js";
 import { serveCommand } from "./commands/serve.js";
+import { validateCommand } from "./commands/validate.js";
 import { VERSION } from "../core/version.js";
 
 /**
@@ -15,9 +18,10 @@ await yargs(hideBin(process.argv))
   .scriptName("merchant-sandbox")
   .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
   .env("MERCHANT_SANDBOX")
-  // A flag given twice means the last one, as in most CLIs, not an array.
-  .parserConfiguration({ "duplicate-arguments-array": false })
   .command(serveCommand)
+  .command(validateCommand)
+  .command(scenariosCommand)
+  .command(schemaCommand)
   .demandCommand(1, "Name a command: merchant-sandbox serve starts the sandbox on http://127.0.0.1:4010.")
   .strict()
   .version(VERSION)

@@ -131,6 +131,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const trace: RequestTrace = {
       endpoint: r.name,
       scenario: attributed ? scenarioSet.of(attributed) : scenarioSet.primary,
+      // Who the request says it is; the endpoint confirms (or refuses) it.
+      ...(attributed ? { merchantId: attributed.id } : {}),
       effects: {},
       rules: [],
     };

@@ -14,6 +14,7 @@ export function formatRequestLog(entry: RequestLogEntry, format: Exclude<LogForm
     entry.merchant ? `merchant=${entry.merchant}` : "",
     entry.code ? `code=${entry.code}` : "",
     entry.tokenId ? `jti=${entry.tokenId}` : "",
+    entry.rules ? `rules=${entry.rules.join(",")}` : "",
   ].filter(Boolean);
   return `${entry.time} ${entry.method} ${printable(entry.path + query)} ${entry.status} ${entry.durationMs.toFixed(1)}ms${extras.length ? " " + extras.join(" ") : ""}`;
 }

@@ -3,6 +3,8 @@ import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Docum
 import type { z } from "zod";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
+import { placeholderProblem, placeholdersIn } from "./template.js";
+import { faker as fakerForChecks } from "@faker-js/faker";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
@@ -135,7 +137,11 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       // A union of a duration string and a number, or of `true` and an object: report the branch
       // that fits the value's kind, else say which kinds are accepted.
       const branches = (issue as z.core.$ZodIssueInvalidUnion).errors;
-      const kindMismatch = (i: z.core.$ZodIssue) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value");
+      // A branch "fits" when the value is of the kind it takes (a string for an enum of strings,
+      // a mapping for an object) and only the content is wrong.
+      const kindMismatch = (i: z.core.$ZodIssue) =>
+        i.path.length === 0 &&
+        (i.code === "invalid_type" || (i.code === "invalid_value" && !i.values.some((v) => typeof v === typeof value)));
       const fitting = branches.find((branch) => branch.length > 0 && !branch.some(kindMismatch));
       if (fitting) return fitting.flatMap((i) => explain({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data));
       const kinds = [...new Set(branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))))];
@@ -174,12 +180,27 @@ function semanticProblems(scenario: ScenarioFile): { path: Path; message: string
         message: `'${merchant}' is not a merchant of this scenario${didYouMean(merchant, ids)} (merchants: ${ids.join(", ")})`,
       });
     }
+    const body = rule.then.respond?.body;
+    if (body !== undefined) problems.push(...templateProblems(body, ["rules", i, "then", "respond", "body"]));
     const calls = rule.match?.calls;
     if (calls && Object.keys(calls).length === 0) {
       problems.push({ path: ["rules", i, "match", "calls"], message: "calls needs nth, from or times" });
     }
   });
   return problems;
+}
+
+/** Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request. */
+function templateProblems(value: unknown, path: Path): { path: Path; message: string }[] {
+  if (typeof value === "string") {
+    return placeholdersIn(value).flatMap((expr) => {
+      const problem = placeholderProblem(expr, fakerForChecks);
+      return problem ? [{ path, message: problem }] : [];
+    });
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => templateProblems(v, [...path, i]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => templateProblems(v, [...path, k]));
+  return [];
 }
 
 const KEYS_BY_CONTEXT: Array<[RegExp, string[]]> = [

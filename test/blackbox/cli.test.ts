@@ -19,7 +19,7 @@ describe("merchant-sandbox serve", () => {
   });
 
   it("prints its URL and the loaded merchants' api_keys on start, and no secret", () => {
-    expect(cli.stdout()).toMatch(/^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ merchants=sandbox-api-key alg=RS256 token_ttl=3600s\n/);
+    expect(cli.stdout()).toMatch(/^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ scenarios=default merchants=sandbox-api-key alg=RS256 token_ttl=3600s\n/);
     expect(cli.stdout()).not.toContain("sandbox-api-secret");
     expect(cli.stdout()).not.toContain("sandbox-payment-token");
   });

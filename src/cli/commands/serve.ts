@@ -4,6 +4,8 @@ import { startServer } from "../../adapters/node-http.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
+import { loadScenarioDir, resolveScenario, type LoadedScenario } from "../../scenarios/library.js";
+import { ScenarioLoadError } from "../../scenarios/load.js";
 
 /** `merchant-sandbox serve`: the standalone server, with the built-in default merchant. */
 
@@ -22,35 +24,51 @@ interface ServeArgs {
   disabledMerchantStatus: number;
   signingKey?: string;
   logFormat: LogFormat;
+  scenario?: string[];
+  scenariosDir?: string;
 }
 
 const SETTINGS = "Token and auth settings:";
+
+/** A flag given twice means its last value, as in most CLIs (yargs would make it an array). */
+const last = <T>(value: T | T[]): T => (Array.isArray(value) ? (value.at(-1) as T) : value);
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
   command: "serve",
   describe: "Start the sandbox HTTP server (default http://127.0.0.1:4010)",
   builder: (y: Argv) =>
     y
-      .option("port", { alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
-      .option("host", { type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
-      .option("token-ttl", { type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
-      .option("leeway", { type: "string", default: "0s", group: SETTINGS, describe: "Clock skew tolerated when checking exp/nbf/iat" })
-      .option("alg", { type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
-      .option("issuer", { type: "string", default: "https://merchant-sandbox.test", group: SETTINGS, describe: "The tokens' iss claim" })
-      .option("audience", { type: "string", default: "merchant-api", group: SETTINGS, describe: "The tokens' aud claim" })
+      .option("port", { coerce: last, alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
+      .option("host", { coerce: last, type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
+      .option("token-ttl", { coerce: last, type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
+      .option("leeway", { coerce: last, type: "string", default: "0s", group: SETTINGS, describe: "Clock skew tolerated when checking exp/nbf/iat" })
+      .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
+      .option("issuer", { coerce: last, type: "string", default: "https://merchant-sandbox.test", group: SETTINGS, describe: "The tokens' iss claim" })
+      .option("audience", { coerce: last, type: "string", default: "merchant-api", group: SETTINGS, describe: "The tokens' aud claim" })
       .option("signing-key", {
+        coerce: last,
         type: "string",
         group: SETTINGS,
         describe: "Signing key, or @path to a file: PKCS#8 PEM or private JWK (RS256/ES256), secret >= 32 bytes (HS256). Share it so replicas accept each other's tokens. Default: generated at start",
       })
-      .option("credential-precedence", { type: "string", choices: [...PRECEDENCES], default: "must_match", group: SETTINGS, describe: "A credential sent in both body and header" })
-      .option("payment-token-transport", { type: "string", default: "authorization", group: SETTINGS, describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>" })
-      .option("disabled-merchant-status", { type: "number", choices: [401, 403], default: 401, group: SETTINGS, describe: "Status for a disabled merchant's token request" })
-      .option("login-mode", { type: "string", choices: [...LOGIN_MODES], default: "deprecated", group: SETTINGS, describe: "Deprecated /api/login_check: works with Deprecation headers, or 410" })
-      .option("seed", { type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
-      .option("log-format", { type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
+      .option("credential-precedence", { coerce: last, type: "string", choices: [...PRECEDENCES], default: "must_match", group: SETTINGS, describe: "A credential sent in both body and header" })
+      .option("payment-token-transport", { coerce: last, type: "string", default: "authorization", group: SETTINGS, describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>" })
+      .option("disabled-merchant-status", { coerce: last, type: "number", choices: [401, 403], default: 401, group: SETTINGS, describe: "Status for a disabled merchant's token request" })
+      .option("login-mode", { coerce: last, type: "string", choices: [...LOGIN_MODES], default: "deprecated", group: SETTINGS, describe: "Deprecated /api/login_check: works with Deprecation headers, or 410" })
+      .option("scenario", {
+        alias: "s",
+        type: "string",
+        array: true,
+        group: "Scenarios:",
+        describe: "Load a scenario: a library name (see `merchant-sandbox scenarios`) or a YAML/JSON file. Repeatable; the first is the primary one",
+      })
+      .option("scenarios-dir", { coerce: last, type: "string", group: "Scenarios:", describe: "Load every scenario file of this folder" })
+      .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
+      .option("log-format", { coerce: last, type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
       .example("$0 serve", "the default merchant on :4010 (api_key sandbox-api-key)")
       .example("$0 serve --token-ttl 60s --alg ES256", "short-lived ES256 tokens")
+      .example("$0 serve --scenario token-endpoint-outage", "a library scenario, beside the default merchant")
+      .example("$0 serve --scenarios-dir ./scenarios", "every scenario of a folder: one server for a whole suite")
       .example("MERCHANT_SANDBOX_PORT=8080 $0 serve", "every flag is also an environment variable") as unknown as Argv<ServeArgs>,
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
     const format = args.logFormat;
@@ -66,6 +84,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       disabledMerchantStatus: args.disabledMerchantStatus,
       loginMode: args.loginMode,
       seed: args.seed,
+      scenarios: loadScenarios(args.scenario ?? [], args.scenariosDir),
       ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
       ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
       onInternalError: (error, entry) =>
@@ -74,6 +93,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
     const sandbox = await createSandbox(options).catch((e: unknown) => {
       if (e instanceof ConfigError) usage(asFlagMessage(e));
+      if (e instanceof ScenarioLoadError) scenarioProblems(e);
       throw e;
     });
     const running = await startServer(sandbox, { port: args.port, host: args.host }).catch((e: NodeJS.ErrnoException) => {
@@ -86,6 +106,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     out(
       formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
         ...bound,
+        scenarios: sandbox.scenarios.map((s) => s.name),
         merchants: apiKeys,
         alg: sandbox.settings.algorithm,
         token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
@@ -121,6 +142,22 @@ const FLAG_OF_SETTING: Record<string, string> = {
 function asFlagMessage(e: ConfigError): string {
   const flag = e.setting && FLAG_OF_SETTING[e.setting];
   return flag && e.message.startsWith(e.setting!) ? flag + e.message.slice(e.setting!.length) : e.message;
+}
+
+/** --scenario and --scenarios-dir, loaded and validated before anything starts. */
+function loadScenarios(names: string[], dir: string | undefined): LoadedScenario[] {
+  try {
+    return [...names.map((n) => resolveScenario(n)), ...(dir === undefined ? [] : loadScenarioDir(dir))];
+  } catch (e) {
+    if (e instanceof ScenarioLoadError) scenarioProblems(e);
+    throw e;
+  }
+}
+
+/** An invalid scenario stops the start: one line per problem (file:line:column: path: message), exit 2. */
+function scenarioProblems(e: ScenarioLoadError): never {
+  process.stderr.write(`merchant-sandbox: the scenarios do not load, nothing was started:\n${e.message}\n`);
+  process.exit(2);
 }
 
 function readKey(value: string): string {
