@@ -197,20 +197,20 @@ function scenarioList(options: SandboxOptions): LoadedScenario[] {
 
 function makeScenarioSet(instances: ScenarioInstance[], owners: Map<string, ScenarioInstance>): ScenarioSet {
   const primary = instances[0]!;
+  // No action changes a transport, so the list is made once, not per request.
+  const transports = new Map<string, PaymentTokenTransport>();
+  for (const i of instances) {
+    const t = i.settings.paymentTokenTransport;
+    transports.set(t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`, t);
+  }
+  const transportList = [...transports.values()];
   return {
     all: instances,
     primary,
     of(merchant: Merchant): ScenarioInstance {
       return owners.get(merchant.id) ?? primary;
     },
-    paymentTokenTransports(): PaymentTokenTransport[] {
-      const seen = new Map<string, PaymentTokenTransport>();
-      for (const i of instances) {
-        const t = i.settings.paymentTokenTransport;
-        seen.set(t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`, t);
-      }
-      return [...seen.values()];
-    },
+    paymentTokenTransports: () => transportList,
     acceptedKids(): Set<string> {
       const kids = new Set<string>();
       for (const i of instances) for (const kid of i.keys.accepted) kids.add(kid);
