@@ -11,7 +11,8 @@ import type { ThenFile } from "./schema.js";
 import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
 
 /**
- * Running a scenario's rules for one request, before the endpoint. Every rule that matches fires,
+ * Running a scenario's rules for one request, before the endpoint. The request is the scenario's
+ * when its credentials belong to one of the scenario's merchants. Every rule that matches fires,
  * in file order: all their state changes apply (clock, merchant, tokens, keys, state), their delays
  * add up, and the first `respond` or `drop_connection` among them answers instead of the endpoint.
  * A `set_state` takes effect after all rules were matched, so rules never chain within one request.
@@ -26,6 +27,10 @@ export async function runRules(
 ): Promise<SandboxResponse | undefined> {
   const scenario = trace.scenario;
   if (scenario.rules.length === 0 || trace.endpoint === "control") return undefined;
+  // A request no merchant can be read from (a mistyped key, no credentials) is not the scripted
+  // merchant's, and must not use up its rules; only the JWKS, which never carries credentials,
+  // runs the primary scenario's rules.
+  if (!attributed && trace.endpoint !== "jwks") return undefined;
   const facts = {
     endpoint: trace.endpoint,
     method: request.method,

@@ -62,7 +62,11 @@ export class ScenarioInstance {
     }
     const offsetMs = file.settings?.clock_offset === undefined ? 0 : parseSignedDuration(file.settings.clock_offset);
     const clock = new SandboxClock({ parent: deps.parentClock, offsetMs });
-    const keys = new ScenarioKeys(deps.ring, await deps.ring.startKey(settings.algorithm));
+    // A scenario that rotates its key starts on a key of its own: rotating away a shared key would
+    // leave it published (other scenarios still use it) while this scenario refuses it.
+    const rotates = (file.rules ?? []).some((r) => r.then.rotate_signing_key !== undefined);
+    const startKey = rotates ? await deps.ring.generate(settings.algorithm) : await deps.ring.startKey(settings.algorithm);
+    const keys = new ScenarioKeys(deps.ring, startKey);
 
     const inputs = file.merchants.map(merchantInput);
     for (const input of inputs) {
