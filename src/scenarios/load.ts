@@ -29,6 +29,14 @@ export class ScenarioLoadError extends Error {
   }
 }
 
+/** Where `path` is in a scenario text (1:1 when it cannot be found): for problems found after loading. */
+export function positionIn(text: string, path: Path): { line: number; column: number } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  const pos = lineCounter.linePos(offsetOf(doc, path));
+  return { line: pos.line, column: pos.col };
+}
+
 /** `file:line:column: path: message`, the shape editors and CI annotations understand. */
 export function formatProblem(p: ScenarioProblem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
@@ -55,7 +63,7 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
   };
   if (doc.errors.length > 0) {
     throw new ScenarioLoadError(
-      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message) })),
+      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.pos[0], e.pos[1])) })),
     );
   }
   return validateScenario(doc.toJS(), file, (path, key) => at(offsetOf(doc, path, key)));
@@ -76,12 +84,10 @@ export function validateScenario(
     ]);
   }
   const result = scenarioSchema.safeParse(data);
-  if (result.success) {
-    const semantic = semanticProblems(result.data);
-    if (semantic.length === 0) return result.data;
-    throw new ScenarioLoadError(semantic.map((s) => ({ file, ...positionOf(s.path), path: pathText(s.path), message: s.message })));
-  }
-  const problems = result.error.issues.flatMap((issue) => explain(issue, data)).map((p) => ({
+  // Cross-field checks run on the raw data too, so every problem is reported at once.
+  const explained = [...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))), ...semanticProblems(data as Record<string, unknown>)];
+  if (result.success && explained.length === 0) return result.data;
+  const problems = explained.map((p) => ({
     file,
     ...positionOf(p.path, p.key),
     path: pathText(p.key === undefined ? p.path : [...p.path, p.key]),
@@ -91,7 +97,16 @@ export function validateScenario(
   throw new ScenarioLoadError(problems);
 }
 
-type Path = PropertyKey[];
+/**
+ * Drops issues that only follow from another: a `then` whose one action is misspelt is reported as
+ * the unknown key, not also as "needs at least one action".
+ */
+function withoutConsequences(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const unknownAt = new Set(issues.filter((i) => i.code === "unrecognized_keys").map((i) => i.path.map(String).join(".")));
+  return issues.filter((i) => !(i.code === "custom" && unknownAt.has(i.path.map(String).join("."))));
+}
+
+export type Path = PropertyKey[];
 interface Explained {
   path: Path;
   /** For an unknown key: the key itself, so the position is the key's, not its parent's. */
@@ -130,7 +145,7 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       return [{ path, message: `${show(value)} is not ${noun}${didYouMean(String(value), options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}` }];
     }
     case "invalid_type": {
-      if (value === undefined) return [{ path, message: `is required (${expectedText(issue.expected)})` }];
+      if (value === undefined) return [{ path, message: `is required: ${expectedText(issue.expected)}` }];
       return [{ path, message: `must be ${expectedText(issue.expected)}, not ${kindOf(value)}` }];
     }
     case "invalid_union": {
@@ -144,46 +159,53 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
         (i.code === "invalid_type" || (i.code === "invalid_value" && !i.values.some((v) => typeof v === typeof value)));
       const fitting = branches.find((branch) => branch.length > 0 && !branch.some(kindMismatch));
       if (fitting) return fitting.flatMap((i) => explain({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data));
+      // A union with a message of its own (durations) says what it takes in words.
+      if (!/^Invalid input/.test(issue.message)) return [{ path, message: issue.message }];
       const kinds = [...new Set(branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))))];
       return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value)}` }];
     }
+    case "too_small":
+    case "too_big":
+      return [{ path, message: rangeMessage(issue, path) }];
     default:
       return [{ path, message: cleanZodMessage(issue.message) }];
   }
 }
 
-/** Cross-field checks the schema cannot express. */
-function semanticProblems(scenario: ScenarioFile): { path: Path; message: string }[] {
-  const problems: { path: Path; message: string }[] = [];
+/** Cross-field checks the schema cannot express; on raw data, so they skip what is malformed. */
+function semanticProblems(data: Record<string, unknown>): Explained[] {
+  const problems: Explained[] = [];
+  const merchants = Array.isArray(data.merchants) ? (data.merchants as unknown[]) : [];
   const seen = new Map<string, number>();
-  scenario.merchants.forEach((m, i) => {
-    for (const [field, value] of [
-      ["id", m.id],
-      ["api_key", m.api_key],
-      ["payment_token", m.payment_token],
-    ] as const) {
+  const ids: string[] = [];
+  merchants.forEach((m, i) => {
+    if (!m || typeof m !== "object") return;
+    const merchant = m as Record<string, unknown>;
+    if (typeof merchant.id === "string") ids.push(merchant.id);
+    for (const field of ["id", "api_key", "payment_token"] as const) {
+      const value = merchant[field];
+      if (typeof value !== "string") continue;
       const key = `${field}:${value}`;
       if (seen.has(key)) {
-        problems.push({
-          path: ["merchants", i, field],
-          message: `merchants[${seen.get(key)}] has the same ${field}; each merchant needs its own`,
-        });
+        problems.push({ path: ["merchants", i, field], message: `merchants[${seen.get(key)}] has the same ${field}; each merchant needs its own` });
       } else seen.set(key, i);
     }
   });
-  const ids = scenario.merchants.map((m) => m.id);
-  (scenario.rules ?? []).forEach((rule, i) => {
+  const rules = Array.isArray(data.rules) ? (data.rules as unknown[]) : [];
+  rules.forEach((r, i) => {
+    if (!r || typeof r !== "object") return;
+    const rule = r as { match?: { merchant?: unknown; calls?: unknown }; then?: { respond?: { body?: unknown } } };
     const merchant = rule.match?.merchant;
-    if (merchant !== undefined && !ids.includes(merchant)) {
+    if (typeof merchant === "string" && !ids.includes(merchant)) {
       problems.push({
         path: ["rules", i, "match", "merchant"],
         message: `'${merchant}' is not a merchant of this scenario${didYouMean(merchant, ids)} (merchants: ${ids.join(", ")})`,
       });
     }
-    const body = rule.then.respond?.body;
+    const body = rule.then?.respond?.body;
     if (body !== undefined) problems.push(...templateProblems(body, ["rules", i, "then", "respond", "body"]));
     const calls = rule.match?.calls;
-    if (calls && Object.keys(calls).length === 0) {
+    if (calls && typeof calls === "object" && Object.keys(calls).length === 0) {
       problems.push({ path: ["rules", i, "match", "calls"], message: "calls needs nth, from or times" });
     }
   });
@@ -191,7 +213,7 @@ function semanticProblems(scenario: ScenarioFile): { path: Path; message: string
 }
 
 /** Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request. */
-function templateProblems(value: unknown, path: Path): { path: Path; message: string }[] {
+function templateProblems(value: unknown, path: Path): Explained[] {
   if (typeof value === "string") {
     return placeholdersIn(value).flatMap((expr) => {
       const problem = placeholderProblem(expr, fakerForChecks);
@@ -287,12 +309,31 @@ function show(value: unknown): string {
   return `'${String(text).slice(0, 60)}'`;
 }
 
+/** Range problems in the loader's words: an HTTP status, a count, a non-empty text or list. */
+function rangeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, path: Path): string {
+  const field = String(path.at(-1));
+  if (field === "status") return "must be an HTTP status from 200 to 599";
+  const limit = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
+  switch (issue.origin) {
+    case "string":
+      return issue.code === "too_small" && limit === 1 ? "must not be empty" : `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit} characters long`;
+    case "array":
+      return issue.code === "too_small" ? `needs at least ${limit} item${limit === 1 ? "" : "s"}` : `may have at most ${limit} items`;
+    default:
+      if (issue.code === "too_small" && limit === 0) return "must not be negative";
+      return `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit}`;
+  }
+}
+
 function cleanZodMessage(message: string): string {
   return message.replace(/^Invalid input: /, "").replace(/^Too small: expected (\w+) to have >=(\d+) items?$/, "needs at least $2 item(s)");
 }
 
-function syntaxMessage(code: string, message: string): string {
-  if (code === "DUPLICATE_KEY") return "a key appears twice in the same mapping; keep one";
+function syntaxMessage(code: string, message: string, at: string): string {
+  if (code === "DUPLICATE_KEY") {
+    const key = /^[\w$.-]+/.exec(at)?.[0];
+    return `${key ? `the key '${key}'` : "a key"} appears twice in the same mapping; keep one`;
+  }
   const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
   return `not valid YAML or JSON: ${first}`;
 }

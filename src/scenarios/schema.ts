@@ -8,13 +8,15 @@ import { ALGORITHMS, LOGIN_MODES, PRECEDENCES, SCOPES } from "../core/config.js"
  */
 
 const DURATION = /^-?(\d+(\.\d+)?(ms|s|m|h|d))+$|^-?\d+(\.\d+)?$/;
+const SIGNED_HELP = "must be a duration such as 90s, 59m, 1h, 1h30m or -2h";
+const UNSIGNED_HELP = "must be a duration such as 90s, 59m, 1h or 1h30m (no sign)";
 const duration = (what: string) =>
   z
-    .union([z.string().regex(DURATION, { message: "must be a duration such as 90s, 59m, 1h, 1h30m or -2h" }), z.number().nonnegative()])
-    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
+    .union([z.string().regex(DURATION, { message: SIGNED_HELP }), z.number()], { error: SIGNED_HELP })
+    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, -2h, or a number of seconds`);
 const positiveDuration = (what: string) =>
   z
-    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: "must be a duration such as 90s, 59m, 1h or 1h30m (no sign)" }), z.number().nonnegative()])
+    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative({ message: UNSIGNED_HELP })], { error: UNSIGNED_HELP })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
 
 const credential = (what: string) =>

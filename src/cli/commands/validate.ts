@@ -1,13 +1,14 @@
+import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { ConfigError } from "../../core/config.js";
-import { createSandbox } from "../../core/sandbox.js";
-import { loadScenarioFile, ScenarioLoadError, type ScenarioProblem, formatProblem } from "../../scenarios/load.js";
-import type { LoadedScenario } from "../../scenarios/library.js";
+import { DEFAULT_SCENARIO } from "../../scenarios/default-scenario.js";
+import { formatProblem, loadScenarioFile, positionIn, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/load.js";
+import type { ScenarioFile } from "../../scenarios/schema.js";
 
 /**
  * `merchant-sandbox validate FILE…`: checks scenario files without starting anything. One line per
- * problem (file:line:column: path: message); exit 0 when all are valid, 1 otherwise. Files that are
- * valid one by one are also loaded together, as `serve` would, to catch clashes between them.
+ * problem (file:line:column: path: message); exit 0 when all are valid, 1 otherwise. Valid files are
+ * also checked together, and against the built-in default scenario (unless one replaces it), as
+ * `serve` would load them: two scenarios cannot share a merchant's credentials.
  */
 interface ValidateArgs {
   files: string[];
@@ -20,9 +21,9 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     y
       .positional("files", { type: "string", array: true, demandOption: true, describe: "Scenario files" })
       .example("$0 validate scenarios/*.yaml", "exit 1 and one line per problem if any file is invalid") as unknown as Argv<ValidateArgs>,
-  handler: async (args: ArgumentsCamelCase<ValidateArgs>) => {
+  handler: (args: ArgumentsCamelCase<ValidateArgs>) => {
     const problems: ScenarioProblem[] = [];
-    const loaded: LoadedScenario[] = [];
+    const loaded: Array<{ scenario: ScenarioFile; source: string }> = [];
     for (const file of args.files) {
       try {
         loaded.push({ scenario: loadScenarioFile(file), source: file });
@@ -31,16 +32,54 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         problems.push(...e.problems);
       }
     }
-    if (problems.length === 0 && loaded.length > 1) {
-      try {
-        await createSandbox({ scenarios: loaded, frozenAt: 0 });
-      } catch (e) {
-        if (!(e instanceof ConfigError)) throw e;
-        problems.push({ file: args.files.join(", "), line: 1, column: 1, path: "", message: e.message });
-      }
-    }
+    problems.push(...clashes(loaded));
     for (const p of problems) process.stdout.write(formatProblem(p) + "\n");
-    for (const l of loaded) if (!problems.some((p) => p.file === l.source)) process.stdout.write(`${l.source}: ok (scenario '${l.scenario.name}')\n`);
+    for (const l of loaded) {
+      if (!problems.some((p) => p.file === l.source)) process.stdout.write(`${l.source}: ok (scenario '${l.scenario.name}')\n`);
+    }
     process.exitCode = problems.length === 0 ? 0 : 1;
   },
 };
+
+/** Credentials or names that two scenarios share, reported at the later file's line. */
+function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): ScenarioProblem[] {
+  const all = loaded.some((l) => l.scenario.name === "default") ? loaded : [{ scenario: DEFAULT_SCENARIO, source: "built-in" }, ...loaded];
+  const owners = new Map<string, { name: string; source: string }>();
+  const problems: ScenarioProblem[] = [];
+  for (const { scenario, source } of all) {
+    const owner = { name: scenario.name, source };
+    const nameOwner = owners.get(`name:${scenario.name}`);
+    if (nameOwner) problems.push(problem(source, ["name"], `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name`));
+    owners.set(`name:${scenario.name}`, owner);
+    scenario.merchants.forEach((m, i) => {
+      const claims: Array<[string, string, string]> = [
+        ["id", m.id, `merchant id '${m.id}'`],
+        ["api_key", m.api_key, `api_key '${m.api_key}'`],
+        // A payment token is a secret: the message never shows it.
+        ["payment_token", m.payment_token, "payment token"],
+        ...(m.login ? ([["login", m.login.email.toLowerCase(), `login e-mail '${m.login.email}'`]] as Array<[string, string, string]>) : []),
+      ];
+      for (const [field, value, what] of claims) {
+        const other = owners.get(`${field}:${value}`);
+        if (other && other.name !== scenario.name) {
+          const hint = other.source === "built-in" ? "; to change the default merchant, name your scenario 'default'" : "";
+          problems.push(
+            problem(source, ["merchants", i, field], `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`),
+          );
+        } else owners.set(`${field}:${value}`, owner);
+      }
+    });
+  }
+  return problems;
+}
+
+function problem(source: string, path: Array<string | number>, message: string): ScenarioProblem {
+  let position = { line: 1, column: 1 };
+  try {
+    position = positionIn(readFileSync(source, "utf8"), path);
+  } catch {
+    // The built-in scenario has no file: 1:1.
+  }
+  const shown = path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), "");
+  return { file: source, ...position, path: shown, message };
+}
