@@ -119,10 +119,11 @@ export class ScenarioKeys {
     return next;
   }
 
-  /** Drops every key but the current one (the end of an overlap window). */
-  retireOld(): void {
+  /** Back to one key (a reset): that key signs, and only it is accepted. */
+  resetTo(key: SigningKey): void {
+    this.currentKey = key;
     this.acceptedKids.clear();
-    this.acceptedKids.add(this.currentKey.kid);
+    this.acceptedKids.add(key.kid);
   }
 }
 

@@ -66,6 +66,15 @@ export class MerchantRegistry {
     return merchant;
   }
 
+  /** Forgets a merchant (a session that ended): its credentials stop working at once. */
+  remove(merchant: Merchant): void {
+    if (this.byId.get(merchant.id) !== merchant) return;
+    this.byId.delete(merchant.id);
+    this.byApiKey.delete(merchant.apiKey);
+    this.byPaymentToken.delete(merchant.paymentToken);
+    if (merchant.login) this.byLogin.delete(merchant.login.email.toLowerCase());
+  }
+
   all(): Merchant[] {
     return [...this.byId.values()];
   }

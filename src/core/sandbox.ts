@@ -2,12 +2,12 @@ import { Faker, en } from "@faker-js/faker";
 import { AccessTokens } from "./access-tokens.js";
 import { attributeMerchant } from "./attribution.js";
 import { SandboxClock } from "./clock.js";
-import { ConfigError, resolveSettings, type PaymentTokenTransport, type SandboxSettings, type SettingsInput } from "./config.js";
-import type { RequestTrace, SandboxContext, ScenarioSet } from "./context.js";
+import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "./config.js";
+import type { RequestTrace, SandboxContext } from "./context.js";
 import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import { KeyRing, type ScenarioKeys } from "./keys.js";
-import { MerchantRegistry, type Merchant, type MerchantInput } from "./merchants.js";
+import { MerchantRegistry, type MerchantInput } from "./merchants.js";
 import { problemResponse } from "./problem.js";
 import { redactQuery } from "./redact.js";
 import { route } from "./router.js";
@@ -15,7 +15,8 @@ import { TokenLedger } from "./token-ledger.js";
 import { VERSION } from "./version.js";
 import { runRules } from "../scenarios/actions.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
-import { ScenarioInstance, merchantFile } from "../scenarios/instance.js";
+import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
+import { ScenarioRegistry } from "../scenarios/registry.js";
 import { resolveScenario, type LoadedScenario } from "../scenarios/library.js";
 import { validateScenario } from "../scenarios/load.js";
 import type { ScenarioFile } from "../scenarios/schema.js";
@@ -97,16 +98,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   await ring.startKey(settings.algorithm); // a configured key that cannot be used fails here, at start
   const merchants = new MerchantRegistry([]);
   const ledger = new TokenLedger();
-  const owners = new Map<string, ScenarioInstance>();
-
-  const instances: ScenarioInstance[] = [];
+  const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants });
   for (const loaded of scenarioList(options)) {
-    if (instances.some((i) => i.name === loaded.scenario.name)) {
+    if (scenarioSet.byName(loaded.scenario.name)) {
       throw new ConfigError(`two scenarios are named '${loaded.scenario.name}' (${loaded.source}); give each its own name`);
     }
-    instances.push(await ScenarioInstance.create(loaded.scenario, loaded.source, { base: settings, parentClock: clock, ring, registry: merchants, owners }));
+    await scenarioSet.add(loaded.scenario, loaded.source);
   }
-  const scenarioSet = makeScenarioSet(instances, owners);
   const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m));
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
@@ -177,8 +175,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ledger,
     tokens,
     version: VERSION,
-    scenarios: instances,
-    scenario: (name) => instances.find((i) => i.name === name),
+    get scenarios() {
+      return scenarioSet.all;
+    },
+    scenario: (name) => scenarioSet.byName(name),
   };
 }
 
@@ -193,30 +193,6 @@ function scenarioList(options: SandboxOptions): LoadedScenario[] {
   if (given.some((g) => g.scenario.name === "default")) return given;
   const builtIn: ScenarioFile = options.merchants ? { ...DEFAULT_SCENARIO, merchants: options.merchants.map(merchantFile) } : DEFAULT_SCENARIO;
   return [...given, { scenario: builtIn, source: "built-in" }];
-}
-
-function makeScenarioSet(instances: ScenarioInstance[], owners: Map<string, ScenarioInstance>): ScenarioSet {
-  const primary = instances[0]!;
-  // No action changes a transport, so the list is made once, not per request.
-  const transports = new Map<string, PaymentTokenTransport>();
-  for (const i of instances) {
-    const t = i.settings.paymentTokenTransport;
-    transports.set(t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`, t);
-  }
-  const transportList = [...transports.values()];
-  return {
-    all: instances,
-    primary,
-    of(merchant: Merchant): ScenarioInstance {
-      return owners.get(merchant.id) ?? primary;
-    },
-    paymentTokenTransports: () => transportList,
-    acceptedKids(): Set<string> {
-      const kids = new Set<string>();
-      for (const i of instances) for (const kid of i.keys.accepted) kids.add(kid);
-      return kids;
-    },
-  };
 }
 
 function toInstant(value: Date | number | string): Date | number {

@@ -1,7 +1,7 @@
 import { SandboxClock } from "../core/clock.js";
 import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import { parseDuration } from "../core/duration.js";
-import { ScenarioKeys, type KeyRing } from "../core/keys.js";
+import { ScenarioKeys, type KeyRing, type SigningKey } from "../core/keys.js";
 import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
 import { CompiledRule } from "./rules.js";
 import type { MerchantFile, ScenarioFile, SettingsFile } from "./schema.js";
@@ -22,15 +22,22 @@ export class ScenarioInstance {
   readonly merchants: Merchant[];
   readonly rules: CompiledRule[];
   state = "started";
-  readonly startedAtMs: number;
+  startedAtMs: number;
+  /** Set for a session's private copy of a scenario (POST /__sandbox/sessions). */
+  readonly sessionId: string | undefined;
+  private readonly startKey: SigningKey;
+  private readonly initialLoginMode: SandboxSettings["loginMode"];
+  private readonly clockOffsetMs: number;
 
   private constructor(init: {
     file: ScenarioFile;
     source: string;
     settings: SandboxSettings;
     clock: SandboxClock;
+    clockOffsetMs: number;
     keys: ScenarioKeys;
     merchants: Merchant[];
+    sessionId: string | undefined;
   }) {
     this.name = init.file.name;
     this.description = init.file.description;
@@ -42,6 +49,10 @@ export class ScenarioInstance {
     this.rules = (init.file.rules ?? []).map((rule, i) => new CompiledRule(rule, i));
     this.startedAtMs = init.clock.now();
     this.file = init.file;
+    this.sessionId = init.sessionId;
+    this.startKey = init.keys.signing;
+    this.initialLoginMode = init.settings.loginMode;
+    this.clockOffsetMs = init.clockOffsetMs;
   }
 
   /** Where the scenario came from (a file path, or "built-in"). */
@@ -51,7 +62,14 @@ export class ScenarioInstance {
   static async create(
     file: ScenarioFile,
     source: string,
-    deps: { base: SandboxSettings; parentClock: SandboxClock; ring: KeyRing; registry: MerchantRegistry; owners: Map<string, ScenarioInstance> },
+    deps: {
+      base: SandboxSettings;
+      parentClock: SandboxClock;
+      ring: KeyRing;
+      registry: MerchantRegistry;
+      owners: Map<string, ScenarioInstance>;
+      sessionId?: string;
+    },
   ): Promise<ScenarioInstance> {
     const where = `scenario '${file.name}' (${source})`;
     let settings: SandboxSettings;
@@ -83,9 +101,31 @@ export class ScenarioInstance {
       }
     }
     const merchants = inputs.map((input) => deps.registry.add(input));
-    const instance = new ScenarioInstance({ file, source, settings, clock, keys, merchants });
+    const instance = new ScenarioInstance({ file, source, settings, clock, clockOffsetMs: offsetMs, keys, merchants, sessionId: deps.sessionId });
     for (const m of merchants) deps.owners.set(m.id, instance);
     return instance;
+  }
+
+  /**
+   * Back to how the scenario started: merchants as the file declares them, state `started`, rule
+   * counts at zero, the start key, the login mode, and the clock at the sandbox's time plus the
+   * file's clock_offset. (Revocations live in the sandbox's token ledger; a session reset clears
+   * them by merchant, see the control plane.)
+   */
+  reset(): void {
+    this.file.merchants.forEach((declared, i) => {
+      const merchant = this.merchants[i]!;
+      merchant.apiSecret = declared.api_secret;
+      merchant.disabled = declared.disabled ?? false;
+      delete merchant.paymentTokenState;
+    });
+    this.state = "started";
+    for (const rule of this.rules) rule.resetCount();
+    this.keys.resetTo(this.startKey);
+    this.settings.loginMode = this.initialLoginMode;
+    this.clock.reset();
+    this.clock.advance(this.clockOffsetMs);
+    this.startedAtMs = this.clock.now();
   }
 
   /** Milliseconds since the scenario started, on its own clock. */
