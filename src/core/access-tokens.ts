@@ -90,6 +90,7 @@ export class AccessTokens {
       iat: options.issuedAt,
       exp: options.issuedAt + options.ttlSeconds,
       jti: options.jti,
+      ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
       username: merchant.login?.email,
       roles: ["ROLE_MERCHANT"],
     })

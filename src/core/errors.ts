@@ -179,3 +179,17 @@ export class ScenarioFault extends SandboxError {
   readonly error = "server_error" as const;
   readonly code = "scenario_fault";
 }
+
+/** 429 when the sandbox holds as many sessions as it may (bounded memory). */
+export class TooManySessions extends SandboxError {
+  readonly status = 429;
+  readonly error = "rate_limited" as const;
+  readonly code = "too_many_sessions";
+}
+
+/** 401 on the control plane when an admin token is set and the request lacks it. */
+export class AdminTokenRequired extends SandboxError {
+  readonly status = 401;
+  readonly error = "invalid_token" as const;
+  readonly code = "admin_token_required";
+}

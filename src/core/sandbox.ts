@@ -145,7 +145,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {
-      response = { ...response, headers: { ...response.headers, "x-sandbox-rule": trace.rules.join(", ") } };
+      const names = trace.rules.join(", ").replace(/[^\x20-\x7e]/g, "?");
+      response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
     }
     const entry: RequestLogEntry = {
       time: new Date().toISOString(),

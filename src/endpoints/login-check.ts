@@ -49,9 +49,13 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   }
   trace.merchantId = merchant.id;
   const scenario = ctx.scenarios.of(merchant);
+  const now = scenario.clock.nowSeconds();
+  const ttl = scenario.settings.tokenTtlSeconds;
+  const issue = trace.effects.issue;
   const token = await ctx.tokens.issueLoginToken(merchant, {
-    issuedAt: scenario.clock.nowSeconds(),
-    ttlSeconds: scenario.settings.tokenTtlSeconds,
+    issuedAt: issue?.expired ? now - ttl - 1 : now,
+    ttlSeconds: ttl,
+    ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
     jti: ctx.faker.string.uuid(),
   });
   return jsonResponse(200, { token });

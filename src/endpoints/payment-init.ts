@@ -23,6 +23,12 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
     example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',
   });
   const presented = readPaymentToken(request, body, transport);
+  if (trace.effects.rejectCredentials) {
+    throw new InvalidToken(
+      "credentials_rejected",
+      `The merchant payment token was rejected (scenario '${trace.scenario.name}' simulates this). Your integration should report it and not retry in a loop.`,
+    );
+  }
 
   if (AccessTokens.looksLikeJwt(presented)) {
     throw new InvalidToken(

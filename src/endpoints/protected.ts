@@ -1,6 +1,6 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
-import { InsufficientScope } from "../core/errors.js";
+import { InsufficientScope, InvalidToken } from "../core/errors.js";
 import { assertBodySize } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 
@@ -17,6 +17,12 @@ export function protectedEndpoint(scope: Scope): Endpoint {
       tokenName: "access token",
       howToGet: "get one from POST /api/v2/auth/token",
     });
+    if (trace.effects.rejectCredentials) {
+      throw new InvalidToken(
+        "credentials_rejected",
+        `The access token was rejected (scenario '${trace.scenario.name}' simulates this). A client must handle a 401 by getting a new token from POST /api/v2/auth/token.`,
+      );
+    }
     const verified = await ctx.tokens.verify(token);
     trace.merchantId = verified.merchant.id;
     trace.tokenId = verified.claims.jti;

@@ -95,6 +95,12 @@ export class ScenarioInstance {
         (input.login && deps.registry.byLoginEmail(input.login.email) && `login e-mail '${input.login.email}'`);
       if (clash) {
         const other = [...deps.owners.values()].find((o) => o.merchants.some((m) => clashes(m, input)));
+        // The built-in default loads last: word the clash from the user's scenario's side.
+        if (source === "built-in" && other) {
+          throw new ConfigError(
+            `scenario '${other.name}' (${other.source}) uses the ${clash} of the built-in default scenario; to change the default merchant, name your scenario 'default', or give it credentials of its own`,
+          );
+        }
         throw new ConfigError(
           `${where} declares ${clash}, which scenario '${other?.name ?? "?"}' (${other?.source ?? "?"}) already uses; the credentials select the scenario, so each scenario needs its own`,
         );

@@ -63,7 +63,7 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
   };
   if (doc.errors.length > 0) {
     throw new ScenarioLoadError(
-      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.pos[0], e.pos[1])) })),
+      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.pos[0], e.pos[0] + 200)) })),
     );
   }
   return validateScenario(doc.toJS(), file, (path, key) => at(offsetOf(doc, path, key)));
@@ -311,6 +311,8 @@ function show(value: unknown): string {
 
 /** Range problems in the loader's words: an HTTP status, a count, a non-empty text or list. */
 function rangeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, path: Path): string {
+  // A message written in the schema says it best.
+  if (!/^Too (small|big)/.test(issue.message)) return issue.message;
   const field = String(path.at(-1));
   if (field === "status") return "must be an HTTP status from 200 to 599";
   const limit = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
@@ -331,7 +333,8 @@ function cleanZodMessage(message: string): string {
 
 function syntaxMessage(code: string, message: string, at: string): string {
   if (code === "DUPLICATE_KEY") {
-    const key = /^[\w$.-]+/.exec(at)?.[0];
+    // The parser marks the key's first character; read the whole key (quoted, as in JSON, or plain).
+    const key = (/^"([^"]+)"/.exec(at) ?? /^'([^']+)'/.exec(at) ?? /^([^\s:,{}[\]]+)/.exec(at))?.[1];
     return `${key ? `the key '${key}'` : "a key"} appears twice in the same mapping; keep one`;
   }
   const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");

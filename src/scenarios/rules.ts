@@ -74,12 +74,16 @@ function toList<T extends string>(value: T | T[] | undefined): T[] | undefined {
   return Array.isArray(value) ? value : [value];
 }
 
-/** `/api/v2/payment/*` (one segment), `/api/v2/**` (any depth); everything else literal. */
+/** `/api/v2/payment/*` (one segment), `/api/v2/**` (any depth, including none); everything else literal. */
 export function globToRegExp(glob: string): RegExp {
   let re = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i]!;
-    if (ch === "*" && glob[i + 1] === "*") {
+    // "/**" matches zero or more segments: /api/v2/payment/** matches /api/v2/payment too.
+    if (ch === "/" && glob[i + 1] === "*" && glob[i + 2] === "*") {
+      re += "(?:/.*)?";
+      i += 2;
+    } else if (ch === "*" && glob[i + 1] === "*") {
       re += ".*";
       i++;
     } else if (ch === "*") re += "[^/]*";

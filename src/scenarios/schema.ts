@@ -16,14 +16,14 @@ const duration = (what: string) =>
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, -2h, or a number of seconds`);
 const positiveDuration = (what: string) =>
   z
-    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative({ message: UNSIGNED_HELP })], { error: UNSIGNED_HELP })
+    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], { error: UNSIGNED_HELP })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
 
 const credential = (what: string) =>
   z
     .string()
     .min(1, { message: "must not be empty" })
-    .regex(/^[^\s\x00-\x1f\x7f]+$/, { message: "must not contain spaces or control characters" })
+    .regex(/^[^\s\x00-\x1f\x7f]*$/, { message: "must not contain spaces or control characters" })
     .describe(what);
 
 export const ENDPOINTS = ["token", "login", "payment", "cashout", "payment-init", "jwks", "any"] as const;
@@ -140,7 +140,10 @@ export const thenSchema = z
   .describe("What happens when the rule matches; several actions may be combined");
 
 export const ruleSchema = z.strictObject({
-  name: z.string().optional(),
+  name: z
+    .string()
+    .regex(/^[\x20-\x7e]{1,100}$/, { message: "must be 1 to 100 printable ASCII characters (it is sent in the X-Sandbox-Rule header)" })
+    .optional(),
   description: z.string().optional(),
   match: matchSchema.optional(),
   then: thenSchema,

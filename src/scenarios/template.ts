@@ -32,9 +32,14 @@ const VALUE_PATHS = new Set([
 export function placeholderProblem(expression: string, faker: Faker): string | undefined {
   if (VALUE_PATHS.has(expression)) return undefined;
   if (expression.startsWith("faker.")) {
-    return typeof fakerFunction(faker, expression) === "function"
-      ? undefined
-      : `'{{${expression}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
+    const fn = fakerFunction(faker, expression);
+    if (typeof fn !== "function") return `'{{${expression}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
+    try {
+      fn();
+    } catch {
+      return `'{{${expression}}}' needs arguments, which templates cannot pass; use a generator that takes none, such as {{faker.string.uuid}}`;
+    }
+    return undefined;
   }
   return `'{{${expression}}}' is not a known placeholder; use ${[...VALUE_PATHS].join(", ")} or faker.<module>.<generator>`;
 }
@@ -58,7 +63,11 @@ export function renderString(text: string, values: TemplateValues, faker: Faker)
     if (expression.startsWith("faker.")) {
       const fn = fakerFunction(faker, expression);
       if (typeof fn !== "function") throw new TemplateError(expression);
-      return String(fn());
+      try {
+        return String(fn());
+      } catch {
+        throw new TemplateError(expression);
+      }
     }
     const resolved = expression.split(".").reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], values);
     if (resolved === undefined) return "";
@@ -78,7 +87,9 @@ function fakerFunction(faker: Faker, expression: string): (() => unknown) | unde
   if (!module || !fn || rest.length) return undefined;
   const mod = (faker as unknown as Record<string, unknown>)[module];
   if (!mod || typeof mod !== "object" || module.startsWith("_")) return undefined;
+  // Generators only: nothing every object has (toString, valueOf, hasOwnProperty …).
+  if (fn.startsWith("_") || fn in Object.prototype || module in Object.prototype) return undefined;
   const f = (mod as Record<string, unknown>)[fn];
-  if (typeof f !== "function" || fn.startsWith("_") || fn === "constructor") return undefined;
+  if (typeof f !== "function") return undefined;
   return () => (f as (this: unknown) => unknown).call(mod);
 }
