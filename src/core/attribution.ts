@@ -51,6 +51,19 @@ export function attributeMerchant(
   }
 }
 
+/** The `jti` of the bearer JWT on the request, decoded without verification (for the journal). */
+export function presentedTokenId(request: SandboxRequest): string | undefined {
+  const token = bearerOf(request);
+  const parts = token?.split(".");
+  if (!parts || parts.length !== 3 || parts[1]!.length > 4096) return undefined;
+  try {
+    const jti = (JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { jti?: unknown }).jti;
+    return typeof jti === "string" ? jti.slice(0, 100) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function byBearer(request: SandboxRequest, registry: MerchantRegistry): Merchant | undefined {
   const token = bearerOf(request);
   if (!token) return undefined;

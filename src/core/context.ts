@@ -7,6 +7,8 @@ import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import type { TokenLedger } from "./token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
+import type { Journal } from "../control/journal.js";
+import type { SessionStore } from "../control/sessions.js";
 
 /** Everything an endpoint may use: the state of one sandbox, shared by nothing else. */
 export interface SandboxContext {
@@ -24,6 +26,11 @@ export interface SandboxContext {
   readonly scenarios: ScenarioSet;
   /** Waits (scenario delays); injectable so tests need not sleep. */
   readonly sleep: (ms: number) => Promise<void>;
+  readonly journal: Journal;
+  readonly sessions: SessionStore;
+  readonly control: { readonly enabled: boolean; readonly adminToken: string | undefined };
+  /** The whole sandbox back to how it started (POST /__sandbox/reset). */
+  resetAll(): void;
 }
 
 /** The loaded scenarios and who owns which merchant. */
@@ -59,6 +66,8 @@ export interface RequestTrace {
   effects: RequestEffects;
   /** `scenario/rule` of every rule that fired. */
   rules: string[];
+  /** Where the token endpoint found each credential (for the integration report). */
+  credentialSources?: { apiKey: "body" | "header" | "both"; apiSecret: "body" | "header" | "both" };
 }
 
 export type EndpointName =

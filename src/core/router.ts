@@ -1,6 +1,7 @@
 import type { Scope } from "./config.js";
 import type { Endpoint, EndpointName, RequestTrace, SandboxContext } from "./context.js";
-import { healthEndpoint, jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
+import { jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
+import { controlEndpoint } from "../control/router.js";
 import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
 import { paymentInitEndpoint } from "../endpoints/payment-init.js";
 import { protectedEndpoint } from "../endpoints/protected.js";
@@ -22,8 +23,10 @@ const EXACT = new Map<string, Route>([
   ["/api/v2/payment/init", { name: "payment-init", endpoint: paymentInitEndpoint }],
   ["/api/login_check", { name: "login", endpoint: loginCheckEndpoint, headers: deprecationHeaders }],
   ["/.well-known/jwks.json", { name: "jwks", endpoint: jwksEndpoint }],
-  ["/__sandbox/health", { name: "control", endpoint: healthEndpoint }],
 ]);
+
+/** Everything under /__sandbox/ is the control plane (health included), routed by its own table. */
+const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 
 const GROUPS: Array<{ prefix: string; route: Route }> = (["payment", "cashout"] as Scope[]).map((scope) => ({
   prefix: `/api/v2/${scope}`,
@@ -35,6 +38,7 @@ const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
 export function route(path: string): Route {
   const exact = EXACT.get(path);
   if (exact) return exact;
+  if (path.startsWith("/__sandbox/")) return CONTROL;
   for (const group of GROUPS) {
     if (path === group.prefix || path.startsWith(group.prefix + "/")) return group.route;
   }

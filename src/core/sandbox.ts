@@ -1,6 +1,11 @@
 import { Faker, en } from "@faker-js/faker";
 import { AccessTokens } from "./access-tokens.js";
-import { attributeMerchant } from "./attribution.js";
+import { attributeMerchant, presentedTokenId } from "./attribution.js";
+import { parseDuration } from "./duration.js";
+import { Journal } from "../control/journal.js";
+import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
+import { analyze, type Finding } from "../control/report.js";
+import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "./clock.js";
 import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "./config.js";
 import type { RequestTrace, SandboxContext } from "./context.js";
@@ -45,6 +50,16 @@ export interface SandboxOptions extends SettingsInput {
   onInternalError?: (error: unknown, entry: RequestLogEntry) => void;
   /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
   sleep?: (ms: number) => Promise<void>;
+  /** The /__sandbox/ control plane (default on); off leaves only GET /__sandbox/health. */
+  controlPlane?: boolean;
+  /** When set, the control plane (but health) demands it as a bearer token or X-Admin-Token. */
+  adminToken?: string;
+  /** How many requests the journal keeps (default 1000). */
+  journalSize?: number;
+  /** At most this many sessions at once (default 1000). */
+  maxSessions?: number;
+  /** Sessions unused this long are reaped (default 30m). */
+  sessionIdleTtl?: string | number;
 }
 
 /** One line of the request log. Values that could be secret are never here in clear. */
@@ -82,6 +97,16 @@ export interface Sandbox {
   readonly version: string;
   readonly scenarios: readonly ScenarioInstance[];
   scenario(name: string): ScenarioInstance | undefined;
+  /** Sessions: `create(scenario?)`, `get`, `delete`, `reset`, `info` (as POST /__sandbox/sessions). */
+  readonly sessions: SessionStore;
+  /** The redacted request journal (as GET /__sandbox/requests). */
+  readonly journal: Journal;
+  /** What the integration did wrong (as GET /__sandbox/report). */
+  report(filter?: { session?: string; merchant?: string }): Finding[];
+  /** Mints a token from the catalogue (as POST /__sandbox/tokens). */
+  mintToken(request?: MintRequest): Promise<MintedToken>;
+  /** The whole sandbox back to how it started (as POST /__sandbox/reset). */
+  reset(): void;
 }
 
 /**
@@ -108,6 +133,25 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m));
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
+  const journal = new Journal(positiveInt(options.journalSize ?? 1000, "journalSize"));
+  const sessions = new SessionStore(scenarioSet, ledger, {
+    maxSessions: positiveInt(options.maxSessions ?? 1000, "maxSessions"),
+    idleMs: sessionIdleMs(options.sessionIdleTtl ?? "30m"),
+  });
+  const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);
+
+  function resetAll(): void {
+    sessions.deleteAll();
+    if (initialFrozenAt === undefined) clock.reset();
+    else clock.freeze(initialFrozenAt);
+    ledger.clear();
+    for (const scenario of scenarioSet.all) {
+      scenario.reset();
+      // Tokens issued before the reset do not come back to life now that the ledger is empty.
+      for (const m of scenario.merchants) ledger.revokeAllOf(m.id, scenario.clock.nowSeconds());
+    }
+    journal.clear();
+  }
 
   const ctx: SandboxContext = {
     version: VERSION,
@@ -120,6 +164,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     faker,
     scenarios: scenarioSet,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    journal,
+    sessions,
+    control: { enabled: options.controlPlane ?? true, adminToken: options.adminToken },
+    resetAll,
   };
 
   async function handle(request: SandboxRequest): Promise<SandboxResponse> {
@@ -164,7 +212,36 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     };
     if (thrown !== undefined && !(thrown instanceof SandboxError)) options.onInternalError?.(thrown, entry);
     options.onRequest?.(entry);
+    // The journal is about the integration's requests; control-plane calls would only drown them.
+    if (trace.endpoint !== "control") record(request, trace, entry, response);
     return response;
+  }
+
+  function record(request: SandboxRequest, trace: RequestTrace, entry: RequestLogEntry, response: SandboxResponse): void {
+    const session = trace.scenario.sessionId;
+    if (session) sessions.touch(session);
+    const presented = trace.endpoint === "token" || trace.endpoint === "login" ? undefined : presentedTokenId(request);
+    const retryAfter = Number(response.headers["retry-after"]);
+    journal.add({
+      time: entry.time,
+      sandboxTime: new Date(trace.scenario.clock.now()).toISOString(),
+      method: entry.method,
+      path: entry.path,
+      query: entry.query,
+      status: entry.status,
+      durationMs: entry.durationMs,
+      endpoint: entry.endpoint,
+      scenario: trace.scenario.file.name,
+      ...(session && { session }),
+      ...(entry.merchant && { merchant: entry.merchant }),
+      ...(entry.tokenId && { tokenId: entry.tokenId }),
+      ...(presented && { presentedTokenId: presented }),
+      ...(entry.code && { code: entry.code }),
+      ...(entry.rules && { rules: entry.rules }),
+      ...(Number.isFinite(retryAfter) && response.headers["retry-after"] !== undefined && { retryAfter }),
+      ...(trace.credentialSources && { credentialSources: trace.credentialSources }),
+      ...(entry.query !== request.query && { secretInQuery: true }),
+    });
   }
 
   return {
@@ -180,6 +257,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       return scenarioSet.all;
     },
     scenario: (name) => scenarioSet.byName(name),
+    sessions,
+    journal,
+    report: (filter = {}) => analyze(journal.list(filter)),
+    mintToken: (request = {}) => mintToken(ctx, request),
+    reset: resetAll,
   };
 }
 
@@ -194,6 +276,21 @@ function scenarioList(options: SandboxOptions): LoadedScenario[] {
   if (given.some((g) => g.scenario.name === "default")) return given;
   const builtIn: ScenarioFile = options.merchants ? { ...DEFAULT_SCENARIO, merchants: options.merchants.map(merchantFile) } : DEFAULT_SCENARIO;
   return [...given, { scenario: builtIn, source: "built-in" }];
+}
+
+function positiveInt(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a whole number of at least 1, got ${String(value)}`, name);
+  return value;
+}
+
+function sessionIdleMs(value: string | number): number {
+  try {
+    const ms = parseDuration(value, "sessionIdleTtl");
+    if (ms < 1000) throw new RangeError("sessionIdleTtl must be at least 1s");
+    return ms;
+  } catch (e) {
+    throw new ConfigError((e as Error).message, "sessionIdleTtl");
+  }
 }
 
 function toInstant(value: Date | number | string): Date | number {

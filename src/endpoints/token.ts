@@ -20,6 +20,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   // The precedence of the scenario the request was attributed to (by either copy of the api_key).
   const credentials = extractCredentials(request, body, trace.scenario.settings.credentialPrecedence);
 
+  trace.credentialSources = credentials.sources;
   const merchant = ctx.merchants.byKey(credentials.apiKey);
   if (!merchant) {
     throw new InvalidClient(

@@ -1,0 +1,19 @@
+import { InvalidRequest } from "../core/errors.js";
+import type { SandboxRequest } from "../core/http-types.js";
+import { readJsonObject } from "../core/json-body.js";
+
+/** A control-plane JSON body (an empty body is `{}`), with the same 400/415 rules as the API. */
+export function controlBody(request: SandboxRequest, endpoint: string, example: string): Record<string, unknown> {
+  return readJsonObject(request, { strictContentType: true, endpoint, example }) ?? {};
+}
+
+/** Refuses fields the endpoint does not take, naming the ones it does. */
+export function onlyFields(body: Record<string, unknown>, allowed: readonly string[], endpoint: string): void {
+  const extra = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (extra.length) {
+    throw new InvalidRequest(
+      "unknown_field",
+      `${endpoint} does not take ${extra.map((k) => `'${k}'`).join(", ")}; it takes ${allowed.map((k) => `'${k}'`).join(", ")}.`,
+    );
+  }
+}

@@ -1,0 +1,49 @@
+import type { SandboxClock } from "../core/clock.js";
+import { parseDuration } from "../core/duration.js";
+import { InvalidRequest } from "../core/errors.js";
+import { onlyFields } from "./body.js";
+
+/**
+ * The clock operations of the control plane, on the sandbox clock or a session's:
+ * `{advance: "59m"}` (or "-5m"), `{set: "2026-01-01T00:00:00Z"}`, `{freeze: true|false}`.
+ * Several may be combined; they apply in that order: set, advance, freeze.
+ */
+export interface ClockView {
+  now: string;
+  frozen: boolean;
+}
+
+export function clockView(clock: SandboxClock): ClockView {
+  return { now: new Date(clock.now()).toISOString(), frozen: clock.frozen };
+}
+
+export function applyClockChange(clock: SandboxClock, body: Record<string, unknown>, endpoint: string): ClockView {
+  onlyFields(body, ["advance", "set", "freeze"], endpoint);
+  if (Object.keys(body).length === 0) {
+    throw new InvalidRequest("clock_change_missing", `${endpoint} needs {"advance": "59m"}, {"set": "2026-01-01T00:00:00Z"} or {"freeze": true}.`);
+  }
+  let setTo: number | undefined;
+  if (body.set !== undefined) {
+    setTo = typeof body.set === "string" ? Date.parse(body.set) : NaN;
+    if (!Number.isFinite(setTo)) throw new InvalidRequest("clock_set_invalid", `"set" must be an ISO 8601 time such as "2026-01-01T00:00:00Z".`);
+  }
+  let advanceMs: number | undefined;
+  if (body.advance !== undefined) {
+    const v = body.advance;
+    const negative = typeof v === "string" && v.trim().startsWith("-");
+    try {
+      if (typeof v !== "string" && typeof v !== "number") throw new RangeError("type");
+      advanceMs = (negative ? -1 : 1) * parseDuration(negative ? (v as string).trim().slice(1) : v);
+    } catch {
+      throw new InvalidRequest("clock_advance_invalid", `"advance" must be a duration such as "90s", "59m", "1h" or "-5m" (or a number of seconds).`);
+    }
+  }
+  if (body.freeze !== undefined && typeof body.freeze !== "boolean") {
+    throw new InvalidRequest("clock_freeze_invalid", `"freeze" must be true or false.`);
+  }
+  if (setTo !== undefined) clock.set(setTo);
+  if (advanceMs !== undefined) clock.advance(advanceMs);
+  if (body.freeze === true) clock.freeze();
+  if (body.freeze === false) clock.unfreeze();
+  return clockView(clock);
+}

@@ -1,0 +1,39 @@
+import { jsonResponse, type Endpoint } from "../../core/context.js";
+import { InvalidRequest } from "../../core/errors.js";
+import { analyze } from "../report.js";
+
+/** GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest first. */
+export const requestsEndpoint: Endpoint = (request, ctx) => {
+  const q = new URLSearchParams(request.query);
+  for (const key of q.keys()) {
+    if (!["session", "merchant", "since", "limit"].includes(key)) {
+      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/requests does not take '${key.slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`);
+    }
+  }
+  const limitText = q.get("limit");
+  const limit = limitText === null ? undefined : Number(limitText);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+    throw new InvalidRequest("limit_invalid", `limit must be a whole number of at least 1.`);
+  }
+  const since = q.get("since") ?? undefined;
+  if (since !== undefined && !/^req_\d+$/.test(since) && Number.isNaN(Date.parse(since))) {
+    throw new InvalidRequest("since_invalid", `since must be a request id such as req_12, or an ISO time such as 2026-01-01T00:00:00Z.`);
+  }
+  const entries = ctx.journal.list({
+    ...(q.get("session") !== null && { session: q.get("session")! }),
+    ...(q.get("merchant") !== null && { merchant: q.get("merchant")! }),
+    ...(since !== undefined && { since }),
+    ...(limit !== undefined && { limit }),
+  });
+  return jsonResponse(200, { requests: entries, capacity: ctx.journal.capacity });
+};
+
+/** GET /__sandbox/report[?session=&merchant=]: the findings over the whole journal (or a part). */
+export const reportEndpoint: Endpoint = (request, ctx) => {
+  const q = new URLSearchParams(request.query);
+  const entries = ctx.journal.list({
+    ...(q.get("session") !== null && { session: q.get("session")! }),
+    ...(q.get("merchant") !== null && { merchant: q.get("merchant")! }),
+  });
+  return jsonResponse(200, { findings: analyze(entries) });
+};

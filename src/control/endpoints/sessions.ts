@@ -1,0 +1,61 @@
+import { jsonResponse, type Endpoint, type RequestTrace, type SandboxContext } from "../../core/context.js";
+import { InvalidRequest, NotFound } from "../../core/errors.js";
+import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
+import { ScenarioLoadError } from "../../scenarios/load.js";
+import { controlBody, onlyFields } from "../body.js";
+import { applyClockChange, clockView } from "../clock-ops.js";
+import { analyze } from "../report.js";
+
+/** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
+export const sessionsEndpoint: Endpoint = async (request, ctx) => {
+  if (request.method === "GET") {
+    return jsonResponse(200, { sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })) });
+  }
+  const body = controlBody(request, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
+  onlyFields(body, ["scenario"], "POST /__sandbox/sessions");
+  if (body.scenario !== undefined && typeof body.scenario !== "string") {
+    throw new InvalidRequest("session_scenario_invalid", `"scenario" must be the name of a scenario, such as "default" or "token-endpoint-outage".`);
+  }
+  let session;
+  try {
+    session = await ctx.sessions.create(body.scenario as string | undefined);
+  } catch (e) {
+    if (e instanceof ScenarioLoadError) {
+      throw new InvalidRequest("session_scenario_unknown", `${e.problems[0]!.message}.`);
+    }
+    throw e;
+  }
+  return jsonResponse(201, ctx.sessions.info(session), { location: `/__sandbox/sessions/${session.id}` });
+};
+
+/** One session: GET/DELETE, and its clock, reset and report. */
+export async function sessionEndpoint(
+  request: SandboxRequest,
+  ctx: SandboxContext,
+  _trace: RequestTrace,
+  params: string[],
+  sub: "" | "clock" | "reset" | "report",
+): Promise<SandboxResponse> {
+  const id = params[0]!;
+  const session = ctx.sessions.get(id);
+  if (!session) {
+    throw new NotFound(`There is no session '${id.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`);
+  }
+  const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
+  switch (sub) {
+    case "":
+      if (request.method === "DELETE") {
+        ctx.sessions.delete(id);
+        return { status: 204, headers: { "cache-control": "no-store" }, body: "" };
+      }
+      return jsonResponse(200, { ...ctx.sessions.info(session), state: session.instance.state, clock: clockView(session.instance.clock) });
+    case "clock":
+      if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
+      return jsonResponse(200, applyClockChange(session.instance.clock, controlBody(request, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`));
+    case "reset":
+      ctx.sessions.reset(session);
+      return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });
+    case "report":
+      return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
+  }
+}

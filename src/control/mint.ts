@@ -1,0 +1,108 @@
+import { SignJWT, type JWTPayload } from "jose";
+import type { SandboxContext } from "../core/context.js";
+import { parseDurationSeconds } from "../core/duration.js";
+import { InvalidRequest, NotFound } from "../core/errors.js";
+import { generateSigningKey } from "../core/keys.js";
+import type { Merchant } from "../core/merchants.js";
+
+/**
+ * Minting tokens on demand (POST /__sandbox/tokens), valid or deliberately bad, so a client that
+ * verifies tokens itself can be tested against the whole catalogue. Each variant says which refusal
+ * code the sandbox itself gives that token on a protected endpoint.
+ */
+export const MINT_VARIANTS = {
+  valid: undefined,
+  expired: "token_expired",
+  not_yet_valid: "token_not_yet_valid",
+  wrong_audience: "token_wrong_audience",
+  wrong_issuer: "token_wrong_issuer",
+  unknown_kid: "token_unknown_kid",
+  foreign_key: "token_unknown_kid",
+  alg_none: "token_algorithm_rejected",
+  bad_signature: "token_signature_invalid",
+  login_token: "token_not_access_token",
+} as const;
+export type MintVariant = keyof typeof MINT_VARIANTS;
+
+export interface MintRequest {
+  /** api_key or merchant id; default: the primary scenario's first merchant. */
+  merchant?: string;
+  variant?: MintVariant;
+  /** Lifetime for valid tokens (default: the scenario's token TTL). */
+  ttl?: string | number;
+}
+
+export interface MintedToken {
+  token: string;
+  variant: MintVariant;
+  header: Record<string, unknown>;
+  claims: JWTPayload;
+  /** The code the sandbox answers for this token on /api/v2/payment/*; null for a valid token. */
+  expected_error: string | null;
+}
+
+export async function mintToken(ctx: SandboxContext, request: MintRequest): Promise<MintedToken> {
+  const variant = request.variant ?? "valid";
+  if (!(variant in MINT_VARIANTS)) {
+    throw new InvalidRequest("mint_variant_unknown", `variant '${String(variant).slice(0, 40)}' is not known; use one of: ${Object.keys(MINT_VARIANTS).join(", ")}.`);
+  }
+  const merchant = findMerchant(ctx, request.merchant);
+  const scenario = ctx.scenarios.of(merchant);
+  const now = scenario.clock.nowSeconds();
+  let ttl = scenario.settings.tokenTtlSeconds;
+  if (request.ttl !== undefined) {
+    try {
+      ttl = parseDurationSeconds(request.ttl, "ttl");
+    } catch {
+      throw new InvalidRequest("mint_ttl_invalid", `ttl must be a duration such as "90s", "59m" or "1h".`);
+    }
+  }
+  const jti = ctx.faker.string.uuid();
+  const claims: JWTPayload = {
+    iss: variant === "wrong_issuer" ? "https://not-the-sandbox.test" : ctx.settings.issuer,
+    sub: merchant.id,
+    aud: variant === "wrong_audience" ? "another-api" : ctx.settings.audience,
+    iat: variant === "expired" ? now - ttl - 60 : variant === "not_yet_valid" ? now + 300 : now,
+    exp: variant === "expired" ? now - 60 : (variant === "not_yet_valid" ? now + 300 : now) + ttl,
+    jti,
+    client_id: merchant.apiKey,
+    scope: merchant.scopes.join(" "),
+    ...(variant === "not_yet_valid" ? { nbf: now + 300 } : {}),
+  };
+  const key = scenario.keys.signing;
+  const typ = variant === "login_token" ? "JWT" : "at+jwt";
+  let token: string;
+  let header: Record<string, unknown>;
+  if (variant === "alg_none") {
+    header = { alg: "none", typ, kid: key.kid };
+    token = `${b64(header)}.${b64(claims)}.`;
+  } else {
+    const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
+    header = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
+    token = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(signer.privateKey);
+    if (variant === "bad_signature") token = tamper(token);
+  }
+  if (variant === "valid" || variant === "login_token") {
+    ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat!, expiresAt: claims.exp! }, now);
+  }
+  return { token, variant, header, claims, expected_error: MINT_VARIANTS[variant] ?? null };
+}
+
+function findMerchant(ctx: SandboxContext, ref: string | undefined): Merchant {
+  if (ref === undefined) return ctx.scenarios.primary.merchants[0]!;
+  const m = ctx.merchants.byKey(ref) ?? ctx.merchants.findById(ref);
+  if (!m) throw new NotFound(`No merchant with api_key or id '${ref.slice(0, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`);
+  return m;
+}
+
+function b64(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+/** Flips one character in the middle of the signature, so it is well-formed but does not verify. */
+function tamper(token: string): string {
+  const [h, p, s] = token.split(".") as [string, string, string];
+  const i = Math.floor(s.length / 2);
+  const flipped = s[i] === "A" ? "B" : "A";
+  return `${h}.${p}.${s.slice(0, i)}${flipped}${s.slice(i + 1)}`;
+}

@@ -1,0 +1,75 @@
+import type { Endpoint, RequestTrace, SandboxContext } from "../core/context.js";
+import { AdminTokenRequired, MethodNotAllowed, NotFound } from "../core/errors.js";
+import { headerValue, type SandboxRequest } from "../core/http-types.js";
+import { secretMatches } from "../core/merchants.js";
+import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
+import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
+import { openApiEndpoint } from "./endpoints/openapi.js";
+import { reportEndpoint, requestsEndpoint } from "./endpoints/journal.js";
+import { sessionEndpoint, sessionsEndpoint } from "./endpoints/sessions.js";
+import { tokensEndpoint } from "./endpoints/tokens.js";
+
+/**
+ * The control plane under /__sandbox/: one table of routes, checked in order. Health is always
+ * open (probes and the image's HEALTHCHECK); everything else needs the admin token when one is set,
+ * and is absent (404) with --no-control-plane.
+ */
+interface ControlRoute {
+  pattern: RegExp;
+  methods: string[];
+  handler: (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace, params: string[]) => ReturnType<Endpoint>;
+}
+
+const ROUTES: ControlRoute[] = [
+  { pattern: /^\/__sandbox\/health$/, methods: ["GET", "HEAD"], handler: (r, c, t) => healthEndpoint(r, c, t) },
+  { pattern: /^\/__sandbox\/openapi\.json$/, methods: ["GET", "HEAD"], handler: openApiEndpoint },
+  { pattern: /^\/__sandbox\/sessions$/, methods: ["GET", "POST"], handler: sessionsEndpoint },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)$/, methods: ["GET", "DELETE"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "") },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/, methods: ["GET", "POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock") },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/reset$/, methods: ["POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset") },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/report$/, methods: ["GET"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "report") },
+  { pattern: /^\/__sandbox\/clock$/, methods: ["GET", "POST"], handler: clockEndpoint },
+  { pattern: /^\/__sandbox\/reset$/, methods: ["POST"], handler: resetEndpoint },
+  { pattern: /^\/__sandbox\/requests$/, methods: ["GET"], handler: requestsEndpoint },
+  { pattern: /^\/__sandbox\/report$/, methods: ["GET"], handler: reportEndpoint },
+  { pattern: /^\/__sandbox\/tokens$/, methods: ["POST"], handler: tokensEndpoint },
+];
+
+export const controlEndpoint: Endpoint = (request, ctx, trace) => {
+  for (const route of ROUTES) {
+    const m = route.pattern.exec(request.path);
+    if (!m) continue;
+    const isHealth = route === ROUTES[0];
+    if (!isHealth && !ctx.control.enabled) break;
+    if (!isHealth) assertAdmin(request, ctx);
+    if (!route.methods.includes(request.method)) {
+      throw new MethodNotAllowed(request.method, request.path, route.methods.filter((m) => m !== "HEAD"));
+    }
+    return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
+  }
+  // An unknown path gets the same 404 as anywhere else (with its near-miss hints).
+  if (ctx.control.enabled) return notFoundEndpoint(request, ctx, trace);
+  throw new NotFound("The control plane is turned off (--no-control-plane); only GET /__sandbox/health answers.");
+};
+
+/** With --admin-token, the control plane wants `Authorization: Bearer <token>` or `X-Admin-Token`. */
+function assertAdmin(request: SandboxRequest, ctx: SandboxContext): void {
+  const expected = ctx.control.adminToken;
+  if (expected === undefined) return;
+  const auth = headerValue(request, "authorization");
+  const presented = headerValue(request, "x-admin-token") ?? (auth && /^bearer +(\S+)$/i.exec(auth.trim())?.[1]);
+  if (presented && secretMatches(presented, expected)) return;
+  throw new AdminTokenRequired(
+    presented
+      ? "The admin token is wrong. Send the token the sandbox was started with (--admin-token / MERCHANT_SANDBOX_ADMIN_TOKEN)."
+      : "This sandbox's control plane needs the admin token: send 'Authorization: Bearer <admin token>' or 'X-Admin-Token: <admin token>'.",
+  );
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { TooManySessions } from "../core/errors.js";
+import type { TokenLedger } from "../core/token-ledger.js";
+import type { ScenarioInstance } from "../scenarios/instance.js";
+import { resolveScenario } from "../scenarios/library.js";
+import type { ScenarioRegistry } from "../scenarios/registry.js";
+import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
+
+/**
+ * Sessions: a private copy of a scenario per test, with fresh credentials, its own state and its
+ * own clock, so parallel CI jobs against one sandbox never collide. Sessions idle longer than the
+ * idle limit are reaped, and there are at most `maxSessions`, so memory stays bounded.
+ */
+export interface Session {
+  id: string;
+  instance: ScenarioInstance;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export interface SessionLimits {
+  maxSessions: number;
+  idleMs: number;
+}
+
+/** What POST /__sandbox/sessions answers: everything a test needs to configure its integration. */
+export interface SessionInfo {
+  id: string;
+  scenario: string;
+  merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } };
+  merchants: Array<SessionInfo["merchant"]>;
+  expires_at: string;
+}
+
+export class SessionStore {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly scenarios: ScenarioRegistry,
+    private readonly ledger: TokenLedger,
+    readonly limits: SessionLimits,
+  ) {}
+
+  /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
+  async create(scenarioName = "default"): Promise<Session> {
+    this.reap();
+    if (this.sessions.size >= this.limits.maxSessions) {
+      throw new TooManySessions(
+        `This sandbox already holds ${this.limits.maxSessions} sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.`,
+      );
+    }
+    const template = this.scenarios.byName(scenarioName)?.file ?? resolveScenario(scenarioName).scenario;
+    const id = `ses_${randomBytes(8).toString("hex")}`;
+    const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
+    const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id);
+    const now = Date.now();
+    const session = { id, instance, createdAt: now, lastUsedAt: now };
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  get(id: string): Session | undefined {
+    this.reap();
+    return this.sessions.get(id);
+  }
+
+  list(): Session[] {
+    this.reap();
+    return [...this.sessions.values()];
+  }
+
+  /** Marks a session as used (a request of one of its merchants), postponing its reaping. */
+  touch(id: string): void {
+    const s = this.sessions.get(id);
+    if (s) s.lastUsedAt = Date.now();
+  }
+
+  delete(id: string): boolean {
+    const s = this.sessions.get(id);
+    if (!s) return false;
+    this.end(s);
+    return true;
+  }
+
+  /** Back to a fresh start: scenario state, clock, and every token issued so far revoked. */
+  reset(session: Session): void {
+    session.instance.reset();
+    for (const m of session.instance.merchants) this.ledger.revokeAllOf(m.id, session.instance.clock.nowSeconds());
+  }
+
+  deleteAll(): void {
+    for (const s of [...this.sessions.values()]) this.end(s);
+  }
+
+  info(session: Session): SessionInfo {
+    const merchants = session.instance.merchants.map((m) => ({
+      id: m.id,
+      api_key: m.apiKey,
+      api_secret: m.apiSecret,
+      payment_token: m.paymentToken,
+      login: { email: m.login!.email, password: m.login!.password },
+    }));
+    return {
+      id: session.id,
+      scenario: session.instance.file.name,
+      merchant: merchants[0]!,
+      merchants,
+      expires_at: new Date(session.lastUsedAt + this.limits.idleMs).toISOString(),
+    };
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  private end(s: Session): void {
+    this.sessions.delete(s.id);
+    this.scenarios.remove(s.instance);
+  }
+
+  /** Ends the sessions idle longer than the limit (wall-clock time: the sandbox clock may be frozen). */
+  private reap(): void {
+    const cutoff = Date.now() - this.limits.idleMs;
+    for (const s of [...this.sessions.values()]) if (s.lastUsedAt < cutoff) this.end(s);
+  }
+}
+
+/** The scenario's merchant with credentials of its own: unique per session, random, never guessable. */
+function freshCredentials(m: MerchantFile, session: string, index: number): MerchantFile {
+  const r = () => randomBytes(12).toString("hex");
+  const tag = `${session.slice(4)}_${index}`;
+  return {
+    ...m,
+    id: `${m.id}.${session}`,
+    api_key: `sk_${tag}`,
+    api_secret: `ss_${r()}`,
+    payment_token: `mpt_test_${r()}`,
+    login: { email: `${tag}@sessions.sandbox.test`, password: `pw_${r()}` },
+  };
+}
