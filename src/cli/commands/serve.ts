@@ -26,6 +26,11 @@ interface ServeArgs {
   logFormat: LogFormat;
   scenario?: string[];
   scenariosDir?: string;
+  controlPlane: boolean;
+  adminToken?: string;
+  journalSize: number;
+  maxSessions: number;
+  sessionIdleTtl: string;
 }
 
 const SETTINGS = "Token and auth settings:";
@@ -63,6 +68,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe: "Load a scenario: a library name (see `merchant-sandbox scenarios`) or a YAML/JSON file. Repeatable; the first is the primary one",
       })
       .option("scenarios-dir", { coerce: last, type: "string", group: "Scenarios:", describe: "Load every scenario file of this folder" })
+      .option("control-plane", { coerce: last, type: "boolean", default: true, group: "Control plane:", describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health" })
+      .option("admin-token", { coerce: last, type: "string", group: "Control plane:", describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted" })
+      .option("journal-size", { coerce: last, type: "number", default: 1000, group: "Control plane:", describe: "Requests the journal keeps" })
+      .option("max-sessions", { coerce: last, type: "number", default: 1000, group: "Control plane:", describe: "Sessions at once" })
+      .option("session-idle-ttl", { coerce: last, type: "string", default: "30m", group: "Control plane:", describe: "Sessions unused this long are reaped" })
       .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
       .option("log-format", { coerce: last, type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
       .example("$0 serve", "the default merchant on :4010 (api_key sandbox-api-key)")
@@ -85,6 +95,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       loginMode: args.loginMode,
       seed: args.seed,
       scenarios: loadScenarios(args.scenario ?? [], args.scenariosDir),
+      controlPlane: args.controlPlane,
+      ...(args.adminToken ? { adminToken: args.adminToken } : {}),
+      journalSize: args.journalSize,
+      maxSessions: args.maxSessions,
+      sessionIdleTtl: args.sessionIdleTtl,
       ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
       ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
       onInternalError: (error, entry) =>
@@ -137,6 +152,9 @@ const FLAG_OF_SETTING: Record<string, string> = {
   disabledMerchantStatus: "--disabled-merchant-status",
   loginMode: "--login-mode",
   seed: "--seed",
+  journalSize: "--journal-size",
+  maxSessions: "--max-sessions",
+  sessionIdleTtl: "--session-idle-ttl",
 };
 
 function asFlagMessage(e: ConfigError): string {
