@@ -1,4 +1,8 @@
 import type { JournalEntry } from "./journal.js";
+import type { Check } from "./findings/common.js";
+import { conflictingCredentials, credentialsInQuery, deprecatedLoginUsed, jwtOnPaymentInit, missingCredentials, paymentTokenOnBearerEndpoint } from "./findings/misuse.js";
+import { hammeringAfterError, retryIgnoresRetryAfter } from "./findings/retries.js";
+import { expiredTokenReused, noProactiveRenewal, tokenPerCall } from "./findings/tokens.js";
 
 /**
  * The integration report: what the integration did wrong, read from the journal. Each finding has
@@ -12,7 +16,30 @@ export interface Finding {
   evidence: string[];
 }
 
+/** Every check, each a pure function of the entries giving at most one finding per merchant. */
+export const CHECKS: readonly Check[] = [
+  tokenPerCall,
+  expiredTokenReused,
+  noProactiveRenewal,
+  jwtOnPaymentInit,
+  paymentTokenOnBearerEndpoint,
+  deprecatedLoginUsed,
+  credentialsInQuery,
+  conflictingCredentials,
+  retryIgnoresRetryAfter,
+  hammeringAfterError,
+  missingCredentials,
+];
+
+const RANK: Record<Finding["severity"], number> = { error: 0, warning: 1, info: 2 };
+
+/** The findings over these entries: errors first, then warnings, then info; each by its first evidence. */
 export function analyze(entries: readonly JournalEntry[]): Finding[] {
-  void entries;
-  return [];
+  const findings = CHECKS.flatMap((check) => check(entries));
+  return findings.sort((a, b) => RANK[a.severity] - RANK[b.severity] || firstSeq(a) - firstSeq(b));
+}
+
+function firstSeq(f: Finding): number {
+  const n = Number(/^req_(\d+)$/.exec(f.evidence[0] ?? "")?.[1]);
+  return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 }

@@ -1,0 +1,64 @@
+import { perRequest, plural, subject, type Check } from "./common.js";
+
+/**
+ * Findings where one request is the mistake: the wrong token on the wrong endpoint, the deprecated
+ * login, credentials in the URL, credentials sent twice, no credentials at all.
+ */
+
+/** The JWT access token sent to payment/init, which takes the merchant payment token. */
+export const jwtOnPaymentInit: Check = perRequest(
+  "jwt_on_payment_init",
+  "error",
+  (e) => e.code === "access_token_on_payment_init",
+  (m, hits) =>
+    `${subject(m)} sent the JWT access token to POST /api/v2/payment/init (${plural(hits.length, "request")}). payment/init is authorised by the merchant payment token (the long-lived opaque token configured per merchant), not by the token from POST /api/v2/auth/token: send the payment token there.`,
+);
+
+/** The merchant payment token sent where the JWT access token is needed. */
+export const paymentTokenOnBearerEndpoint: Check = perRequest(
+  "payment_token_on_bearer_endpoint",
+  "error",
+  (e) => e.code === "payment_token_not_accepted",
+  (m, hits) =>
+    `${subject(m)} sent the merchant payment token to a /api/v2/payment/ or /api/v2/cashout/ endpoint (${plural(hits.length, "request")}). Those endpoints need the access token from POST /api/v2/auth/token as 'Authorization: Bearer <access token>'; use the payment token only for POST /api/v2/payment/init.`,
+);
+
+/** Any use of POST /api/login_check. */
+export const deprecatedLoginUsed: Check = perRequest(
+  "deprecated_login_used",
+  "warning",
+  (e) => e.endpoint === "login",
+  (m, hits) =>
+    `${subject(m)} used the deprecated POST /api/login_check (${plural(hits.length, "request")}). It will be switched off (see its Deprecation and Sunset headers): exchange api_key and api_secret at POST /api/v2/auth/token instead.`,
+);
+
+/** A token or secret in the query string. */
+export const credentialsInQuery: Check = perRequest(
+  "credentials_in_query",
+  "error",
+  (e) => e.code === "token_in_query" || e.secretInQuery === true,
+  (m, hits) =>
+    `${subject(m)} put a token or secret in the query string (${plural(hits.length, "request")}), where it ends up in server logs, proxies and browser history. Send the access token as 'Authorization: Bearer <token>' and api_key/api_secret in the JSON body or the X-Api-Key/X-Api-Secret headers, never in the URL.`,
+);
+
+/** The same credential both in the body and in a header. */
+export const conflictingCredentials: Check = perRequest(
+  "conflicting_credentials",
+  "warning",
+  (e) =>
+    e.code === "credential_conflict" ||
+    e.code === "credential_sent_twice" ||
+    e.credentialSources?.apiKey === "both" ||
+    e.credentialSources?.apiSecret === "both",
+  (m, hits) =>
+    `${subject(m)} sent api_key or api_secret both in the JSON body and in the X-Api-Key/X-Api-Secret header (${plural(hits.length, "request")}). Send each credential one way only, the JSON body or the header, so a stale copy can never conflict with the real one.`,
+);
+
+/** A call with no credentials at all (401 with no error code). */
+export const missingCredentials: Check = perRequest(
+  "missing_credentials",
+  "warning",
+  (e) => e.code === "credentials_missing",
+  (m, hits) =>
+    `${subject(m)} called a protected endpoint without any credentials (${plural(hits.length, "request")}, 401 with no error code). Send 'Authorization: Bearer <access token>' on /api/v2/payment/ and /api/v2/cashout/ calls, and the merchant payment token on POST /api/v2/payment/init.`,
+);

@@ -1,0 +1,654 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { JournalEntry } from "../../src/control/journal.js";
+import { analyze, type Finding } from "../../src/control/report.js";
+import {
+  DEFAULT_KEY,
+  DEFAULT_MERCHANT_ID,
+  DEFAULT_PAYMENT_TOKEN,
+  DEFAULT_SECRET,
+  T0,
+  postJson,
+  startTestServer,
+  type Reply,
+  type TestServer,
+} from "../support/server.js";
+
+/**
+ * The integration report (DESIGN.md "Control plane"): scripted clients that each make one mistake
+ * with real HTTP against the real server, and the finding the report names for it; well-behaved
+ * clients that get no finding at all; and analyze() on hand-built journals for the edge cases.
+ * The sandbox clock is frozen at T0 and moved, never slept on.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// harness
+
+let servers: TestServer[] = [];
+
+async function start(scenarios: string[] = []): Promise<TestServer> {
+  const t = await startTestServer(scenarios.length ? { scenarios } : {});
+  servers.push(t);
+  return t;
+}
+
+afterEach(async () => {
+  await Promise.all(servers.map((t) => t.close()));
+  servers = [];
+});
+
+interface Creds {
+  merchant: string;
+  apiKey: string;
+  apiSecret: string;
+  paymentToken: string;
+}
+
+const DEFAULT: Creds = { merchant: DEFAULT_MERCHANT_ID, apiKey: DEFAULT_KEY, apiSecret: DEFAULT_SECRET, paymentToken: DEFAULT_PAYMENT_TOKEN };
+
+/** The credentials of a library scenario's merchant (as in scenarios/<name>.yaml). */
+function libraryCreds(name: string): Creds {
+  return { merchant: `m_${name.replace(/-/g, "_")}`, apiKey: `${name}-key`, apiSecret: `${name}-secret`, paymentToken: `${name}-payment-token` };
+}
+
+/** A session of a scenario over the control API, and its merchant's fresh credentials. */
+async function createSession(t: TestServer, scenario: string): Promise<{ id: string; creds: Creds }> {
+  const r = await t.call("/__sandbox/sessions", postJson({ scenario }));
+  expect(r.status).toBe(201);
+  const m = r.json.merchant;
+  return { id: r.json.id, creds: { merchant: m.id, apiKey: m.api_key, apiSecret: m.api_secret, paymentToken: m.payment_token } };
+}
+
+function exchange(t: TestServer, c: Creds): Promise<Reply> {
+  return t.call("/api/v2/auth/token", postJson({ api_key: c.apiKey, api_secret: c.apiSecret }));
+}
+
+function payment(t: TestServer, token: string, path = "/api/v2/payment/status"): Promise<Reply> {
+  return t.call(path, { headers: { authorization: `Bearer ${token}` } });
+}
+
+function paymentInit(t: TestServer, token: string): Promise<Reply> {
+  return t.call("/api/v2/payment/init", postJson({ amount: 1999, currency: "EUR" }, { authorization: `Bearer ${token}` }));
+}
+
+/** The ids of the journal, oldest first (GET /__sandbox/requests). */
+async function requestIds(t: TestServer, filter = ""): Promise<string[]> {
+  const r = await t.call(`/__sandbox/requests${filter}`);
+  expect(r.status).toBe(200);
+  return (r.json.requests as Array<{ id: string }>).map((e) => e.id);
+}
+
+async function merchantReport(t: TestServer, merchant: string): Promise<Finding[]> {
+  const r = await t.call(`/__sandbox/report?merchant=${encodeURIComponent(merchant)}`);
+  expect(r.status).toBe(200);
+  return r.json.findings;
+}
+
+async function fullReport(t: TestServer): Promise<Finding[]> {
+  const r = await t.call("/__sandbox/report");
+  expect(r.status).toBe(200);
+  return r.json.findings;
+}
+
+async function sessionReport(t: TestServer, session: string): Promise<Finding[]> {
+  const r = await t.call(`/__sandbox/sessions/${session}/report`);
+  expect(r.status).toBe(200);
+  expect(r.json.session).toBe(session);
+  return r.json.findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the expected findings, word for word
+
+const m = (id: string) => `Merchant '${id}'`;
+const NOBODY = "A client the sandbox could not attribute to a merchant";
+
+const expected = {
+  tokenPerCall: (who: string, tokens: number, calls: number, evidence: string[]): Finding => ({
+    code: "token_per_call",
+    severity: "warning",
+    message: `${who} got ${tokens} new access tokens for ${calls} protected calls. Get one token from POST /api/v2/auth/token, cache it and reuse it for every call until shortly before it expires (expires_in), instead of asking for a new one per call.`,
+    evidence,
+  }),
+  expiredTokenReused: (who: string, codes: string, evidence: string[]): Finding => ({
+    code: "expired_token_reused",
+    severity: "error",
+    message: `${who} presented an access token again after it had been refused (${codes}). When a call gets 401 invalid_token, drop the cached token, get a new one from POST /api/v2/auth/token and retry once with it; never send the refused token again.`,
+    evidence,
+  }),
+  noProactiveRenewal: (who: string, evidence: string[]): Finding => ({
+    code: "no_proactive_renewal",
+    severity: "warning",
+    message: `${who} renewed its access token only after a call failed with 401 token_expired. Keep the token's expiry (expires_in from the token response) and get a new token shortly before it runs out, for example when 90% of its lifetime has passed, so that no call fails on an expired token.`,
+    evidence,
+  }),
+  jwtOnPaymentInit: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "jwt_on_payment_init",
+    severity: "error",
+    message: `${who} sent the JWT access token to POST /api/v2/payment/init (${requests}). payment/init is authorised by the merchant payment token (the long-lived opaque token configured per merchant), not by the token from POST /api/v2/auth/token: send the payment token there.`,
+    evidence,
+  }),
+  paymentTokenOnBearerEndpoint: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "payment_token_on_bearer_endpoint",
+    severity: "error",
+    message: `${who} sent the merchant payment token to a /api/v2/payment/ or /api/v2/cashout/ endpoint (${requests}). Those endpoints need the access token from POST /api/v2/auth/token as 'Authorization: Bearer <access token>'; use the payment token only for POST /api/v2/payment/init.`,
+    evidence,
+  }),
+  deprecatedLoginUsed: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "deprecated_login_used",
+    severity: "warning",
+    message: `${who} used the deprecated POST /api/login_check (${requests}). It will be switched off (see its Deprecation and Sunset headers): exchange api_key and api_secret at POST /api/v2/auth/token instead.`,
+    evidence,
+  }),
+  credentialsInQuery: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "credentials_in_query",
+    severity: "error",
+    message: `${who} put a token or secret in the query string (${requests}), where it ends up in server logs, proxies and browser history. Send the access token as 'Authorization: Bearer <token>' and api_key/api_secret in the JSON body or the X-Api-Key/X-Api-Secret headers, never in the URL.`,
+    evidence,
+  }),
+  conflictingCredentials: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "conflicting_credentials",
+    severity: "warning",
+    message: `${who} sent api_key or api_secret both in the JSON body and in the X-Api-Key/X-Api-Secret header (${requests}). Send each credential one way only, the JSON body or the header, so a stale copy can never conflict with the real one.`,
+    evidence,
+  }),
+  retryIgnoresRetryAfter: (who: string, early: string, status: number, retryAfter: number, endpoint: string, waited: number, evidence: string[]): Finding => ({
+    code: "retry_ignores_retry_after",
+    severity: "error",
+    message: `${who} retried before Retry-After had passed (${early}; after a ${status} with Retry-After: ${retryAfter} on ${endpoint} it called again ${waited} s later on the sandbox clock). Wait at least the Retry-After seconds before calling that endpoint again, and back off exponentially when an error carries no Retry-After.`,
+    evidence,
+  }),
+  hammeringAfterError: (who: string, count: number, endpoints: string, evidence: string[]): Finding => ({
+    code: "hammering_after_error",
+    severity: "error",
+    message: `${who} sent ${count} failing requests in quick succession to ${endpoints} (3 or more in a row refused or answered 429/503, each less than 2 s after the previous one on the sandbox clock). Do not resend a refused request unchanged: fix the request or the credentials first; retry 429, 503 and dropped connections with exponential backoff and jitter, honouring Retry-After, and give up after a few attempts.`,
+    evidence,
+  }),
+  missingCredentials: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "missing_credentials",
+    severity: "warning",
+    message: `${who} called a protected endpoint without any credentials (${requests}, 401 with no error code). Send 'Authorization: Bearer <access token>' on /api/v2/payment/ and /api/v2/cashout/ calls, and the merchant payment token on POST /api/v2/payment/init.`,
+    evidence,
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// misbehaving clients, one mistake each
+
+describe("the report names each mistake of a misbehaving client", () => {
+  it("token_per_call: a new token before every call", async () => {
+    const t = await start();
+    // The mistake: no token cache at all.
+    for (let i = 0; i < 3; i++) {
+      const token = (await exchange(t, DEFAULT)).json.access_token as string;
+      expect((await payment(t, token)).status).toBe(200);
+    }
+    expect(await requestIds(t)).toEqual(["req_1", "req_2", "req_3", "req_4", "req_5", "req_6"]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.tokenPerCall(m(DEFAULT_MERCHANT_ID), 3, 3, ["req_1", "req_3", "req_5"])]);
+    // The library operation agrees with the HTTP one.
+    expect(t.sandbox.report({ merchant: DEFAULT_MERCHANT_ID })).toEqual(await merchantReport(t, DEFAULT_MERCHANT_ID));
+  });
+
+  it("expired_token_reused: the expired token sent again after its 401", async () => {
+    const t = await start();
+    const token = await t.token(); // req_1
+    t.sandbox.clock.advance(3601_000);
+    // The mistake: a 401 token_expired is treated as a passing glitch and the same token is resent.
+    const first = await payment(t, token); // req_2
+    const again = await payment(t, token); // req_3
+    expect([first.json.code, again.json.code]).toEqual(["token_expired", "token_expired"]);
+    const entries = t.sandbox.journal.list();
+    expect(entries.map((e) => [e.id, e.presentedTokenId])).toEqual([
+      ["req_1", undefined],
+      ["req_2", entries[0]!.tokenId],
+      ["req_3", entries[0]!.tokenId],
+    ]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.expiredTokenReused(m(DEFAULT_MERCHANT_ID), "token_expired", ["req_2", "req_3"])]);
+  });
+
+  it("expired_token_reused: the revoked token sent again (token-revoked-mid-session, in a session)", async () => {
+    const t = await start();
+    const { id, creds } = await createSession(t, "token-revoked-mid-session");
+    const token = (await exchange(t, creds)).json.access_token as string; // req_1
+    expect((await payment(t, token)).status).toBe(200); // req_2
+    expect((await payment(t, token)).json.code).toBe("token_revoked"); // req_3: the scenario revokes it
+    expect((await payment(t, token, "/api/v2/payment/refund")).json.code).toBe("token_revoked"); // req_4: resent
+    expect(await requestIds(t, `?session=${id}`)).toEqual(["req_1", "req_2", "req_3", "req_4"]);
+    expect(await sessionReport(t, id)).toEqual([expected.expiredTokenReused(m(creds.merchant), "token_revoked", ["req_3", "req_4"])]);
+  });
+
+  it("no_proactive_renewal: renews only once a call failed with token_expired (short-lived-tokens)", async () => {
+    const t = await start(["short-lived-tokens"]);
+    const c = libraryCreds("short-lived-tokens");
+    let token = (await exchange(t, c)).json.access_token as string; // req_1, expires_in 60
+    expect((await payment(t, token)).status).toBe(200); // req_2
+    t.sandbox.clock.advance(61_000);
+    // The mistake: the cached token is used past expires_in, renewed only on the 401.
+    expect((await payment(t, token)).json.code).toBe("token_expired"); // req_3
+    token = (await exchange(t, c)).json.access_token as string; // req_4
+    expect((await payment(t, token)).status).toBe(200); // req_5
+    expect(await requestIds(t)).toHaveLength(5);
+    expect(await merchantReport(t, c.merchant)).toEqual([expected.noProactiveRenewal(m(c.merchant), ["req_3", "req_4"])]);
+  });
+
+  it("jwt_on_payment_init: the access token sent to payment/init", async () => {
+    const t = await start();
+    const token = await t.token(); // req_1
+    // The mistake: one token for everything.
+    expect((await paymentInit(t, token)).json.code).toBe("access_token_on_payment_init"); // req_2
+    expect((await paymentInit(t, DEFAULT_PAYMENT_TOKEN)).status).toBe(201); // req_3, after reading the message
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.jwtOnPaymentInit(m(DEFAULT_MERCHANT_ID), "1 request", ["req_2"])]);
+  });
+
+  it("payment_token_on_bearer_endpoint: the payment token sent to a JWT endpoint", async () => {
+    const t = await start();
+    // The mistake: the long-lived payment token used as if it were the access token.
+    expect((await payment(t, DEFAULT_PAYMENT_TOKEN)).json.code).toBe("payment_token_not_accepted"); // req_1
+    expect((await t.call("/api/v2/cashout/transfer", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } })).json.code).toBe(
+      "payment_token_not_accepted",
+    ); // req_2
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.paymentTokenOnBearerEndpoint(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_1", "req_2"]),
+    ]);
+  });
+
+  it("deprecated_login_used: POST /api/login_check instead of the token exchange", async () => {
+    const t = await start();
+    const login = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" })); // req_1
+    expect(login.status).toBe(200);
+    // Its token is not even an access token: the protected groups refuse it.
+    expect((await payment(t, login.json.token)).json.code).toBe("token_not_access_token"); // req_2
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.deprecatedLoginUsed(m(DEFAULT_MERCHANT_ID), "1 request", ["req_1"])]);
+  });
+
+  it("credentials_in_query: the token in the URL (with and without the header)", async () => {
+    const t = await start();
+    const token = await t.token(); // req_1
+    // The mistake: the token appended to the URL as well as sent in the header …
+    const both = await t.call(`/api/v2/payment/status?access_token=${token}`, { headers: { authorization: `Bearer ${token}` } }); // req_2
+    expect(both.json.code).toBe("token_in_query");
+    // … and a secret in the token endpoint's URL (the body has it too, so the exchange works).
+    const secretInUrl = await t.call(`/api/v2/auth/token?api_secret=${DEFAULT_SECRET}`, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET })); // req_3
+    expect(secretInUrl.status).toBe(200);
+    // … and only in the URL: nothing says which merchant sent it.
+    expect((await t.call(`/api/v2/payment/status?token=${token}`)).json.code).toBe("token_in_query"); // req_4
+    const journal = t.sandbox.journal.list();
+    expect(journal.map((e) => [e.id, e.secretInQuery])).toEqual([
+      ["req_1", undefined],
+      ["req_2", true],
+      ["req_3", true],
+      ["req_4", true],
+    ]);
+    expect(journal.map((e) => e.query).join(" ")).not.toContain(DEFAULT_SECRET);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"])]);
+    expect(await fullReport(t)).toEqual([
+      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"]),
+      expected.credentialsInQuery(NOBODY, "1 request", ["req_4"]),
+    ]);
+  });
+
+  it("conflicting_credentials: the same credential in the body and in a header", async () => {
+    const t = await start();
+    const body = { api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET };
+    // The mistake: a stale secret left in a header while the body has the new one …
+    const conflict = await t.call("/api/v2/auth/token", postJson(body, { "x-api-key": DEFAULT_KEY, "x-api-secret": "old-secret" })); // req_1
+    expect(conflict.json.code).toBe("credential_conflict");
+    // … and, even when they agree, both ways at once.
+    expect((await t.call("/api/v2/auth/token", postJson(body, { "x-api-key": DEFAULT_KEY }))).status).toBe(200); // req_2
+    expect(t.sandbox.journal.list()[1]!.credentialSources).toEqual({ apiKey: "both", apiSecret: "body" });
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.conflictingCredentials(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_1", "req_2"]),
+    ]);
+  });
+
+  it("retry_ignores_retry_after: immediate retries after 429 Retry-After: 10 (token-rate-limited)", async () => {
+    const t = await start(["token-rate-limited"]);
+    const c = libraryCreds("token-rate-limited");
+    expect((await exchange(t, c)).status).toBe(200); // req_1
+    // The mistake: a retry loop that ignores Retry-After.
+    const limited = await exchange(t, c); // req_2
+    expect([limited.status, limited.headers.get("retry-after")]).toEqual([429, "10"]);
+    expect((await exchange(t, c)).status).toBe(429); // req_3, 0 s later
+    expect((await exchange(t, c)).status).toBe(200); // req_4, 0 s later
+    expect(t.sandbox.journal.list().map((e) => e.retryAfter)).toEqual([undefined, 10, 10, undefined]);
+    expect(await merchantReport(t, c.merchant)).toEqual([
+      expected.retryIgnoresRetryAfter(m(c.merchant), "2 early retries", 429, 10, "POST /api/v2/auth/token", 0, ["req_2", "req_3", "req_4"]),
+    ]);
+  });
+
+  it("retry_ignores_retry_after: a fixed 5 s retry against 503 Retry-After: 30 (token-endpoint-outage, in a session)", async () => {
+    const t = await start();
+    const { id, creds } = await createSession(t, "token-endpoint-outage");
+    const down = await exchange(t, creds); // req_1
+    expect([down.status, down.headers.get("retry-after")]).toEqual([503, "30"]);
+    // The mistake: its own fixed delay instead of the server's.
+    expect((await t.call(`/__sandbox/sessions/${id}/clock`, postJson({ advance: "5s" }))).status).toBe(200);
+    expect((await exchange(t, creds)).status).toBe(503); // req_2
+    t.sandbox.clock.advance(30_000);
+    expect((await exchange(t, creds)).status).toBe(200); // req_3, 30 s later: fine
+    const times = t.sandbox.journal.list({ session: id }).map((e) => e.sandboxTime);
+    expect(times).toEqual(["2026-01-01T00:00:00.000Z", "2026-01-01T00:00:05.000Z", "2026-01-01T00:00:35.000Z"]);
+    expect(await sessionReport(t, id)).toEqual([
+      expected.retryIgnoresRetryAfter(m(creds.merchant), "1 early retry", 503, 30, "POST /api/v2/auth/token", 5, ["req_1", "req_2"]),
+    ]);
+  });
+
+  it("hammering_after_error: the same refused exchange three times in a row", async () => {
+    const t = await start();
+    // The mistake: a wrong secret retried in a tight loop.
+    for (let i = 0; i < 3; i++) {
+      expect((await exchange(t, { ...DEFAULT, apiSecret: "wrong-secret" })).json.code).toBe("wrong_api_secret"); // req_1..3
+      t.sandbox.clock.advance(500);
+    }
+    expect(await requestIds(t)).toEqual(["req_1", "req_2", "req_3"]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.hammeringAfterError(m(DEFAULT_MERCHANT_ID), 3, "POST /api/v2/auth/token", ["req_1", "req_2", "req_3"]),
+    ]);
+  });
+
+  it("missing_credentials: a protected call with no credentials at all", async () => {
+    const t = await start();
+    // The mistake: the Authorization header never set.
+    const r = await t.call("/api/v2/payment/status"); // req_1
+    expect([r.status, r.json.code]).toEqual([401, "credentials_missing"]);
+    // Nothing on the request says who sent it, so only the unfiltered report can show it.
+    expect(t.sandbox.journal.list()[0]!.merchant).toBeUndefined();
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([]);
+    expect(await fullReport(t)).toEqual([expected.missingCredentials(NOBODY, "1 request", ["req_1"])]);
+  });
+
+  it("several mistakes at once: errors first, then warnings, each by its first request", async () => {
+    const t = await start();
+    await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" })); // req_1
+    const token = await t.token(); // req_2
+    await payment(t, DEFAULT_PAYMENT_TOKEN); // req_3
+    await paymentInit(t, token); // req_4
+    const findings = await merchantReport(t, DEFAULT_MERCHANT_ID);
+    expect(findings.map((f) => [f.code, f.severity, f.evidence])).toEqual([
+      ["payment_token_on_bearer_endpoint", "error", ["req_3"]],
+      ["jwt_on_payment_init", "error", ["req_4"]],
+      ["deprecated_login_used", "warning", ["req_1"]],
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// a well-behaved client
+
+/**
+ * What an integration should do: one cached token, renewed when 90% of its lifetime has passed;
+ * a 401 invalid_token drops the cache and is retried once with a new token; 429/503 wait for
+ * Retry-After (by moving the sandbox clock); payment/init gets the payment token.
+ */
+class WellBehavedClient {
+  private cached: { token: string; renewAt: number } | undefined;
+
+  constructor(
+    private readonly t: TestServer,
+    private readonly creds: Creds,
+  ) {}
+
+  private now(): number {
+    return this.t.sandbox.clock.now();
+  }
+
+  async accessToken(): Promise<string> {
+    if (this.cached && this.now() < this.cached.renewAt) return this.cached.token;
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const r = await exchange(this.t, this.creds);
+      if (r.status === 200) {
+        this.cached = { token: r.json.access_token, renewAt: this.now() + r.json.expires_in * 900 };
+        return this.cached.token;
+      }
+      const retryAfter = Number(r.headers.get("retry-after"));
+      if (!(r.status === 429 || r.status === 503) || !Number.isFinite(retryAfter)) throw new Error(`token exchange failed: ${r.status}`);
+      this.t.sandbox.clock.advance(retryAfter * 1000);
+    }
+    throw new Error("token endpoint still unavailable, giving up");
+  }
+
+  async call(path: string): Promise<Reply> {
+    const r = await payment(this.t, await this.accessToken(), path);
+    if (r.status !== 401 || r.json.error !== "invalid_token") return r;
+    this.cached = undefined;
+    return payment(this.t, await this.accessToken(), path);
+  }
+
+  initPayment(): Promise<Reply> {
+    return paymentInit(this.t, this.creds.paymentToken);
+  }
+
+  /** A working day: calls, a hosted payment, time passing beyond the token's lifetime. */
+  async run(ttlSeconds: number): Promise<void> {
+    for (let step = 0; step < 4; step++) {
+      expect((await this.call("/api/v2/payment/status")).status).toBe(200);
+      expect((await this.call("/api/v2/payment/refund")).status).toBe(200);
+      expect((await this.initPayment()).status).toBe(201);
+      this.t.sandbox.clock.advance(ttlSeconds * 400); // 40% of the lifetime per step
+    }
+  }
+}
+
+describe("a well-behaved client gets no findings", () => {
+  it("default scenario: one token reused, renewed before expiry, payment token on payment/init", async () => {
+    const t = await start();
+    await new WellBehavedClient(t, DEFAULT).run(3600);
+    const entries = t.sandbox.journal.list();
+    expect(entries.filter((e) => e.endpoint === "token")).toHaveLength(2); // the first token and one renewal
+    expect(entries.every((e) => e.status < 400)).toBe(true);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([]);
+    expect(await fullReport(t)).toEqual([]);
+  });
+
+  it("short-lived-tokens: renews every 54 s instead of waiting for the 401", async () => {
+    const t = await start(["short-lived-tokens"]);
+    const c = libraryCreds("short-lived-tokens");
+    await new WellBehavedClient(t, c).run(60);
+    expect(await merchantReport(t, c.merchant)).toEqual([]);
+  });
+
+  it("token-endpoint-outage (session): waits for Retry-After on both 503s", async () => {
+    const t = await start();
+    const { id, creds } = await createSession(t, "token-endpoint-outage");
+    await new WellBehavedClient(t, creds).run(3600);
+    expect(t.sandbox.journal.list({ session: id }).slice(0, 3).map((e) => [e.status, e.sandboxTime])).toEqual([
+      [503, "2026-01-01T00:00:00.000Z"],
+      [503, "2026-01-01T00:00:30.000Z"],
+      [200, "2026-01-01T00:01:00.000Z"],
+    ]);
+    expect(await sessionReport(t, id)).toEqual([]);
+  });
+
+  it("token-rate-limited: waits for Retry-After on the 429s", async () => {
+    const t = await start(["token-rate-limited"]);
+    const c = libraryCreds("token-rate-limited");
+    const client = new WellBehavedClient(t, c);
+    await client.run(3600);
+    expect(t.sandbox.journal.list().filter((e) => e.status === 429)).toHaveLength(2);
+    expect(await merchantReport(t, c.merchant)).toEqual([]);
+  });
+
+  it("token-expires-after-calls and token-revoked-mid-session (sessions): renews once on the scripted 401", async () => {
+    const t = await start();
+    for (const scenario of ["token-expires-after-calls", "token-revoked-mid-session"]) {
+      const { id, creds } = await createSession(t, scenario);
+      await new WellBehavedClient(t, creds).run(3600);
+      const codes = t.sandbox.journal.list({ session: id }).flatMap((e) => (e.code ? [e.code] : []));
+      expect(codes).toEqual([scenario === "token-expires-after-calls" ? "token_expired" : "token_revoked"]);
+      expect(await sessionReport(t, id)).toEqual([]);
+    }
+    expect(await fullReport(t)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// analyze() on hand-built journals
+
+let seq = 0;
+function entry(fields: Partial<JournalEntry> & { at?: number }): JournalEntry {
+  const n = fields.seq ?? ++seq;
+  const { at, ...rest } = fields;
+  return {
+    id: `req_${n}`,
+    seq: n,
+    time: new Date(T0).toISOString(),
+    sandboxTime: new Date(T0 + (at ?? 0) * 1000).toISOString(),
+    method: "GET",
+    path: "/api/v2/payment/status",
+    query: "",
+    status: 200,
+    durationMs: 1,
+    endpoint: "payment",
+    scenario: "default",
+    merchant: "m1",
+    ...rest,
+  };
+}
+const exchanged = (jti: string, more: Partial<JournalEntry> & { at?: number } = {}) =>
+  entry({ method: "POST", path: "/api/v2/auth/token", endpoint: "token", tokenId: jti, ...more });
+const called = (jti: string, more: Partial<JournalEntry> & { at?: number } = {}) => entry({ presentedTokenId: jti, tokenId: jti, ...more });
+const refused = (jti: string, code: string, more: Partial<JournalEntry> & { at?: number } = {}) =>
+  entry({ status: 401, code, presentedTokenId: jti, ...more });
+const codes = (findings: Finding[]) => findings.map((f) => f.code);
+
+describe("analyze()", () => {
+  afterEach(() => {
+    seq = 0;
+  });
+
+  it("an empty journal has no findings", () => {
+    expect(analyze([])).toEqual([]);
+  });
+
+  it("token_per_call: from 3 exchanges, at 1 exchange per 2 calls or more", () => {
+    const pattern = (exchanges: number, calls: number) => {
+      seq = 0;
+      const out: JournalEntry[] = [];
+      for (let i = 0; i < exchanges; i++) out.push(exchanged(`t${i}`));
+      for (let i = 0; i < calls; i++) out.push(called("t0"));
+      return codes(analyze(out));
+    };
+    expect(pattern(3, 6)).toEqual(["token_per_call"]);
+    expect(pattern(3, 0)).toEqual(["token_per_call"]);
+    expect(pattern(3, 7)).toEqual([]);
+    expect(pattern(2, 2)).toEqual([]);
+    // Failed exchanges are not tokens.
+    seq = 0;
+    expect(codes(analyze([exchanged("a"), exchanged("b"), entry({ endpoint: "token", status: 401, code: "wrong_api_secret" }), called("a")]))).toEqual([]);
+  });
+
+  it("expired_token_reused: only after a refusal that can never be undone, and per token", () => {
+    expect(analyze([exchanged("a"), refused("a", "token_revoked"), called("b"), refused("a", "token_revoked")])).toEqual([
+      expected.expiredTokenReused(m("m1"), "token_revoked", ["req_2", "req_4"]),
+    ]);
+    seq = 0;
+    // A signature failure is not an expired token (and nothing else was resent).
+    expect(
+      analyze([refused("a", "token_signature_invalid", { at: 0 }), refused("a", "token_signature_invalid", { at: 5 }), refused("b", "token_expired", { at: 10 })]),
+    ).toEqual([]);
+    seq = 0;
+    expect(codes(analyze([refused("a", "token_unknown_kid"), refused("a", "token_unknown_kid", { endpoint: "cashout" })]))).toEqual(["expired_token_reused"]);
+    seq = 0;
+    const reused = analyze([
+      refused("a", "merchant_disabled", { at: 0 }),
+      refused("a", "merchant_disabled", { at: 5 }),
+      refused("b", "token_expired", { at: 10 }),
+      called("b", { at: 15 }),
+    ]);
+    expect(codes(reused)).toEqual(["expired_token_reused"]);
+    expect(reused[0]!.message).toContain(
+      "(merchant_disabled, token_expired)",
+    );
+  });
+
+  it("no_proactive_renewal: not when a scenario rule expired the token, nor for a token the journal never saw issued", () => {
+    expect(codes(analyze([exchanged("a"), refused("a", "token_expired"), exchanged("b")]))).toEqual(["no_proactive_renewal"]);
+    seq = 0;
+    expect(analyze([exchanged("a"), refused("a", "token_expired", { rules: ["s/expire"] }), exchanged("b")])).toEqual([]);
+    seq = 0;
+    expect(analyze([exchanged("a", { rules: ["s/issue-expired"] }), refused("a", "token_expired"), exchanged("b")])).toEqual([]);
+    seq = 0;
+    expect(analyze([refused("minted", "token_expired"), exchanged("b")])).toEqual([]);
+    seq = 0;
+    // Expired but never renewed: nothing to say about renewal.
+    expect(analyze([exchanged("a"), refused("a", "token_expired")])).toEqual([]);
+  });
+
+  it("retry_ignores_retry_after: judged by the sandbox clock, per endpoint, only on 429/503", () => {
+    const limited = (at: number, more: Partial<JournalEntry> = {}) => entry({ endpoint: "token", status: 429, code: "rate_limited", retryAfter: 10, at, ...more });
+    const ok = (at: number, endpoint = "token") => entry({ endpoint, at });
+    expect(codes(analyze([limited(0), ok(9)]))).toEqual(["retry_ignores_retry_after"]);
+    seq = 0;
+    expect(analyze([limited(0), ok(10)])).toEqual([]);
+    seq = 0;
+    // Another endpoint in between is not a retry.
+    expect(analyze([limited(0), ok(1, "payment"), ok(10)])).toEqual([]);
+    seq = 0;
+    // Retry-After on another status is not a back-off request.
+    expect(analyze([limited(0, { status: 200, code: undefined }), ok(1)])).toEqual([]);
+    seq = 0;
+    expect(analyze([limited(0, { status: 503, retryAfter: 30 }), ok(29.5)])).toEqual([
+      expected.retryIgnoresRetryAfter(m("m1"), "1 early retry", 503, 30, "POST /api/v2/auth/token", 29.5, ["req_1", "req_2"]),
+    ]);
+  });
+
+  it("hammering_after_error: 3 failures in a row to one endpoint, each under 2 s after the last", () => {
+    const fail = (at: number, endpoint = "token") => entry({ endpoint, status: 401, code: "wrong_api_secret", at });
+    expect(codes(analyze([fail(0), fail(1), fail(2.9)]))).toEqual(["hammering_after_error"]);
+    seq = 0;
+    expect(analyze([fail(0), fail(2), fail(4)])).toEqual([]); // backing off
+    seq = 0;
+    expect(analyze([fail(0), fail(1), entry({ endpoint: "token", at: 1 }), fail(1), fail(1)])).toEqual([]); // a success breaks the run
+    seq = 0;
+    // Dropped connections count; another endpoint's failures do not join the run.
+    const dropped = (at: number) => entry({ endpoint: "token", status: 0, at });
+    expect(analyze([dropped(0), fail(0, "payment"), dropped(0), fail(0, "payment"), dropped(1), fail(0.5, "payment")])).toEqual([
+      expected.hammeringAfterError(m("m1"), 6, "POST /api/v2/auth/token and /api/v2/payment/*", ["req_1", "req_2", "req_3", "req_4", "req_5", "req_6"]),
+    ]);
+    seq = 0;
+    // A long run is one finding with every request of it.
+    expect(analyze([fail(0), fail(0), fail(0), fail(0), fail(0)])[0]!.evidence).toEqual(["req_1", "req_2", "req_3", "req_4", "req_5"]);
+  });
+
+  it("groups per merchant, names requests nobody can be attributed to, and sorts errors first then by first request", () => {
+    const findings = analyze([
+      entry({ merchant: "m2", endpoint: "login", path: "/api/login_check", method: "POST" }), // req_1
+      entry({ merchant: undefined, status: 401, code: "credentials_missing" }), // req_2
+      entry({ merchant: "m1", endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }), // req_3
+      entry({ merchant: "m2", endpoint: "login", path: "/api/login_check", method: "POST" }), // req_4
+      entry({ merchant: "m2", status: 400, code: "token_in_query", secretInQuery: true }), // req_5
+      entry({ merchant: "m1", endpoint: "token", status: 400, code: "credential_sent_twice" }), // req_6
+      entry({ merchant: "m1", endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }), // req_7
+      entry({ merchant: "m1", status: 401, code: "payment_token_not_accepted" }), // req_8
+    ]);
+    expect(findings).toEqual([
+      expected.jwtOnPaymentInit(m("m1"), "2 requests", ["req_3", "req_7"]),
+      expected.credentialsInQuery(m("m2"), "1 request", ["req_5"]),
+      expected.paymentTokenOnBearerEndpoint(m("m1"), "1 request", ["req_8"]),
+      expected.deprecatedLoginUsed(m("m2"), "2 requests", ["req_1", "req_4"]),
+      expected.missingCredentials(NOBODY, "1 request", ["req_2"]),
+      expected.conflictingCredentials(m("m1"), "1 request", ["req_6"]),
+    ]);
+    // The order the entries come in does not matter; the ids sort by number (req_9 before req_10).
+    expect(analyze([...findingsInput()].reverse())).toEqual(analyze(findingsInput()));
+    expect(analyze(findingsInput()).map((f) => f.evidence[0])).toEqual(["req_9", "req_10"]);
+  });
+
+  it("each credential conflict counts: a code, or a credential found both ways", () => {
+    const t = (more: Partial<JournalEntry>) => entry({ endpoint: "token", method: "POST", ...more });
+    expect(
+      analyze([
+        t({ status: 400, code: "credential_conflict" }),
+        t({ credentialSources: { apiKey: "header", apiSecret: "both" } }),
+        t({ credentialSources: { apiKey: "header", apiSecret: "body" } }),
+      ])[0]!.evidence,
+    ).toEqual(["req_1", "req_2"]);
+  });
+});
+
+/** Two errors whose first requests are req_9 and req_10, in that order. */
+function findingsInput(): JournalEntry[] {
+  return [
+    entry({ seq: 10, merchant: "a", endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }),
+    entry({ seq: 9, merchant: "b", endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }),
+  ];
+}
