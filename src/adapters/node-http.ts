@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
 import { problemResponse } from "../core/problem.js";
-import { InvalidRequest } from "../core/errors.js";
+import { InvalidRequest, RequestTimeout } from "../core/errors.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -72,18 +72,17 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     }
     const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
     const problem = problemResponse(
-      new InvalidRequest(
-        timeout ? "request_timeout" : "http_malformed",
-        timeout
-          ? "The request was not completed in time. Send the headers and body without pausing."
-          : "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
-      ),
+      timeout
+        ? new RequestTimeout("The request was not completed in time. Send the headers and body without pausing.")
+        : new InvalidRequest(
+            "http_malformed",
+            "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
+          ),
       "/",
     );
     const status = timeout ? "408 Request Timeout" : "400 Bad Request";
-    const payload = problem.body.replace('"status":400', timeout ? '"status":408' : '"status":400');
     socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`,
+      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(problem.body)}\r\nconnection: close\r\n\r\n${problem.body}`,
     );
   });
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-import yargs from "yargs";
+import yargs, { type CommandModule } from "yargs";
+import { keepOnlyEnvOf } from "./env.js";
 import { hideBin } from "yargs/helpers";
+import { reportCommand } from "./commands/report.js";
+import { scanLogsCommand } from "./commands/scan-logs.js";
 import { scenariosCommand } from "./commands/scenarios.js";
 import { schemaCommand } from "./commands/schema.js";
 import { serveCommand } from "./commands/serve.js";
@@ -14,14 +17,14 @@ import { VERSION } from "../core/version.js";
  */
 export const EXIT_USAGE = 2;
 
+const COMMANDS = [serveCommand, validateCommand, scenariosCommand, schemaCommand, reportCommand, scanLogsCommand] as CommandModule[];
+keepOnlyEnvOf(hideBin(process.argv), COMMANDS, (line) => process.stderr.write(line + "\n"));
+
 await yargs(hideBin(process.argv))
   .scriptName("merchant-sandbox")
   .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
   .env("MERCHANT_SANDBOX")
-  .command(serveCommand)
-  .command(validateCommand)
-  .command(scenariosCommand)
-  .command(schemaCommand)
+  .command(COMMANDS)
   .demandCommand(1, "Name a command: merchant-sandbox serve starts the sandbox on http://127.0.0.1:4010.")
   .strict()
   .version(VERSION)

@@ -76,7 +76,9 @@ export class Journal {
         (sinceSeq === undefined || e.seq > sinceSeq) &&
         (sinceTime === undefined || Date.parse(e.time) > sinceTime),
     );
-    return filter.limit === undefined ? out : out.slice(-filter.limit);
+    if (filter.limit === undefined) return out;
+    // With `since`, a page forward (the next N); without, the latest N.
+    return filter.since !== undefined ? out.slice(0, filter.limit) : out.slice(-filter.limit);
   }
 
   get size(): number {

@@ -58,16 +58,18 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     }
   }
   const jti = ctx.faker.string.uuid();
+  // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
+  const margin = scenario.settings.leewaySeconds;
   const claims: JWTPayload = {
     iss: variant === "wrong_issuer" ? "https://not-the-sandbox.test" : ctx.settings.issuer,
     sub: merchant.id,
     aud: variant === "wrong_audience" ? "another-api" : ctx.settings.audience,
-    iat: variant === "expired" ? now - ttl - 60 : variant === "not_yet_valid" ? now + 300 : now,
-    exp: variant === "expired" ? now - 60 : (variant === "not_yet_valid" ? now + 300 : now) + ttl,
+    iat: variant === "expired" ? now - margin - ttl - 60 : variant === "not_yet_valid" ? now + margin + 300 : now,
+    exp: variant === "expired" ? now - margin - 60 : (variant === "not_yet_valid" ? now + margin + 300 : now) + ttl,
     jti,
     client_id: merchant.apiKey,
     scope: merchant.scopes.join(" "),
-    ...(variant === "not_yet_valid" ? { nbf: now + 300 } : {}),
+    ...(variant === "not_yet_valid" ? { nbf: now + margin + 300 } : {}),
   };
   const key = scenario.keys.signing;
   const typ = variant === "login_token" ? "JWT" : "at+jwt";

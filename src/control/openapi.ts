@@ -1,4 +1,54 @@
-/** The OpenAPI 3.1 document of the whole surface (to be completed: see issue 4). */
+import { headers, responses, securitySchemes } from "./openapi/components.js";
+import { controlPaths } from "./openapi/control-paths.js";
+import { merchantPaths } from "./openapi/merchant-paths.js";
+import { controlSchemas } from "./openapi/control-schemas.js";
+import { merchantSchemas } from "./openapi/merchant-schemas.js";
+
+/**
+ * The OpenAPI 3.1 document of the whole surface, served at GET /__sandbox/openapi.json: the
+ * merchant API as the sandbox simulates it (with every refusal and its stable code) and the
+ * control plane. Its parts live in ./openapi/; test/control/openapi.test.ts validates it and checks
+ * it against the router and the codes the source throws.
+ */
 export function openApiDocument(version: string): Record<string, unknown> {
-  return { openapi: "3.1.0", info: { title: "merchant-sandbox", version }, paths: {} };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "merchant-sandbox",
+      version,
+      summary: "A strict, explainable sandbox of a merchant payment API's authentication model.",
+      description: [
+        "merchant-sandbox simulates the **authentication model** of version 2 of a merchant payment API: credential exchange for a JWT access token, bearer auth on the payment and cashout groups, the separate merchant payment token of `POST /api/v2/payment/init`, and the deprecated `/api/login_check`. Payment, cashout and checkout business behaviour is not simulated: authenticated calls answer honest placeholders.",
+        "",
+        "Every refusal is `application/problem+json` (RFC 9457) that also carries the OAuth members `error` and `error_description`, plus a stable `code` (see the `ErrorCode` schema); its text says what was wrong and how to fix it, and never contains a secret or a token.",
+        "",
+        "The credentials a request carries select the merchant, and so its scenario: scenario rules may script outages, rate limits, expired or revoked tokens, rotated keys and secrets, delays and dropped connections. An answer shaped by a rule carries `X-Sandbox-Rule`. Requests no merchant can be read from take the primary scenario's settings.",
+        "",
+        "Anything not listed here answers `404 not_found` with the list of routes and a hint for near misses (trailing slash, another API version).",
+        "",
+        "The built-in default merchant: api_key `sandbox-api-key`, api_secret `sandbox-api-secret`, payment token `sandbox-payment-token`, login `merchant@sandbox.test` / `sandbox-password`, merchant id `merchant_sandbox_default`, scopes `payment cashout`.",
+      ].join("\n"),
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [
+      { url: "/", description: "This sandbox (the server that serves this document)." },
+      { url: "http://localhost:4010", description: "`merchant-sandbox serve` and the image, by default." },
+    ],
+    tags: [
+      { name: "Merchant API", description: "The merchant-facing API (version 2) as the sandbox simulates it." },
+      { name: "Deprecated", description: "Still answered, with Deprecation, Sunset and Link headers on every answer; integrations must move off it." },
+      {
+        name: "Control plane",
+        description:
+          "Under /__sandbox/: sessions, clocks, resets, the request journal, the integration report and token minting, for test harnesses. Never used by the integration itself. Guarded by the admin token when the sandbox was started with one; only health answers with --no-control-plane.",
+      },
+    ],
+    paths: { ...merchantPaths, ...controlPaths },
+    components: {
+      schemas: { ...merchantSchemas, ...controlSchemas },
+      responses,
+      headers,
+      securitySchemes,
+    },
+  };
 }

@@ -6,6 +6,7 @@ import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
 import { openApiEndpoint } from "./endpoints/openapi.js";
 import { reportEndpoint, requestsEndpoint } from "./endpoints/journal.js";
+import { scanEndpoint } from "./endpoints/scan.js";
 import { sessionEndpoint, sessionsEndpoint } from "./endpoints/sessions.js";
 import { tokensEndpoint } from "./endpoints/tokens.js";
 
@@ -33,6 +34,7 @@ const ROUTES: ControlRoute[] = [
   { pattern: /^\/__sandbox\/requests$/, methods: ["GET"], handler: requestsEndpoint },
   { pattern: /^\/__sandbox\/report$/, methods: ["GET"], handler: reportEndpoint },
   { pattern: /^\/__sandbox\/tokens$/, methods: ["POST"], handler: tokensEndpoint },
+  { pattern: /^\/__sandbox\/scan$/, methods: ["POST"], handler: scanEndpoint },
 ];
 
 export const controlEndpoint: Endpoint = (request, ctx, trace) => {

@@ -3,6 +3,7 @@ import { TooManySessions } from "../core/errors.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
 import { resolveScenario } from "../scenarios/library.js";
+import { ScenarioLoadError } from "../scenarios/load.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
 
@@ -49,7 +50,10 @@ export class SessionStore {
         `This sandbox already holds ${this.limits.maxSessions} sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.`,
       );
     }
-    const template = this.scenarios.byName(scenarioName)?.file ?? resolveScenario(scenarioName).scenario;
+    // A loaded scenario or a library name, never a path: the control plane must not read the
+    // server's files on a caller's say-so.
+    const template =
+      this.scenarios.byName(scenarioName)?.file ?? (isScenarioName(scenarioName) ? resolveScenario(scenarioName).scenario : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
     const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id);
@@ -67,6 +71,17 @@ export class SessionStore {
   list(): Session[] {
     this.reap();
     return [...this.sessions.values()];
+  }
+
+  /**
+   * Ends the session if it has been idle too long. Called when a request arrives with one of its
+   * merchants' credentials, so an expired session cannot come back to life before the next reap.
+   */
+  endIfIdle(id: string): boolean {
+    const s = this.sessions.get(id);
+    if (!s || s.lastUsedAt >= Date.now() - this.limits.idleMs) return false;
+    this.end(s);
+    return true;
   }
 
   /** Marks a session as used (a request of one of its merchants), postponing its reaping. */
@@ -123,6 +138,16 @@ export class SessionStore {
     const cutoff = Date.now() - this.limits.idleMs;
     for (const s of [...this.sessions.values()]) if (s.lastUsedAt < cutoff) this.end(s);
   }
+}
+
+function isScenarioName(name: string): boolean {
+  return /^[a-z0-9][a-z0-9-]*$/.test(name);
+}
+
+function unknownScenario(name: string): never {
+  throw new ScenarioLoadError([
+    { file: name.slice(0, 64), line: 1, column: 1, path: "", message: `'${name.slice(0, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)` },
+  ]);
 }
 
 /** The scenario's merchant with credentials of its own: unique per session, random, never guessable. */

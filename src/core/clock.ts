@@ -29,8 +29,9 @@ export class SandboxClock {
     return Math.floor(this.now() / 1000);
   }
 
+  /** True when this clock does not move: stopped itself, or following a stopped parent. */
   get frozen(): boolean {
-    return this.frozenAtMs !== undefined;
+    return this.frozenAtMs !== undefined || (this.parent?.frozen ?? false);
   }
 
   /** Moves the clock forward (or back, with a negative amount) by `ms`, frozen or not. */

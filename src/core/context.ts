@@ -36,6 +36,8 @@ export interface SandboxContext {
 /** The loaded scenarios and who owns which merchant. */
 export interface ScenarioSet {
   readonly all: readonly ScenarioInstance[];
+  /** The scenarios loaded at start (not sessions' copies). */
+  readonly loaded: readonly ScenarioInstance[];
   /** The scenario whose rules and settings apply to requests no merchant can be read from. */
   readonly primary: ScenarioInstance;
   of(merchant: Merchant): ScenarioInstance;

@@ -192,4 +192,15 @@ export class AdminTokenRequired extends SandboxError {
   readonly status = 401;
   readonly error = "invalid_token" as const;
   readonly code = "admin_token_required";
+  constructor(description: string) {
+    // A 401 always carries a challenge (RFC 9110 §15.5.2): the admin token is a bearer token.
+    super(description, { challenge: "bearer" });
+  }
+}
+
+/** 408 when a client does not finish its request in time (node's request/headers timeouts). */
+export class RequestTimeout extends SandboxError {
+  readonly status = 408;
+  readonly error = "invalid_request" as const;
+  readonly code = "request_timeout";
 }

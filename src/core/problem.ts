@@ -16,6 +16,7 @@ const TITLES: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   410: "Gone",
   413: "Content Too Large",
   415: "Unsupported Media Type",

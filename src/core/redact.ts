@@ -14,8 +14,13 @@ export function redact(secret: string): string {
 /** Query parameter names that carry a bearer token (refused on protected endpoints, see bearer.ts). */
 export const TOKEN_QUERY_KEYS: readonly string[] = ["access_token", "token", "jwt", "bearer"];
 
-/** Query parameters whose values are secrets wherever they appear. */
-const SECRET_QUERY_KEYS = new Set([...TOKEN_QUERY_KEYS, "api_secret", "password", "payment_token", "secret"]);
+/**
+ * A query value is redacted when its name says it is secret (any spelling of token, secret,
+ * password, auth, jwt, credential: accessToken, client_secret, id_token …) or when it has the
+ * shape of a JWT, whatever the parameter is called.
+ */
+const SECRET_NAME = /(token|secret|passw|pwd|auth|jwt|credential|bearer)/i;
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.?[A-Za-z0-9_-]*$/;
 
 /** The query string with every secret-looking parameter value replaced by its redaction. */
 export function redactQuery(query: string): string {
@@ -24,9 +29,10 @@ export function redactQuery(query: string): string {
     .split("&")
     .map((pair) => {
       const eq = pair.indexOf("=");
-      if (eq < 0) return pair;
-      const key = safeDecode(pair.slice(0, eq)).toLowerCase();
-      return SECRET_QUERY_KEYS.has(key) ? `${pair.slice(0, eq)}=${redact(safeDecode(pair.slice(eq + 1)))}` : pair;
+      if (eq < 0) return JWT_SHAPE.test(safeDecode(pair)) ? redact(safeDecode(pair)) : pair;
+      const key = safeDecode(pair.slice(0, eq));
+      const value = safeDecode(pair.slice(eq + 1));
+      return SECRET_NAME.test(key) || JWT_SHAPE.test(value) ? `${pair.slice(0, eq)}=${redact(value)}` : pair;
     })
     .join("&");
 }

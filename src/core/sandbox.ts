@@ -173,7 +173,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const r = route(request.path);
-    const attributed = attributeMerchant(request, r.name, merchants, scenarioSet.paymentTokenTransports(), settings.maxBodyBytes);
+    let attributed = attributeMerchant(request, r.name, merchants, scenarioSet.paymentTokenTransports(), settings.maxBodyBytes);
+    const sessionId = attributed && scenarioSet.of(attributed).sessionId;
+    // A session idle past its limit ends here, before its credentials can be used again.
+    if (sessionId && sessions.endIfIdle(sessionId)) attributed = undefined;
     const trace: RequestTrace = {
       endpoint: r.name,
       scenario: attributed ? scenarioSet.of(attributed) : scenarioSet.primary,

@@ -13,7 +13,7 @@ export const jwksEndpoint: Endpoint = (request, ctx) => {
 export const healthEndpoint: Endpoint = (request, ctx) => {
   if (request.method !== "GET" && request.method !== "HEAD")
     throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET"]);
-  return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.all.map((s) => s.name) });
+  return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 
 const KNOWN_ROUTES = [

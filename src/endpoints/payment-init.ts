@@ -4,7 +4,7 @@ import { jsonResponse, type Endpoint } from "../core/context.js";
 import { InvalidRequest, InvalidToken, MethodNotAllowed, MissingCredentials } from "../core/errors.js";
 import { headerCount, headerValue, type SandboxRequest } from "../core/http-types.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
-import { readBearerToken } from "../core/bearer.js";
+import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 import { secretMatches } from "../core/merchants.js";
 
 /**
@@ -15,6 +15,7 @@ import { secretMatches } from "../core/merchants.js";
 export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/payment/init", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
+  assertNoTokenInQuery(request);
   // The transport of the scenario the token belongs to (found wherever it was sent), else the primary's.
   const transport = trace.scenario.settings.paymentTokenTransport;
   const body = readJsonObject(request, {

@@ -70,6 +70,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
  * only redacted, since integrations that swap the fields send their secret as the api_key.
  */
 function knownKeys(ctx: SandboxContext): string {
-  const keys = ctx.merchants.all().map((m) => `'${m.apiKey}'`);
+  // Only the scenarios loaded at start: a session's api_key is no one else's business.
+  const keys = ctx.scenarios.loaded.flatMap((s) => s.merchants.map((m) => `'${m.apiKey}'`));
   return keys.length <= 5 ? `loaded: ${keys.join(", ")}` : `${keys.length} are loaded, e.g. ${keys.slice(0, 3).join(", ")}`;
 }

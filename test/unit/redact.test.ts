@@ -85,7 +85,16 @@ describe("redactQuery", () => {
     expect(redactQuery("amount=100&currency=EUR&flag")).toBe("amount=100&currency=EUR&flag");
     expect(redactQuery("q=%E0%A4%A&x=1")).toBe("q=%E0%A4%A&x=1");
     expect(redactQuery("access_token")).toBe("access_token");
-    expect(redactQuery("tokens=1&my_password=2")).toBe("tokens=1&my_password=2");
+  });
+
+  it("redacts any parameter whose name says secret, and any JWT-shaped value whatever its name", () => {
+    expect(redactQuery("tokens=1&my_password=2")).toBe(`tokens=${redact("1")}&my_password=${redact("2")}`);
+    expect(redactQuery("accessToken=a&client_secret=b&id_token=c&auth=d")).toBe(
+      `accessToken=${redact("a")}&client_secret=${redact("b")}&id_token=${redact("c")}&auth=${redact("d")}`,
+    );
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
+    expect(redactQuery(`q=${jwt}&amount=5`)).toBe(`q=${redact(jwt)}&amount=5`);
+    expect(redactQuery(jwt)).toBe(redact(jwt));
   });
 
   it("an undecodable secret value is still redacted", () => {

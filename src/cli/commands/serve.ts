@@ -82,6 +82,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .example("MERCHANT_SANDBOX_PORT=8080 $0 serve", "every flag is also an environment variable") as unknown as Argv<ServeArgs>,
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
     const format = args.logFormat;
+    // A log reader that went away (a closed pipe) must not take the sandbox down with it.
+    process.stdout.on("error", () => undefined);
     const out = (line: string) => process.stdout.write(line + "\n");
     const options: SandboxOptions = {
       tokenTtl: args.tokenTtl,

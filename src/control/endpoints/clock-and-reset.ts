@@ -12,5 +12,5 @@ export const clockEndpoint: Endpoint = (request, ctx) => {
 /** POST /__sandbox/reset: the whole sandbox as it started (scenarios, sessions, tokens, journal, clock). */
 export const resetEndpoint: Endpoint = (_request, ctx) => {
   ctx.resetAll();
-  return jsonResponse(200, { reset: true, scenarios: ctx.scenarios.all.map((s) => s.name), clock: clockView(ctx.clock) });
+  return jsonResponse(200, { reset: true, scenarios: ctx.scenarios.loaded.map((s) => s.name), clock: clockView(ctx.clock) });
 };

@@ -31,6 +31,11 @@ export const requestsEndpoint: Endpoint = (request, ctx) => {
 /** GET /__sandbox/report[?session=&merchant=]: the findings over the whole journal (or a part). */
 export const reportEndpoint: Endpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
+  for (const key of q.keys()) {
+    if (!["session", "merchant"].includes(key)) {
+      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/report does not take '${key.slice(0, 40)}'; it takes session and merchant.`);
+    }
+  }
   const entries = ctx.journal.list({
     ...(q.get("session") !== null && { session: q.get("session")! }),
     ...(q.get("merchant") !== null && { merchant: q.get("merchant")! }),

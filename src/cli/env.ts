@@ -1,0 +1,43 @@
+import yargs, { type Argv, type CommandModule } from "yargs";
+import { didYouMean } from "../scenarios/suggest.js";
+
+/**
+ * Every flag of a command can be given as MERCHANT_SANDBOX_<FLAG> (yargs' `.env()`). A variable
+ * meant for another command (MERCHANT_SANDBOX_TOKEN_TTL exported for `serve` while a CI step runs
+ * `report`) must not stop this one, yet a misspelt variable must not pass unnoticed: variables that
+ * are not a flag of the command being run are removed before parsing, with a one-line warning
+ * when they are no flag of any command.
+ */
+export const ENV_PREFIX = "MERCHANT_SANDBOX_";
+
+export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (line: string) => void): void {
+  const name = argv.find((a) => !a.startsWith("-"));
+  const flagsOf = (c: CommandModule) => optionNames(c);
+  const current = commands.find((c) => commandName(c) === name);
+  const mine = current ? flagsOf(current) : new Set<string>();
+  const anyCommand = new Set(commands.flatMap((c) => [...flagsOf(c)]));
+  for (const key of Object.keys(process.env)) {
+    if (!key.startsWith(ENV_PREFIX)) continue;
+    const flag = key.slice(ENV_PREFIX.length).toLowerCase().replace(/_/g, "-");
+    if (mine.has(flag)) continue;
+    if (!anyCommand.has(flag)) {
+      const envNames = [...anyCommand].map((f) => ENV_PREFIX + f.toUpperCase().replace(/-/g, "_"));
+      warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${didYouMean(key, envNames)}`);
+    }
+    delete process.env[key];
+  }
+}
+
+function commandName(c: CommandModule): string {
+  return String(Array.isArray(c.command) ? c.command[0] : c.command).split(" ")[0]!;
+}
+
+/** The flags a command module declares, found by running its builder on a scratch parser. */
+function optionNames(c: CommandModule): Set<string> {
+  const probe = yargs([]);
+  if (typeof c.builder === "function") c.builder(probe as unknown as Argv);
+  else if (c.builder) probe.options(c.builder);
+  // getOptions() is public in yargs but missing from @types/yargs.
+  const options = (probe as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
+  return new Set(Object.keys(options.key));
+}

@@ -1,0 +1,25 @@
+import { jsonResponse, type Endpoint } from "../../core/context.js";
+import { InvalidRequest } from "../../core/errors.js";
+import { assertBodySize } from "../../core/json-body.js";
+import { controlBody, onlyFields } from "../body.js";
+import { scanText } from "../scan.js";
+
+/**
+ * POST /__sandbox/scan `{"text": "<log text>"}` → 200 `{"hits": [{line, column, kind, merchant}]}`:
+ * where the text holds a secret of this sandbox in clear (a merchant's api_secret, payment token or
+ * password, or a JWT this sandbox signed). The answer says where and what, never the secret. The
+ * body is bounded by the body size limit (64 KiB by default): send a large log in chunks of lines.
+ */
+export const scanEndpoint: Endpoint = async (request, ctx) => {
+  assertBodySize(request, ctx.settings.maxBodyBytes);
+  const body = controlBody(request, "POST /__sandbox/scan", '{"text": "<the log lines to scan>"}');
+  onlyFields(body, ["text"], "POST /__sandbox/scan");
+  if (typeof body.text !== "string") {
+    throw new InvalidRequest(
+      body.text === undefined ? "scan_text_missing" : "scan_text_invalid",
+      `POST /__sandbox/scan takes {"text": "<log text>"}: "text" must be a string (the lines to scan, joined with \\n).`,
+    );
+  }
+  const hits = await scanText(body.text, ctx.merchants.all(), (kid) => ctx.ring.find(kid));
+  return jsonResponse(200, { hits });
+};

@@ -1,0 +1,267 @@
+/**
+ * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
+ * the report, token minting and log scanning. Field lists follow src/control.
+ */
+
+const isoTime = { type: "string", format: "date-time" } as const;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+export const MINT_VARIANT_VALUES = [
+  "valid",
+  "expired",
+  "not_yet_valid",
+  "wrong_audience",
+  "wrong_issuer",
+  "unknown_kid",
+  "foreign_key",
+  "alg_none",
+  "bad_signature",
+  "login_token",
+] as const;
+
+const merchantCredentials = {
+  type: "object",
+  description: "A session merchant's credentials: fresh and random per session, so parallel tests never collide.",
+  required: ["id", "api_key", "api_secret", "payment_token", "login"],
+  properties: {
+    id: { type: "string", description: "The tokens' `sub`: `<scenario merchant id>.<session id>`." },
+    api_key: { type: "string", examples: ["sk_0123456789abcdef_0"] },
+    api_secret: { type: "string" },
+    payment_token: { type: "string", examples: ["mpt_test_0123456789abcdef01234567"] },
+    login: {
+      type: "object",
+      required: ["email", "password"],
+      properties: { email: { type: "string" }, password: { type: "string" } },
+    },
+  },
+} as const;
+
+export const controlSchemas = {
+  Health: {
+    type: "object",
+    required: ["status", "version", "scenarios"],
+    properties: {
+      status: { const: "ok" },
+      version: { type: "string", description: "The package version.", examples: ["0.1.0"] },
+      scenarios: { type: "array", items: { type: "string" }, description: "Names of the loaded scenarios, sessions' included.", examples: [["default"]] },
+    },
+  },
+  Clock: {
+    type: "object",
+    required: ["now", "frozen"],
+    properties: { now: isoTime, frozen: { type: "boolean" } },
+  },
+  ClockChange: {
+    type: "object",
+    description: "One or more changes, applied in this order: set, advance, freeze. Every token is judged by this clock.",
+    minProperties: 1,
+    additionalProperties: false,
+    properties: {
+      set: { ...isoTime, description: "Jump to this instant." },
+      advance: {
+        type: ["string", "number"],
+        description: "A duration to move by: `90s`, `59m`, `1h30m`, `500ms`, `-5m` (back), or a number of seconds.",
+        examples: ["61m"],
+      },
+      freeze: { type: "boolean", description: "true stops the clock where it is; false lets it run from there." },
+    },
+  },
+  SessionCreate: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      scenario: {
+        type: "string",
+        description: "A loaded scenario or a library scenario (`merchant-sandbox scenarios` lists them); `default` when absent.",
+        examples: ["token-endpoint-outage"],
+      },
+    },
+  },
+  SessionMerchant: merchantCredentials,
+  Session: {
+    type: "object",
+    description: "Everything a test needs to configure its integration against its private copy of a scenario.",
+    required: ["id", "scenario", "merchant", "merchants", "expires_at"],
+    properties: {
+      id: { type: "string", pattern: "^ses_[0-9a-f]{16}$" },
+      scenario: { type: "string" },
+      merchant: { ...ref("SessionMerchant"), description: "The scenario's first merchant." },
+      merchants: { type: "array", items: ref("SessionMerchant") },
+      expires_at: { ...isoTime, description: "When the session is reaped if it stays idle (wall-clock time; `--session-idle-ttl`, 30 minutes by default)." },
+    },
+  },
+  SessionDetail: {
+    allOf: [
+      ref("Session"),
+      {
+        type: "object",
+        required: ["state", "clock"],
+        properties: { state: { type: "string", description: "The scenario's state (`started` at first; rules' `set_state` moves it)." }, clock: ref("Clock") },
+      },
+    ],
+  },
+  SessionList: {
+    type: "object",
+    required: ["sessions"],
+    properties: {
+      sessions: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["id", "scenario", "expires_at"],
+          properties: { id: { type: "string" }, scenario: { type: "string" }, expires_at: isoTime },
+        },
+      },
+    },
+  },
+  SessionReset: {
+    type: "object",
+    required: ["reset", "session", "clock"],
+    properties: { reset: { const: true }, session: { type: "string" }, clock: ref("Clock") },
+  },
+  SandboxReset: {
+    type: "object",
+    required: ["reset", "scenarios", "clock"],
+    properties: { reset: { const: true }, scenarios: { type: "array", items: { type: "string" } }, clock: ref("Clock") },
+  },
+  JournalEntry: {
+    type: "object",
+    description: "What one request of the integration did. Built from what the sandbox learnt, never from raw values: no secret, password, payment token or JWT, only token ids and redacted query strings.",
+    required: ["id", "seq", "time", "sandboxTime", "method", "path", "query", "status", "durationMs", "endpoint", "scenario"],
+    properties: {
+      id: { type: "string", pattern: "^req_[0-9]+$" },
+      seq: { type: "integer", minimum: 1 },
+      time: { ...isoTime, description: "Wall-clock time the request arrived." },
+      sandboxTime: { ...isoTime, description: "The scenario's clock when it arrived (what expiry is judged by)." },
+      method: { type: "string" },
+      path: { type: "string" },
+      query: { type: "string", description: "With secret-looking values redacted." },
+      status: { type: "integer", description: "0 when a rule dropped the connection." },
+      durationMs: { type: "number" },
+      endpoint: { type: "string", enum: ["token", "payment", "cashout", "payment-init", "login", "jwks", "unknown"] },
+      scenario: { type: "string" },
+      session: { type: "string" },
+      merchant: { type: "string" },
+      tokenId: { type: "string", description: "The jti of an access token issued or accepted by this request." },
+      presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
+      code: { type: "string", description: "The refusal's code (see ErrorCode)." },
+      rules: { type: "array", items: { type: "string" }, description: "`scenario/rule` of the rules that fired." },
+      retryAfter: { type: "number", description: "Seconds, from the answer's Retry-After." },
+      credentialSources: {
+        type: "object",
+        properties: {
+          apiKey: { type: "string", enum: ["body", "header", "both"] },
+          apiSecret: { type: "string", enum: ["body", "header", "both"] },
+        },
+      },
+      secretInQuery: { type: "boolean", description: "The query string carried something secret-looking." },
+    },
+  },
+  Journal: {
+    type: "object",
+    required: ["requests", "capacity"],
+    properties: {
+      requests: { type: "array", items: ref("JournalEntry"), description: "Oldest first." },
+      capacity: { type: "integer", description: "How many entries the ring buffer keeps (`--journal-size`, 1000 by default); the oldest go first." },
+    },
+  },
+  Finding: {
+    type: "object",
+    description: "Something the integration did wrong (or should know), read from the journal.",
+    required: ["code", "severity", "message", "evidence"],
+    properties: {
+      code: { type: "string", description: "A stable finding code.", examples: ["token_per_call", "expired_token_reused", "retry_ignores_retry_after"] },
+      severity: { type: "string", enum: ["error", "warning", "info"], description: "`error` should fail a CI gate." },
+      message: { type: "string", description: "What happened and how to fix it." },
+      evidence: { type: "array", items: { type: "string" }, description: "Ids (`req_<n>`) of the requests that show it." },
+    },
+  },
+  Report: {
+    type: "object",
+    required: ["findings"],
+    properties: { findings: { type: "array", items: ref("Finding") } },
+  },
+  SessionReport: {
+    type: "object",
+    required: ["session", "findings"],
+    properties: { session: { type: "string" }, findings: { type: "array", items: ref("Finding") } },
+  },
+  ScanRequest: {
+    type: "object",
+    required: ["text"],
+    additionalProperties: false,
+    properties: { text: { type: "string", description: "The log lines to scan, joined with \\n." } },
+  },
+  ScanResult: {
+    type: "object",
+    required: ["hits"],
+    properties: {
+      hits: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["line", "column", "kind", "merchant"],
+          properties: {
+            line: { type: "integer", minimum: 1 },
+            column: { type: "integer", minimum: 1, description: "Counted in characters." },
+            kind: { type: "string", enum: ["api_secret", "payment_token", "password", "access_token", "login_token"] },
+            merchant: { type: "string", description: "The secret's owner, or the token's `sub` (`unknown` when it has none)." },
+          },
+        },
+      },
+    },
+  },
+  MintRequest: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      merchant: { type: "string", description: "An api_key or merchant id; the primary scenario's first merchant when absent.", examples: ["sandbox-api-key"] },
+      variant: ref("MintVariant"),
+      ttl: { type: ["string", "number"], description: "Lifetime of the token (`90s`, `59m`, `1h`, or seconds); the scenario's token TTL when absent.", examples: ["90s"] },
+    },
+  },
+  MintVariant: {
+    type: "string",
+    description:
+      "Which token: `valid`, or one deliberately wrong in one way: `expired` (token_expired), `not_yet_valid` (token_not_yet_valid), `wrong_audience`, `wrong_issuer`, `unknown_kid` (a kid this sandbox has not), `foreign_key` (signed by a key of no sandbox: token_unknown_kid), `alg_none` (token_algorithm_rejected), `bad_signature` (token_signature_invalid), `login_token` (the deprecated login's kind: token_not_access_token). Default `valid`.",
+    enum: MINT_VARIANT_VALUES,
+  },
+  MintedToken: {
+    type: "object",
+    required: ["token", "variant", "header", "claims", "expected_error"],
+    properties: {
+      token: { type: "string", description: "The compact JWT. Valid and `login_token` tokens are recorded, so revocation and resets apply to them." },
+      variant: ref("MintVariant"),
+      header: { type: "object", description: "The token's protected header (alg, kid, typ)." },
+      claims: {
+        type: "object",
+        properties: {
+          iss: { type: "string" },
+          sub: { type: "string" },
+          aud: { type: "string" },
+          iat: { type: "integer" },
+          exp: { type: "integer" },
+          nbf: { type: "integer" },
+          jti: { type: "string" },
+          client_id: { type: "string" },
+          scope: { type: "string" },
+        },
+      },
+      expected_error: {
+        type: ["string", "null"],
+        description: "The code the sandbox itself answers for this token on /api/v2/payment/*; null for a valid token.",
+        enum: [
+          null,
+          "token_expired",
+          "token_not_yet_valid",
+          "token_wrong_audience",
+          "token_wrong_issuer",
+          "token_unknown_kid",
+          "token_algorithm_rejected",
+          "token_signature_invalid",
+          "token_not_access_token",
+        ],
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,189 @@
+import { compactVerify, decodeProtectedHeader } from "jose";
+import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
+import type { SigningKey } from "../core/keys.js";
+import type { Merchant } from "../core/merchants.js";
+
+/**
+ * Scanning log text for this sandbox's secrets in clear (POST /__sandbox/scan). Two sources:
+ *
+ * - the secrets of every merchant the sandbox knows right now (api_secret, merchant payment token,
+ *   login password), found as plain substrings;
+ * - JWT-shaped strings whose signature verifies with one of the sandbox's own keys: tokens this
+ *   sandbox issued (access tokens, login tokens, minted ones), expired or not. Nothing has to be
+ *   stored to find them: the signature proves where they came from.
+ *
+ * A hit says where (1-based line and column, the column counted in characters) and what kind, and
+ * whose; never the secret itself.
+ */
+
+export const SCAN_KINDS = ["api_secret", "payment_token", "password", "access_token", "login_token"] as const;
+export type ScanKind = (typeof SCAN_KINDS)[number];
+
+export interface ScanHit {
+  line: number;
+  column: number;
+  kind: ScanKind;
+  /** The merchant id: the owner of the secret, or the `sub` of the token ("unknown" if it has none). */
+  merchant: string;
+}
+
+/**
+ * Secrets shorter than this are not searched for: a one-letter password would "leak" in every
+ * line. Every generated and published sandbox secret is far longer.
+ */
+export const MIN_SECRET_LENGTH = 6;
+
+/** Up to this many distinct secrets, one indexOf per secret is fastest; beyond, one indexed pass. */
+const FEW_SECRETS = 300;
+
+/**
+ * A compact JWS whose header and payload are JSON objects (`eyJ` is base64url for `{"`). The
+ * signature part may be empty (alg none); such a token never verifies, but it is still looked at.
+ */
+const JWT_SHAPE = /eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+
+/** Where a JWT's keys come from: the sandbox's key ring, by `kid`. */
+export type KeyLookup = (kid: string) => SigningKey | undefined;
+
+export async function scanText(text: string, merchants: readonly Merchant[], findKey: KeyLookup): Promise<ScanHit[]> {
+  const position = positions(text);
+  const hits: ScanHit[] = [];
+  const seen = new Set<string>();
+  const add = (offset: number, kind: ScanKind, merchant: string) => {
+    const { line, column } = position(offset);
+    const key = `${line}:${column}:${kind}:${merchant}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ line, column, kind, merchant });
+  };
+
+  const secrets = secretIndex(merchants);
+  if (secrets.size <= FEW_SECRETS) {
+    for (const [secret, owners] of secrets) {
+      for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
+        for (const owner of owners) add(at, owner.kind, owner.merchant);
+      }
+    }
+  } else {
+    // Many sessions: one pass over the text, looking each position's first characters up.
+    const byPrefix = new Map<string, string[]>();
+    for (const secret of secrets.keys()) {
+      const prefix = secret.slice(0, MIN_SECRET_LENGTH);
+      const list = byPrefix.get(prefix);
+      if (list) list.push(secret);
+      else byPrefix.set(prefix, [secret]);
+    }
+    for (let at = 0; at + MIN_SECRET_LENGTH <= text.length; at++) {
+      const candidates = byPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH));
+      if (!candidates) continue;
+      for (const secret of candidates) {
+        if (text.startsWith(secret, at)) for (const owner of secrets.get(secret)!) add(at, owner.kind, owner.merchant);
+      }
+    }
+  }
+
+  const verdicts = new Map<string, Promise<Omit<ScanHit, "line" | "column"> | undefined>>();
+  const found: Array<{ offset: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
+  for (const m of text.matchAll(JWT_SHAPE)) {
+    let verdict = verdicts.get(m[0]);
+    if (!verdict) {
+      verdict = issuedBySandbox(m[0], findKey);
+      verdicts.set(m[0], verdict);
+    }
+    found.push({ offset: m.index, verdict });
+  }
+  for (const { offset, verdict } of found) {
+    const issued = await verdict;
+    if (issued) add(offset, issued.kind, issued.merchant);
+  }
+
+  return hits.sort((a, b) => a.line - b.line || a.column - b.column || a.kind.localeCompare(b.kind) || a.merchant.localeCompare(b.merchant));
+}
+
+/** Each distinct secret, with every (kind, merchant) it belongs to. */
+function secretIndex(merchants: readonly Merchant[]): Map<string, Array<{ kind: ScanKind; merchant: string }>> {
+  const index = new Map<string, Array<{ kind: ScanKind; merchant: string }>>();
+  const put = (secret: string | undefined, kind: ScanKind, merchant: string) => {
+    if (!secret || secret.length < MIN_SECRET_LENGTH) return;
+    const owners = index.get(secret) ?? [];
+    if (!owners.some((o) => o.kind === kind && o.merchant === merchant)) owners.push({ kind, merchant });
+    index.set(secret, owners);
+  };
+  for (const m of merchants) {
+    put(m.apiSecret, "api_secret", m.id);
+    put(m.paymentToken, "payment_token", m.id);
+    put(m.login?.password, "password", m.id);
+  }
+  return index;
+}
+
+/**
+ * The kind and owner of a token this sandbox signed, or undefined. Only the signature counts: an
+ * expired, revoked or wrong-audience token the sandbox signed is still a secret in a log. The key
+ * comes from the sandbox's own ring by `kid`, and the algorithm from that key, never the token.
+ */
+async function issuedBySandbox(token: string, findKey: KeyLookup): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
+  let header;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    return undefined;
+  }
+  if (typeof header.kid !== "string") return undefined;
+  const key = findKey(header.kid);
+  if (!key || header.alg !== key.alg) return undefined;
+  // A token glued to more base64url characters in the log ("…sigXYZ"): the signature of this key
+  // has a fixed length, so the rest is not part of it.
+  const [h, p, sig] = token.split(".") as [string, string, string];
+  const length = signatureChars(key);
+  if (length !== undefined && sig.length < length) return undefined;
+  let payload: unknown;
+  try {
+    const verified = await compactVerify(`${h}.${p}.${length === undefined ? sig : sig.slice(0, length)}`, key.verifyKey, { algorithms: [key.alg] });
+    payload = JSON.parse(new TextDecoder().decode(verified.payload));
+  } catch {
+    return undefined;
+  }
+  const sub = (payload as { sub?: unknown } | null)?.sub;
+  return {
+    kind: header.typ === LOGIN_TOKEN_TYP ? "login_token" : "access_token",
+    merchant: typeof sub === "string" && sub !== "" ? sub : "unknown",
+  };
+}
+
+/** The base64url length of the key's signatures (unpadded), when it is fixed and known. */
+function signatureChars(key: SigningKey): number | undefined {
+  const bytes = key.alg === "HS256" ? 32 : key.alg === "ES256" ? 64 : key.publicJwk?.n ? Buffer.from(key.publicJwk.n, "base64url").length : undefined;
+  return bytes === undefined ? undefined : Math.ceil((bytes * 8) / 6);
+}
+
+/**
+ * Offset → 1-based line and column. Lines end at "\n" (a "\r" before it is just a character at the
+ * end of the line); columns count characters (code points), as editors do.
+ */
+function positions(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    const start = starts[lo]!;
+    let column = 1;
+    for (let i = start; i < offset; i++) {
+      const c = text.charCodeAt(i);
+      // The second half of a surrogate pair is not a character of its own.
+      if (c >= 0xdc00 && c <= 0xdfff && i > start && isHighSurrogate(text.charCodeAt(i - 1))) continue;
+      column++;
+    }
+    return { line: lo + 1, column };
+  };
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
