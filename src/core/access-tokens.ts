@@ -51,6 +51,15 @@ export interface VerifiedAccessToken {
 }
 
 export class AccessTokens {
+  /**
+   * Tokens whose signature this sandbox already checked (or made), by their exact text. The same
+   * string means the same signature, so a repeat skips the signature check (most of a protected
+   * call's CPU); claims, time, revocation and key acceptance are still checked every time.
+   * Bounded: cleared when full.
+   */
+  private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
+  private static readonly MAX_VERIFIED = 20_000;
+
   constructor(
     /** Sandbox-wide settings: issuer and audience. */
     private readonly settings: SandboxSettings,
@@ -77,6 +86,7 @@ export class AccessTokens {
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP })
       .sign(key.privateKey);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
+    this.remember(token, { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP }, claims);
     return { token, claims };
   }
 
@@ -115,6 +125,8 @@ export class AccessTokens {
         "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
       );
     }
+    const known = this.verifiedSignatures.get(token);
+    if (known) return this.checkAccessClaims(known.header, known.payload);
     const header = this.decodeHeader(token);
     const alg = String(header.alg);
     if (!this.ring.hasAlgorithm(alg)) {
@@ -141,7 +153,13 @@ export class AccessTokens {
     } catch (e) {
       throw this.explain(e);
     }
+    this.remember(token, header, payload);
     return this.checkAccessClaims(header, payload);
+  }
+
+  private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
+    if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) this.verifiedSignatures.clear();
+    this.verifiedSignatures.set(token, { header, payload });
   }
 
   private decodeHeader(token: string): ProtectedHeaderParameters {

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { placeholderProblem, placeholdersIn } from "./template.js";
-import { faker as fakerForChecks } from "@faker-js/faker";
+import { faker as fakerForChecks } from "@faker-js/faker/locale/en";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
