@@ -2,8 +2,7 @@ import { randomBytes } from "node:crypto";
 import { TooManySessions } from "../core/errors.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
-import { resolveScenario } from "../scenarios/library.js";
-import { ScenarioLoadError } from "../scenarios/load.js";
+import { ScenarioLoadError } from "../scenarios/problems.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
 
@@ -53,7 +52,8 @@ export class SessionStore {
     // A loaded scenario or a library name, never a path: the control plane must not read the
     // server's files on a caller's say-so.
     const template =
-      this.scenarios.byName(scenarioName)?.file ?? (isScenarioName(scenarioName) ? resolveScenario(scenarioName).scenario : unknownScenario(scenarioName));
+      this.scenarios.byName(scenarioName)?.file ??
+      (isScenarioName(scenarioName) ? (await import("../scenarios/library.js")).resolveScenario(scenarioName).scenario : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
     const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id);

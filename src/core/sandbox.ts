@@ -24,8 +24,7 @@ import { runRules } from "../scenarios/actions.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
 import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioRegistry } from "../scenarios/registry.js";
-import { resolveScenario, type LoadedScenario } from "../scenarios/library.js";
-import { validateScenario } from "../scenarios/load.js";
+import type { LoadedScenario } from "../scenarios/library.js";
 import type { ScenarioFile } from "../scenarios/schema.js";
 
 export interface SandboxOptions extends SettingsInput {
@@ -126,7 +125,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const merchants = new MerchantRegistry([]);
   const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants });
-  for (const loaded of scenarioList(options)) {
+  for (const loaded of await scenarioList(options)) {
     if (scenarioSet.byName(loaded.scenario.name)) {
       throw new ConfigError(`two scenarios are named '${loaded.scenario.name}' (${loaded.source}); give each its own name`);
     }
@@ -273,12 +272,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 }
 
 /** The scenarios to load, in order: the given ones, then the built-in default unless replaced. */
-function scenarioList(options: SandboxOptions): LoadedScenario[] {
+async function scenarioList(options: SandboxOptions): Promise<LoadedScenario[]> {
+  // The loader (YAML parser, zod) is imported only when there is something to load: a sandbox
+  // with just the built-in scenario starts without it.
+  const needsLoader = (options.scenarios ?? []).some((e) => typeof e === "string" || !("scenario" in e && "source" in e));
+  const loader = needsLoader ? { ...(await import("../scenarios/library.js")), ...(await import("../scenarios/load.js")) } : undefined;
   const given = (options.scenarios ?? []).map((entry, i): LoadedScenario => {
-    if (typeof entry === "string") return resolveScenario(entry);
+    if (typeof entry === "string") return loader!.resolveScenario(entry);
     if ("scenario" in entry && "source" in entry) return entry as LoadedScenario;
     const source = `createSandbox scenarios[${i}]`;
-    return { scenario: validateScenario(entry, source), source };
+    return { scenario: loader!.validateScenario(entry, source), source };
   });
   if (given.some((g) => g.scenario.name === "default")) return given;
   const builtIn: ScenarioFile = options.merchants ? { ...DEFAULT_SCENARIO, merchants: options.merchants.map(merchantFile) } : DEFAULT_SCENARIO;

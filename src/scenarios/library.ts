@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadScenarioFile, ScenarioLoadError } from "./load.js";
+import { loadScenarioFile } from "./load.js";
+import { ScenarioLoadError } from "./problems.js";
 import type { ScenarioFile } from "./schema.js";
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
+import { ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { placeholderProblem, placeholdersIn } from "./template.js";
@@ -12,22 +13,7 @@ import { faker as fakerForChecks } from "@faker-js/faker/locale/en";
  * fix it; a file with any problem yields no scenario at all (nothing half-loads).
  */
 
-export interface ScenarioProblem {
-  file: string;
-  line: number;
-  column: number;
-  /** Where in the document, e.g. `rules[2].match.endpoint`. */
-  path: string;
-  message: string;
-}
-
-export class ScenarioLoadError extends Error {
-  readonly code = "invalid_scenario";
-  constructor(readonly problems: ScenarioProblem[]) {
-    super(problems.map(formatProblem).join("\n"));
-    this.name = "ScenarioLoadError";
-  }
-}
+export { ScenarioLoadError, formatProblem, type ScenarioProblem } from "./problems.js";
 
 /** Where `path` is in a scenario text (1:1 when it cannot be found): for problems found after loading. */
 export function positionIn(text: string, path: Path): { line: number; column: number } {
@@ -35,11 +21,6 @@ export function positionIn(text: string, path: Path): { line: number; column: nu
   const doc = parseDocument(text, { lineCounter });
   const pos = lineCounter.linePos(offsetOf(doc, path));
   return { line: pos.line, column: pos.col };
-}
-
-/** `file:line:column: path: message`, the shape editors and CI annotations understand. */
-export function formatProblem(p: ScenarioProblem): string {
-  return `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
 }
 
 export function loadScenarioFile(path: string): ScenarioFile {

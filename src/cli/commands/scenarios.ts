@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { LIBRARY_DIR, libraryNames, loadScenarioDir, resolveScenario, type LoadedScenario } from "../../scenarios/library.js";
-import { ScenarioLoadError } from "../../scenarios/load.js";
+import type { LoadedScenario } from "../../scenarios/library.js";
+import { ScenarioLoadError } from "../../scenarios/problems.js";
 
 /** `merchant-sandbox scenarios`: the available scenarios, their descriptions and api_keys. */
 interface ScenariosArgs {
@@ -15,7 +15,8 @@ export const scenariosCommand: CommandModule<object, ScenariosArgs> = {
     y
       .option("scenarios-dir", { type: "string", describe: "Also list the scenarios of this folder" })
       .option("json", { type: "boolean", default: false, describe: "Print JSON instead of text" }) as unknown as Argv<ScenariosArgs>,
-  handler: (args: ArgumentsCamelCase<ScenariosArgs>) => {
+  handler: async (args: ArgumentsCamelCase<ScenariosArgs>) => {
+    const { LIBRARY_DIR, libraryNames, loadScenarioDir, resolveScenario } = await import("../../scenarios/library.js");
     let list: LoadedScenario[];
     try {
       list = [...libraryNames().map((n) => resolveScenario(n)), ...(args.scenariosDir ? loadScenarioDir(args.scenariosDir) : [])];

@@ -1,5 +1,5 @@
 import type { CommandModule } from "yargs";
-import { scenarioJsonSchema } from "../../scenarios/schema.js";
+
 
 /**
  * `merchant-sandbox schema`: prints the JSON Schema of scenario files, generated from the same
@@ -8,7 +8,8 @@ import { scenarioJsonSchema } from "../../scenarios/schema.js";
 export const schemaCommand: CommandModule = {
   command: "schema",
   describe: "Print the JSON Schema of scenario files (for editors)",
-  handler: () => {
+  handler: async () => {
+    const { scenarioJsonSchema } = await import("../../scenarios/schema.js");
     process.stdout.write(JSON.stringify(scenarioJsonSchema(), null, 2) + "\n");
   },
 };

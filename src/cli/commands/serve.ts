@@ -4,8 +4,8 @@ import { startServer } from "../../adapters/node-http.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
-import { loadScenarioDir, resolveScenario, type LoadedScenario } from "../../scenarios/library.js";
-import { ScenarioLoadError } from "../../scenarios/load.js";
+import type { LoadedScenario } from "../../scenarios/library.js";
+import { ScenarioLoadError } from "../../scenarios/problems.js";
 
 /** `merchant-sandbox serve`: the standalone server, with the built-in default merchant. */
 
@@ -96,7 +96,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       disabledMerchantStatus: args.disabledMerchantStatus,
       loginMode: args.loginMode,
       seed: args.seed,
-      scenarios: loadScenarios(args.scenario ?? [], args.scenariosDir),
+      scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
       controlPlane: args.controlPlane,
       ...(args.adminToken ? { adminToken: args.adminToken } : {}),
       journalSize: args.journalSize,
@@ -165,7 +165,10 @@ function asFlagMessage(e: ConfigError): string {
 }
 
 /** --scenario and --scenarios-dir, loaded and validated before anything starts. */
-function loadScenarios(names: string[], dir: string | undefined): LoadedScenario[] {
+async function loadScenarios(names: string[], dir: string | undefined): Promise<LoadedScenario[]> {
+  if (names.length === 0 && dir === undefined) return [];
+  // Imported only when there are files to read: the YAML parser and zod cost ~100 ms at start.
+  const { loadScenarioDir, resolveScenario } = await import("../../scenarios/library.js");
   try {
     return [...names.map((n) => resolveScenario(n)), ...(dir === undefined ? [] : loadScenarioDir(dir))];
   } catch (e) {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { DEFAULT_SCENARIO } from "../../scenarios/default-scenario.js";
-import { formatProblem, loadScenarioFile, positionIn, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/load.js";
+import { formatProblem, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/problems.js";
 import type { ScenarioFile } from "../../scenarios/schema.js";
 
 /**
@@ -21,7 +21,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     y
       .positional("files", { type: "string", array: true, demandOption: true, describe: "Scenario files" })
       .example("$0 validate scenarios/*.yaml", "exit 1 and one line per problem if any file is invalid") as unknown as Argv<ValidateArgs>,
-  handler: (args: ArgumentsCamelCase<ValidateArgs>) => {
+  handler: async (args: ArgumentsCamelCase<ValidateArgs>) => {
+    const { loadScenarioFile, positionIn } = await import("../../scenarios/load.js");
     const problems: ScenarioProblem[] = [];
     const loaded: Array<{ scenario: ScenarioFile; source: string }> = [];
     for (const file of args.files) {
@@ -32,7 +33,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         problems.push(...e.problems);
       }
     }
-    problems.push(...clashes(loaded));
+    problems.push(...clashes(loaded, positionIn));
     for (const p of problems) process.stdout.write(formatProblem(p) + "\n");
     for (const l of loaded) {
       if (!problems.some((p) => p.file === l.source)) process.stdout.write(`${l.source}: ok (scenario '${l.scenario.name}')\n`);
@@ -42,14 +43,16 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
 };
 
 /** Credentials or names that two scenarios share, reported at the later file's line. */
-function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): ScenarioProblem[] {
+type PositionIn = (text: string, path: Array<string | number>) => { line: number; column: number };
+
+function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>, positionIn: PositionIn): ScenarioProblem[] {
   const all = loaded.some((l) => l.scenario.name === "default") ? loaded : [{ scenario: DEFAULT_SCENARIO, source: "built-in" }, ...loaded];
   const owners = new Map<string, { name: string; source: string }>();
   const problems: ScenarioProblem[] = [];
   for (const { scenario, source } of all) {
     const owner = { name: scenario.name, source };
     const nameOwner = owners.get(`name:${scenario.name}`);
-    if (nameOwner) problems.push(problem(source, ["name"], `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name`));
+    if (nameOwner) problems.push(problem(positionIn, source, ["name"], `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name`));
     owners.set(`name:${scenario.name}`, owner);
     scenario.merchants.forEach((m, i) => {
       const claims: Array<[string, string, string]> = [
@@ -64,7 +67,7 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): Sce
         if (other && other.name !== scenario.name) {
           const hint = other.source === "built-in" ? "; to change the default merchant, name your scenario 'default'" : "";
           problems.push(
-            problem(source, ["merchants", i, field], `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`),
+            problem(positionIn, source, ["merchants", i, field], `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`),
           );
         } else owners.set(`${field}:${value}`, owner);
       }
@@ -73,7 +76,7 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): Sce
   return problems;
 }
 
-function problem(source: string, path: Array<string | number>, message: string): ScenarioProblem {
+function problem(positionIn: PositionIn, source: string, path: Array<string | number>, message: string): ScenarioProblem {
   let position = { line: 1, column: 1 };
   try {
     position = positionIn(readFileSync(source, "utf8"), path);

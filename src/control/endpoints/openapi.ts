@@ -1,5 +1,10 @@
 import { jsonResponse, type Endpoint } from "../../core/context.js";
-import { openApiDocument } from "../openapi.js";
 
-/** GET /__sandbox/openapi.json: the whole surface, merchant API and control plane, as OpenAPI 3.1. */
-export const openApiEndpoint: Endpoint = (_request, ctx) => jsonResponse(200, openApiDocument(ctx.version), { "cache-control": "no-cache" });
+/**
+ * GET /__sandbox/openapi.json: the whole surface, merchant API and control plane, as OpenAPI 3.1.
+ * The document (~100 KB of literals) is imported on first request, not at start.
+ */
+export const openApiEndpoint: Endpoint = async (_request, ctx) => {
+  const { openApiDocument } = await import("../openapi.js");
+  return jsonResponse(200, openApiDocument(ctx.version), { "cache-control": "no-cache" });
+};

@@ -1,7 +1,7 @@
 import { jsonResponse, type Endpoint, type RequestTrace, type SandboxContext } from "../../core/context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
-import { ScenarioLoadError } from "../../scenarios/load.js";
+import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView } from "../clock-ops.js";
 import { analyze } from "../report.js";
