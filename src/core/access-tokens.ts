@@ -58,7 +58,7 @@ export class AccessTokens {
    * Bounded: cleared when full.
    */
   private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
-  private static readonly MAX_VERIFIED = 20_000;
+  private static readonly MAX_VERIFIED = 5_000;
 
   constructor(
     /** Sandbox-wide settings: issuer and audience. */

@@ -2,6 +2,7 @@ import type { PaymentTokenTransport } from "./config.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
+import { decodeJson } from "./json-body.js";
 
 /**
  * Which merchant a request comes from, read cheaply and without trusting anything: the api_key on
@@ -91,10 +92,8 @@ function bySub(token: string, registry: MerchantRegistry): Merchant | undefined 
 /** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */
 function jsonBody(request: SandboxRequest, maxBodyBytes: number): Record<string, unknown> | undefined {
   if (request.body.byteLength === 0 || request.body.byteLength > maxBodyBytes) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString("utf8"));
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const decoded = decodeJson(request.body);
+  if (decoded.kind !== "ok") return undefined;
+  const parsed = decoded.value;
+  return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
 }

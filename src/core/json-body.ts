@@ -44,29 +44,50 @@ export function readJsonObject(
       `${options.endpoint} takes a JSON body, but the request says Content-Type: ${printableType(contentType)}. Send the body as JSON with the header 'Content-Type: application/json'.`,
     );
   }
-  let text: string;
-  try {
-    text = decoder.decode(request.body);
-  } catch {
+  const decoded = decodeJson(request.body);
+  if (decoded.kind === "not_utf8") {
     if (!declaredJson) return undefined;
     throw new InvalidRequest("body_not_utf8", `The request body is not valid UTF-8. Send the JSON body encoded as UTF-8.`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
+  if (decoded.kind === "malformed") {
     if (!declaredJson) return undefined;
     throw new InvalidRequest(
       "body_malformed_json",
-      `The request body is not valid JSON${syntaxPosition(e)}. Send a JSON object such as ${options.example}.`,
+      `The request body is not valid JSON${syntaxPosition(decoded.error)}. Send a JSON object such as ${options.example}.`,
     );
   }
+  const parsed = decoded.value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     if (!declaredJson) return undefined;
     const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
     throw new InvalidRequest("body_not_object", `The request body is ${kind}; ${options.endpoint} takes a JSON object.`);
   }
   return parsed as Record<string, unknown>;
+}
+
+type Decoded = { kind: "ok"; value: unknown } | { kind: "not_utf8" } | { kind: "malformed"; error: unknown };
+/** One decode per body: attribution and the endpoint both read it (keyed by the body's bytes). */
+const decodedBodies = new WeakMap<Uint8Array, Decoded>();
+
+/** The body decoded as UTF-8 JSON, once per request. */
+export function decodeJson(body: Uint8Array): Decoded {
+  let decoded = decodedBodies.get(body);
+  if (decoded) return decoded;
+  let text: string | undefined;
+  try {
+    text = decoder.decode(body);
+  } catch {
+    decoded = { kind: "not_utf8" };
+  }
+  if (text !== undefined) {
+    try {
+      decoded = { kind: "ok", value: JSON.parse(text) };
+    } catch (error) {
+      decoded = { kind: "malformed", error };
+    }
+  }
+  decodedBodies.set(body, decoded!);
+  return decoded!;
 }
 
 function printableType(contentType: string | undefined): string {
