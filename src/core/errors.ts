@@ -31,6 +31,13 @@ export interface SandboxErrorInit {
   scope?: string;
 }
 
+let savedStackTraceLimit = Error.stackTraceLimit;
+function withoutStackTrace(message: string): string {
+  savedStackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  return message;
+}
+
 export abstract class SandboxError extends Error {
   abstract readonly code: string;
   abstract readonly status: number;
@@ -44,7 +51,10 @@ export abstract class SandboxError extends Error {
     readonly description: string,
     init: SandboxErrorInit = {},
   ) {
-    super(description);
+    // A refusal is an expected answer, not a bug: capturing a stack trace for it was the largest
+    // single cost of answering a refused request. The limit is lowered only while Error runs.
+    super(withoutStackTrace(description));
+    Error.stackTraceLimit = savedStackTraceLimit;
     this.name = new.target.name;
     this.headers = init.headers ?? {};
     this.challenge = init.challenge;
