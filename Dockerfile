@@ -59,5 +59,5 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MERCHANT_SANDBOX_PORT||4010)+'/__sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # Exec form: node is PID 1 and handles SIGTERM/SIGINT itself (graceful close, then exit 0).
-ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/dist/cli/main.js"]
 CMD ["serve"]

@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
+// First: starts `serve`'s key generation while the rest loads (see early-key.ts).
+import "./early-key.js";
 import yargs, { type CommandModule } from "yargs";
 import { keepOnlyEnvOf } from "./env.js";
 import { hideBin } from "yargs/helpers";
@@ -14,6 +16,10 @@ import { VERSION } from "../core/version.js";
  * merchant-sandbox's command line. One yargs command module per file under commands/. Every flag
  * can also be set as an environment variable: --token-ttl as MERCHANT_SANDBOX_TOKEN_TTL, and so on.
  * A bad flag value prints one line that says what is wrong and exits with code 2.
+ *
+ * Node runs it with 2 MB semispaces (the shebang, `npm start` and the image say so): the server
+ * answers small requests, and a smaller young generation keeps RSS under load ~25 MB lower at the
+ * same throughput (measured with npm run bench). The flag only works at process start.
  */
 export const EXIT_USAGE = 2;
 

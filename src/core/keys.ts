@@ -35,14 +35,26 @@ export class KeyRing {
   private readonly byKid = new Map<string, SigningKey>();
   private readonly startKeys = new Map<Algorithm, Promise<SigningKey>>();
 
-  /** @param configured A key given by configuration, used as the start key of its algorithm. */
-  constructor(private readonly configured?: { alg: Algorithm; text: string }) {}
+  /**
+   * @param configured A key given by configuration, used as the start key of its algorithm.
+   * @param pregenerated A start key already being generated (the CLI starts it while loading).
+   */
+  constructor(
+    private readonly configured?: { alg: Algorithm; text: string },
+    private readonly pregenerated?: { alg: Algorithm; key: Promise<SigningKey> },
+  ) {}
 
   /** The start key for an algorithm: the configured one if it is of that algorithm, else generated once. */
   startKey(alg: Algorithm): Promise<SigningKey> {
     let key = this.startKeys.get(alg);
     if (!key) {
-      key = (this.configured?.alg === alg ? importSigningKey(alg, this.configured.text) : generateSigningKey(alg)).then((k) => {
+      const source =
+        this.configured?.alg === alg
+          ? importSigningKey(alg, this.configured.text)
+          : this.pregenerated?.alg === alg
+            ? this.pregenerated.key
+            : generateSigningKey(alg);
+      key = source.then((k) => {
         this.byKid.set(k.kid, k);
         return k;
       });

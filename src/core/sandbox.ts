@@ -9,11 +9,11 @@ import { mintToken, type MintedToken, type MintRequest } from "../control/mint.j
 import { analyze, type Finding } from "../control/report.js";
 import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "./clock.js";
-import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "./config.js";
+import { ConfigError, resolveSettings, type Algorithm, type SandboxSettings, type SettingsInput } from "./config.js";
 import type { RequestTrace, SandboxContext } from "./context.js";
 import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
-import { KeyRing, type ScenarioKeys } from "./keys.js";
+import { KeyRing, type ScenarioKeys, type SigningKey } from "./keys.js";
 import { MerchantRegistry, type MerchantInput } from "./merchants.js";
 import { problemResponse } from "./problem.js";
 import { redactQuery } from "./redact.js";
@@ -49,6 +49,8 @@ export interface SandboxOptions extends SettingsInput {
   onRequest?: (entry: RequestLogEntry) => void;
   /** Called when a request hit a bug of ours (the client gets a 500 problem). */
   onInternalError?: (error: unknown, entry: RequestLogEntry) => void;
+  /** A start key already being generated (the CLI begins RSA generation while it loads). */
+  pregeneratedKey?: { alg: Algorithm; key: Promise<SigningKey> };
   /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
   sleep?: (ms: number) => Promise<void>;
   /** The /__sandbox/ control plane (default on); off leaves only GET /__sandbox/health. */
@@ -120,7 +122,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
-  const ring = new KeyRing(options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey });
+  const ring = new KeyRing(
+    options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey },
+    options.pregeneratedKey,
+  );
   await ring.startKey(settings.algorithm); // a configured key that cannot be used fails here, at start
   const merchants = new MerchantRegistry([]);
   const ledger = new TokenLedger();

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { startServer } from "../../adapters/node-http.js";
+import { earlyStartKey } from "../early-key.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
@@ -96,6 +97,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       disabledMerchantStatus: args.disabledMerchantStatus,
       loginMode: args.loginMode,
       seed: args.seed,
+      ...(earlyStartKey && !args.signingKey ? { pregeneratedKey: earlyStartKey } : {}),
       scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
       controlPlane: args.controlPlane,
       ...(args.adminToken ? { adminToken: args.adminToken } : {}),
