@@ -2,7 +2,6 @@ import type { Faker } from "@faker-js/faker";
 // The English locale's own entry point: the package index loads every locale (~230 ms, ~40 MB).
 import { faker as englishFaker } from "@faker-js/faker/locale/en";
 import { AccessTokens } from "./access-tokens.js";
-import { attributeMerchant, presentedTokenId } from "./attribution.js";
 import { parseDuration } from "./duration.js";
 import { Journal } from "../control/journal.js";
 import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
@@ -10,17 +9,13 @@ import { analyze, type Finding } from "../control/report.js";
 import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "./clock.js";
 import { ConfigError, resolveSettings, type Algorithm, type SandboxSettings, type SettingsInput } from "./config.js";
-import type { RequestTrace, SandboxContext } from "./context.js";
-import { SandboxError } from "./errors.js";
+import type { SandboxContext } from "./context.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import { KeyRing, type ScenarioKeys, type SigningKey } from "./keys.js";
 import { MerchantRegistry, type MerchantInput } from "./merchants.js";
-import { problemResponse } from "./problem.js";
-import { redactQuery } from "./redact.js";
-import { route } from "./router.js";
+import { createPipeline, type RequestLogEntry } from "./pipeline.js";
 import { TokenLedger } from "./token-ledger.js";
 import { VERSION } from "./version.js";
-import { runRules } from "../scenarios/actions.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
 import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioRegistry } from "../scenarios/registry.js";
@@ -65,25 +60,7 @@ export interface SandboxOptions extends SettingsInput {
   sessionIdleTtl?: string | number;
 }
 
-/** One line of the request log. Values that could be secret are never here in clear. */
-export interface RequestLogEntry {
-  /** Wall-clock time the request arrived (ISO 8601). */
-  time: string;
-  method: string;
-  path: string;
-  /** The query string with secret-looking values redacted. */
-  query: string;
-  status: number;
-  durationMs: number;
-  endpoint: RequestTrace["endpoint"];
-  scenario: string;
-  merchant?: string;
-  tokenId?: string;
-  /** The refusal's stable code, when the request was refused. */
-  code?: string;
-  /** `scenario/rule` of the scenario rules that fired. */
-  rules?: string[];
-}
+export type { RequestLogEntry } from "./pipeline.js";
 
 export interface Sandbox {
   /** Handles one request: the whole auth model, framework-free. Never throws. */
@@ -178,82 +155,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     resetAll,
   };
 
-  async function handle(request: SandboxRequest): Promise<SandboxResponse> {
-    const started = performance.now();
-    const r = route(request.path);
-    let attributed = attributeMerchant(request, r.name, merchants, scenarioSet.paymentTokenTransports(), settings.maxBodyBytes);
-    const sessionId = attributed && scenarioSet.of(attributed).sessionId;
-    // A session idle past its limit ends here, before its credentials can be used again.
-    if (sessionId && sessions.endIfIdle(sessionId)) attributed = undefined;
-    const trace: RequestTrace = {
-      endpoint: r.name,
-      scenario: attributed ? scenarioSet.of(attributed) : scenarioSet.primary,
-      // Who the request says it is; the endpoint confirms (or refuses) it.
-      ...(attributed ? { merchantId: attributed.id } : {}),
-      effects: {},
-      rules: [],
-    };
-    let response: SandboxResponse;
-    let thrown: unknown;
-    try {
-      response = (await runRules(request, ctx, trace, attributed)) ?? (await r.endpoint(request, ctx, trace));
-      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
-    } catch (e) {
-      thrown = e;
-      response = problemResponse(e, request.path, r.headers?.(ctx, trace));
-    }
-    // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
-    if (trace.rules.length > 0 && !response.dropConnection) {
-      const names = trace.rules.join(", ").replace(/[^\x20-\x7e]/g, "?");
-      response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
-    }
-    const entry: RequestLogEntry = {
-      time: new Date().toISOString(),
-      method: request.method,
-      path: request.path,
-      query: redactQuery(request.query),
-      status: response.dropConnection ? 0 : response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      endpoint: trace.endpoint,
-      scenario: trace.scenario.name,
-      ...(trace.merchantId ? { merchant: trace.merchantId } : {}),
-      ...(trace.tokenId ? { tokenId: trace.tokenId } : {}),
-      ...(thrown instanceof SandboxError ? { code: thrown.code } : thrown ? { code: "internal_error" } : {}),
-      ...(trace.rules.length ? { rules: trace.rules } : {}),
-    };
-    if (thrown !== undefined && !(thrown instanceof SandboxError)) options.onInternalError?.(thrown, entry);
-    options.onRequest?.(entry);
-    // The journal is about the integration's requests; control-plane calls would only drown them.
-    if (trace.endpoint !== "control") record(request, trace, entry, response);
-    return response;
-  }
-
-  function record(request: SandboxRequest, trace: RequestTrace, entry: RequestLogEntry, response: SandboxResponse): void {
-    const session = trace.scenario.sessionId;
-    if (session) sessions.touch(session);
-    const presented = trace.endpoint === "token" || trace.endpoint === "login" ? undefined : presentedTokenId(request);
-    const retryAfter = Number(response.headers["retry-after"]);
-    journal.add({
-      time: entry.time,
-      sandboxTime: new Date(trace.scenario.clock.now()).toISOString(),
-      method: entry.method,
-      path: entry.path,
-      query: entry.query,
-      status: entry.status,
-      durationMs: entry.durationMs,
-      endpoint: entry.endpoint,
-      scenario: trace.scenario.file.name,
-      ...(session && { session }),
-      ...(entry.merchant && { merchant: entry.merchant }),
-      ...(entry.tokenId && { tokenId: entry.tokenId }),
-      ...(presented && { presentedTokenId: presented }),
-      ...(entry.code && { code: entry.code }),
-      ...(entry.rules && { rules: entry.rules }),
-      ...(Number.isFinite(retryAfter) && response.headers["retry-after"] !== undefined && { retryAfter }),
-      ...(trace.credentialSources && { credentialSources: trace.credentialSources }),
-      ...(entry.query !== request.query && { secretInQuery: true }),
-    });
-  }
+  const handle = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
 
   return {
     handle,
