@@ -16,6 +16,8 @@ export interface MswHandlerOptions {
   baseUrl: string;
 }
 
+const EMPTY = new Uint8Array(0);
+
 export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions): RequestHandler[] {
   const base = options.baseUrl.replace(/\/+$/, "");
   if (!/^https?:\/\/[^/]+/.test(base) && base !== "") {
@@ -33,7 +35,8 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
         path,
         query: url.search.slice(1),
         headers: Object.fromEntries(request.headers),
-        body: new Uint8Array(await request.arrayBuffer()),
+        // No body stream (GET, HEAD): no need to read one.
+        body: request.body === null ? EMPTY : new Uint8Array(await request.arrayBuffer()),
       };
       const response = await sandbox.handle(sandboxRequest);
       if (response.dropConnection) return HttpResponse.error();

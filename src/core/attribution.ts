@@ -16,6 +16,8 @@ export function attributeMerchant(
   registry: MerchantRegistry,
   transports: readonly PaymentTokenTransport[],
   maxBodyBytes: number,
+  /** Claims of tokens already verified (saves decoding a known token again). */
+  known: (token: string) => { sub?: unknown } | undefined = () => undefined,
 ): Merchant | undefined {
   switch (endpoint) {
     case "token": {
@@ -31,8 +33,12 @@ export function attributeMerchant(
       return typeof id === "string" ? registry.byLoginEmail(id) : undefined;
     }
     case "payment":
-    case "cashout":
-      return byBearer(request, registry);
+    case "cashout": {
+      const token = bearerOf(request);
+      if (!token) return undefined;
+      const sub = known(token)?.sub;
+      return typeof sub === "string" ? registry.findById(sub) : byBearer(request, registry);
+    }
     case "payment-init": {
       for (const t of transports) {
         const value =

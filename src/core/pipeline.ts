@@ -42,7 +42,9 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
   return async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const r = route(request.path);
-    let attributed = attributeMerchant(request, r.name, ctx.merchants, ctx.scenarios.paymentTokenTransports(), ctx.settings.maxBodyBytes);
+    let attributed = attributeMerchant(request, r.name, ctx.merchants, ctx.scenarios.paymentTokenTransports(), ctx.settings.maxBodyBytes, (t) =>
+      ctx.tokens.peek(t),
+    );
     const sessionId = attributed && ctx.scenarios.of(attributed).sessionId;
     // A session idle past its limit ends here, before its credentials can be used again.
     if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
@@ -94,7 +96,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
 function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, entry: RequestLogEntry, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
   if (session) ctx.sessions.touch(session);
-  const presented = trace.endpoint === "token" || trace.endpoint === "login" ? undefined : presentedTokenId(request);
+  // A verified token's id is known already; only a refused one needs decoding.
+  const presented = trace.endpoint === "token" || trace.endpoint === "login" ? undefined : (trace.tokenId ?? presentedTokenId(request));
   const retryAfter = Number(response.headers["retry-after"]);
   ctx.journal.add({
     time: entry.time,
