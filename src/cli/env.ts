@@ -11,6 +11,7 @@ import { didYouMean } from "../scenarios/suggest.js";
 export const ENV_PREFIX = "MERCHANT_SANDBOX_";
 
 export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (line: string) => void): void {
+  if (!Object.keys(process.env).some((k) => k.startsWith(ENV_PREFIX))) return;
   const name = argv.find((a) => !a.startsWith("-"));
   const flagsOf = (c: CommandModule) => optionNames(c);
   const current = commands.find((c) => commandName(c) === name);

@@ -36,7 +36,9 @@ await yargs(hideBin(process.argv))
   .version(VERSION)
   .help()
   .alias("h", "help")
-  .wrap(Math.min(110, process.stdout.columns || 100))
+  // yargs lays out (and caches) the help text on every run; wrapping it costs ~50 ms at start,
+  // so it is wrapped only when it will be shown.
+  .wrap(process.argv.some((a) => a === "--help" || a === "-h") ? Math.min(110, process.stdout.columns || 100) : null)
   .fail((msg, err) => {
     const text = (msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " ");
     process.stderr.write(`merchant-sandbox: ${text}\nRun 'merchant-sandbox --help' for the options.\n`);
