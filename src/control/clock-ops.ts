@@ -1,5 +1,5 @@
 import type { SandboxClock } from "../core/clock.js";
-import { parseDuration } from "../core/duration.js";
+import { parseSignedDuration } from "../core/duration.js";
 import { InvalidRequest } from "../core/errors.js";
 import { onlyFields } from "./body.js";
 
@@ -30,10 +30,9 @@ export function applyClockChange(clock: SandboxClock, body: Record<string, unkno
   let advanceMs: number | undefined;
   if (body.advance !== undefined) {
     const v = body.advance;
-    const negative = typeof v === "string" && v.trim().startsWith("-");
     try {
       if (typeof v !== "string" && typeof v !== "number") throw new RangeError("type");
-      advanceMs = (negative ? -1 : 1) * parseDuration(negative ? (v as string).trim().slice(1) : v);
+      advanceMs = parseSignedDuration(v);
     } catch {
       throw new InvalidRequest("clock_advance_invalid", `"advance" must be a duration such as "90s", "59m", "1h" or "-5m" (or a number of seconds).`);
     }

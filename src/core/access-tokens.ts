@@ -2,6 +2,7 @@ import { SignJWT, compactVerify, decodeProtectedHeader, errors as joseErrors, ty
 import type { SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { InvalidToken } from "./errors.js";
+import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { TokenLedger } from "./token-ledger.js";
@@ -132,7 +133,7 @@ export class AccessTokens {
     if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(alg)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${printable(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     if (typeof header.kid !== "string") {
@@ -143,7 +144,7 @@ export class AccessTokens {
     if (key.alg !== alg) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(alg)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     let payload: JWTPayload;
@@ -215,20 +216,20 @@ export class AccessTokens {
       }
       throw new InvalidToken(
         "token_not_access_token",
-        `The token's type (typ '${printable(String(header.typ))}') is not an access token (at+jwt). ${RENEW_HINT}`,
+        `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (at+jwt). ${RENEW_HINT}`,
       );
     }
     if (payload.iss !== this.settings.issuer) {
       throw new InvalidToken(
         "token_wrong_issuer",
-        `The token was issued by '${printable(String(payload.iss))}', not by this sandbox ('${this.settings.issuer}'). ${RENEW_HINT}`,
+        `The token was issued by '${printable(String(payload.iss), 80)}', not by this sandbox ('${this.settings.issuer}'). ${RENEW_HINT}`,
       );
     }
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!aud.includes(this.settings.audience)) {
       throw new InvalidToken(
         "token_wrong_audience",
-        `The token is meant for audience '${printable(aud.join(","))}', not '${this.settings.audience}'. ${RENEW_HINT}`,
+        `The token is meant for audience '${printable(aud.join(","), 80)}', not '${this.settings.audience}'. ${RENEW_HINT}`,
       );
     }
     const claims = payload as AccessClaims;
@@ -309,14 +310,9 @@ const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
 function unknownKid(kid: string): InvalidToken {
   return new InvalidToken(
     "token_unknown_kid",
-    `The token's signing key (kid '${printable(kid).slice(0, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+    `The token's signing key (kid '${printable(kid, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
   );
 }
 function iso(seconds: number): string {
   return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : "an invalid time";
-}
-
-/** Token-supplied text in a message: printable ASCII only, bounded, so it cannot forge lines or headers. */
-function printable(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 80);
 }

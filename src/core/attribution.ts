@@ -58,14 +58,23 @@ export function attributeMerchant(
   }
 }
 
-/** The `jti` of the bearer JWT on the request, decoded without verification (for the journal). */
+/** The `jti` of the bearer JWT on the request, decoded without verification (journal, rules). */
 export function presentedTokenId(request: SandboxRequest): string | undefined {
   const token = bearerOf(request);
-  const parts = token?.split(".");
-  if (!parts || parts.length !== 3 || parts[1]!.length > 4096) return undefined;
+  const jti = token === undefined ? undefined : unverifiedClaims(token)?.jti;
+  return typeof jti === "string" ? jti.slice(0, 100) : undefined;
+}
+
+/**
+ * The claims of a JWT-shaped token, decoded without checking anything: only ever used to pick a
+ * scenario or name a token in the journal, never to trust it. Undefined for anything else.
+ */
+function unverifiedClaims(token: string): { sub?: unknown; jti?: unknown } | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3 || parts[1]!.length > 4096) return undefined;
   try {
-    const jti = (JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { jti?: unknown }).jti;
-    return typeof jti === "string" ? jti.slice(0, 100) : undefined;
+    const claims: unknown = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8"));
+    return claims && typeof claims === "object" ? (claims as { sub?: unknown; jti?: unknown }) : undefined;
   } catch {
     return undefined;
   }
@@ -77,22 +86,17 @@ function byBearer(request: SandboxRequest, registry: MerchantRegistry): Merchant
   return registry.byPayment(token) ?? bySub(token, registry);
 }
 
-function bearerOf(request: SandboxRequest): string | undefined {
+/** The token of a well-formed `Authorization: Bearer <token>`, read leniently (no refusal here). */
+export function bearerOf(request: SandboxRequest): string | undefined {
   const auth = headerValue(request, "authorization");
   const m = auth === undefined ? null : /^bearer +(\S+)\s*$/i.exec(auth);
   return m?.[1];
 }
 
-/** The `sub` of a JWT-shaped token, decoded without verification. */
+/** The merchant named by the `sub` of a JWT-shaped token, decoded without verification. */
 function bySub(token: string, registry: MerchantRegistry): Merchant | undefined {
-  const parts = token.split(".");
-  if (parts.length !== 3 || parts[1]!.length > 4096) return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { sub?: unknown };
-    return typeof payload?.sub === "string" ? registry.findById(payload.sub) : undefined;
-  } catch {
-    return undefined;
-  }
+  const sub = unverifiedClaims(token)?.sub;
+  return typeof sub === "string" ? registry.findById(sub) : undefined;
 }
 
 /** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */

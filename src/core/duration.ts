@@ -35,3 +35,9 @@ export function parseDuration(input: string | number, what = "duration"): number
 export function parseDurationSeconds(input: string | number, what?: string): number {
   return Math.round(parseDuration(input, what) / 1000);
 }
+
+/** A duration that may be negative ("-2h" moves a clock back): milliseconds. */
+export function parseSignedDuration(input: string | number, what?: string): number {
+  if (typeof input === "string" && input.trim().startsWith("-")) return -parseDuration(input.trim().slice(1), what);
+  return parseDuration(input, what);
+}

@@ -1,5 +1,6 @@
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
+import { printable } from "./printable.js";
 
 /**
  * Reading a JSON request body, with the refusals DESIGN.md fixes: 413 past the size limit,
@@ -92,7 +93,7 @@ export function decodeJson(body: Uint8Array): Decoded {
 
 function printableType(contentType: string | undefined): string {
   if (!contentType) return "(none)";
-  return contentType.replace(/[^\x20-\x7e]/g, "?").slice(0, 100);
+  return printable(contentType, 100);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { RequestTrace, SandboxContext } from "./context.js";
 import { attributeMerchant, presentedTokenId } from "./attribution.js";
 import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
+import { printable } from "./printable.js";
 import { problemResponse } from "./problem.js";
 import { redactQuery } from "./redact.js";
 import { route } from "./router.js";
@@ -67,7 +68,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {
-      const names = trace.rules.join(", ").replace(/[^\x20-\x7e]/g, "?");
+      const names = printable(trace.rules.join(", "), 1000);
       response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
     }
     const entry: RequestLogEntry = {

@@ -1,5 +1,6 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import { MethodNotAllowed, NotFound } from "../core/errors.js";
+import { printable } from "../core/printable.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
@@ -44,6 +45,5 @@ function nearMiss(path: string): string {
 }
 
 function printablePath(path: string): string {
-  const clean = path.replace(/[^\x20-\x7e]/g, "?");
-  return clean.length > 200 ? `${clean.slice(0, 200)}...` : clean;
+  return path.length > 200 ? `${printable(path, 200)}...` : printable(path, 200);
 }

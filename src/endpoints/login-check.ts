@@ -61,10 +61,18 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   return jsonResponse(200, { token });
 };
 
+/** The same three headers for every answer of a sandbox: formatted once, not per request. */
+const formatted = new WeakMap<object, Record<string, string>>();
+
 export function deprecationHeaders(ctx: SandboxContext): Record<string, string> {
-  return {
-    deprecation: `@${Math.floor(ctx.settings.loginDeprecatedAt.getTime() / 1000)}`,
-    sunset: ctx.settings.loginSunsetAt.toUTCString(),
-    link: '</api/v2/auth/token>; rel="successor-version"',
-  };
+  let headers = formatted.get(ctx.settings);
+  if (!headers) {
+    headers = {
+      deprecation: `@${Math.floor(ctx.settings.loginDeprecatedAt.getTime() / 1000)}`,
+      sunset: ctx.settings.loginSunsetAt.toUTCString(),
+      link: '</api/v2/auth/token>; rel="successor-version"',
+    };
+    formatted.set(ctx.settings, headers);
+  }
+  return headers;
 }

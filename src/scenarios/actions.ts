@@ -1,11 +1,11 @@
 import type { RequestTrace, SandboxContext } from "../core/context.js";
-import { parseDuration } from "../core/duration.js";
+import { parseDuration, parseSignedDuration } from "../core/duration.js";
 import { ScenarioFault, SimulatedFailure } from "../core/errors.js";
-import { headerValue, type SandboxRequest, type SandboxResponse } from "../core/http-types.js";
+import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import { presentedTokenId } from "../core/attribution.js";
 import type { Merchant } from "../core/merchants.js";
 import { problemResponse, statusTitle } from "../core/problem.js";
 import type { ScenarioInstance } from "./instance.js";
-import { parseSignedDuration } from "./instance.js";
 import type { CompiledRule } from "./rules.js";
 import type { ThenFile } from "./schema.js";
 import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
@@ -82,7 +82,7 @@ async function applyStateChanges(
     if (then.expire_token === "all") ctx.ledger.expireAllOf(merchant.id, now);
   }
   if (then.revoke_token === "presented" || then.expire_token === "presented") {
-    const jti = presentedTokenId(request, ctx, scenario);
+    const jti = presentedTokenOf(request, ctx, scenario);
     if (jti && then.revoke_token === "presented") ctx.ledger.revoke(jti);
     if (jti && then.expire_token === "presented") ctx.ledger.expire(jti, now);
   }
@@ -108,18 +108,10 @@ function targetMerchants(rule: CompiledRule, scenario: ScenarioInstance, attribu
 }
 
 /** The jti of the bearer token on this request, if the sandbox issued it to this scenario's merchants. */
-function presentedTokenId(request: SandboxRequest, ctx: SandboxContext, scenario: ScenarioInstance): string | undefined {
-  const m = /^bearer +(\S+)\s*$/i.exec(headerValue(request, "authorization") ?? "");
-  const parts = m?.[1]?.split(".");
-  if (!parts || parts.length !== 3) return undefined;
-  try {
-    const jti = (JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { jti?: unknown }).jti;
-    if (typeof jti !== "string") return undefined;
-    const record = ctx.ledger.get(jti);
-    return record && scenario.findMerchant(record.merchantId) ? jti : undefined;
-  } catch {
-    return undefined;
-  }
+function presentedTokenOf(request: SandboxRequest, ctx: SandboxContext, scenario: ScenarioInstance): string | undefined {
+  const jti = presentedTokenId(request);
+  const record = jti === undefined ? undefined : ctx.ledger.get(jti);
+  return record && scenario.findMerchant(record.merchantId) ? jti : undefined;
 }
 
 function respond(

@@ -1,6 +1,6 @@
 import { SandboxClock } from "../core/clock.js";
 import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "../core/config.js";
-import { parseDuration } from "../core/duration.js";
+import { parseSignedDuration } from "../core/duration.js";
 import { ScenarioKeys, type KeyRing, type SigningKey } from "../core/keys.js";
 import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
 import { CompiledRule } from "./rules.js";
@@ -151,12 +151,6 @@ function clashes(m: Merchant, input: MerchantInput): boolean {
     m.paymentToken === input.paymentToken ||
     (m.login !== undefined && input.login !== undefined && m.login.email.toLowerCase() === input.login.email.toLowerCase())
   );
-}
-
-/** A signed duration ("-2h", "90s") in milliseconds. */
-export function parseSignedDuration(value: string | number): number {
-  if (typeof value === "string" && value.startsWith("-")) return -parseDuration(value.slice(1));
-  return parseDuration(value);
 }
 
 function settingsInput(s: SettingsFile | undefined): SettingsInput {
