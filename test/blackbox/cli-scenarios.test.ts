@@ -10,9 +10,6 @@ import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
 /**
  * The scenario commands of the real binary: validate, scenarios, schema, and serve with
  * --scenario / --scenarios-dir.
- *
- * Tests marked `it.fails` describe behaviour that is wrong today (reported as bugs); they pass
- * while the bug is there and start failing once it is fixed.
  */
 
 const LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));

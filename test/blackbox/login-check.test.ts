@@ -168,7 +168,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     expectDeprecationHeaders(r);
   });
 
-  // BUG (src/core/json-body.ts): the malformed-JSON message is the token endpoint's, so the
+  // Regression test for a fixed bug (src/core/json-body.ts): the malformed-JSON message is the token endpoint's, so the
   // deprecated login tells its caller to send {"api_key", "api_secret"} (DESIGN.md, Errors:
   // "Messages say how to fix the request"). It should show the login's own shape.
   it("malformed JSON → 400 body_malformed_json that shows the login's shape, without echoing the body", async () => {

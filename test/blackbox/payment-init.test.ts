@@ -343,7 +343,7 @@ describe("paymentTokenTransport header:X-Payment-Token", () => {
   });
 });
 
-// BUG (src/core/config.ts, parsePaymentTokenTransport): the object form of the setting is passed
+// Regression test for a fixed bug (src/core/config.ts, parsePaymentTokenTransport): the object form of the setting is passed
 // through unchecked, so a mixed-case header name is never lower-cased and never found.
 describe("paymentTokenTransport as an object { kind: 'header', name: 'X-Payment-Token' }", () => {
   it("works like the string form", async () => {

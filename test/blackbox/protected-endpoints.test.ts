@@ -12,6 +12,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { challenge, REALM, ISSUER, AUDIENCE, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the protected groups `/api/v2/payment/*` and `/api/v2/cashout/*`
@@ -19,10 +20,6 @@ import {
  * node:http server, sandbox clock frozen at T0 and moved, never slept on.
  */
 
-const REALM = "merchant-api";
-const ISSUER = "https://merchant-sandbox.test";
-const AUDIENCE = "merchant-api";
-const RENEW = "Request a new access token from POST /api/v2/auth/token.";
 const NOTE =
   "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 const T0_SECONDS = T0 / 1000;
@@ -37,11 +34,6 @@ function bearer(token: string): RequestInit {
   return { headers: { authorization: `Bearer ${token}` } };
 }
 
-/** The RFC 6750 challenge the sandbox sends with an error code (description made quoted-string safe). */
-function challenge(error: string, description: string, scope?: string): string {
-  const safe = description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  return `Bearer realm="${REALM}", error="${error}", error_description="${safe}"${scope ? `, scope="${scope}"` : ""}`;
-}
 
 interface ExpectedProblem {
   status: 400 | 401 | 403;
@@ -396,7 +388,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_expired",
-          `The access token expired at ${EXP_AT_T0} (sandbox time is now 2026-01-01T01:00:00.000Z). Renew it before it expires: ${RENEW}`,
+          `The access token expired at ${EXP_AT_T0} (sandbox time is now 2026-01-01T01:00:00.000Z). Renew it before it expires: ${RENEW_HINT}`,
         ),
         [token],
       );
@@ -421,7 +413,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_signature_invalid",
-          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW}`,
+          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
         ),
         [token, forged],
       );
@@ -437,7 +429,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_signature_invalid",
-          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW}`,
+          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
           "/api/v2/cashout/x",
         ),
         [token, forged],
@@ -452,7 +444,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_signature_invalid",
-          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW}`,
+          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
         ),
         [token, truncated],
       );
@@ -480,7 +472,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_signature_invalid",
-          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW}`,
+          `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
         ),
         [token, stripped],
       );
@@ -545,7 +537,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       expect(jwks.status).toBe(200);
       const kid = srv.sandbox.keys.signing.kid;
       const jwk = (jwks.json.keys as JWK[]).find((k) => k.kid === kid)!;
-      expect(jwk).toBeDefined();
+      expect(jwk).toMatchObject({ kty: "RSA", kid, alg: "RS256", use: "sig" });
       const publicKey = await importJWK(jwk, "RS256", { extractable: true });
       const pem = await exportSPKI(publicKey as CryptoKey);
       expect(pem).toContain("-----BEGIN PUBLIC KEY-----");
@@ -589,7 +581,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_wrong_issuer",
-          `The token was issued by 'https://evil.example', not by this sandbox ('https://merchant-sandbox.test'). ${RENEW}`,
+          `The token was issued by 'https://evil.example', not by this sandbox ('https://merchant-sandbox.test'). ${RENEW_HINT}`,
         ),
         [token],
       );
@@ -600,7 +592,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       const r = await srv.call("/api/v2/payment/x", bearer(token));
       expectProblem(
         r,
-        invalidToken("token_wrong_audience", `The token is meant for audience 'other-api', not 'merchant-api'. ${RENEW}`),
+        invalidToken("token_wrong_audience", `The token is meant for audience 'other-api', not 'merchant-api'. ${RENEW_HINT}`),
         [token],
       );
     });
@@ -629,7 +621,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       const r = await srv.call("/api/v2/payment/x", bearer(token));
       expectProblem(
         r,
-        invalidToken("token_not_access_token", `The token's type (typ 'JOSE') is not an access token (at+jwt). ${RENEW}`),
+        invalidToken("token_not_access_token", `The token's type (typ 'JOSE') is not an access token (at+jwt). ${RENEW_HINT}`),
         [token],
       );
     });
@@ -639,7 +631,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       const r = await srv.call("/api/v2/payment/x", bearer(token));
       expectProblem(
         r,
-        invalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW}`),
+        invalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`),
         [token],
       );
     });
@@ -721,7 +713,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
         r,
         invalidToken(
           "token_unknown_kid",
-          `The token's signing key (kid '${other.keys.signing.kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW}`,
+          `The token's signing key (kid '${other.keys.signing.kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
         ),
         [foreign],
       );
@@ -765,7 +757,7 @@ describe("leeway setting (30 s) widens the expiry and issued-at checks by exactl
       r,
       invalidToken(
         "token_expired",
-        `The access token expired at ${EXP_AT_T0} (sandbox time is now 2026-01-01T01:00:31.000Z). Renew it before it expires: ${RENEW}`,
+        `The access token expired at ${EXP_AT_T0} (sandbox time is now 2026-01-01T01:00:31.000Z). Renew it before it expires: ${RENEW_HINT}`,
       ),
       [token],
     );
@@ -801,7 +793,7 @@ describe("revocation through the token ledger", () => {
     const other = await srv.token();
     srv.sandbox.ledger.revoke(decodeJwt(revoked).jti!);
     const r = await srv.call("/api/v2/payment/x", bearer(revoked));
-    expectProblem(r, invalidToken("token_revoked", `The access token was revoked. ${RENEW}`), [revoked]);
+    expectProblem(r, invalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`), [revoked]);
     expectOk(await srv.call("/api/v2/payment/x", bearer(other)), "GET", "/api/v2/payment/x", "payment", other);
   });
 
@@ -810,7 +802,7 @@ describe("revocation through the token ledger", () => {
     srv.sandbox.ledger.revokeAllOf(DEFAULT_MERCHANT_ID, srv.sandbox.clock.nowSeconds());
     expectProblem(
       await srv.call("/api/v2/cashout/x", bearer(old)),
-      invalidToken("token_revoked", `The access token was revoked. ${RENEW}`, "/api/v2/cashout/x"),
+      invalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/cashout/x"),
       [old],
     );
     // Issued after the cut-off in the same (frozen) second: not revoked. The cut-off is by issue
@@ -846,7 +838,7 @@ describe("key rotation without keeping the old key", () => {
       r,
       invalidToken(
         "token_unknown_kid",
-        `The token's signing key (kid '${oldKid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW}`,
+        `The token's signing key (kid '${oldKid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
       ),
       [old],
     );

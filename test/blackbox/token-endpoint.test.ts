@@ -15,6 +15,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { ISSUER, AUDIENCE } from "../support/expect.js";
 
 /**
  * Black-box tests of POST /api/v2/auth/token (DESIGN.md, "Default behaviour contract" →
@@ -23,8 +24,6 @@ import {
 
 const TOKEN_PATH = "/api/v2/auth/token";
 const ENDPOINT = "POST /api/v2/auth/token";
-const ISSUER = "https://merchant-sandbox.test";
-const AUDIENCE = "merchant-api";
 const IAT = T0 / 1000;
 /** A distinctive wrong secret: it must never come back in any refusal. */
 const WRONG_SECRET = "wr0ng-Secret-7f3a9c-never-echo";

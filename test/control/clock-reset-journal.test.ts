@@ -12,6 +12,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { expectProblem, bearerChallenge, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the control plane's clock, reset and request journal (DESIGN.md "Control
@@ -22,7 +23,6 @@ import {
 
 const ISO_T0 = new Date(T0).toISOString();
 const MIN = 60_000;
-const RENEW = "Request a new access token from POST /api/v2/auth/token.";
 const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 const OUTAGE_KEY = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
 const OUTAGE_MERCHANT = "m_token_endpoint_outage";
@@ -62,18 +62,7 @@ async function journal(t: TestServer, query = ""): Promise<any[]> {
   return r.json.requests as any[];
 }
 
-function bearerChallenge(description: string): string {
-  const safe = description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  return `Bearer realm="merchant-api", error="invalid_token", error_description="${safe}"`;
-}
 
-function expectProblem(r: Reply, expected: ReturnType<typeof problem>): void {
-  expect(r.status, r.text).toBe(expected.status);
-  expect(r.headers.get("content-type")).toBe("application/problem+json");
-  expect(r.headers.get("cache-control")).toBe("no-store");
-  expect(r.json).toEqual(expected);
-  if (expected.error === "invalid_token") expect(r.headers.get("www-authenticate")).toBe(bearerChallenge(expected.detail));
-}
 
 function expectClock(r: Reply, now: number, frozen: boolean): void {
   expect(r.status, r.text).toBe(200);
@@ -87,13 +76,13 @@ function tokenExpired(expAt: number, now: number, path = "/api/v2/payment/orders
     401,
     "Unauthorized",
     "token_expired",
-    `The access token expired at ${iso(expAt)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW}`,
+    `The access token expired at ${iso(expAt)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`,
     path,
     "invalid_token",
   );
 }
 
-const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW}`, "/api/v2/payment/orders", "invalid_token");
+const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/payment/orders", "invalid_token");
 
 function clockProblem(code: string, detail: string, where = "/__sandbox/clock") {
   return problem(400, "Bad Request", code, detail, where, "invalid_request");
@@ -292,7 +281,16 @@ describe("POST /__sandbox/reset", () => {
     expect((await pay(t, outageToken)).status).toBe(200);
     expect((await pay(t, defaultToken)).status).toBe(200);
     await clock(t, { advance: "30m" });
-    expect((await journal(t)).length).toBeGreaterThan(0);
+    // Three outage exchanges, the default and the session exchange, two payments: control calls are not journaled.
+    expect((await journal(t)).map((e) => `${e.endpoint} ${e.status}`)).toEqual([
+      "token 503",
+      "token 503",
+      "token 200",
+      "token 200",
+      "token 200",
+      "payment 200",
+      "payment 200",
+    ]);
 
     const reset = await t.call("/__sandbox/reset", { method: "POST" });
     expect(reset.status).toBe(200);

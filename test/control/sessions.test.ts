@@ -17,6 +17,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { expectProblem, bearerChallenge, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the sessions of the control plane (DESIGN.md "Control plane"): a fresh,
@@ -42,7 +43,6 @@ interface SessionInfo {
 }
 
 const ISO_T0 = new Date(T0).toISOString();
-const RENEW = "Request a new access token from POST /api/v2/auth/token.";
 /** A wall-clock instant for the tests that fake Date (far from the frozen sandbox clock on purpose). */
 const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 
@@ -93,21 +93,7 @@ function login(t: TestServer, email: string, password: string): Promise<Reply> {
   return t.call("/api/login_check", postJson({ username: email, password }));
 }
 
-function bearerChallenge(description: string): string {
-  const safe = description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  return `Bearer realm="merchant-api", error="invalid_token", error_description="${safe}"`;
-}
 
-/** Asserts an exact problem+json refusal, its content type and (for 401 invalid_token) its challenge. */
-function expectProblem(r: Reply, expected: ReturnType<typeof problem>): void {
-  expect(r.status, r.text).toBe(expected.status);
-  expect(r.headers.get("content-type")).toBe("application/problem+json");
-  expect(r.headers.get("cache-control")).toBe("no-store");
-  expect(r.json).toEqual(expected);
-  if (expected.error === "invalid_token" && expected.code !== "admin_token_required") {
-    expect(r.headers.get("www-authenticate")).toBe(bearerChallenge(expected.detail));
-  }
-}
 
 function unknownApiKey(apiKey: string, loaded = `loaded: '${DEFAULT_KEY}'`) {
   return problem(
@@ -136,18 +122,18 @@ function tokenExpired(expAt: number, now: number) {
     401,
     "Unauthorized",
     "token_expired",
-    `The access token expired at ${new Date(expAt).toISOString()} (sandbox time is now ${new Date(now).toISOString()}). Renew it before it expires: ${RENEW}`,
+    `The access token expired at ${new Date(expAt).toISOString()} (sandbox time is now ${new Date(now).toISOString()}). Renew it before it expires: ${RENEW_HINT}`,
     "/api/v2/payment/orders",
     "invalid_token",
   );
 }
 
-const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW}`, "/api/v2/payment/orders", "invalid_token");
+const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/payment/orders", "invalid_token");
 const TOKEN_UNKNOWN_MERCHANT = problem(
   401,
   "Unauthorized",
   "token_unknown_merchant",
-  `The token's subject is not a merchant of this sandbox. ${RENEW}`,
+  `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`,
   "/api/v2/payment/orders",
   "invalid_token",
 );

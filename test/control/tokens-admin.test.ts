@@ -13,6 +13,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { expectProblem, ISSUER, AUDIENCE } from "../support/expect.js";
 
 /**
  * Black-box tests of POST /__sandbox/tokens (the catalogue of good and deliberately bad tokens),
@@ -21,8 +22,6 @@ import {
  */
 
 const T0S = T0 / 1000;
-const ISSUER = "https://merchant-sandbox.test";
-const AUDIENCE = "merchant-api";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VARIANTS = [
   "valid",
@@ -77,12 +76,6 @@ function pay(t: TestServer, token: string): Promise<Reply> {
   return t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
 }
 
-function expectProblem(r: Reply, expected: ReturnType<typeof problem>): void {
-  expect(r.status, r.text).toBe(expected.status);
-  expect(r.headers.get("content-type")).toBe("application/problem+json");
-  expect(r.headers.get("cache-control")).toBe("no-store");
-  expect(r.json).toEqual(expected);
-}
 
 /** The token's refusal on GET /api/v2/payment/x is exactly `code`, as RFC 6750 invalid_token. */
 function expectRefusedWith(r: Reply, code: string): void {

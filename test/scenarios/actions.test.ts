@@ -16,6 +16,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { bearerChallenge, bearer, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Every `then` action of a scenario rule (src/scenarios/schema.ts, actions.ts), played over real
@@ -63,17 +64,12 @@ function headersOf(reply: Reply): Record<string, string> {
   return out;
 }
 
-const bearer = (token: string, init: RequestInit = {}): RequestInit => ({
-  ...init,
-  headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` },
-});
 
 /** A request attributed to the scenario's merchant M (its payment token as a bearer). */
 const pay = (s: TestServer, path: string, init: RequestInit = {}) => s.call(path, bearer(M.payment_token, init));
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOUR = 3_600_000;
-const RENEW = "Request a new access token from POST /api/v2/auth/token.";
 const NOTE =
   "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 const API_KEY_CHALLENGE = 'ApiKey realm="merchant-api", error="invalid_client"';
@@ -83,10 +79,6 @@ const LOGIN_HEADERS = {
   link: '</api/v2/auth/token>; rel="successor-version"',
 };
 
-function bearerChallenge(description: string): string {
-  const safe = description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  return `Bearer realm="merchant-api", error="invalid_token", error_description="${safe}"`;
-}
 
 const tokenRequest = (m: MerchantFile, secret = m.api_secret) => postJson({ api_key: m.api_key, api_secret: secret });
 const loginRequest = (m: MerchantFile) => postJson({ username: m.login!.email, password: m.login!.password });
@@ -149,16 +141,16 @@ function expectTokenIssued(reply: Reply, rule?: string) {
 }
 
 const expiredEarly = (at: number, exp: number, now: number) =>
-  `The access token was expired early by the sandbox at ${iso(at)}, before its exp ${iso(exp)} (sandbox time is now ${iso(now)}). A client must handle a 401 by getting a new token: ${RENEW}`;
+  `The access token was expired early by the sandbox at ${iso(at)}, before its exp ${iso(exp)} (sandbox time is now ${iso(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`;
 const expiredMessage = (exp: number, now: number) =>
-  `The access token expired at ${iso(exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW}`;
-const REVOKED = `The access token was revoked. ${RENEW}`;
+  `The access token expired at ${iso(exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`;
+const REVOKED = `The access token was revoked. ${RENEW_HINT}`;
 const WRONG_SECRET = (key: string) =>
   `The api_secret does not match the api_key '${key}'. Check that the secret belongs to this key and was not rotated.`;
 const TOKEN_DISABLED = (key: string) =>
   `The merchant of api_key '${key}' is disabled, so it cannot get tokens. Use an active merchant's credentials.`;
 const unknownKid = (kid: string) =>
-  `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW}`;
+  `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`;
 
 // ---------------------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { challenge, REALM, ISSUER, AUDIENCE, RENEW_HINT } from "../support/expect.js";
 
 /**
  * The scenario library (scenarios/*.yaml), played end to end over real HTTP against the real
@@ -30,10 +31,6 @@ const TOKEN_PATH = "/api/v2/auth/token";
 const INIT_PATH = "/api/v2/payment/init";
 const LOGIN_PATH = "/api/login_check";
 const JWKS_PATH = "/.well-known/jwks.json";
-const REALM = "merchant-api";
-const ISSUER = "https://merchant-sandbox.test";
-const AUDIENCE = "merchant-api";
-const RENEW = "Request a new access token from POST /api/v2/auth/token.";
 const API_KEY_CHALLENGE = `ApiKey realm="${REALM}", error="invalid_client"`;
 const NOTE =
   "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
@@ -125,11 +122,6 @@ function init(paymentToken: string): RequestInit {
   return postJson({ amount: 1999, currency: "EUR" }, { authorization: `Bearer ${paymentToken}` });
 }
 
-/** The RFC 6750 challenge with an error code (the description made quoted-string safe). */
-function challenge(error: string, description: string, scope?: string): string {
-  const safe = description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  return `Bearer realm="${REALM}", error="${error}", error_description="${safe}"${scope ? `, scope="${scope}"` : ""}`;
-}
 
 function rule(scenario: LibraryName, name: string): string {
   return `${scenario}/${name}`;
@@ -229,11 +221,11 @@ function invalidToken(r: Reply, code: string, detail: string, path: string, rule
 }
 
 const expiredMessage = (expSeconds: number, nowSeconds: number) =>
-  `The access token expired at ${iso(expSeconds)} (sandbox time is now ${iso(nowSeconds)}). Renew it before it expires: ${RENEW}`;
+  `The access token expired at ${iso(expSeconds)} (sandbox time is now ${iso(nowSeconds)}). Renew it before it expires: ${RENEW_HINT}`;
 const expiredEarlyMessage = (atSeconds: number, expSeconds: number, nowSeconds: number) =>
-  `The access token was expired early by the sandbox at ${iso(atSeconds)}, before its exp ${iso(expSeconds)} (sandbox time is now ${iso(nowSeconds)}). A client must handle a 401 by getting a new token: ${RENEW}`;
+  `The access token was expired early by the sandbox at ${iso(atSeconds)}, before its exp ${iso(expSeconds)} (sandbox time is now ${iso(nowSeconds)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`;
 const unknownKidMessage = (kid: string) =>
-  `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW}`;
+  `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`;
 const simulated = (status: string, scenario: string, ruleName: string, retryAfter: number) =>
   `${status}: simulated by scenario '${scenario}', rule '${ruleName}'. Retry after ${retryAfter} seconds, as the Retry-After header says.`;
 
@@ -392,7 +384,7 @@ describe("token-revoked-mid-session", () => {
   const NAME = "token-revoked-mid-session";
   const M = creds(NAME);
   const RULE = rule(NAME, "revoke-on-second-call");
-  const REVOKED = `The access token was revoked. ${RENEW}`;
+  const REVOKED = `The access token was revoked. ${RENEW_HINT}`;
 
   it("the 2nd payment/cashout call revokes every token the merchant holds (401 token_revoked); new tokens work", async () => {
     const t = await start({ scenarios: [NAME] });
@@ -668,8 +660,8 @@ describe("signing-key-rotation", () => {
     expect(kids).toContain(defaultKid);
     const keySet = createLocalJWKSet(jwks.json);
     const verifyOptions = { issuer: ISSUER, audience: AUDIENCE, currentDate: new Date(T0) };
-    await expect(jwtVerify(renewed, keySet, verifyOptions)).resolves.toBeDefined();
-    await expect(jwtVerify(defaultToken, keySet, verifyOptions)).resolves.toBeDefined();
+    await expect(jwtVerify(renewed, keySet, verifyOptions)).resolves.toMatchObject({ payload: decodeJwt(renewed) });
+    await expect(jwtVerify(defaultToken, keySet, verifyOptions)).resolves.toMatchObject({ payload: decodeJwt(defaultToken) });
     // A scenario that rotates starts on a key of its own, so the dropped key leaves the JWKS.
     expect(kids).not.toContain(oldKid);
     await expect(jwtVerify(token, keySet, verifyOptions)).rejects.toThrow();
@@ -712,7 +704,9 @@ describe("signing-key-rotation-overlap", () => {
     expect(kids).toEqual(expect.arrayContaining([oldKid, newKid, defaultKid]));
     const keySet = createLocalJWKSet(jwks.json);
     for (const tok of [token, renewed, defaultToken]) {
-      await expect(jwtVerify(tok, keySet, { issuer: ISSUER, audience: AUDIENCE, currentDate: new Date(T0) })).resolves.toBeDefined();
+      await expect(jwtVerify(tok, keySet, { issuer: ISSUER, audience: AUDIENCE, currentDate: new Date(T0) })).resolves.toMatchObject({
+        payload: decodeJwt(tok),
+      });
     }
 
     // Isolation: the default merchant still signs with, and is accepted under, its own key.

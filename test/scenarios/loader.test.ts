@@ -13,9 +13,6 @@ import { scenarioJsonSchema, type ScenarioFile } from "../../src/scenarios/schem
  * The scenario loader: every problem of a file is reported at once, with file, line and column,
  * the path inside the document and a message that says how to fix it; a file with any problem
  * yields no scenario (nothing half-loads).
- *
- * Tests marked `it.fails` describe behaviour that is wrong today (reported as bugs); they pass
- * while the bug is there and start failing once it is fixed, so the marker can be removed.
  */
 
 /** Seven lines: a valid scenario with one merchant, for texts that add to it. */
@@ -106,13 +103,13 @@ describe("syntax errors", () => {
     expect(where(`{"name": "s", "name": "t"}`, "x.json")).toEqual([{ file: "x.json", line: 1, column: 15, path: "" }]);
   });
 
-  // BUG (src/scenarios/load.ts syntaxMessage): the yaml parser's DUPLICATE_KEY range covers one
+  // Regression test for a fixed bug (src/scenarios/load.ts syntaxMessage): the yaml parser's DUPLICATE_KEY range covers one
   // character only, so the key is cut to its first letter: "the key 'a' appears twice" for api_key.
   it("names the whole duplicate key in YAML", () => {
     expect(errorOf(`${HEAD}    api_key: k2\n`)).toBe("x.yaml:8:5: the key 'api_key' appears twice in the same mapping; keep one");
   });
 
-  // BUG (same cause): a quoted key (every JSON key) starts with '"', so the message falls back to
+  // Regression test for a fixed bug (same cause): a quoted key (every JSON key) starts with '"', so the message falls back to
   // "a key appears twice" without naming it.
   it("names the whole duplicate key in JSON", () => {
     expect(errorOf(`{"name": "s", "name": "t"}`, "x.json")).toBe("x.json:1:15: the key 'name' appears twice in the same mapping; keep one");

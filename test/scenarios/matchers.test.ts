@@ -10,6 +10,7 @@ import {
   type Reply,
   type TestServer,
 } from "../support/server.js";
+import { bearer } from "../support/expect.js";
 
 /**
  * Every `match` condition of a scenario rule (src/scenarios/schema.ts, rules.ts), played over real
@@ -94,10 +95,6 @@ function mc(s: TestServer, path: string, init: RequestInit = {}): Promise<Reply>
   return s.call(path, bearer(s.sandbox.scenarios[0]!.merchants[0]!.paymentToken, init));
 }
 
-const bearer = (token: string, init: RequestInit = {}): RequestInit => ({
-  ...init,
-  headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` },
-});
 
 /** One request per endpoint, all attributed to merchant `m` where the endpoint can attribute. */
 function endpointRequests(m: MerchantFile): Record<string, [string, RequestInit]> {

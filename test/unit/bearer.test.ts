@@ -106,7 +106,7 @@ describe("readBearerToken", () => {
     }
   });
 
-  // BUG (src/core/bearer.ts): `value.trim()` removes the space after "Bearer", so the regex
+  // Regression test for a fixed bug (src/core/bearer.ts): `value.trim()` removes the space after "Bearer", so the regex
   // `^([A-Za-z]+) +(.*)$` never matches "Bearer" alone; the bearer_token_empty branch is unreachable
   // and the caller is told "uses 'Bearer', not the Bearer scheme", which contradicts itself.
   it.each(["Bearer", "Bearer ", "bearer   "])("%j (Bearer with no token) is bearer_token_empty", (value) => {
@@ -142,7 +142,7 @@ describe("assertNoTokenInQuery", () => {
     expect(() => assertNoTokenInQuery(req({}, "access_token"))).toThrow(InvalidRequest);
   });
 
-  // BUG (src/core/bearer.ts): names are compared undecoded, so `access%5Ftoken=<jwt>` (which every
+  // Regression test for a fixed bug (src/core/bearer.ts): names are compared undecoded, so `access%5Ftoken=<jwt>` (which every
   // server decodes to `access_token`) slips past the RFC 6750 rule; redact.ts does decode names.
   it("refuses a percent-encoded token parameter name", () => {
     expect(refusal(() => assertNoTokenInQuery(req({}, `access%5Ftoken=${JWT}`))).code).toBe("token_in_query");

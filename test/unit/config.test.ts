@@ -178,7 +178,7 @@ describe("parsePaymentTokenTransport", () => {
     );
   });
 
-  // BUG (src/core/config.ts): the object form is returned unchecked, so a header name written as
+  // Regression test for a fixed bug (src/core/config.ts): the object form is returned unchecked, so a header name written as
   // documented ("X-Payment-Token") stays mixed-case and payment/init never finds the header (request
   // header names are lower-case). It should be normalised like the string form.
   it("normalises the header name of an already parsed transport like the string form", () => {

@@ -101,7 +101,7 @@ describe("redactQuery", () => {
     expect(redactQuery("password=%E0%A4%A")).toBe(`password=${redact("%E0%A4%A")}`);
   });
 
-  // BUG (src/core/redact.ts): bearer.ts refuses `?bearer=<token>` as a token in the query string,
+  // Regression test for a fixed bug (src/core/redact.ts): bearer.ts refuses `?bearer=<token>` as a token in the query string,
   // but SECRET_QUERY_KEYS has no "bearer", so the request log line carries the JWT in clear.
   it("redacts every query key that bearer.ts treats as a token (bearer=)", () => {
     const out = redactQuery(`bearer=${JWT}`);
