@@ -7,7 +7,7 @@
 #
 # Every `serve` flag is also an environment variable MERCHANT_SANDBOX_<FLAG>.
 
-# ---- build: all dependencies, compile TypeScript to dist/ ---------------------------------------
+# ---- build: all dependencies, compile TypeScript to dist/ and bundle the CLI into dist/bin/ -----
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -17,15 +17,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig*.json ./
 COPY src ./src
 RUN npm run build
-
-# ---- prod-deps: runtime dependencies only (no msw, typescript, vitest, @types) ------------------
-FROM node:22-bookworm-slim AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-# The runtime dependencies (jose, yargs, @faker-js/faker) have no install scripts. npm leaves an
-# empty scope directory behind for every omitted dev scope (@vitest, @mswjs, ...): remove those.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && find node_modules -mindepth 1 -maxdepth 1 -type d -name '@*' -empty -delete
 
 # ---- runtime ------------------------------------------------------------------------------------
 FROM node:22-bookworm-slim AS runtime
@@ -44,9 +35,10 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 # Owned by root and read-only to the `node` user that runs the server.
+# The CLI is bundled with its dependencies (dist/bin/, see `npm run bundle`), so the runtime needs
+# no node_modules: a smaller image, and one file read at start instead of hundreds.
 COPY package.json ./
-COPY --from=prod-deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist/bin ./dist/bin
 # The scenario library (`serve --scenario NAME`) and its JSON Schema.
 COPY scenarios ./scenarios
 
@@ -59,5 +51,5 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MERCHANT_SANDBOX_PORT||4010)+'/__sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # Exec form: node is PID 1 and handles SIGTERM/SIGINT itself (graceful close, then exit 0).
-ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/dist/cli/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=2", "/app/dist/bin/main.js"]
 CMD ["serve"]

@@ -124,7 +124,7 @@ async function measureInProcess() {
 
 const started = Date.now();
 // Started the way npm start, the bin's shebang and the image start it.
-const sandbox = await measureServer("sandbox", ["--max-semi-space-size=2", "dist/cli/main.js", "serve", "--port", "0", "--log-format", "off", "--alg", ALG]);
+const sandbox = await measureServer("sandbox", ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--log-format", "off", "--alg", ALG]);
 const reference = await measureServer("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
 const inProcess = await measureInProcess();
 

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /**
- * Runs the real, compiled CLI (dist/cli/main.js, built by test/support/build.ts before any test)
+ * Runs the real CLI as users run it (dist/bin/main.js, compiled and bundled by test/support/build.ts before any test)
  * as a child process and collects everything it prints.
  */
-export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../dist/bin/main.js", import.meta.url));
 
 export interface CliProcess {
   child: ChildProcess;
