@@ -104,11 +104,22 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   };
 }
 
+/**
+ * The request's headers by lower-case name, a repeated header as an array of its values (the core
+ * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
+ * from rawHeaders in one pass, into an object with no prototype, so a header named `__proto__` or
+ * `constructor` is just a header.
+ */
 function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
-  const out: SandboxRequest["headers"] = {};
-  for (const [name, values] of Object.entries(req.headersDistinct)) {
-    if (!values) continue;
-    out[name] = values.length === 1 ? values[0] : values;
+  const out: SandboxRequest["headers"] = Object.create(null) as SandboxRequest["headers"];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    const seen = out[name];
+    if (seen === undefined) out[name] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else out[name] = [seen, value];
   }
   return out;
 }
@@ -148,11 +159,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Arr
 
 function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
   if (res.destroyed) return;
-  const headers: Record<string, string | number> = {
-    ...response.headers,
-    "content-length": Buffer.byteLength(response.body),
-  };
-  if (closeAfter) headers.connection = "close";
+  // One flat [name, value, ...] list: node writes it as it is, with no header map to build.
+  const headers: string[] = [];
+  for (const name in response.headers) headers.push(name, response.headers[name]!);
+  headers.push("content-length", String(Buffer.byteLength(response.body)));
+  if (closeAfter) headers.push("connection", "close");
   res.writeHead(response.status, headers);
   res.end(response.body);
 }

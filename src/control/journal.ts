@@ -38,6 +38,14 @@ export interface JournalEntry {
   secretInQuery?: boolean;
 }
 
+/** What the pipeline records per request: times as epoch milliseconds, formatted when read. */
+export type JournalRecord = Omit<JournalEntry, "id" | "seq" | "time" | "sandboxTime"> & { timeMs: number; sandboxTimeMs: number };
+
+interface Stored {
+  seq: number;
+  record: JournalRecord;
+}
+
 export interface JournalFilter {
   session?: string;
   merchant?: string;
@@ -47,21 +55,21 @@ export interface JournalFilter {
 }
 
 export class Journal {
-  private readonly entries: JournalEntry[] = [];
+  // Records are kept as the pipeline made them: formatting (ids, ISO dates) happens on read, which
+  // is rare, rather than on every request, which is the hot path.
+  private readonly entries: Stored[] = [];
   private next = 1;
   private start = 0;
 
   constructor(readonly capacity: number) {}
 
-  add(entry: Omit<JournalEntry, "id" | "seq">): JournalEntry {
-    const seq = this.next++;
-    const full = { id: `req_${seq}`, seq, ...entry };
-    if (this.entries.length < this.capacity) this.entries.push(full);
+  add(record: JournalRecord): void {
+    const stored = { seq: this.next++, record };
+    if (this.entries.length < this.capacity) this.entries.push(stored);
     else {
-      this.entries[this.start] = full;
+      this.entries[this.start] = stored;
       this.start = (this.start + 1) % this.capacity;
     }
-    return full;
   }
 
   /** Oldest first. */
@@ -69,16 +77,16 @@ export class Journal {
     const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
     const sinceSeq = filter.since && /^req_\d+$/.test(filter.since) ? Number(filter.since.slice(4)) : undefined;
     const sinceTime = filter.since && sinceSeq === undefined ? Date.parse(filter.since) : undefined;
-    const out = ordered.filter(
-      (e) =>
-        (filter.session === undefined || e.session === filter.session) &&
-        (filter.merchant === undefined || e.merchant === filter.merchant) &&
-        (sinceSeq === undefined || e.seq > sinceSeq) &&
-        (sinceTime === undefined || Date.parse(e.time) > sinceTime),
+    const kept = ordered.filter(
+      ({ seq, record }) =>
+        (filter.session === undefined || record.session === filter.session) &&
+        (filter.merchant === undefined || record.merchant === filter.merchant) &&
+        (sinceSeq === undefined || seq > sinceSeq) &&
+        (sinceTime === undefined || record.timeMs > sinceTime),
     );
-    if (filter.limit === undefined) return out;
     // With `since`, a page forward (the next N); without, the latest N.
-    return filter.since !== undefined ? out.slice(0, filter.limit) : out.slice(-filter.limit);
+    const page = filter.limit === undefined ? kept : filter.since !== undefined ? kept.slice(0, filter.limit) : kept.slice(-filter.limit);
+    return page.map(toEntry);
   }
 
   get size(): number {
@@ -89,4 +97,15 @@ export class Journal {
     this.entries.length = 0;
     this.start = 0;
   }
+}
+
+function toEntry({ seq, record }: Stored): JournalEntry {
+  const { timeMs, sandboxTimeMs, ...rest } = record;
+  return {
+    id: `req_${seq}`,
+    seq,
+    time: new Date(timeMs).toISOString(),
+    sandboxTime: new Date(sandboxTimeMs).toISOString(),
+    ...rest,
+  };
 }

@@ -7,6 +7,7 @@ import { problemResponse } from "./problem.js";
 import { redactQuery } from "./redact.js";
 import { route } from "./router.js";
 import { runRules } from "../scenarios/actions.js";
+import type { JournalRecord } from "../control/journal.js";
 
 /**
  * The request pipeline, one straight line per request: route, attribute the request to a merchant
@@ -42,6 +43,7 @@ export interface PipelineHooks {
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
   return async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
+    const arrivedMs = Date.now();
     const r = route(request.path);
     let attributed = attributeMerchant(request, r.name, ctx.merchants, ctx.scenarios.paymentTokenTransports(), ctx.settings.maxBodyBytes, (t) =>
       ctx.tokens.peek(t),
@@ -71,53 +73,88 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const names = printable(trace.rules.join(", "), 1000);
       response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
     }
-    const entry: RequestLogEntry = {
-      time: new Date().toISOString(),
-      method: request.method,
-      path: request.path,
-      query: redactQuery(request.query),
-      status: response.dropConnection ? 0 : response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      endpoint: trace.endpoint,
-      scenario: trace.scenario.name,
-      ...(trace.merchantId ? { merchant: trace.merchantId } : {}),
-      ...(trace.tokenId ? { tokenId: trace.tokenId } : {}),
-      ...(thrown instanceof SandboxError ? { code: thrown.code } : thrown ? { code: "internal_error" } : {}),
-      ...(trace.rules.length ? { rules: trace.rules } : {}),
-    };
-    if (thrown !== undefined && !(thrown instanceof SandboxError)) hooks.onInternalError?.(thrown, entry);
-    hooks.onRequest?.(entry);
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const query = redactQuery(request.query);
+    const code = thrown instanceof SandboxError ? thrown.code : thrown !== undefined ? "internal_error" : undefined;
+    const status = response.dropConnection ? 0 : response.status;
+    // The log line is built only when something listens (formatting a date costs more than the rest).
+    if (hooks.onRequest || (thrown !== undefined && code === "internal_error")) {
+      const entry = logEntry(arrivedMs, request, query, status, durationMs, trace, code);
+      if (code === "internal_error") hooks.onInternalError?.(thrown, entry);
+      hooks.onRequest?.(entry);
+    }
     // The journal is about the integration's requests; control-plane calls would only drown them.
-    if (trace.endpoint !== "control") record(ctx, request, trace, entry, response);
+    if (trace.endpoint !== "control") record(ctx, request, trace, { arrivedMs, query, status, durationMs, code }, response);
     return response;
   };
 }
 
-/** The journal entry of a request of the integration (control-plane calls are not journaled). */
-function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, entry: RequestLogEntry, response: SandboxResponse): void {
+function logEntry(
+  arrivedMs: number,
+  request: SandboxRequest,
+  query: string,
+  status: number,
+  durationMs: number,
+  trace: RequestTrace,
+  code: string | undefined,
+): RequestLogEntry {
+  const entry: RequestLogEntry = {
+    time: new Date(arrivedMs).toISOString(),
+    method: request.method,
+    path: request.path,
+    query,
+    status,
+    durationMs,
+    endpoint: trace.endpoint,
+    scenario: trace.scenario.name,
+  };
+  if (trace.merchantId) entry.merchant = trace.merchantId;
+  if (trace.tokenId) entry.tokenId = trace.tokenId;
+  if (code) entry.code = code;
+  if (trace.rules.length) entry.rules = trace.rules;
+  return entry;
+}
+
+interface Outcome {
+  arrivedMs: number;
+  /** The query with secret-looking values redacted. */
+  query: string;
+  status: number;
+  durationMs: number;
+  code: string | undefined;
+}
+
+/**
+ * The journal record of a request of the integration (control-plane calls are not journaled).
+ * Times stay numbers here; the journal formats them when it is read, not on every request.
+ */
+function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, outcome: Outcome, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
   if (session) ctx.sessions.touch(session);
-  // A verified token's id is known already; only a refused one needs decoding.
-  const presented = trace.endpoint === "token" || trace.endpoint === "login" ? undefined : (trace.tokenId ?? presentedTokenId(request));
-  const retryAfter = Number(response.headers["retry-after"]);
-  ctx.journal.add({
-    time: entry.time,
-    sandboxTime: new Date(trace.scenario.clock.now()).toISOString(),
-    method: entry.method,
-    path: entry.path,
-    query: entry.query,
-    status: entry.status,
-    durationMs: entry.durationMs,
-    endpoint: entry.endpoint,
+  const rec: JournalRecord = {
+    timeMs: outcome.arrivedMs,
+    sandboxTimeMs: trace.scenario.clock.now(),
+    method: request.method,
+    path: request.path,
+    query: outcome.query,
+    status: outcome.status,
+    durationMs: outcome.durationMs,
+    endpoint: trace.endpoint,
     scenario: trace.scenario.file.name,
-    ...(session && { session }),
-    ...(entry.merchant && { merchant: entry.merchant }),
-    ...(entry.tokenId && { tokenId: entry.tokenId }),
-    ...(presented && { presentedTokenId: presented }),
-    ...(entry.code && { code: entry.code }),
-    ...(entry.rules && { rules: entry.rules }),
-    ...(Number.isFinite(retryAfter) && response.headers["retry-after"] !== undefined && { retryAfter }),
-    ...(trace.credentialSources && { credentialSources: trace.credentialSources }),
-    ...(entry.query !== request.query && { secretInQuery: true }),
-  });
+  };
+  if (session) rec.session = session;
+  if (trace.merchantId) rec.merchant = trace.merchantId;
+  if (trace.tokenId) rec.tokenId = trace.tokenId;
+  // A verified token's id is known already; only a refused one needs decoding.
+  if (trace.endpoint !== "token" && trace.endpoint !== "login") {
+    const presented = trace.tokenId ?? presentedTokenId(request);
+    if (presented) rec.presentedTokenId = presented;
+  }
+  if (outcome.code) rec.code = outcome.code;
+  if (trace.rules.length) rec.rules = trace.rules;
+  const retryAfterHeader = response.headers["retry-after"];
+  if (retryAfterHeader !== undefined && Number.isFinite(Number(retryAfterHeader))) rec.retryAfter = Number(retryAfterHeader);
+  if (trace.credentialSources) rec.credentialSources = trace.credentialSources;
+  if (outcome.query !== request.query) rec.secretInQuery = true;
+  ctx.journal.add(rec);
 }
