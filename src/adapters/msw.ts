@@ -34,7 +34,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
         method: request.method,
         path,
         query: url.search.slice(1),
-        headers: Object.fromEntries(request.headers),
+        headers: headersOf(request),
         // No body stream (GET, HEAD): no need to read one.
         body: request.body === null ? EMPTY : new Uint8Array(await request.arrayBuffer()),
       };
@@ -43,4 +43,11 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
       return new HttpResponse(response.body, { status: response.status, headers: response.headers });
     }),
   ];
+}
+
+/** By lower-case name, into an object with no prototype: a header named `__proto__` is only a header. */
+function headersOf(request: Request): SandboxRequest["headers"] {
+  const out = Object.create(null) as Record<string, string>;
+  for (const [name, value] of request.headers) out[name] = value;
+  return out;
 }
