@@ -1,7 +1,8 @@
-import { SignJWT, compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { InvalidToken } from "./errors.js";
+import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
@@ -83,9 +84,7 @@ export class AccessTokens {
       client_id: merchant.apiKey,
       scope: merchant.scopes.join(" "),
     };
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP })
-      .sign(key.privateKey);
+    const token = await signCompactJws({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP }, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     this.remember(token, { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP }, claims);
     return { token, claims };
@@ -94,7 +93,7 @@ export class AccessTokens {
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
     const key = this.scopeOf(merchant).keys.signing;
-    return new SignJWT({
+    const claims = {
       iss: this.settings.issuer,
       sub: merchant.id,
       aud: this.settings.audience,
@@ -104,9 +103,8 @@ export class AccessTokens {
       ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
       username: merchant.login?.email,
       roles: ["ROLE_MERCHANT"],
-    })
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP })
-      .sign(key.privateKey);
+    };
+    return signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key);
   }
 
   /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */

@@ -1,4 +1,4 @@
-import { createHash, webcrypto } from "node:crypto";
+import { createHash, createSecretKey, KeyObject, webcrypto } from "node:crypto";
 import {
   calculateJwkThumbprint,
   exportJWK,
@@ -22,6 +22,8 @@ export interface SigningKey {
   readonly alg: Algorithm;
   readonly privateKey: JoseCryptoKey | Uint8Array;
   readonly verifyKey: JoseCryptoKey | Uint8Array;
+  /** The private (or secret) key as node:crypto signs with it: see jws.ts. */
+  readonly signer: KeyObject;
   /** The public JWK published at /.well-known/jwks.json; undefined for a symmetric (HS256) key. */
   readonly publicJwk: JWK | undefined;
 }
@@ -177,7 +179,8 @@ export async function importSigningKey(alg: Algorithm, text: string): Promise<Si
 async function asymmetricKey(alg: Algorithm, privateKey: JoseCryptoKey, publicKey: JoseCryptoKey): Promise<SigningKey> {
   const exported = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(exported);
-  return { kid, alg, privateKey, verifyKey: publicKey, publicJwk: { ...exported, kid, alg, use: "sig" } };
+  const signer = KeyObject.from(privateKey as unknown as webcrypto.CryptoKey);
+  return { kid, alg, privateKey, verifyKey: publicKey, signer, publicJwk: { ...exported, kid, alg, use: "sig" } };
 }
 
 async function hmacKey(secret: Uint8Array): Promise<SigningKey> {
@@ -187,5 +190,5 @@ async function hmacKey(secret: Uint8Array): Promise<SigningKey> {
     "verify",
   ])) as unknown as JoseCryptoKey;
   const kid = "hs-" + createHash("sha256").update(secret).digest("base64url").slice(0, 16);
-  return { kid, alg: "HS256", privateKey: key, verifyKey: key, publicJwk: undefined };
+  return { kid, alg: "HS256", privateKey: key, verifyKey: key, signer: createSecretKey(secret), publicJwk: undefined };
 }

@@ -1,0 +1,26 @@
+import { createHmac, sign } from "node:crypto";
+import type { SigningKey } from "./keys.js";
+
+/**
+ * Signs a JWS in compact serialization (RFC 7515 §7.1) with node:crypto directly. This is the one
+ * place the sandbox signs its own tokens, and it is the hot path of the token exchange: jose's
+ * SignJWT goes through WebCrypto's promise-and-job machinery, which costs 36 µs of CPU per HS256
+ * token where an HMAC costs 5 µs (65 -> 38 µs for ES256, 294 -> 268 µs for RS256; measured with 64
+ * signatures in flight on the bench machine). Verification stays with jose, which is where the
+ * strictness lives; tests verify every token this makes with jose.
+ */
+export function signCompactJws(header: { alg: SigningKey["alg"]; kid: string; typ: string }, payload: object, key: SigningKey): Promise<string> {
+  const input = `${base64url(header)}.${base64url(payload)}`;
+  if (key.alg === "HS256") return Promise.resolve(`${input}.${createHmac("sha256", key.signer).update(input).digest("base64url")}`);
+  return new Promise((resolve, reject) => {
+    // With a callback, node signs on libuv's thread pool, as WebCrypto does, off the event loop.
+    // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default.
+    sign("sha256", Buffer.from(input), key.alg === "ES256" ? { key: key.signer, dsaEncoding: "ieee-p1363" } : key.signer, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`),
+    );
+  });
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
