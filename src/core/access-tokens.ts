@@ -57,10 +57,11 @@ export class AccessTokens {
    * Tokens whose signature this sandbox already checked (or made), by their exact text. The same
    * string means the same signature, so a repeat skips the signature check (most of a protected
    * call's CPU); claims, time, revocation and key acceptance are still checked every time.
-   * Bounded: cleared when full.
+   * Bounded, oldest out first: an integration uses a handful of tokens at a time, and each entry
+   * holds a whole token (~1 KB), so a small cap keeps memory flat under a token-exchange storm.
    */
   private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
-  private static readonly MAX_VERIFIED = 5_000;
+  private static readonly MAX_VERIFIED = 1_000;
 
   constructor(
     /** Sandbox-wide settings: issuer and audience. */
@@ -162,7 +163,9 @@ export class AccessTokens {
   }
 
   private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
-    if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) this.verifiedSignatures.clear();
+    if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) {
+      this.verifiedSignatures.delete(this.verifiedSignatures.keys().next().value!);
+    }
     this.verifiedSignatures.set(token, { header, payload });
   }
 

@@ -15,7 +15,11 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
-interface Recorded extends IssuedToken {
+/** Kept per issued token, by jti (so the jti is not stored twice). */
+interface Recorded {
+  merchantId: string;
+  issuedAt: number;
+  expiresAt: number;
   serial: number;
 }
 
@@ -35,18 +39,20 @@ export class TokenLedger {
   private readonly expiredEarly = new Map<string, number>();
   private readonly expiredAll = new Map<string, Cutoff>();
 
-  constructor(private readonly maxRecords = 100_000) {}
+  /**
+   * @param maxRecords About 100 bytes each. Past it, expired records go, then the oldest half; a
+   * token without a record is still judged by revocations, by its second of issue.
+   */
+  constructor(private readonly maxRecords = 20_000) {}
 
   record(token: IssuedToken, nowSeconds: number): void {
     if (this.issued.size >= this.maxRecords) this.prune(nowSeconds);
-    this.issued.set(token.jti, { ...token, serial: ++this.serial });
+    this.issued.set(token.jti, { merchantId: token.merchantId, issuedAt: token.issuedAt, expiresAt: token.expiresAt, serial: ++this.serial });
   }
 
   get(jti: string): IssuedToken | undefined {
     const r = this.issued.get(jti);
-    if (!r) return undefined;
-    const { serial: _serial, ...token } = r;
-    return token;
+    return r && { jti, merchantId: r.merchantId, issuedAt: r.issuedAt, expiresAt: r.expiresAt };
   }
 
   get size(): number {
