@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
-import { problemResponse } from "../core/problem.js";
-import { InvalidRequest, RequestTimeout } from "../core/errors.js";
+import { problemResponse, statusTitle } from "../core/problem.js";
+import { HeadersTooLarge, InvalidRequest, RequestTimeout, type SandboxError } from "../core/errors.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -19,7 +19,12 @@ export interface ServerOptions {
   /** How long a client may take to send its headers, and the whole request (ms). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The largest header section accepted (bytes); larger gets 431. Default 16 KB, node's own. */
+  maxHeaderBytes?: number;
 }
+
+/** The server's limits when not configured: safe for a sandbox on a CI runner or a laptop. */
+export const SERVER_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 } as const;
 
 export interface RunningServer {
   readonly server: Server;
@@ -38,11 +43,17 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const host = options.host ?? "127.0.0.1";
   const maxBody = sandbox.settings.maxBodyBytes;
   // handle() never throws; the catch only guards the translation itself from taking the process down.
-  const server = createServer((req, res) => {
-    serve(req, res).catch(() => res.destroy());
-  });
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
-  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const maxHeaderBytes = options.maxHeaderBytes ?? SERVER_LIMIT_DEFAULTS.maxHeaderBytes;
+  const server = createServer(
+    // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
+    // which would let a slow client hold a socket 30 s past its limit.
+    { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      serve(req, res).catch(() => res.destroy());
+    },
+  );
+  server.headersTimeout = options.headersTimeoutMs ?? SERVER_LIMIT_DEFAULTS.headersTimeoutMs;
+  server.requestTimeout = options.requestTimeoutMs ?? SERVER_LIMIT_DEFAULTS.requestTimeoutMs;
   server.keepAliveTimeout = 5_000;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -70,19 +81,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       socket.destroy();
       return;
     }
-    const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
-    const problem = problemResponse(
-      timeout
-        ? new RequestTimeout("The request was not completed in time. Send the headers and body without pausing.")
-        : new InvalidRequest(
-            "http_malformed",
-            "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
-          ),
-      "/",
-    );
-    const status = timeout ? "408 Request Timeout" : "400 Bad Request";
+    const problem = problemResponse(refusalOfParserError(err.code, maxHeaderBytes), "/");
+    const status = `${problem.status} ${statusTitle(problem.status)}`;
     socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(problem.body)}\r\nconnection: close\r\n\r\n${problem.body}`,
+      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(problem.body)}\r\nconnection: close\r\n\r\n${problem.body}`,
     );
   });
 
@@ -110,6 +112,22 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
  * from rawHeaders in one pass, into an object with no prototype, so a header named `__proto__` or
  * `constructor` is just a header.
  */
+/** What a request refused by node's HTTP parser (before the sandbox sees it) was refused for. */
+function refusalOfParserError(code: string | undefined, maxHeaderBytes: number): SandboxError {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return new RequestTimeout("The request was not completed in time. Send the headers and body without pausing.");
+  }
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return new HeadersTooLarge(
+      `The request's headers are larger than this sandbox accepts (${maxHeaderBytes} bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).`,
+    );
+  }
+  return new InvalidRequest(
+    "http_malformed",
+    "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
+  );
+}
+
 function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   const out: SandboxRequest["headers"] = Object.create(null) as SandboxRequest["headers"];
   const raw = req.rawHeaders;

@@ -217,7 +217,9 @@ export class AccessTokens {
       }
       throw new InvalidToken(
         "token_not_access_token",
-        `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (at+jwt). ${RENEW_HINT}`,
+        header.typ === undefined
+          ? `The token has no type (no typ header); an access token says typ 'at+jwt'. ${RENEW_HINT}`
+          : `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (at+jwt). ${RENEW_HINT}`,
       );
     }
     if (payload.iss !== this.settings.issuer) {

@@ -209,6 +209,13 @@ export class AdminTokenRequired extends SandboxError {
 }
 
 /** 408 when a client does not finish its request in time (node's request/headers timeouts). */
+/** The request's header section is over the server's limit (RFC 6585 §5). */
+export class HeadersTooLarge extends SandboxError {
+  readonly status = 431;
+  readonly error = "invalid_request" as const;
+  readonly code = "headers_too_large";
+}
+
 export class RequestTimeout extends SandboxError {
   readonly status = 408;
   readonly error = "invalid_request" as const;

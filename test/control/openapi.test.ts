@@ -71,7 +71,6 @@ function sourceFiles(dir = join(ROOT, "src")): string[] {
 const DYNAMIC_CODES: Record<string, string[]> = {
   "`${spec.field}_missing`": ["api_key_missing", "api_secret_missing"],
   "`payment_token_${merchant.paymentTokenState}`": ["payment_token_expired", "payment_token_revoked"],
-  'timeout ? "request_timeout" : "http_malformed"': ["request_timeout", "http_malformed"],
   'body.text === undefined ? "scan_text_missing" : "scan_text_invalid"': ["scan_text_missing", "scan_text_invalid"],
 };
 

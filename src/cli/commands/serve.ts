@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { startServer } from "../../adapters/node-http.js";
+import { SERVER_LIMIT_DEFAULTS, startServer, type ServerOptions } from "../../adapters/node-http.js";
+import { parseDuration } from "../../core/duration.js";
 import { earlyStartKey } from "../early-key.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
@@ -32,9 +33,14 @@ interface ServeArgs {
   journalSize: number;
   maxSessions: number;
   sessionIdleTtl: string;
+  maxBodyBytes: number;
+  maxHeaderBytes: number;
+  headersTimeout: string;
+  requestTimeout: string;
 }
 
 const SETTINGS = "Token and auth settings:";
+const LIMITS = "Limits (a request over one gets a problem+json refusal, never a crash):";
 
 /** A flag given twice means its last value, as in most CLIs (yargs would make it an array). */
 const last = <T>(value: T | T[]): T => (Array.isArray(value) ? (value.at(-1) as T) : value);
@@ -71,8 +77,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option("scenarios-dir", { coerce: last, type: "string", group: "Scenarios:", describe: "Load every scenario file of this folder" })
       .option("control-plane", { coerce: last, type: "boolean", default: true, group: "Control plane:", describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health" })
       .option("admin-token", { coerce: last, type: "string", group: "Control plane:", describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted" })
-      .option("journal-size", { coerce: last, type: "number", default: 1000, group: "Control plane:", describe: "Requests the journal keeps" })
-      .option("max-sessions", { coerce: last, type: "number", default: 1000, group: "Control plane:", describe: "Sessions at once" })
+      .option("journal-size", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Requests the journal keeps (oldest dropped first)" })
+      .option("max-sessions", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Sessions at once (creating one more gets 429)" })
+      .option("max-body-bytes", { coerce: last, type: "number", default: 64 * 1024, group: LIMITS, describe: "Largest request body (larger gets 413)" })
+      .option("max-header-bytes", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaderBytes, group: LIMITS, describe: "Largest header section (larger gets 431)" })
+      .option("headers-timeout", { coerce: last, type: "string", default: "10s", group: LIMITS, describe: "Time a client has to send its headers (then 408)" })
+      .option("request-timeout", { coerce: last, type: "string", default: "30s", group: LIMITS, describe: "Time a client has to send its whole request (then 408)" })
       .option("session-idle-ttl", { coerce: last, type: "string", default: "30m", group: "Control plane:", describe: "Sessions unused this long are reaped" })
       .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
       .option("log-format", { coerce: last, type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
@@ -104,6 +114,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       journalSize: args.journalSize,
       maxSessions: args.maxSessions,
       sessionIdleTtl: args.sessionIdleTtl,
+      maxBodyBytes: args.maxBodyBytes,
       ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
       ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
       onInternalError: (error, entry) =>
@@ -115,7 +126,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (e instanceof ScenarioLoadError) scenarioProblems(e);
       throw e;
     });
-    const running = await startServer(sandbox, { port: args.port, host: args.host }).catch((e: NodeJS.ErrnoException) => {
+    const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
       process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
       process.exit(1);
     });
@@ -144,6 +155,29 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   },
 };
 
+/** The server's own limits (the sandbox's are createSandbox options); a bad value is a usage error. */
+function serverLimits(args: ServeArgs): ServerOptions {
+  const bytes = (value: number, flag: string) => {
+    if (!Number.isInteger(value) || value < 1024) usage(`${flag} must be a whole number of bytes, at least 1024, got '${String(value)}'`);
+    return value;
+  };
+  const duration = (value: string, flag: string) => {
+    try {
+      const ms = parseDuration(value, flag);
+      if (ms < 1000) usage(`${flag} must be at least 1s, got '${value}'`);
+      return ms;
+    } catch (e) {
+      return usage(`${flag}: ${(e as Error).message}`);
+    }
+  };
+  const headersTimeoutMs = duration(args.headersTimeout, "--headers-timeout");
+  const requestTimeoutMs = duration(args.requestTimeout, "--request-timeout");
+  if (headersTimeoutMs > requestTimeoutMs) {
+    usage(`--headers-timeout (${args.headersTimeout}) cannot be longer than --request-timeout (${args.requestTimeout}): the headers are part of the request`);
+  }
+  return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), headersTimeoutMs, requestTimeoutMs };
+}
+
 /** createSandbox() option names, as the flags a CLI user typed. */
 const FLAG_OF_SETTING: Record<string, string> = {
   tokenTtl: "--token-ttl",
@@ -158,6 +192,7 @@ const FLAG_OF_SETTING: Record<string, string> = {
   seed: "--seed",
   journalSize: "--journal-size",
   maxSessions: "--max-sessions",
+  maxBodyBytes: "--max-body-bytes",
   sessionIdleTtl: "--session-idle-ttl",
 };
 

@@ -1,0 +1,859 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import {
+  CompactEncrypt,
+  CompactSign,
+  SignJWT,
+  calculateJwkThumbprint,
+  decodeJwt,
+  exportJWK,
+  exportPKCS8,
+  exportSPKI,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey as JoseCryptoKey,
+  type JWK,
+  type JWTPayload,
+} from "jose";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  DEFAULT_MERCHANT_ID,
+  DEFAULT_PAYMENT_TOKEN,
+  T0,
+  postJson,
+  problem,
+  startTestServer,
+  type Reply,
+  type TestServer,
+} from "../support/server.js";
+import { AUDIENCE, ISSUER, RENEW_HINT, bearerChallenge, challenge, expectProblem } from "../support/expect.js";
+
+/**
+ * A catalogue of forged, tampered and malformed bearer tokens, each sent as a real HTTP request
+ * to a protected endpoint of a real server (DESIGN.md "Access token (JWT)" and "Protected groups",
+ * RFC 6750, RFC 8725). Every case asserts the exact status, the exact problem+json body and the
+ * exact WWW-Authenticate challenge; none may ever be a 500 or an accepted forgery.
+ *
+ * Tokens the sandbox should trust are signed with a key this file generates and hands to the
+ * sandbox as its configured `signingKey`, so the catalogue needs nothing from the sandbox's insides:
+ * attackers get the public key from /.well-known/jwks.json like anyone else.
+ */
+
+const PAYMENT = "/api/v2/payment/p_1";
+const CASHOUT = "/api/v2/cashout/c_1";
+const T0_SECONDS = T0 / 1000;
+const NOTE =
+  "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
+
+// ---------------------------------------------------------------------------------------------
+// The descriptions the sandbox gives (src/core/access-tokens.ts, src/core/bearer.ts)
+
+const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
+const D = {
+  algRejected: (alg: string, accepted = "RS256") =>
+    `The token's algorithm '${alg}' is not accepted; this sandbox signs and accepts ${accepted} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+  signature: `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
+  unknownKid: (kid: string) =>
+    `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+  kidMissing: `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`,
+  notJwt: `The bearer token is not a JWT (expected three base64url parts separated by dots). ${SEND_UNCHANGED}`,
+  headerNotJson: `The token's header is not valid base64url-encoded JSON. ${SEND_UNCHANGED}`,
+  notWellFormed: `The token is not a well-formed signed JWT. ${SEND_UNCHANGED}`,
+  unsupported: `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`,
+  encrypted:
+    "The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.",
+  expired: (exp: number, now: number) =>
+    `The access token expired at ${iso(exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`,
+  notBefore: (nbf: number, now: number) =>
+    `The token is not valid before ${iso(nbf)} (sandbox time is now ${iso(now)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+  issuedInFuture: (iat: number, now: number) =>
+    `The token says it was issued at ${iso(iat)}, after the sandbox's current time ${iso(now)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+  wrongIssuer: (iss: string) => `The token was issued by '${iss}', not by this sandbox ('${ISSUER}'). ${RENEW_HINT}`,
+  wrongAudience: (aud: string) => `The token is meant for audience '${aud}', not '${AUDIENCE}'. ${RENEW_HINT}`,
+  loginToken:
+    "This token comes from the deprecated POST /api/login_check; payment and cashout endpoints accept only access tokens. Exchange api_key and api_secret at POST /api/v2/auth/token and send that access_token.",
+  wrongTyp: (typ: string) => `The token's type (typ '${typ}') is not an access token (at+jwt). ${RENEW_HINT}`,
+  paymentToken:
+    "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
+  notBearer: (shown: string) =>
+    `The Authorization header uses ${shown}, not the Bearer scheme. Send 'Authorization: Bearer <token>' with the access token.`,
+  bearerMalformed:
+    "The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the access token exactly as issued, with one space after 'Bearer'.",
+  repeated: "The Authorization header was sent more than once. Send exactly one 'Authorization: Bearer <token>' header.",
+};
+
+function iso(seconds: number): string {
+  return new Date(seconds * 1000).toISOString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+function invalidToken(code: string, description: string, path = PAYMENT) {
+  return problem(401, "Unauthorized", code, description, path, "invalid_token");
+}
+
+function invalidRequest(code: string, description: string, path = PAYMENT) {
+  return problem(400, "Bad Request", code, description, path, "invalid_request");
+}
+
+/** expectProblem, plus the exact challenge for every refusal (not only invalid_token). */
+function expectRefusal(r: Reply, expected: ReturnType<typeof problem>): void {
+  expectProblem(r, expected);
+  expect(r.headers.get("www-authenticate")).toBe(
+    expected.error === "invalid_token" ? bearerChallenge(expected.detail) : challenge(expected.error!, expected.detail),
+  );
+}
+
+/** The placeholder an authenticated call gets, exactly. */
+function expectAccepted(r: Reply, token: string, path = PAYMENT, scope: "payment" | "cashout" = "payment"): void {
+  const claims = decodeJwt(token);
+  expect({ status: r.status, json: r.json }, r.text).toEqual({
+    status: 200,
+    json: {
+      sandbox: true,
+      merchant_id: DEFAULT_MERCHANT_ID,
+      operation: `GET ${path}`,
+      scope,
+      token_id: claims.jti,
+      expires_at: iso(claims.exp as number),
+      note: NOTE,
+    },
+  });
+  expect(r.headers.get("content-type")).toBe("application/json");
+  expect(r.headers.get("www-authenticate")).toBeNull();
+}
+
+function b64url(value: unknown): string {
+  return Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+}
+
+function parts(token: string): [string, string, string] {
+  return token.split(".") as [string, string, string];
+}
+
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(parts(token)[1], "base64url").toString("utf8")) as Record<string, unknown>;
+}
+
+let jtiCounter = 0;
+/** Access-token claims exactly as the sandbox issues them, for the default merchant, at `now`. */
+function accessClaims(now: number, overrides: Record<string, unknown> = {}): JWTPayload {
+  jtiCounter += 1;
+  return {
+    iss: ISSUER,
+    sub: DEFAULT_MERCHANT_ID,
+    aud: AUDIENCE,
+    iat: now,
+    exp: now + 3600,
+    jti: `forged-tokens-${jtiCounter}`,
+    client_id: "sandbox-api-key",
+    scope: "payment cashout",
+    ...overrides,
+  };
+}
+
+/** A signing key pair this file owns: the private key goes to the sandbox as its `signingKey`. */
+interface OwnedKey {
+  pem: string;
+  privateKey: JoseCryptoKey;
+  publicJwk: JWK;
+  kid: string;
+}
+
+async function ownedKey(alg: "RS256" | "ES256"): Promise<OwnedKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  return { pem: await exportPKCS8(privateKey), privateKey, publicJwk, kid: await calculateJwkThumbprint(publicJwk) };
+}
+
+/** Signs `claims` with `key` under a header that defaults to the sandbox's own shape. */
+async function sign(
+  key: { privateKey: JoseCryptoKey | Uint8Array; kid?: string },
+  claims: JWTPayload,
+  header: Record<string, unknown> = {},
+  alg = "RS256",
+): Promise<string> {
+  const h: Record<string, unknown> = { alg, typ: "at+jwt", ...(key.kid === undefined ? {} : { kid: key.kid }), ...header };
+  for (const [name, value] of Object.entries(h)) if (value === undefined) delete h[name];
+  return new SignJWT(claims).setProtectedHeader(h as { alg: string }).sign(key.privateKey);
+}
+
+async function get(srv: TestServer, authorization: string, path = PAYMENT): Promise<Reply> {
+  return srv.call(path, { headers: { authorization } });
+}
+
+function toReply(status: number, rawHeaders: Array<[string, string]>, text: string): Reply {
+  const headers = new Headers();
+  for (const [name, value] of rawHeaders) headers.append(name, value);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, text, json };
+}
+
+/** A GET through node:http, where a header may be given several times (fetch would merge them). */
+function nodeGet(url: string, path: string, headers: Record<string, string | string[]>): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { method: "GET" });
+    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
+    req.on("error", reject);
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () => {
+        const pairs: Array<[string, string]> = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+        resolve(toReply(res.statusCode ?? 0, pairs, Buffer.concat(chunks).toString("utf8")));
+      });
+    });
+    req.end();
+  });
+}
+
+/**
+ * Writes header lines byte for byte on a raw socket (no client normalises them: a trailing space
+ * stays, a header can repeat) and parses the answer.
+ */
+function rawGet(srv: TestServer, path: string, headerLines: string[]): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(srv.server.port, srv.server.host);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const split = raw.indexOf("\r\n\r\n");
+      const head = raw.slice(0, split).split("\r\n");
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0]!)?.[1]);
+      const pairs = head.slice(1).map((line): [string, string] => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+      });
+      resolve(toReply(status, pairs, raw.slice(split + 4)));
+    });
+    socket.write(
+      [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"),
+    );
+  });
+}
+
+/** The request journal of the control plane (redacted, bounded). */
+async function journal(srv: TestServer): Promise<Array<{ status: number; path: string; code?: string }>> {
+  const r = await srv.call("/__sandbox/requests?limit=1000");
+  expect(r.status).toBe(200);
+  return r.json.requests;
+}
+
+/** A server an attacker points `jku` / `x5u` at: it counts every request it gets. */
+async function attackerServer(body: string): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let hits = 0;
+  const server: Server = createServer((_req, res) => {
+    hits += 1;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits: () => hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)", () => {
+  let srv: TestServer;
+  let trusted: OwnedKey;
+  let attacker: OwnedKey;
+  /** The public key as any attacker gets it: from the JWKS document. */
+  let jwk: JWK;
+  /** A legitimately issued access token, taken before any forgery is tried. */
+  let legit: string;
+
+  beforeAll(async () => {
+    trusted = await ownedKey("RS256");
+    attacker = await ownedKey("RS256");
+    srv = await startTestServer({ signingKey: trusted.pem });
+    const jwks = await srv.call("/.well-known/jwks.json");
+    expect(jwks.status).toBe(200);
+    expect(jwks.json.keys).toHaveLength(1);
+    jwk = jwks.json.keys[0] as JWK;
+    expect(jwk).toMatchObject({ kty: "RSA", alg: "RS256", use: "sig", kid: trusted.kid });
+    legit = await srv.token();
+    expect(parts(legit)).toHaveLength(3);
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
+  beforeEach(() => {
+    srv.sandbox.clock.set(T0);
+  });
+
+  it("control: the legitimately issued token is accepted before the catalogue", async () => {
+    expectAccepted(await get(srv, `Bearer ${legit}`), legit);
+  });
+
+  it("control: a token this file signs with the configured key and the sandbox's claims is accepted", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS));
+    expectAccepted(await get(srv, `Bearer ${token}`), token);
+  });
+
+  // -- alg "none" ------------------------------------------------------------------------------
+
+  for (const alg of ["none", "None", "NONE", "nOnE"]) {
+    it(`alg "${alg}" with an empty signature → 401 token_algorithm_rejected`, async () => {
+      const forged = `${b64url({ alg, typ: "at+jwt", kid: trusted.kid })}.${b64url(accessClaims(T0_SECONDS))}.`;
+      expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected(alg)));
+    });
+  }
+
+  it('alg "none" over a legitimate token\'s payload, keeping its real signature → 401 token_algorithm_rejected', async () => {
+    const [, p, s] = parts(legit);
+    const forged = `${b64url({ alg: "none", typ: "at+jwt", kid: trusted.kid })}.${p}.${s}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("none")));
+  });
+
+  // -- key confusion ---------------------------------------------------------------------------
+
+  it("key confusion: HS256 HMAC-signed with the RSA public key as SPKI PEM (from the JWKS) → 401 token_algorithm_rejected", async () => {
+    const publicKey = await importJWK(jwk, "RS256", { extractable: true });
+    const pem = await exportSPKI(publicKey as JoseCryptoKey);
+    expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    const forged = await sign({ privateKey: new TextEncoder().encode(pem), kid: trusted.kid }, accessClaims(T0_SECONDS), {}, "HS256");
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256")));
+  });
+
+  it("key confusion: HS256 HMAC-signed with the public JWK's JSON text → 401 token_algorithm_rejected", async () => {
+    const secret = new TextEncoder().encode(JSON.stringify(jwk));
+    const forged = await sign({ privateKey: secret, kid: trusted.kid }, accessClaims(T0_SECONDS), {}, "HS256");
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256")));
+  });
+
+  it("key confusion: HS256 HMAC-signed with the DER SPKI bytes of the public key → 401 token_algorithm_rejected", async () => {
+    const publicKey = await importJWK(jwk, "RS256", { extractable: true });
+    const pem = await exportSPKI(publicKey as JoseCryptoKey);
+    const der = Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ""), "base64");
+    const forged = await sign({ privateKey: new Uint8Array(der), kid: trusted.kid }, accessClaims(T0_SECONDS), {}, "HS256");
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256")));
+  });
+
+  // -- signature -------------------------------------------------------------------------------
+
+  it("signature stripped (header.payload.) → 401 token_signature_invalid", async () => {
+    const [h, p] = parts(legit);
+    expectRefusal(await get(srv, `Bearer ${h}.${p}.`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("signature and its dot stripped (header.payload) → 401 token_malformed (not a JWT)", async () => {
+    const [h, p] = parts(legit);
+    expectRefusal(await get(srv, `Bearer ${h}.${p}`), invalidToken("token_malformed", D.notJwt));
+  });
+
+  it("signature truncated to half its length → 401 token_signature_invalid", async () => {
+    const [h, p, s] = parts(legit);
+    const half = s.slice(0, s.length - (s.length % 4) - 172); // still a valid base64url length
+    expectRefusal(await get(srv, `Bearer ${h}.${p}.${half}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("signature truncated by one character (an impossible base64url length) → 401 token_malformed", async () => {
+    expectRefusal(await get(srv, `Bearer ${legit.slice(0, -1)}`), invalidToken("token_malformed", D.notWellFormed));
+  });
+
+  it("payload changed under the old signature (sub → another merchant) → 401 token_signature_invalid", async () => {
+    const [h, , s] = parts(legit);
+    const forged = `${h}.${b64url({ ...claimsOf(legit), sub: "merchant_someone_else" })}.${s}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("payload changed under the old signature (scope widened, exp pushed a year out) → 401 token_signature_invalid", async () => {
+    const [h, , s] = parts(legit);
+    const c = claimsOf(legit);
+    const forged = `${h}.${b64url({ ...c, scope: "payment cashout admin", exp: (c.exp as number) + 365 * 86_400 })}.${s}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`, CASHOUT), invalidToken("token_signature_invalid", D.signature, CASHOUT));
+  });
+
+  it("header changed under the old signature (an extra header member) → 401 token_signature_invalid", async () => {
+    const [, p, s] = parts(legit);
+    const forged = `${b64url({ alg: "RS256", kid: trusted.kid, typ: "at+jwt", x: 1 })}.${p}.${s}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("the sandbox's kid on a token signed with the attacker's own RSA key → 401 token_signature_invalid", async () => {
+    const forged = await sign({ privateKey: attacker.privateKey, kid: trusted.kid }, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  // -- time (0 s leeway) -------------------------------------------------------------------------
+
+  it("expired: exp = now (0 s leeway) → 401 token_expired", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS - 3600, { exp: T0_SECONDS }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_expired", D.expired(T0_SECONDS, T0_SECONDS)));
+  });
+
+  it("nbf 1 s in the future (0 s leeway) → 401 token_not_yet_valid", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS, { nbf: T0_SECONDS + 1 }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_yet_valid", D.notBefore(T0_SECONDS + 1, T0_SECONDS)));
+  });
+
+  it("iat 1 s in the future (0 s leeway) → 401 token_not_yet_valid", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS + 1));
+    expectRefusal(
+      await get(srv, `Bearer ${token}`),
+      invalidToken("token_not_yet_valid", D.issuedInFuture(T0_SECONDS + 1, T0_SECONDS)),
+    );
+  });
+
+  // -- claims and typ on a correctly signed token ----------------------------------------------
+
+  it("wrong iss (correctly signed) → 401 token_wrong_issuer", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS, { iss: "https://evil.example" }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_wrong_issuer", D.wrongIssuer("https://evil.example")));
+  });
+
+  it("wrong aud (correctly signed) → 401 token_wrong_audience", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS, { aud: "another-api" }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_wrong_audience", D.wrongAudience("another-api")));
+  });
+
+  it('typ "JWT" instead of "at+jwt" (correctly signed) → 401 token_not_access_token, naming the deprecated login', async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS), { typ: "JWT" });
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_access_token", D.loginToken));
+  });
+
+  it('typ "id+jwt" (correctly signed) → 401 token_not_access_token naming the type', async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS), { typ: "id+jwt" });
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_access_token", D.wrongTyp("id+jwt")));
+  });
+
+  it("no typ header at all (correctly signed) → 401 token_not_access_token saying the typ is missing", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS), { typ: undefined });
+    expect(Object.keys(JSON.parse(Buffer.from(parts(token)[0], "base64url").toString()))).not.toContain("typ");
+    // Regression test: the description used to read "typ 'undefined'" (JavaScript leaking into
+    // the message); it now says the token has no typ.
+    expectRefusal(
+      await get(srv, `Bearer ${token}`),
+      invalidToken(
+        "token_not_access_token",
+        "The token has no type (no typ header); an access token says typ 'at+jwt'. Request a new access token from POST /api/v2/auth/token.",
+      ),
+    );
+  });
+
+  // -- kid -------------------------------------------------------------------------------------
+
+  it("unknown kid (attacker key, attacker kid) → 401 token_unknown_kid", async () => {
+    const forged = await sign(attacker, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_unknown_kid", D.unknownKid(attacker.kid)));
+  });
+
+  it('kid "../../etc/passwd" → 401 token_unknown_kid, the kid only echoed as text', async () => {
+    const forged = await sign({ privateKey: attacker.privateKey, kid: "../../etc/passwd" }, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_unknown_kid", D.unknownKid("../../etc/passwd")));
+  });
+
+  it(`kid "' OR 1=1 --" → 401 token_unknown_kid`, async () => {
+    const forged = await sign({ privateKey: attacker.privateKey, kid: "' OR 1=1 --" }, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_unknown_kid", D.unknownKid("' OR 1=1 --")));
+  });
+
+  it('kid with CR/LF and quotes ("a\\r\\nX-Injected: 1\\"") → 401 token_unknown_kid, no header injected', async () => {
+    const kid = 'a\r\nX-Injected: 1"';
+    const forged = await sign({ privateKey: attacker.privateKey, kid }, accessClaims(T0_SECONDS));
+    const r = await get(srv, `Bearer ${forged}`);
+    expectRefusal(r, invalidToken("token_unknown_kid", D.unknownKid('a??X-Injected: 1"')));
+    expect(r.headers.get("x-injected")).toBeNull();
+  });
+
+  it("no kid header (signed with the attacker key) → 401 token_kid_missing", async () => {
+    const forged = await sign({ privateKey: attacker.privateKey }, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_kid_missing", D.kidMissing));
+  });
+
+  // -- jku, x5u, embedded jwk ------------------------------------------------------------------
+
+  it("jku pointing at an attacker's JWKS (attacker key and kid) → 401 token_unknown_kid, the URL never fetched", async () => {
+    const evil = await attackerServer(JSON.stringify({ keys: [{ ...attacker.publicJwk, kid: attacker.kid, alg: "RS256", use: "sig" }] }));
+    try {
+      const forged = await sign(attacker, accessClaims(T0_SECONDS), { jku: `${evil.url}/jwks.json` });
+      expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_unknown_kid", D.unknownKid(attacker.kid)));
+      expect(evil.hits()).toBe(0);
+    } finally {
+      await evil.close();
+    }
+  });
+
+  it("jku pointing at an attacker's JWKS, with the sandbox's kid → 401 token_signature_invalid, the URL never fetched", async () => {
+    const evil = await attackerServer(JSON.stringify({ keys: [{ ...attacker.publicJwk, kid: trusted.kid, alg: "RS256", use: "sig" }] }));
+    try {
+      const forged = await sign({ privateKey: attacker.privateKey, kid: trusted.kid }, accessClaims(T0_SECONDS), {
+        jku: `${evil.url}/jwks.json`,
+      });
+      expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+      expect(evil.hits()).toBe(0);
+    } finally {
+      await evil.close();
+    }
+  });
+
+  it("x5u pointing at an attacker's certificate URL → 401 token_unknown_kid, the URL never fetched", async () => {
+    const evil = await attackerServer("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    try {
+      const forged = await sign(attacker, accessClaims(T0_SECONDS), { x5u: `${evil.url}/cert.pem` });
+      expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_unknown_kid", D.unknownKid(attacker.kid)));
+      expect(evil.hits()).toBe(0);
+    } finally {
+      await evil.close();
+    }
+  });
+
+  it("embedded jwk header (the attacker's public key) with the sandbox's kid → 401 token_signature_invalid", async () => {
+    const forged = await sign({ privateKey: attacker.privateKey, kid: trusted.kid }, accessClaims(T0_SECONDS), {
+      jwk: attacker.publicJwk,
+    });
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("embedded jwk header and no kid → 401 token_kid_missing (the embedded key is not used)", async () => {
+    const forged = await sign({ privateKey: attacker.privateKey }, accessClaims(T0_SECONDS), { jwk: attacker.publicJwk });
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_kid_missing", D.kidMissing));
+  });
+
+  // -- crit ------------------------------------------------------------------------------------
+
+  it("unknown crit header on a correctly signed token → 401 token_unsupported", async () => {
+    const token = await new SignJWT(accessClaims(T0_SECONDS))
+      .setProtectedHeader({ alg: "RS256", kid: trusted.kid, typ: "at+jwt", crit: ["x-must-understand"], "x-must-understand": true })
+      .sign(trusted.privateKey, { crit: { "x-must-understand": true } });
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_unsupported", D.unsupported));
+  });
+
+  it("unknown crit header on an attacker-signed token with the sandbox's kid → 401 token_unsupported", async () => {
+    const token = await new SignJWT(accessClaims(T0_SECONDS))
+      .setProtectedHeader({ alg: "RS256", kid: trusted.kid, typ: "at+jwt", crit: ["exp"], exp: 1 })
+      .sign(attacker.privateKey, { crit: { exp: true } });
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_unsupported", D.unsupported));
+  });
+
+  // -- JWE and nested JWT ----------------------------------------------------------------------
+
+  it("a real JWE (5 parts, RSA-OAEP-256 to the sandbox's public key) wrapping the legitimate token → 401 token_encrypted", async () => {
+    const { kid, alg: _alg, use: _use, ...bare } = jwk;
+    const encKey = await importJWK({ ...bare, alg: "RSA-OAEP-256" }, "RSA-OAEP-256");
+    const jwe = await new CompactEncrypt(new TextEncoder().encode(legit))
+      .setProtectedHeader({ alg: "RSA-OAEP-256", enc: "A256GCM", cty: "JWT", kid: kid! })
+      .encrypt(encKey);
+    expect(jwe.split(".")).toHaveLength(5);
+    expectRefusal(await get(srv, `Bearer ${jwe}`), invalidToken("token_encrypted", D.encrypted));
+  });
+
+  it('a nested JWT (cty "JWT", payload = the legitimate token) signed by the attacker under the sandbox\'s kid → 401 token_signature_invalid', async () => {
+    const nested = await new CompactSign(new TextEncoder().encode(legit))
+      .setProtectedHeader({ alg: "RS256", kid: trusted.kid, typ: "at+jwt", cty: "JWT" })
+      .sign(attacker.privateKey);
+    expectRefusal(await get(srv, `Bearer ${nested}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it('a nested JWT (cty "JWT") whose outer layer is signed with the trusted key → 401 token_malformed, not accepted', async () => {
+    const nested = await new CompactSign(new TextEncoder().encode(legit))
+      .setProtectedHeader({ alg: "RS256", kid: trusted.kid, typ: "at+jwt", cty: "JWT" })
+      .sign(trusted.privateKey);
+    expectRefusal(await get(srv, `Bearer ${nested}`), invalidToken("token_malformed", D.notWellFormed));
+  });
+
+  // -- size, alphabet, duplicate JSON keys -----------------------------------------------------
+
+  it("a 64 KB token → 431 Request Header Fields Too Large as problem+json, never a 500 or a dropped connection", async () => {
+    const huge = `${b64url({ alg: "RS256", kid: trusted.kid, typ: "at+jwt" })}.${"A".repeat(64 * 1024)}.${parts(legit)[2]}`;
+    const r = await rawGet(srv, PAYMENT, [`Authorization: Bearer ${huge}`]);
+    // Regression test: this was a 400 "not valid HTTP/1.1" without cache-control. RFC 6585 §5: a
+    // header section too large to process is 431.
+    expect(r.status, r.text).toBe(431);
+    expect(r.headers.get("content-type")).toBe("application/problem+json");
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    expect(r.headers.get("connection")).toBe("close");
+    const detail =
+      "The request's headers are larger than this sandbox accepts (16384 bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).";
+    expect(r.json).toEqual(problem(431, "Request Header Fields Too Large", "headers_too_large", detail, "/", "invalid_request"));
+  });
+
+  it("a 12 KB token (within the server's header limit) signed by the attacker under the sandbox's kid → 401 token_signature_invalid", async () => {
+    const forged = await sign({ privateKey: attacker.privateKey, kid: trusted.kid }, accessClaims(T0_SECONDS, { pad: "x".repeat(9000) }));
+    expect(forged.length).toBeGreaterThan(12_000);
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  const segmentNames = ["header", "payload", "signature"] as const;
+  for (const [i, segment] of segmentNames.entries()) {
+    for (const ch of ["+", "/", "~"]) {
+      it(`a token68 but non-base64url character '${ch}' in the ${segment} segment → 401 token_malformed (not a JWT)`, async () => {
+        const p = [...parts(legit)];
+        p[i] = p[i]!.slice(0, 10) + ch + p[i]!.slice(11);
+        expectRefusal(await get(srv, `Bearer ${p.join(".")}`), invalidToken("token_malformed", D.notJwt));
+      });
+    }
+    if (segment === "signature") {
+      // token68 allows '=' only at the very end: there it reaches the JWT check.
+      it(`'=' padding at the end of the ${segment} segment (the token's end) → 401 token_malformed (not a JWT)`, async () => {
+        const p = [...parts(legit)];
+        p[i] = p[i]! + "==";
+        expectRefusal(await get(srv, `Bearer ${p.join(".")}`), invalidToken("token_malformed", D.notJwt));
+      });
+    } else {
+      // Inside the token '=' is outside RFC 6750's b64token: the header itself is malformed.
+      it(`'=' padding at the end of the ${segment} segment (inside the token) → 400 invalid_request bearer_token_malformed`, async () => {
+        const p = [...parts(legit)];
+        p[i] = p[i]! + "==";
+        expectRefusal(await get(srv, `Bearer ${p.join(".")}`), invalidRequest("bearer_token_malformed", D.bearerMalformed));
+      });
+    }
+    it(`a character outside token68 ('*') in the ${segment} segment → 400 invalid_request bearer_token_malformed`, async () => {
+      const p = [...parts(legit)];
+      p[i] = p[i]!.slice(0, 10) + "*" + p[i]!.slice(11);
+      expectRefusal(await get(srv, `Bearer ${p.join(".")}`), invalidRequest("bearer_token_malformed", D.bearerMalformed));
+    });
+  }
+
+  it('duplicate "alg" in the header ({"alg":"RS256",…,"alg":"none"}, hand-encoded, empty signature) → 401 token_algorithm_rejected for the last value', async () => {
+    const header = `{"alg":"RS256","kid":"${trusted.kid}","typ":"at+jwt","alg":"none"}`;
+    const forged = `${b64url(header)}.${parts(legit)[1]}.`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("none")));
+  });
+
+  it('duplicate "alg" in the header ({"alg":"none",…,"alg":"RS256"}) over the legitimate payload and signature → 401 token_signature_invalid', async () => {
+    const [, p, s] = parts(legit);
+    const header = `{"alg":"none","kid":"${trusted.kid}","typ":"at+jwt","alg":"RS256"}`;
+    expectRefusal(await get(srv, `Bearer ${b64url(header)}.${p}.${s}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it('duplicate "sub" in the payload under the old signature → 401 token_signature_invalid', async () => {
+    const [h, p, s] = parts(legit);
+    const json = Buffer.from(p, "base64url").toString("utf8");
+    const duplicated = json.replace(/}$/, ',"sub":"merchant_someone_else"}');
+    expect(duplicated).toMatch(/"sub":.*"sub":/);
+    expectRefusal(await get(srv, `Bearer ${h}.${b64url(duplicated)}.${s}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  // -- foreign and wrong-kind tokens -----------------------------------------------------------
+
+  it("a token from another sandbox instance (its own key) → 401 token_unknown_kid", async () => {
+    const other = await startTestServer();
+    try {
+      const foreign = await other.token();
+      expectAccepted(await get(other, `Bearer ${foreign}`), foreign);
+      const { kid } = JSON.parse(Buffer.from(parts(foreign)[0], "base64url").toString()) as { kid: string };
+      expect(kid).not.toBe(trusted.kid);
+      expectRefusal(await get(srv, `Bearer ${foreign}`), invalidToken("token_unknown_kid", D.unknownKid(kid)));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("the merchant payment token (sandbox-payment-token) as the bearer → 401 payment_token_not_accepted", async () => {
+    expectRefusal(await get(srv, `Bearer ${DEFAULT_PAYMENT_TOKEN}`), invalidToken("payment_token_not_accepted", D.paymentToken));
+  });
+
+  it("the deprecated login's JWT (typ JWT, same key) on cashout → 401 token_not_access_token", async () => {
+    const login = await srv.call("/api/login_check", postJson({ email: "merchant@sandbox.test", password: "sandbox-password" }));
+    expect(login.status, login.text).toBe(200);
+    const token = login.json.token as string;
+    expectRefusal(await get(srv, `Bearer ${token}`, CASHOUT), invalidToken("token_not_access_token", D.loginToken, CASHOUT));
+  });
+
+  // -- the Authorization header itself ---------------------------------------------------------
+
+  it('two spaces after "Bearer" → 200 (RFC 6750 §2.1: "Bearer" 1*SP b64token)', async () => {
+    expectAccepted(await get(srv, `Bearer  ${legit}`), legit);
+  });
+
+  it("a trailing space after the token (sent raw, byte for byte) → 200 (trailing whitespace is not part of a field value)", async () => {
+    expectAccepted(await rawGet(srv, PAYMENT, [`Authorization: Bearer ${legit} `]), legit);
+  });
+
+  it('a tab instead of the space after "Bearer" → 400 invalid_request authorization_not_bearer', async () => {
+    expectRefusal(
+      await rawGet(srv, PAYMENT, [`Authorization: Bearer\t${legit}`]),
+      // Regression test: this used to say the header had "no recognisable scheme".
+      invalidRequest(
+        "authorization_not_bearer",
+        "The Authorization header has the Bearer scheme but not a single space after it. Send 'Authorization: Bearer <token>' with the access token.",
+      ),
+    );
+  });
+
+  it('lowercase scheme "bearer" → 200 (auth-scheme is case-insensitive, RFC 9110 §11.1)', async () => {
+    expectAccepted(await get(srv, `bearer ${legit}`), legit);
+  });
+
+  it('uppercase scheme "BEARER" → 200', async () => {
+    expectAccepted(await get(srv, `BEARER ${legit}`, CASHOUT), legit, CASHOUT, "cashout");
+  });
+
+  it("two Authorization headers (node:http, legitimate + forged) → 400 invalid_request authorization_header_repeated", async () => {
+    const forged = `${b64url({ alg: "none", typ: "at+jwt", kid: trusted.kid })}.${parts(legit)[1]}.`;
+    const r = await nodeGet(srv.url, PAYMENT, { authorization: [`Bearer ${legit}`, `Bearer ${forged}`] });
+    expectRefusal(r, invalidRequest("authorization_header_repeated", D.repeated));
+  });
+
+  it("two Authorization headers (raw socket, the same legitimate token twice) → 400 invalid_request authorization_header_repeated", async () => {
+    const r = await rawGet(srv, CASHOUT, [`Authorization: Bearer ${legit}`, `authorization: Bearer ${legit}`]);
+    expectRefusal(r, invalidRequest("authorization_header_repeated", D.repeated, CASHOUT));
+  });
+
+  // -- after the catalogue -----------------------------------------------------------------------
+
+  it("after the catalogue, the legitimately issued token still works on both groups (no forgery changed state)", async () => {
+    expectAccepted(await get(srv, `Bearer ${legit}`), legit);
+    expectAccepted(await get(srv, `Bearer ${legit}`, CASHOUT), legit, CASHOUT, "cashout");
+  });
+
+  it("after the catalogue, the journal holds no 5xx answer and no forged token was accepted", async () => {
+    const entries = await journal(srv);
+    expect(entries.length).toBeGreaterThan(40);
+    expect(entries.filter((e) => e.status >= 500)).toEqual([]);
+    const legitJti = claimsOf(legit).jti;
+    // Every 200 on a protected group was for the legitimate token or a control signed with the trusted key.
+    const accepted = entries.filter((e) => e.status === 200 && /^\/api\/v2\/(payment|cashout)\//.test(e.path)) as Array<{ tokenId?: string }>;
+    expect(accepted.length).toBeGreaterThan(0);
+    for (const e of accepted) expect(e.tokenId === legitJti || String(e.tokenId).startsWith("forged-tokens-"), String(e.tokenId)).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("forged tokens against an ES256 sandbox (key confusion with an EC public key)", () => {
+  let srv: TestServer;
+  let jwk: JWK;
+  let legit: string;
+
+  beforeAll(async () => {
+    srv = await startTestServer({ algorithm: "ES256" });
+    const jwks = await srv.call("/.well-known/jwks.json");
+    expect(jwks.status).toBe(200);
+    jwk = jwks.json.keys[0] as JWK;
+    expect(jwk).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
+    legit = await srv.token();
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
+
+  it("control: the ES256 sandbox's own token is accepted", async () => {
+    expectAccepted(await get(srv, `Bearer ${legit}`), legit);
+  });
+
+  it("key confusion: HS256 HMAC-signed with the EC public key as SPKI PEM → 401 token_algorithm_rejected (ES256 only)", async () => {
+    const pem = await exportSPKI((await importJWK(jwk, "ES256", { extractable: true })) as JoseCryptoKey);
+    const forged = await sign({ privateKey: new TextEncoder().encode(pem), kid: jwk.kid! }, accessClaims(T0_SECONDS), {}, "HS256");
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256", "ES256")));
+  });
+
+  it("key confusion: HS256 HMAC-signed with the EC public JWK's JSON text → 401 token_algorithm_rejected (ES256 only)", async () => {
+    const forged = await sign(
+      { privateKey: new TextEncoder().encode(JSON.stringify(jwk)), kid: jwk.kid! },
+      accessClaims(T0_SECONDS),
+      {},
+      "HS256",
+    );
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256", "ES256")));
+  });
+
+  it("an RS256 token under the sandbox's EC kid → 401 token_algorithm_rejected (ES256 only)", async () => {
+    const rsa = await ownedKey("RS256");
+    const forged = await sign({ privateKey: rsa.privateKey, kid: jwk.kid! }, accessClaims(T0_SECONDS));
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("RS256", "ES256")));
+  });
+
+  it('alg "none" on the ES256 sandbox → 401 token_algorithm_rejected (ES256 only)', async () => {
+    const forged = `${b64url({ alg: "none", typ: "at+jwt", kid: jwk.kid })}.${parts(legit)[1]}.`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("none", "ES256")));
+  });
+
+  it("after the ES256 catalogue, the legitimate token still works", async () => {
+    expectAccepted(await get(srv, `Bearer ${legit}`, CASHOUT), legit, CASHOUT, "cashout");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("time claims around a 30 s leeway (signed with the sandbox's configured key)", () => {
+  const LEEWAY = 30;
+  let srv: TestServer;
+  let trusted: OwnedKey;
+
+  beforeAll(async () => {
+    trusted = await ownedKey("RS256");
+    srv = await startTestServer({ signingKey: trusted.pem, leeway: `${LEEWAY}s` });
+  });
+  afterAll(async () => {
+    await srv.close();
+  });
+  beforeEach(() => {
+    srv.sandbox.clock.set(T0);
+  });
+
+  it("expired within the leeway (exp = now − 29 s) → 200, accepted", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS - 3600, { exp: T0_SECONDS - (LEEWAY - 1) }));
+    expectAccepted(await get(srv, `Bearer ${token}`), token);
+  });
+
+  it("expired exactly at the leeway (exp = now − 30 s) → 401 token_expired", async () => {
+    const exp = T0_SECONDS - LEEWAY;
+    const token = await sign(trusted, accessClaims(T0_SECONDS - 3600, { exp }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_expired", D.expired(exp, T0_SECONDS)));
+  });
+
+  it("expired beyond the leeway (exp = now − 31 s) → 401 token_expired", async () => {
+    const exp = T0_SECONDS - LEEWAY - 1;
+    const token = await sign(trusted, accessClaims(T0_SECONDS - 3600, { exp }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_expired", D.expired(exp, T0_SECONDS)));
+  });
+
+  it("nbf in the future within the leeway (now + 30 s) → 200, accepted", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS, { nbf: T0_SECONDS + LEEWAY }));
+    expectAccepted(await get(srv, `Bearer ${token}`), token);
+  });
+
+  it("nbf in the future beyond the leeway (now + 31 s) → 401 token_not_yet_valid", async () => {
+    const nbf = T0_SECONDS + LEEWAY + 1;
+    const token = await sign(trusted, accessClaims(T0_SECONDS, { nbf }));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_yet_valid", D.notBefore(nbf, T0_SECONDS)));
+  });
+
+  it("iat in the future within the leeway (now + 30 s) → 200, accepted", async () => {
+    const token = await sign(trusted, accessClaims(T0_SECONDS + LEEWAY));
+    expectAccepted(await get(srv, `Bearer ${token}`), token);
+  });
+
+  it("iat in the future beyond the leeway (now + 31 s) → 401 token_not_yet_valid", async () => {
+    const iat = T0_SECONDS + LEEWAY + 1;
+    const token = await sign(trusted, accessClaims(iat));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_yet_valid", D.issuedInFuture(iat, T0_SECONDS)));
+  });
+
+  it("mint endpoint variants: expired and not_yet_valid (leeway-aware) are refused, valid is accepted", async () => {
+    const mint = (variant: string) => srv.call("/__sandbox/tokens", postJson({ variant }));
+    const expired = await mint("expired");
+    expect(expired.status, expired.text).toBe(201);
+    const exp = expired.json.claims.exp as number;
+    expect(exp).toBe(T0_SECONDS - LEEWAY - 60);
+    expectRefusal(await get(srv, `Bearer ${expired.json.token}`), invalidToken("token_expired", D.expired(exp, T0_SECONDS)));
+
+    const early = await mint("not_yet_valid");
+    expect(early.status, early.text).toBe(201);
+    const nbf = early.json.claims.nbf as number;
+    expect(nbf).toBe(T0_SECONDS + LEEWAY + 300);
+    expectRefusal(await get(srv, `Bearer ${early.json.token}`), invalidToken("token_not_yet_valid", D.notBefore(nbf, T0_SECONDS)));
+
+    const valid = await mint("valid");
+    expect(valid.status, valid.text).toBe(201);
+    expectAccepted(await get(srv, `Bearer ${valid.json.token}`), valid.json.token);
+  });
+});

@@ -1,0 +1,156 @@
+import { connect } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
+import { createSandbox } from "../../src/core/sandbox.js";
+import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { DEFAULT_KEY, DEFAULT_SECRET, T0, problem } from "../support/server.js";
+
+/**
+ * The server's limits: each a setting with a safe default, each refusal a problem+json that says
+ * which limit and how to stay under it, and a socket closed after it (a slow or oversized client
+ * never pins one).
+ */
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** Sends raw bytes (and optionally stops mid-request) and reads the whole answer until close. */
+function raw(server: RunningServer, bytes: string): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1", () => socket.write(bytes));
+    let data = "";
+    socket.setEncoding("utf8").on("data", (d: string) => (data += d));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head, ...rest] = data.split("\r\n\r\n");
+      const [statusLine, ...lines] = head!.split("\r\n");
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+      resolve({ status: Number(statusLine!.split(" ")[1]), headers, body: JSON.parse(rest.join("\r\n\r\n")) });
+    });
+  });
+}
+
+let running: RunningServer | undefined;
+let cli: CliProcess | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+  cli?.child.kill();
+  cli = undefined;
+});
+
+async function serverWith(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
+  running = await startServer(await createSandbox({ frozenAt: T0 }), { port: 0, ...options });
+  return running;
+}
+
+describe("header size limit", () => {
+  it("a header section over the configured limit gets 431 problem+json naming the limit, and the connection closes", async () => {
+    const server = await serverWith({ maxHeaderBytes: 4096 });
+    const r = await raw(server, `GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`);
+    expect(r.status).toBe(431);
+    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
+    expect(r.body).toEqual(
+      problem(
+        431,
+        "Request Header Fields Too Large",
+        "headers_too_large",
+        "The request's headers are larger than this sandbox accepts (4096 bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).",
+        "/",
+        "invalid_request",
+      ),
+    );
+  });
+
+  it("headers just under the limit are served", async () => {
+    const server = await serverWith({ maxHeaderBytes: 4096 });
+    const res = await fetch(`${server.url}/__sandbox/health`, { headers: { "x-pad": "a".repeat(3000) } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("timeouts", () => {
+  it("a client that stops in the middle of its headers gets 408 problem+json and its socket is closed", async () => {
+    const server = await serverWith({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 });
+    const r = await raw(server, "GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nAuthoriz");
+    expect(r.status).toBe(408);
+    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
+    expect(r.body).toEqual(
+      problem(408, "Request Timeout", "request_timeout", "The request was not completed in time. Send the headers and body without pausing.", "/", "invalid_request"),
+    );
+  });
+
+  it("a client that stops in the middle of its body gets 408 too", async () => {
+    const server = await serverWith({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 });
+    const r = await raw(server, `POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"api_key":`);
+    expect(r.status).toBe(408);
+    expect(r.body.code).toBe("request_timeout");
+  });
+});
+
+describe("malformed HTTP", () => {
+  it("a request line that is not HTTP gets 400 http_malformed problem+json", async () => {
+    const server = await serverWith({});
+    const r = await raw(server, "HELLO\r\n\r\n");
+    expect(r.status).toBe(400);
+    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
+    expect(r.body).toEqual(
+      problem(
+        400,
+        "Bad Request",
+        "http_malformed",
+        "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
+        "/",
+        "invalid_request",
+      ),
+    );
+  });
+});
+
+describe("serve flags for the limits", () => {
+  it("--max-body-bytes: a body over it gets 413 naming the limit", async () => {
+    cli = await startCliServer(["--max-body-bytes", "2048", "--log-format", "off"]);
+    const body = JSON.stringify({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET, pad: "x".repeat(3000) });
+    const res = await fetch(`${(cli as CliProcess & { url: string }).url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error_description).toBe("The request body is larger than 2048 bytes. Send only the fields the endpoint expects.");
+  });
+
+  it("--max-header-bytes: the server refuses larger header sections with 431", async () => {
+    cli = await startCliServer(["--max-header-bytes", "2048", "--log-format", "off"]);
+    const url = new URL((cli as CliProcess & { url: string }).url);
+    running = { port: Number(url.port) } as RunningServer; // raw() needs only the port
+    const r = await raw(running, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(3000)}\r\n\r\n`);
+    running = undefined;
+    expect(r.status).toBe(431);
+    expect(r.body.error_description).toContain("(2048 bytes in all)");
+  });
+
+  const bad: Array<[string[], string]> = [
+    [["--max-header-bytes", "10"], "merchant-sandbox: --max-header-bytes must be a whole number of bytes, at least 1024, got '10'"],
+    [["--headers-timeout", "0.5s"], "merchant-sandbox: --headers-timeout must be at least 1s, got '0.5s'"],
+    [
+      ["--headers-timeout", "40s", "--request-timeout", "30s"],
+      "merchant-sandbox: --headers-timeout (40s) cannot be longer than --request-timeout (30s): the headers are part of the request",
+    ],
+  ];
+  for (const [args, message] of bad) {
+    it(`serve ${args.join(" ")} exits 2 with: ${message.slice(18)}`, async () => {
+      const p = runCli(["serve", "--port", "0", ...args]);
+      expect(await p.exited).toBe(2);
+      expect(p.stderr().split("\n")[0]).toBe(message);
+    });
+  }
+
+  it("serve --help lists every limit in one group", async () => {
+    const p = runCli(["serve", "--help"]);
+    expect(await p.exited).toBe(0);
+    const group = p.stdout().split("Limits (a request over one gets a problem+json refusal, never a crash):")[1]!.split("\n\n")[0]!;
+    for (const flag of ["--journal-size", "--max-sessions", "--max-body-bytes", "--max-header-bytes", "--headers-timeout", "--request-timeout"]) {
+      expect(group).toContain(flag);
+    }
+  });
+});
