@@ -44,12 +44,13 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const maxBody = sandbox.settings.maxBodyBytes;
   // handle() never throws; the catch only guards the translation itself from taking the process down.
   const maxHeaderBytes = options.maxHeaderBytes ?? SERVER_LIMIT_DEFAULTS.maxHeaderBytes;
+  let stopping = false;
   const server = createServer(
     // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
     // which would let a slow client hold a socket 30 s past its limit.
     { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000 },
     (req, res) => {
-      serve(req, res).catch(() => res.destroy());
+      serve(req, res).catch(() => answerInternalError(res));
     },
   );
   server.headersTimeout = options.headersTimeoutMs ?? SERVER_LIMIT_DEFAULTS.headersTimeoutMs;
@@ -72,8 +73,9 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       req.socket.destroy();
       return;
     }
-    // An over-long body was not read to its end: close the connection rather than drain it.
-    write(res, response, truncated);
+    // An over-long body was not read to its end: close the connection rather than drain it. While
+    // stopping, every answer says Connection: close, so keep-alive clients stop sending here.
+    write(res, response, truncated || stopping);
   }
 
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -102,7 +104,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     port,
     host,
     url: `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`,
-    close: (graceMs = 1000) => closeGracefully(server, graceMs),
+    close: (graceMs = 1000) => {
+      stopping = true;
+      return closeGracefully(server, graceMs);
+    },
   };
 }
 
@@ -184,6 +189,20 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
   if (closeAfter) headers.push("connection", "close");
   res.writeHead(response.status, headers);
   res.end(response.body);
+}
+
+/**
+ * handle() never throws; this guards the translation itself (a header node refuses to write, say):
+ * the client still gets a problem+json 500 rather than a cut connection, when nothing is sent yet.
+ */
+function answerInternalError(res: ServerResponse): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const problem = problemResponse(new Error("response translation failed"), "/");
+  res.writeHead(problem.status, { ...problem.headers, "content-length": Buffer.byteLength(problem.body), connection: "close" });
+  res.end(problem.body);
 }
 
 function closeGracefully(server: Server, graceMs: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { SandboxClock } from "../core/clock.js";
+import { assertClockReading, ClockRangeError, type SandboxClock } from "../core/clock.js";
 import { parseSignedDuration } from "../core/duration.js";
 import { InvalidRequest } from "../core/errors.js";
 import { onlyFields } from "./body.js";
@@ -39,6 +39,17 @@ export function applyClockChange(clock: SandboxClock, body: Record<string, unkno
   }
   if (body.freeze !== undefined && typeof body.freeze !== "boolean") {
     throw new InvalidRequest("clock_freeze_invalid", `"freeze" must be true or false.`);
+  }
+  // Checked before anything moves: a refused change leaves the clock as it was.
+  const target = (setTo ?? clock.now()) + (advanceMs ?? 0);
+  try {
+    assertClockReading(target);
+  } catch (e) {
+    if (!(e instanceof ClockRangeError)) throw e;
+    throw new InvalidRequest(
+      "clock_out_of_range",
+      `This change would set the clock outside the dates tokens can carry: ${e.message}. Advance or set it by less.`,
+    );
   }
   if (setTo !== undefined) clock.set(setTo);
   if (advanceMs !== undefined) clock.advance(advanceMs);

@@ -51,8 +51,9 @@ export function readBearerToken(request: SandboxRequest, options: BearerOptions)
   const match = /^([A-Za-z]+)(?: +(.*))?$/.exec(value.trim());
   const scheme = match?.[1] ?? value.trim();
   if (!match || scheme.toLowerCase() !== "bearer") {
-    // "Bearer<TAB>token" and the like: the scheme is right, the separator is not (RFC 7235 allows spaces only).
-    if (/^bearer[^A-Za-z ]/i.test(value.trim())) {
+    // "Bearer<TAB>token", "Bearer:token": the scheme is right, the separator is not (RFC 7235
+    // allows spaces only).
+    if (/^bearer[\t:]/i.test(value.trim())) {
       throw new InvalidRequest(
         "authorization_not_bearer",
         `The Authorization header has the Bearer scheme but not a single space after it. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,

@@ -4,6 +4,29 @@
  * with `Date.now()` on every call (so in library mode it follows vitest's or sinon's fake timers),
  * or a parent SandboxClock: a scenario's clock follows the sandbox's, plus its own moves.
  */
+/**
+ * The readings the clock may take: years 0001 to 9999, what ISO 8601 dates (and so the journal,
+ * templates and most JWT libraries) can carry; Date itself fails past year 275760.
+ */
+export const CLOCK_RANGE = { minMs: -62_135_596_800_000, maxMs: 253_402_300_799_999 } as const;
+
+/** A clock change that would take the reading out of CLOCK_RANGE; the clock is left as it was. */
+export class ClockRangeError extends RangeError {
+  constructor(readonly targetMs: number) {
+    super(`the clock would read ${describeMs(targetMs)}, outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+  }
+}
+
+/** Throws ClockRangeError unless `ms` is a reading the clock may take. */
+export function assertClockReading(ms: number): void {
+  if (!(ms >= CLOCK_RANGE.minMs && ms <= CLOCK_RANGE.maxMs)) throw new ClockRangeError(ms);
+}
+
+function describeMs(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} ms after 1970` : date.toISOString();
+}
+
 export class SandboxClock {
   private offsetMs = 0;
   private frozenAtMs: number | undefined;
@@ -37,6 +60,7 @@ export class SandboxClock {
   /** Moves the clock forward (or back, with a negative amount) by `ms`, frozen or not. */
   advance(ms: number): void {
     if (!Number.isFinite(ms)) throw new RangeError(`advance takes a finite number of milliseconds, got ${ms}`);
+    assertClockReading(this.now() + ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs += ms;
     else this.offsetMs += ms;
   }
@@ -44,13 +68,16 @@ export class SandboxClock {
   /** Jumps to an instant; a running clock keeps running from there. */
   set(instant: Date | number): void {
     const ms = toMs(instant);
+    assertClockReading(ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
     else this.offsetMs = ms - this.base();
   }
 
   /** Stops the clock at its current reading (or at `instant`). */
   freeze(instant?: Date | number): void {
-    this.frozenAtMs = instant === undefined ? this.now() : toMs(instant);
+    const ms = instant === undefined ? this.now() : toMs(instant);
+    if (instant !== undefined) assertClockReading(ms);
+    this.frozenAtMs = ms;
   }
 
   /** Lets a frozen clock run again from where it stood. */

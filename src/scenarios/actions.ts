@@ -1,4 +1,5 @@
 import type { RequestTrace, SandboxContext } from "../core/context.js";
+import { ClockRangeError } from "../core/clock.js";
 import { parseDuration, parseSignedDuration } from "../core/duration.js";
 import { ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
@@ -69,7 +70,16 @@ async function applyStateChanges(
   request: SandboxRequest,
   attributed: Merchant | undefined,
 ): Promise<void> {
-  if (then.advance_clock !== undefined) scenario.clock.advance(parseSignedDuration(then.advance_clock));
+  if (then.advance_clock !== undefined) {
+    try {
+      scenario.clock.advance(parseSignedDuration(then.advance_clock));
+    } catch (e) {
+      if (!(e instanceof ClockRangeError)) throw e;
+      throw new ScenarioFault(
+        `Scenario '${scenario.name}', rule '${rule.name}': advance_clock ${then.advance_clock}: ${e.message}. Use a smaller advance_clock in ${scenario.source}.`,
+      );
+    }
+  }
   const targets = targetMerchants(rule, scenario, attributed);
   const now = scenario.clock.nowSeconds();
   for (const merchant of targets) {

@@ -187,6 +187,24 @@ describe("GET/POST /__sandbox/clock", () => {
       // A request with one bad value applies none of its good ones.
       ["a valid set with a bad advance", postJson({ set: "2026-06-01T00:00:00Z", advance: "later" }), clockProblem("clock_advance_invalid", ADVANCE_INVALID)],
       ["a valid advance with a bad freeze", postJson({ advance: "1h", freeze: "no" }), clockProblem("clock_freeze_invalid", FREEZE_INVALID)],
+      // Regression tests: an advance past year 9999 used to move the clock, answer 500, and leave
+      // every later token, template and journal read failing until a reset.
+      [
+        "an advance past year 9999",
+        postJson({ advance: "1000000000d" }),
+        clockProblem(
+          "clock_out_of_range",
+          "This change would set the clock outside the dates tokens can carry: the clock would read 86401767225600000 ms after 1970, outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. Advance or set it by less.",
+        ),
+      ],
+      [
+        "a set before year 1",
+        postJson({ set: "-000001-12-31T23:59:59Z" }),
+        clockProblem(
+          "clock_out_of_range",
+          "This change would set the clock outside the dates tokens can carry: the clock would read -000001-12-31T23:59:59.000Z, outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. Advance or set it by less.",
+        ),
+      ],
       [
         "not JSON",
         { method: "POST", headers: { "content-type": "application/json" }, body: "{advance" },

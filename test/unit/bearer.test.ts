@@ -84,9 +84,17 @@ describe("readBearerToken", () => {
   });
 
   it("a value with no recognisable scheme is not echoed (it may be the token itself)", () => {
-    for (const value of [JWT, "", "   ", "Bearer:abc", "Bearer\tabc", "Bearer2 abc", "Bearerrrrrrrrrrrrrrrrrrrrrr x"]) {
+    for (const value of [JWT, "", "   ", "Bearer2 abc", "Bearerrrrrrrrrrrrrrrrrrrrrrr x"]) {
       const r = refusal(() => readBearerToken(req({ authorization: value }), OPTIONS));
       expect(r).toEqual(notBearer("no recognisable scheme"));
+    }
+    // The scheme is right, the separator is wrong: say so (and still echo nothing).
+    for (const value of ["Bearer:abc", "Bearer\tabc"]) {
+      const r = refusal(() => readBearerToken(req({ authorization: value }), OPTIONS));
+      expect(r.message).toBe(
+        "The Authorization header has the Bearer scheme but not a single space after it. Send 'Authorization: Bearer <token>' with the access token.",
+      );
+      expect(r.message).not.toContain("abc");
     }
     expect(refusal(() => readBearerToken(req({ authorization: JWT }), OPTIONS)).message).not.toContain(JWT);
   });

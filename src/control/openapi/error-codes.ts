@@ -83,6 +83,7 @@ export const errorCodeSchema = {
     { const: "session_scenario_unknown", description: "400: `scenario` names no loaded or library scenario." },
     { const: "clock_change_missing", description: "400: a clock change with none of `advance`, `set`, `freeze`." },
     { const: "clock_set_invalid", description: "400: `set` is not an ISO 8601 time." },
+    { const: "clock_out_of_range", description: "400: the change would move the clock outside years 0001 to 9999; the clock is left as it was." },
     { const: "clock_advance_invalid", description: "400: `advance` is not a duration (`90s`, `59m`, `-5m`) or a number of seconds." },
     { const: "clock_freeze_invalid", description: "400: `freeze` is not a boolean." },
     { const: "mint_field_invalid", description: "400: `merchant` or `variant` is not a string." },
