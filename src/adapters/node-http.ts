@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
-import { problemResponse, statusTitle } from "../core/problem.js";
-import { HeadersTooLarge, InvalidRequest, RequestTimeout, type SandboxError } from "../core/errors.js";
+import { problemResponse } from "../core/problem.js";
+import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, refusalResponse } from "./http-refusals.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -48,7 +48,8 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const server = createServer(
     // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
     // which would let a slow client hold a socket 30 s past its limit.
-    { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000 },
+    // requireHostHeader: node's own refusal is an empty 400; serve() answers a problem instead.
+    { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     (req, res) => {
       serve(req, res).catch(() => answerInternalError(res));
     },
@@ -58,17 +59,16 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   server.keepAliveTimeout = 5_000;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { body, truncated } = await readBody(req, maxBody + 1);
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    const request: SandboxRequest = {
-      method: req.method ?? "GET",
-      path: q < 0 ? url : url.slice(0, q),
-      query: q < 0 ? "" : url.slice(q + 1),
-      headers: distinctHeaders(req),
-      body,
-    };
-    const response = await sandbox.handle(request);
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      write(res, refusalResponse(hostMissing(), pathOf(req)), true);
+      return;
+    }
+    const read = await readBody(req, maxBody + 1);
+    // A request that never arrived whole (the client went away, or its framing broke and the
+    // parser answered 400) is not handled: the sandbox acts only on requests it can answer.
+    if (!read) return;
+    const { body, truncated } = read;
+    const response = await sandbox.handle(sandboxRequestOf(req, body));
     if (response.dropConnection) {
       req.socket.destroy();
       return;
@@ -83,11 +83,20 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       socket.destroy();
       return;
     }
-    const problem = problemResponse(refusalOfParserError(err.code, maxHeaderBytes), "/");
-    const status = `${problem.status} ${statusTitle(problem.status)}`;
-    socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/problem+json\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(problem.body)}\r\nconnection: close\r\n\r\n${problem.body}`,
-    );
+    endSocketWith(socket, refusalResponse(refusalOfParserError(err.code, maxHeaderBytes)));
+  });
+  // Without these listeners node answers an empty 417, or closes a CONNECT without a word.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    write(res, refusalResponse(expectationUnsupported(req.headers.expect), pathOf(req)), true);
+  });
+  // CONNECT is a request like any other to the sandbox (every endpoint refuses it with 405 and
+  // says which methods it takes); node hands it over as a bare socket.
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    sandbox
+      .handle(sandboxRequestOf(req, new Uint8Array(0)))
+      .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))
+      .catch(() => socket.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -111,28 +120,30 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   };
 }
 
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+function sandboxRequestOf(req: IncomingMessage, body: Uint8Array): SandboxRequest {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return {
+    method: req.method ?? "GET",
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? "" : url.slice(q + 1),
+    headers: distinctHeaders(req),
+    body,
+  };
+}
+
 /**
  * The request's headers by lower-case name, a repeated header as an array of its values (the core
  * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
  * from rawHeaders in one pass, into an object with no prototype, so a header named `__proto__` or
  * `constructor` is just a header.
  */
-/** What a request refused by node's HTTP parser (before the sandbox sees it) was refused for. */
-function refusalOfParserError(code: string | undefined, maxHeaderBytes: number): SandboxError {
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    return new RequestTimeout("The request was not completed in time. Send the headers and body without pausing.");
-  }
-  if (code === "HPE_HEADER_OVERFLOW") {
-    return new HeadersTooLarge(
-      `The request's headers are larger than this sandbox accepts (${maxHeaderBytes} bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).`,
-    );
-  }
-  return new InvalidRequest(
-    "http_malformed",
-    "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
-  );
-}
-
 function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   const out: SandboxRequest["headers"] = Object.create(null) as SandboxRequest["headers"];
   const raw = req.rawHeaders;
@@ -147,8 +158,11 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   return out;
 }
 
-/** Reads at most `limit` bytes; a longer body is cut there and reported as truncated. */
-function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean }> {
+/**
+ * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
+ * the request never arrived whole: the client aborted, or node's parser refused the framing.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
   if (req.method === "GET" || req.method === "HEAD") {
     if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
       return Promise.resolve({ body: new Uint8Array(0), truncated: false });
@@ -158,25 +172,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Arr
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (truncated: boolean) => {
+    const finish = (result: { body: Uint8Array; truncated: boolean } | undefined) => {
       if (done) return;
       done = true;
       req.off("data", onData);
-      resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), truncated });
+      resolve(result);
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       if (size >= limit) {
         req.pause();
-        finish(true);
+        finish({ body: Buffer.concat(chunks, limit), truncated: true });
       }
     };
     req.on("data", onData);
-    req.once("end", () => finish(false));
-    // An aborted upload: answer from what came (the client will not read it anyway).
-    req.once("error", () => finish(true));
-    req.once("close", () => finish(size >= limit));
+    req.once("end", () => finish({ body: Buffer.concat(chunks, size), truncated: false }));
+    req.once("error", () => finish(undefined));
+    req.once("close", () => finish(undefined));
   });
 }
 

@@ -1,5 +1,5 @@
 import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
-import type { SandboxClock } from "./clock.js";
+import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { InvalidToken } from "./errors.js";
 import { signCompactJws } from "./jws.js";
@@ -249,26 +249,26 @@ export class AccessTokens {
     if (typeof claims.nbf === "number" && claims.nbf > now + leeway) {
       throw new InvalidToken(
         "token_not_yet_valid",
-        `The token is not valid before ${iso(claims.nbf)} (sandbox time is now ${iso(now)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+        `The token is not valid before ${isoOfSeconds(claims.nbf)} (sandbox time is now ${isoOfSeconds(now)}). Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
       );
     }
     if (claims.exp <= now - leeway) {
       throw new InvalidToken(
         "token_expired",
-        `The access token expired at ${iso(claims.exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`,
+        `The access token expired at ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). Renew it before it expires: ${RENEW_HINT}`,
       );
     }
     if (claims.iat > now + leeway) {
       throw new InvalidToken(
         "token_not_yet_valid",
-        `The token says it was issued at ${iso(claims.iat)}, after the sandbox's current time ${iso(now)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
+        `The token says it was issued at ${isoOfSeconds(claims.iat)}, after the sandbox's current time ${isoOfSeconds(now)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`,
       );
     }
     const expiredEarlyAt = this.ledger.expiredEarlyAt(claims.jti, merchant.id, claims.iat);
     if (expiredEarlyAt !== undefined && expiredEarlyAt <= now) {
       throw new InvalidToken(
         "token_expired",
-        `The access token was expired early by the sandbox at ${iso(expiredEarlyAt)}, before its exp ${iso(claims.exp)} (sandbox time is now ${iso(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`,
+        `The access token was expired early by the sandbox at ${isoOfSeconds(expiredEarlyAt)}, before its exp ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`,
       );
     }
     if (merchant.disabled) {
@@ -315,7 +315,4 @@ function unknownKid(kid: string): InvalidToken {
     "token_unknown_kid",
     `The token's signing key (kid '${printable(kid, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
   );
-}
-function iso(seconds: number): string {
-  return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : "an invalid time";
 }

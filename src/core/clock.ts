@@ -27,6 +27,16 @@ function describeMs(ms: number): string {
   return Number.isNaN(date.getTime()) ? `${ms} ms after 1970` : date.toISOString();
 }
 
+/**
+ * A NumericDate (seconds) as ISO 8601 for messages and bodies. Never throws: a token's claims come
+ * from outside, and a time no Date can hold is shown as the number it is.
+ */
+export function isoOfSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "an invalid time";
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? `${seconds} seconds after 1970` : date.toISOString();
+}
+
 export class SandboxClock {
   private offsetMs = 0;
   private frozenAtMs: number | undefined;

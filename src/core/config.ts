@@ -25,6 +25,9 @@ export type PaymentTokenTransport =
   | { kind: "header"; name: string }
   | { kind: "body"; field: string };
 
+/** The longest token lifetime: ten years keeps every exp a date that clients and the journal can carry. */
+export const MAX_TOKEN_TTL_SECONDS = 3650 * 86_400;
+
 export interface SandboxSettings {
   tokenTtlSeconds: number;
   leewaySeconds: number;
@@ -94,6 +97,9 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
   if (input.tokenTtl !== undefined) {
     s.tokenTtlSeconds = durationSetting("tokenTtl", input.tokenTtl);
     if (s.tokenTtlSeconds < 1) throw new ConfigError(`tokenTtl must be at least 1s, got '${input.tokenTtl}'`, "tokenTtl");
+    if (s.tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS) {
+      throw new ConfigError(`tokenTtl must be at most 3650d (ten years), got '${input.tokenTtl}'`, "tokenTtl");
+    }
   }
   if (input.leeway !== undefined) s.leewaySeconds = durationSetting("leeway", input.leeway);
   if (input.algorithm !== undefined) s.algorithm = oneOf("algorithm", input.algorithm, ALGORITHMS);

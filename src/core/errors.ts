@@ -209,6 +209,13 @@ export class AdminTokenRequired extends SandboxError {
 }
 
 /** 408 when a client does not finish its request in time (node's request/headers timeouts). */
+/** An Expect header other than 100-continue (RFC 9110 §10.1.1). */
+export class ExpectationFailed extends SandboxError {
+  readonly status = 417;
+  readonly error = "invalid_request" as const;
+  readonly code = "expectation_unsupported";
+}
+
 /** The request's header section is over the server's limit (RFC 6585 §5). */
 export class HeadersTooLarge extends SandboxError {
   readonly status = 431;

@@ -20,6 +20,7 @@ const TITLES: Record<number, string> = {
   410: "Gone",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  417: "Expectation Failed",
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",

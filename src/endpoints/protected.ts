@@ -1,3 +1,4 @@
+import { isoOfSeconds } from "../core/clock.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
 import { InsufficientScope, InvalidToken } from "../core/errors.js";
@@ -38,7 +39,7 @@ export function protectedEndpoint(scope: Scope): Endpoint {
       operation: `${request.method} ${request.path}`,
       scope,
       token_id: verified.claims.jti,
-      expires_at: new Date(verified.claims.exp * 1000).toISOString(),
+      expires_at: isoOfSeconds(verified.claims.exp),
       note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
     });
   };

@@ -47,7 +47,28 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
       doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.pos[0], e.pos[0] + 200)) })),
     );
   }
-  return validateScenario(doc.toJS(), file, (path, key) => at(offsetOf(doc, path, key)));
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // An alias to an anchor that is not there, or an alias bomb (the yaml library stops at 100).
+    const message = `a YAML alias cannot be used here (${(e as Error).message}); write the value out in full instead of *alias`;
+    throw new ScenarioLoadError([{ file, line: 1, column: 1, path: "", message }]);
+  }
+  return validateScenario(data, file, (path, key) => at(offsetOf(doc, path, key)));
+}
+
+/** The path of a value that contains itself (through YAML anchors, or objects given as data), if any. */
+function cyclePath(data: unknown, ancestors: unknown[] = [], path: Path = []): Path | undefined {
+  if (data === null || typeof data !== "object") return undefined;
+  if (ancestors.includes(data)) return path;
+  ancestors.push(data);
+  for (const [key, value] of Object.entries(data)) {
+    const found = cyclePath(value, ancestors, [...path, Array.isArray(data) ? Number(key) : key]);
+    if (found) return found;
+  }
+  ancestors.pop();
+  return undefined;
 }
 
 /**
@@ -63,6 +84,11 @@ export function validateScenario(
     throw new ScenarioLoadError([
       { file, line: 1, column: 1, path: "", message: "a scenario holds one mapping with name, description, merchants and rules" },
     ]);
+  }
+  const cycle = cyclePath(data);
+  if (cycle) {
+    const message = "this value includes itself (a YAML alias inside its own anchor), so it never ends; write the value out in full";
+    throw new ScenarioLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message }]);
   }
   const result = scenarioSchema.safeParse(data);
   // Cross-field checks run on the raw data too, so every problem is reported at once.
@@ -123,7 +149,8 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       const field = String([...path].reverse().find((p) => typeof p === "string") ?? "value");
       const options = issue.values.map(String);
       const noun = VALUE_NOUNS[field] ?? `one of ${options.join(", ")}`;
-      return [{ path, message: `${show(value)} is not ${noun}${didYouMean(String(value), options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}` }];
+      const text = typeof value === "string" ? value : "";
+      return [{ path, message: `${show(value)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}` }];
     }
     case "invalid_type": {
       if (value === undefined) return [{ path, message: `is required: ${expectedText(issue.expected)}` }];
@@ -285,9 +312,15 @@ function expectedText(expected: string): string {
   return map[expected] ?? expected;
 }
 
+/** A value quoted for a message. Never throws: data given to createSandbox may be anything. */
 function show(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return `'${String(text).slice(0, 60)}'`;
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? typeof value);
+  } catch {
+    text = Array.isArray(value) ? "a list" : typeof value;
+  }
+  return `'${text.slice(0, 60)}'`;
 }
 
 /** Range problems in the loader's words: an HTTP status, a count, a non-empty text or list. */

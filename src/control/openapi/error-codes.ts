@@ -32,6 +32,8 @@ export const errorCodeSchema = {
     { const: "login_password_missing", description: "400: the login body has no non-empty `password`." },
     { const: "http_malformed", description: "400: not valid HTTP/1.1 (bad request line, header or framing); answered by the server before any endpoint." },
     { const: "request_timeout", description: "408: the request's headers or body did not arrive in time (serve --headers-timeout, --request-timeout)." },
+    { const: "host_missing", description: "400: an HTTP/1.1 request without a Host header; answered by the server before any endpoint." },
+    { const: "expectation_unsupported", description: "417: an Expect header other than 100-continue; answered by the server before any endpoint." },
     { const: "headers_too_large", description: "431: the header section is larger than the limit (serve --max-header-bytes, 16 KB by default); answered by the server before any endpoint." },
     // Credentials and tokens.
     { const: "credentials_missing", description: "401 with no `error` member and a bare `WWW-Authenticate: Bearer realm=\"merchant-api\"` (RFC 6750 §3.1): no credentials at all." },
