@@ -4,7 +4,7 @@ import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import { printable } from "./printable.js";
 import { problemResponse } from "./problem.js";
-import { redactQuery } from "./redact.js";
+import { redactPath, redactQuery } from "./redact.js";
 import { route } from "./router.js";
 import { runRules } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
@@ -101,7 +101,7 @@ function logEntry(
   const entry: RequestLogEntry = {
     time: new Date(arrivedMs).toISOString(),
     method: request.method,
-    path: request.path,
+    path: redactPath(request.path),
     query,
     status,
     durationMs,
@@ -135,7 +135,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrac
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
     method: request.method,
-    path: request.path,
+    path: redactPath(request.path),
     query: outcome.query,
     status: outcome.status,
     durationMs: outcome.durationMs,

@@ -1,5 +1,6 @@
 import { InternalError, SandboxError } from "./errors.js";
 import type { SandboxResponse } from "./http-types.js";
+import { redactPath } from "./redact.js";
 
 /**
  * The one mapper from a refusal to a response: an RFC 9457 `application/problem+json` body that
@@ -58,7 +59,7 @@ export function problemResponse(thrown: unknown, path: string, extraHeaders?: Re
     code: err.code,
     ...(err.error ? { error: err.error } : {}),
     error_description: err.description,
-    instance: path,
+    instance: redactPath(path),
   };
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",

@@ -44,3 +44,15 @@ function safeDecode(text: string): string {
     return text;
   }
 }
+
+/**
+ * The path with every segment that has the shape of a JWT redacted: a client that puts its token in
+ * the URL (`/api/v2/payment/eyJ…`) must not see it in clear in the log, the journal or a refusal.
+ */
+export function redactPath(path: string): string {
+  if (!path.includes("eyJ")) return path;
+  return path
+    .split("/")
+    .map((segment) => (JWT_SHAPE.test(safeDecode(segment)) ? redact(safeDecode(segment)) : segment))
+    .join("/");
+}

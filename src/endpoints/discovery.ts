@@ -1,6 +1,7 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import { MethodNotAllowed, NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
+import { redactPath } from "../core/redact.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
@@ -45,5 +46,6 @@ function nearMiss(path: string): string {
 }
 
 function printablePath(path: string): string {
-  return path.length > 200 ? `${printable(path, 200)}...` : printable(path, 200);
+  const shown = redactPath(path);
+  return shown.length > 200 ? `${printable(shown, 200)}...` : printable(shown, 200);
 }

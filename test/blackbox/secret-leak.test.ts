@@ -62,8 +62,16 @@ describe.each(["text", "json"])("no secret in clear in any output (log format %s
         (await call("/api/v2/auth/token", { method: "POST", headers: { "content-type": "text/plain" }, body: WRONG_SECRET })).status,
         (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}"}` })).status,
         (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}` })).status,
+        // Regression: a token in the URL path was logged, journaled and echoed in clear.
+        (await call(`/nope/${token}`)).status,
       ];
-      expect(statuses).toEqual([200, 200, 201, 401, 401, 400, 200, 400, 401, 401, 400, 400, 400, 415, 401, 400]);
+      expect(statuses).toEqual([200, 200, 201, 401, 401, 400, 200, 400, 401, 401, 400, 400, 400, 415, 401, 400, 404]);
+      const inPath = await call(`/api/v2/payment/${token}`, { headers: bearer });
+      expect(inPath.status).toBe(200);
+      expect(inPath.text).not.toContain(token);
+      const journal = await call("/__sandbox/requests");
+      expect(journal.status).toBe(200);
+      for (const t of tokens) expect(journal.text).not.toContain(t.split(".")[2]!);
       await new Promise((r) => setImmediate(r));
     } finally {
       cli.child.kill("SIGTERM");
@@ -72,13 +80,13 @@ describe.each(["text", "json"])("no secret in clear in any output (log format %s
 
     const printed = cli.stdout() + cli.stderr();
     // The run was logged at all (a silent process would pass trivially).
-    expect(printed.split("\n").filter((l) => l.includes("/api/")).length).toBeGreaterThanOrEqual(19);
+    expect(printed.split("\n").filter((l) => l.includes("/api/")).length).toBeGreaterThanOrEqual(20);
     const forbidden = [...SECRETS, WRONG_SECRET, ...tokens, ...tokens.map((t) => t.split(".")[2]!)];
     expect(tokens).toHaveLength(3);
     for (const secret of forbidden) {
       expect(printed, `printed output contains ${secret.slice(0, 12)}...`).not.toContain(secret);
       for (const refusal of refusals) expect(refusal).not.toContain(secret);
     }
-    expect(refusals.length).toBe(12);
+    expect(refusals.length).toBe(13);
   });
 });

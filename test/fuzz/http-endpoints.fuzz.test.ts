@@ -60,8 +60,14 @@ async function sharedState(): Promise<{ clock: string; sessions: string; jwks: s
   return { clock: `${clock.status} ${clock.text}`, sessions: `${sessions.status} ${sessions.text}`, jwks: `${jwks.status} ${jwks.text}` };
 }
 
+/** Every log line the sandbox produced during the run: what the CLI would print, to scan for secrets. */
+const printed: string[] = [];
+
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({
+    onRequest: (entry) => printed.push(JSON.stringify(entry)),
+    onInternalError: (error, entry) => printed.push(`internal error ${String(error)} ${JSON.stringify(entry)}`),
+  });
   accessToken = await t.token();
   baseline = await sharedState();
 });
@@ -504,5 +510,22 @@ describe("fuzz findings, minimal reproducers", { timeout: FUZZ_TIMEOUT }, () => 
     await new Promise((resolve) => setTimeout(resolve, 50));
     const after = await lastJournalSeq();
     expect({ status: res.status, journaled: after.seq === before.seq ? "nothing" : after.entry }).toEqual({ status: 400, journaled: "nothing" });
+  });
+});
+
+// Last in the file: a scan of everything the sandbox printed (its request log) and journaled over
+// the whole run, for every secret and token the run used.
+describe("secrets after the whole fuzz run", () => {
+  it("no api_secret, payment token, password or JWT in clear in any log line or journal entry", async () => {
+    const journal = await t.call("/__sandbox/requests");
+    expect(journal.status).toBe(200);
+    expect(printed.length).toBeGreaterThan(1000);
+    const everything = [...printed, journal.text];
+    const secrets = [DEFAULT_SECRET, DEFAULT_PAYMENT_TOKEN, "sandbox-password", accessToken, accessToken.split(".")[2]!];
+    const leaks = everything.flatMap((text) => [
+      ...secrets.filter((secret) => text.includes(secret)).map((secret) => `${secret.slice(0, 12)}... in ${text.slice(0, 200)}`),
+      ...(/eyJ[\w-]{10,}\.eyJ[\w-]{10,}/.test(text) ? [`a JWT shape in ${text.slice(0, 200)}`] : []),
+    ]);
+    expect(leaks).toEqual([]);
   });
 });
