@@ -1,7 +1,7 @@
 import type { RequestTrace, SandboxContext } from "../core/context.js";
 import { ClockRangeError } from "../core/clock.js";
 import { parseDuration, parseSignedDuration } from "../core/duration.js";
-import { ScenarioFault, SimulatedFailure } from "../core/errors.js";
+import { SandboxError, ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { presentedTokenId } from "../core/attribution.js";
 import type { Merchant } from "../core/merchants.js";
@@ -49,12 +49,21 @@ export async function runRules(
   let delayMs = 0;
   for (const rule of fired) {
     const then = rule.rule.then;
-    await applyStateChanges(then, rule, scenario, ctx, trace, request, attributed);
-    if (then.set_state !== undefined) nextState = then.set_state;
-    if (then.delay !== undefined) delayMs += parseDuration(then.delay);
-    if (answer) continue;
-    if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
-    else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed);
+    try {
+      await applyStateChanges(then, rule, scenario, ctx, trace, request, attributed);
+      if (then.set_state !== undefined) nextState = then.set_state;
+      if (then.delay !== undefined) delayMs += parseDuration(then.delay);
+      if (answer) continue;
+      if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
+      else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed);
+    } catch (e) {
+      if (e instanceof SandboxError) throw e;
+      // Anything else a rule's actions throw is still this request's failure only, and the
+      // answer names the rule, so the scenario's author knows where to look.
+      throw new ScenarioFault(
+        `Scenario '${scenario.name}', rule '${rule.name}' could not be applied (${e instanceof Error ? e.message : String(e)}). Check the rule in ${scenario.source}.`,
+      );
+    }
   }
   if (nextState !== undefined) scenario.state = nextState;
   if (delayMs > 0) await ctx.sleep(delayMs);
