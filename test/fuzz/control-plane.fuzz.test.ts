@@ -19,6 +19,7 @@ import {
   shown,
   utf8,
   type RawRequest,
+  fuzzParams,
 } from "./support.js";
 
 /**
@@ -35,9 +36,7 @@ import {
  */
 
 const SEED = fuzzSeed();
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
-const runs = (n: number) => Math.max(1, Math.round(n * RUNS));
-const params = (numRuns: number) => ({ seed: SEED, numRuns: runs(numRuns) });
+const params = (numRuns: number) => fuzzParams(SEED, numRuns);
 const ADMIN = "fuzz-admin-t0ken";
 const SID = "$SID$";
 const HOST: [string, string] = ["Host", "127.0.0.1"];

@@ -22,6 +22,7 @@ import {
   shown,
   utf8,
   type RawRequest,
+  fuzzParams,
 } from "./support.js";
 
 /**
@@ -39,8 +40,6 @@ import {
  */
 
 const SEED = fuzzSeed();
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1); // a multiplier, for longer local runs
-const runs = (n: number) => Math.max(1, Math.round(n * RUNS));
 const MAX_BODY = 64 * 1024;
 const ACCESS = "$ACCESS$";
 
@@ -124,7 +123,7 @@ async function check(generated: RawRequest): Promise<void> {
 }
 
 const property = (arb: fc.Arbitrary<RawRequest>) => fc.asyncProperty(arb, check);
-const params = (numRuns: number) => ({ seed: SEED, numRuns: runs(numRuns) });
+const params = (numRuns: number) => fuzzParams(SEED, numRuns);
 
 // ---------------------------------------------------------------------------------------------
 // generators

@@ -5,7 +5,7 @@ import { stringify as toYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { ScenarioLoadError, formatProblem, parseScenarioText, validateScenario } from "../../src/scenarios/load.js";
 import { scenarioSchema } from "../../src/scenarios/schema.js";
-import { FUZZ_TIMEOUT, PROTO_KEYS, fuzzSeed } from "./support.js";
+import { FUZZ_TIMEOUT, PROTO_KEYS, fuzzParams, fuzzSeed } from "./support.js";
 
 /**
  * Property-based fuzzing of the scenario loader, in process (the pure functions parseScenarioText
@@ -17,8 +17,7 @@ import { FUZZ_TIMEOUT, PROTO_KEYS, fuzzSeed } from "./support.js";
  */
 
 const SEED = fuzzSeed();
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
-const params = (numRuns: number) => ({ seed: SEED, numRuns: Math.max(1, Math.round(numRuns * RUNS)) });
+const params = (numRuns: number) => fuzzParams(SEED, numRuns);
 
 const DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
 const FILES = readdirSync(DIR)

@@ -17,6 +17,14 @@ export function fuzzSeed(): number {
   return seed;
 }
 
+/** FUZZ_RUNS multiplies every property's number of cases, for longer local runs (default 1). */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1);
+
+/** fast-check parameters of one property: the run's seed and `numRuns` scaled by FUZZ_RUNS. */
+export function fuzzParams(seed: number, numRuns: number): { seed: number; numRuns: number } {
+  return { seed, numRuns: Math.max(1, Math.round(numRuns * RUNS)) };
+}
+
 /** Per-test timeout of every fuzz test (the config default of 20 s is too short for a property). */
 export const FUZZ_TIMEOUT = 120_000;
 
