@@ -42,7 +42,6 @@ export interface RunningServer {
 export async function startServer(sandbox: Sandbox, options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const maxBody = sandbox.settings.maxBodyBytes;
-  // handle() never throws; the catch only guards the translation itself from taking the process down.
   const maxHeaderBytes = options.maxHeaderBytes ?? SERVER_LIMIT_DEFAULTS.maxHeaderBytes;
   let stopping = false;
   const server = createServer(
@@ -51,6 +50,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     // requireHostHeader: node's own refusal is an empty 400; serve() answers a problem instead.
     { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     (req, res) => {
+      // handle() never throws; the catch only guards the translation itself.
       serve(req, res).catch(() => answerInternalError(res));
     },
   );
@@ -131,7 +131,7 @@ function sandboxRequestOf(req: IncomingMessage, body: Uint8Array): SandboxReques
   const q = url.indexOf("?");
   return {
     method: req.method ?? "GET",
-    path: q < 0 ? url : url.slice(0, q),
+    path: pathOf(req),
     query: q < 0 ? "" : url.slice(q + 1),
     headers: distinctHeaders(req),
     body,
