@@ -9,6 +9,7 @@ import {
   assertHealthy,
   contentType,
   describeRequest,
+  fuzzParams,
   fuzzSeed,
   hostileBody,
   method,
@@ -19,7 +20,6 @@ import {
   shown,
   utf8,
   type RawRequest,
-  fuzzParams,
 } from "./support.js";
 
 /**

@@ -10,6 +10,7 @@ import {
   contentEncoding,
   contentType,
   describeRequest,
+  fuzzParams,
   fuzzSeed,
   hostileBody,
   jsonObjectText,
@@ -22,7 +23,6 @@ import {
   shown,
   utf8,
   type RawRequest,
-  fuzzParams,
 } from "./support.js";
 
 /**
