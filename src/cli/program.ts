@@ -20,6 +20,14 @@ import { VERSION } from "../core/version.js";
  */
 export const EXIT_USAGE = 2;
 
+// A reader that stops early (`merchant-sandbox scenarios | head -1`) closes the pipe: that ends the
+// command quietly, as it does any Unix tool, instead of an unhandled EPIPE. `serve` replaces this
+// handler: a log reader going away must not stop the sandbox.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
+
 const COMMANDS = [serveCommand, validateCommand, scenariosCommand, schemaCommand, reportCommand, scanLogsCommand] as CommandModule[];
 keepOnlyEnvOf(hideBin(process.argv), COMMANDS, (line) => process.stderr.write(line + "\n"));
 

@@ -361,3 +361,15 @@ describe("merchant-sandbox serve with scenario files", () => {
     );
   });
 });
+
+describe("a reader that closes the pipe early", () => {
+  // Regression test: `merchant-sandbox scenarios | head -1` crashed with an unhandled EPIPE.
+  for (const args of [["scenarios"], ["schema"], ["validate", join(LIBRARY_DIR, "default.yaml")]]) {
+    it(`${args[0]} exits 0 quietly when its stdout is closed before it writes`, async () => {
+      const cli = runCli(args);
+      cli.child.stdout!.destroy();
+      expect(await cli.exited).toBe(0);
+      expect(cli.stderr()).toBe("");
+    });
+  }
+});

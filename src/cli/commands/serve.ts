@@ -94,7 +94,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
     const format = args.logFormat;
     // A log reader that went away (a closed pipe) must not take the sandbox down with it.
-    process.stdout.on("error", () => undefined);
+    process.stdout.removeAllListeners("error").on("error", () => undefined);
     const out = (line: string) => process.stdout.write(line + "\n");
     const options: SandboxOptions = {
       tokenTtl: args.tokenTtl,
