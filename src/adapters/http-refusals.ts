@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import { ExpectationFailed, HeadersTooLarge, InvalidRequest, RequestTimeout, type SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
-import { problemResponse, statusTitle } from "../core/problem.js";
+import { statusTitle } from "../core/problem.js";
 
 /**
  * Refusals made by the HTTP server itself, before the sandbox sees a request: node's parser
@@ -49,9 +49,4 @@ export function endSocketWith(socket: Socket, response: SandboxResponse): void {
   for (const name in response.headers) head += `${name}: ${response.headers[name]}\r\n`;
   head += `content-length: ${Buffer.byteLength(response.body)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + response.body);
-}
-
-/** A refusal as the response the server writes; `path` is the request's when the parser got that far. */
-export function refusalResponse(refusal: SandboxError, path = "/"): SandboxResponse {
-  return problemResponse(refusal, path);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
 import { problemResponse } from "../core/problem.js";
-import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, refusalResponse } from "./http-refusals.js";
+import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError } from "./http-refusals.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -60,7 +60,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-      write(res, refusalResponse(hostMissing(), pathOf(req)), true);
+      write(res, problemResponse(hostMissing(), pathOf(req)), true);
       return;
     }
     const read = await readBody(req, maxBody + 1);
@@ -83,11 +83,11 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       socket.destroy();
       return;
     }
-    endSocketWith(socket, refusalResponse(refusalOfParserError(err.code, maxHeaderBytes)));
+    endSocketWith(socket, problemResponse(refusalOfParserError(err.code, maxHeaderBytes), "/"));
   });
   // Without these listeners node answers an empty 417, or closes a CONNECT without a word.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    write(res, refusalResponse(expectationUnsupported(req.headers.expect), pathOf(req)), true);
+    write(res, problemResponse(expectationUnsupported(req.headers.expect), pathOf(req)), true);
   });
   // CONNECT is a request like any other to the sandbox (every endpoint refuses it with 405 and
   // says which methods it takes); node hands it over as a bare socket.
@@ -158,15 +158,16 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   return out;
 }
 
+/** Most requests (a GET without a body) share this one answer instead of allocating their own. */
+const NO_BODY = Promise.resolve({ body: new Uint8Array(0), truncated: false });
+
 /**
  * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
  * the request never arrived whole: the client aborted, or node's parser refused the framing.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
   if (req.method === "GET" || req.method === "HEAD") {
-    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
-      return Promise.resolve({ body: new Uint8Array(0), truncated: false });
-    }
+    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return NO_BODY;
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import { SignJWT, type JWTPayload } from "jose";
 import type { SandboxContext } from "../core/context.js";
 import { parseDurationSeconds } from "../core/duration.js";
-import { MAX_TOKEN_TTL_SECONDS } from "../core/config.js";
+import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
 import { generateSigningKey } from "../core/keys.js";
@@ -59,7 +59,7 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
       throw new InvalidRequest("mint_ttl_invalid", `ttl must be a duration such as "90s", "59m" or "1h".`);
     }
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
-    if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most 3650d (ten years), got '${printable(String(request.ttl), 40)}'.`);
+    if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
   }
   const jti = ctx.faker.string.uuid();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.

@@ -85,9 +85,10 @@ export class AccessTokens {
       client_id: merchant.apiKey,
       scope: merchant.scopes.join(" "),
     };
-    const token = await signCompactJws({ alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP }, claims, key);
+    const header = { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP };
+    const token = await signCompactJws(header, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    this.remember(token, { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP }, claims);
+    this.remember(token, header, claims);
     return { token, claims };
   }
 

@@ -22,9 +22,14 @@ export function assertClockReading(ms: number): void {
   if (!(ms >= CLOCK_RANGE.minMs && ms <= CLOCK_RANGE.maxMs)) throw new ClockRangeError(ms);
 }
 
-function describeMs(ms: number): string {
+/** ISO 8601 of an epoch-milliseconds time, or undefined when no Date can hold it. Never throws. */
+function isoOrUndefined(ms: number): string | undefined {
   const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? `${ms} ms after 1970` : date.toISOString();
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+function describeMs(ms: number): string {
+  return isoOrUndefined(ms) ?? `${ms} ms after 1970`;
 }
 
 /**
@@ -33,8 +38,7 @@ function describeMs(ms: number): string {
  */
 export function isoOfSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return "an invalid time";
-  const date = new Date(seconds * 1000);
-  return Number.isNaN(date.getTime()) ? `${seconds} seconds after 1970` : date.toISOString();
+  return isoOrUndefined(seconds * 1000) ?? `${seconds} seconds after 1970`;
 }
 
 export class SandboxClock {

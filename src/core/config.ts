@@ -27,6 +27,8 @@ export type PaymentTokenTransport =
 
 /** The longest token lifetime: ten years keeps every exp a date that clients and the journal can carry. */
 export const MAX_TOKEN_TTL_SECONDS = 3650 * 86_400;
+/** The same limit, as messages state it. */
+export const MAX_TOKEN_TTL_TEXT = "3650d (ten years)";
 
 export interface SandboxSettings {
   tokenTtlSeconds: number;
@@ -98,7 +100,7 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
     s.tokenTtlSeconds = durationSetting("tokenTtl", input.tokenTtl);
     if (s.tokenTtlSeconds < 1) throw new ConfigError(`tokenTtl must be at least 1s, got '${input.tokenTtl}'`, "tokenTtl");
     if (s.tokenTtlSeconds > MAX_TOKEN_TTL_SECONDS) {
-      throw new ConfigError(`tokenTtl must be at most 3650d (ten years), got '${input.tokenTtl}'`, "tokenTtl");
+      throw new ConfigError(`tokenTtl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${input.tokenTtl}'`, "tokenTtl");
     }
   }
   if (input.leeway !== undefined) s.leewaySeconds = durationSetting("leeway", input.leeway);

@@ -73,51 +73,49 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const names = printable(trace.rules.join(", "), 1000);
       response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
     }
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const query = redactQuery(request.query);
-    const code = thrown instanceof SandboxError ? thrown.code : thrown !== undefined ? "internal_error" : undefined;
-    const status = response.dropConnection ? 0 : response.status;
+    // What the log and the journal say of this request, with secret-looking values redacted once.
+    const outcome: Outcome = {
+      arrivedMs,
+      path: redactPath(request.path),
+      query: redactQuery(request.query),
+      status: response.dropConnection ? 0 : response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      code: thrown instanceof SandboxError ? thrown.code : thrown !== undefined ? "internal_error" : undefined,
+    };
     // The log line is built only when something listens (formatting a date costs more than the rest).
-    if (hooks.onRequest || (thrown !== undefined && code === "internal_error")) {
-      const entry = logEntry(arrivedMs, request, query, status, durationMs, trace, code);
-      if (code === "internal_error") hooks.onInternalError?.(thrown, entry);
+    if (hooks.onRequest || outcome.code === "internal_error") {
+      const entry = logEntry(request.method, trace, outcome);
+      if (outcome.code === "internal_error") hooks.onInternalError?.(thrown, entry);
       hooks.onRequest?.(entry);
     }
     // The journal is about the integration's requests; control-plane calls would only drown them.
-    if (trace.endpoint !== "control") record(ctx, request, trace, { arrivedMs, query, status, durationMs, code }, response);
+    if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response);
     return response;
   };
 }
 
-function logEntry(
-  arrivedMs: number,
-  request: SandboxRequest,
-  query: string,
-  status: number,
-  durationMs: number,
-  trace: RequestTrace,
-  code: string | undefined,
-): RequestLogEntry {
+function logEntry(method: string, trace: RequestTrace, outcome: Outcome): RequestLogEntry {
   const entry: RequestLogEntry = {
-    time: new Date(arrivedMs).toISOString(),
-    method: request.method,
-    path: redactPath(request.path),
-    query,
-    status,
-    durationMs,
+    time: new Date(outcome.arrivedMs).toISOString(),
+    method,
+    path: outcome.path,
+    query: outcome.query,
+    status: outcome.status,
+    durationMs: outcome.durationMs,
     endpoint: trace.endpoint,
     scenario: trace.scenario.name,
   };
   if (trace.merchantId) entry.merchant = trace.merchantId;
   if (trace.tokenId) entry.tokenId = trace.tokenId;
-  if (code) entry.code = code;
+  if (outcome.code) entry.code = outcome.code;
   if (trace.rules.length) entry.rules = trace.rules;
   return entry;
 }
 
 interface Outcome {
   arrivedMs: number;
-  /** The query with secret-looking values redacted. */
+  /** The path and query with JWT-shaped and secret-looking values redacted. */
+  path: string;
   query: string;
   status: number;
   durationMs: number;
@@ -135,7 +133,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrac
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
     method: request.method,
-    path: redactPath(request.path),
+    path: outcome.path,
     query: outcome.query,
     status: outcome.status,
     durationMs: outcome.durationMs,

@@ -106,6 +106,8 @@ describe("resolveSettings: each bad value's message", () => {
     [{ tokenTtl: "0" }, "tokenTtl must be at least 1s, got '0'"],
     [{ tokenTtl: 0 }, "tokenTtl must be at least 1s, got '0'"],
     [{ tokenTtl: "400ms" }, "tokenTtl must be at least 1s, got '400ms'"],
+    // Regression: an enormous ttl made tokens whose exp no date can show.
+    [{ tokenTtl: "3651d" }, "tokenTtl must be at most 3650d (ten years), got '3651d'"],
     [{ leeway: "a bit" }, `leeway 'a bit' is not a duration; ${DURATION_HELP}`],
     [{ leeway: Number.NaN }, "leeway must be a non-negative number of seconds, got NaN"],
     [{ algorithm: "none" }, "algorithm 'none' is not supported; use one of: RS256, ES256, HS256"],
