@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/scenarios/load.js";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { LIBRARY } from "../support/library.js";
+import { problem } from "../support/server.js";
 
 /**
  * The scenario commands of the real binary: validate, scenarios, schema, and serve with
@@ -13,25 +15,6 @@ import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
  */
 
 const LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
-const LIBRARY = [
-  "cashout-without-scope",
-  "default",
-  "login-gone",
-  "merchant-disabled",
-  "payment-token-expired",
-  "secret-rotated",
-  "server-clock-ahead",
-  "server-clock-behind",
-  "short-lived-tokens",
-  "signing-key-rotation",
-  "signing-key-rotation-overlap",
-  "slow-token-endpoint",
-  "token-connection-dropped",
-  "token-endpoint-outage",
-  "token-expires-after-calls",
-  "token-rate-limited",
-  "token-revoked-mid-session",
-];
 const NOT_STARTED = "merchant-sandbox: the scenarios do not load, nothing was started:";
 
 const dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-cli-scenarios-"));
@@ -244,16 +227,7 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
       expect(res.headers.get("retry-after")).toBe("30");
       expect(res.headers.get("x-sandbox-rule")).toBe("token-endpoint-outage/outage");
       expect(res.headers.get("content-type")).toBe("application/problem+json");
-      expect(await res.json()).toEqual({
-        type: "urn:merchant-sandbox:problem:service_unavailable",
-        title: "Service Unavailable",
-        status: 503,
-        detail,
-        code: "service_unavailable",
-        error: "temporarily_unavailable",
-        error_description: detail,
-        instance: "/api/v2/auth/token",
-      });
+      expect(await res.json()).toEqual(problem(503, "Service Unavailable", "service_unavailable", detail, "/api/v2/auth/token", "temporarily_unavailable"));
     }
     const third = await exchange(cli.url, "token-endpoint-outage-key", "token-endpoint-outage-secret");
     expect(third.status).toBe(200);

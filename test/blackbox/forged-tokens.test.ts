@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import {
@@ -23,6 +23,8 @@ import {
   T0,
   postJson,
   problem,
+  requestWithRepeatedHeaders,
+  toReply,
   startTestServer,
   type Reply,
   type TestServer,
@@ -184,37 +186,6 @@ async function get(srv: TestServer, authorization: string, path = PAYMENT): Prom
   return srv.call(path, { headers: { authorization } });
 }
 
-function toReply(status: number, rawHeaders: Array<[string, string]>, text: string): Reply {
-  const headers = new Headers();
-  for (const [name, value] of rawHeaders) headers.append(name, value);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status, headers, text, json };
-}
-
-/** A GET through node:http, where a header may be given several times (fetch would merge them). */
-function nodeGet(url: string, path: string, headers: Record<string, string | string[]>): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method: "GET" });
-    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
-    req.on("error", reject);
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => {
-        const pairs: Array<[string, string]> = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-        resolve(toReply(res.statusCode ?? 0, pairs, Buffer.concat(chunks).toString("utf8")));
-      });
-    });
-    req.end();
-  });
-}
 
 /**
  * Writes header lines byte for byte on a raw socket (no client normalises them: a trailing space
@@ -698,7 +669,7 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
 
   it("two Authorization headers (node:http, legitimate + forged) → 400 invalid_request authorization_header_repeated", async () => {
     const forged = `${b64url({ alg: "none", typ: "at+jwt", kid: trusted.kid })}.${parts(legit)[1]}.`;
-    const r = await nodeGet(srv.url, PAYMENT, { authorization: [`Bearer ${legit}`, `Bearer ${forged}`] });
+    const r = await requestWithRepeatedHeaders(srv.url, PAYMENT, { authorization: [`Bearer ${legit}`, `Bearer ${forged}`] });
     expectRefusal(r, invalidRequest("authorization_header_repeated", D.repeated));
   });
 

@@ -18,9 +18,9 @@ interface RawReply {
 }
 
 /** Sends raw bytes (and optionally stops mid-request) and reads the whole answer until close. */
-function raw(server: RunningServer, bytes: string): Promise<RawReply> {
+function raw(port: number, bytes: string): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, "127.0.0.1", () => socket.write(bytes));
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
     let data = "";
     socket.setEncoding("utf8").on("data", (d: string) => (data += d));
     socket.on("error", reject);
@@ -42,6 +42,25 @@ afterEach(async () => {
   cli = undefined;
 });
 
+/** A refusal the server made itself: exact status and body, problem+json, not cached, connection closed. */
+function expectServerRefusal(r: RawReply, expected: ReturnType<typeof problem>): void {
+  expect(r.status).toBe(expected.status);
+  expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
+  expect(r.body).toEqual(expected);
+}
+
+const headersTooLarge = (limit: number) =>
+  problem(
+    431,
+    "Request Header Fields Too Large",
+    "headers_too_large",
+    `The request's headers are larger than this sandbox accepts (${limit} bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).`,
+    "/",
+    "invalid_request",
+  );
+
+const TIMED_OUT = problem(408, "Request Timeout", "request_timeout", "The request was not completed in time. Send the headers and body without pausing.", "/", "invalid_request");
+
 async function serverWith(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
   running = await startServer(await createSandbox({ frozenAt: T0 }), { port: 0, ...options });
   return running;
@@ -50,54 +69,35 @@ async function serverWith(options: Parameters<typeof startServer>[1]): Promise<R
 describe("header size limit", () => {
   it("a header section over the configured limit gets 431 problem+json naming the limit, and the connection closes", async () => {
     const server = await serverWith({ maxHeaderBytes: 4096 });
-    const r = await raw(server, `GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`);
-    expect(r.status).toBe(431);
-    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
-    expect(r.body).toEqual(
-      problem(
-        431,
-        "Request Header Fields Too Large",
-        "headers_too_large",
-        "The request's headers are larger than this sandbox accepts (4096 bytes in all). Send shorter headers: an access token is under 2 KB, so an oversized Authorization or Cookie header is the usual cause (the limit is serve --max-header-bytes).",
-        "/",
-        "invalid_request",
-      ),
-    );
+    expectServerRefusal(await raw(server.port, `GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`), headersTooLarge(4096));
   });
 
   it("headers just under the limit are served", async () => {
     const server = await serverWith({ maxHeaderBytes: 4096 });
     const res = await fetch(`${server.url}/__sandbox/health`, { headers: { "x-pad": "a".repeat(3000) } });
     expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok", version: "0.1.0", scenarios: ["default"] });
   });
 });
 
 describe("timeouts", () => {
   it("a client that stops in the middle of its headers gets 408 problem+json and its socket is closed", async () => {
     const server = await serverWith({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 });
-    const r = await raw(server, "GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nAuthoriz");
-    expect(r.status).toBe(408);
-    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
-    expect(r.body).toEqual(
-      problem(408, "Request Timeout", "request_timeout", "The request was not completed in time. Send the headers and body without pausing.", "/", "invalid_request"),
-    );
+    expectServerRefusal(await raw(server.port, "GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nAuthoriz"), TIMED_OUT);
   });
 
   it("a client that stops in the middle of its body gets 408 too", async () => {
     const server = await serverWith({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 });
-    const r = await raw(server, `POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"api_key":`);
-    expect(r.status).toBe(408);
-    expect(r.body.code).toBe("request_timeout");
+    const partial = `POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"api_key":`;
+    expectServerRefusal(await raw(server.port, partial), TIMED_OUT);
   });
 });
 
 describe("malformed HTTP", () => {
   it("a request line that is not HTTP gets 400 http_malformed problem+json", async () => {
     const server = await serverWith({});
-    const r = await raw(server, "HELLO\r\n\r\n");
-    expect(r.status).toBe(400);
-    expect(r.headers).toMatchObject({ "content-type": "application/problem+json", "cache-control": "no-store", connection: "close" });
-    expect(r.body).toEqual(
+    expectServerRefusal(
+      await raw(server.port, "HELLO\r\n\r\n"),
       problem(
         400,
         "Bad Request",
@@ -112,21 +112,29 @@ describe("malformed HTTP", () => {
 
 describe("serve flags for the limits", () => {
   it("--max-body-bytes: a body over it gets 413 naming the limit", async () => {
-    cli = await startCliServer(["--max-body-bytes", "2048", "--log-format", "off"]);
+    const server = await startCliServer(["--max-body-bytes", "2048", "--log-format", "off"]);
+    cli = server;
     const body = JSON.stringify({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET, pad: "x".repeat(3000) });
-    const res = await fetch(`${(cli as CliProcess & { url: string }).url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await fetch(`${server.url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body });
     expect(res.status).toBe(413);
-    expect((await res.json()).error_description).toBe("The request body is larger than 2048 bytes. Send only the fields the endpoint expects.");
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toEqual(
+      problem(
+        413,
+        "Content Too Large",
+        "payload_too_large",
+        "The request body is larger than 2048 bytes. Send only the fields the endpoint expects.",
+        "/api/v2/auth/token",
+        "payload_too_large",
+      ),
+    );
   });
 
   it("--max-header-bytes: the server refuses larger header sections with 431", async () => {
-    cli = await startCliServer(["--max-header-bytes", "2048", "--log-format", "off"]);
-    const url = new URL((cli as CliProcess & { url: string }).url);
-    running = { port: Number(url.port) } as RunningServer; // raw() needs only the port
-    const r = await raw(running, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(3000)}\r\n\r\n`);
-    running = undefined;
-    expect(r.status).toBe(431);
-    expect(r.body.error_description).toContain("(2048 bytes in all)");
+    const server = await startCliServer(["--max-header-bytes", "2048", "--log-format", "off"]);
+    cli = server;
+    const r = await raw(Number(new URL(server.url).port), `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(3000)}\r\n\r\n`);
+    expectServerRefusal(r, headersTooLarge(2048));
   });
 
   const bad: Array<[string[], string]> = [

@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportSPKI, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/core/sandbox.js";
@@ -8,6 +7,7 @@ import {
   T0,
   postJson,
   problem,
+  requestWithRepeatedHeaders,
   startTestServer,
   type Reply,
   type TestServer,
@@ -155,41 +155,6 @@ async function signWithSandboxKey(
     .sign(key.privateKey);
 }
 
-interface RawReply {
-  status: number;
-  headers: HeaderMap;
-  text: string;
-  json: unknown;
-}
-
-/** A request through node:http, where one header may be sent several times (fetch would merge them). */
-function rawRequest(url: string, path: string, headers: Record<string, string | string[]>): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method: "GET" });
-    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
-    req.on("error", reject);
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const out: HeaderMap = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: out, text, json });
-      });
-    });
-    req.end();
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -315,14 +280,14 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
 
     it("two Authorization headers (even both valid) → 400 invalid_request authorization_header_repeated", async () => {
       const token = await srv.token();
-      const r = await rawRequest(srv.url, "/api/v2/payment/x", {
+      const r = await requestWithRepeatedHeaders(srv.url, "/api/v2/payment/x", {
         authorization: [`Bearer ${token}`, `Bearer ${token}`],
       });
       expectProblemParts(
         r.status,
         r.text,
         r.json,
-        r.headers,
+        headersOf(r),
         invalidRequest(
           "authorization_header_repeated",
           "The Authorization header was sent more than once. Send exactly one 'Authorization: Bearer <token>' header.",
@@ -333,14 +298,14 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
 
     it("two different Authorization headers → 400 authorization_header_repeated (not merged into one value)", async () => {
       const token = await srv.token();
-      const r = await rawRequest(srv.url, "/api/v2/cashout/x", {
+      const r = await requestWithRepeatedHeaders(srv.url, "/api/v2/cashout/x", {
         authorization: [`Bearer ${token}`, "Basic abc"],
       });
       expectProblemParts(
         r.status,
         r.text,
         r.json,
-        r.headers,
+        headersOf(r),
         invalidRequest(
           "authorization_header_repeated",
           "The Authorization header was sent more than once. Send exactly one 'Authorization: Bearer <token>' header.",

@@ -1,4 +1,3 @@
-import { request as httpRequest } from "node:http";
 import { redact } from "../../src/core/redact.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import {
   DEFAULT_SECRET,
   T0,
   postJson,
+  requestWithRepeatedHeaders,
   problem,
   startTestServer,
   type Reply,
@@ -152,37 +152,6 @@ function paddedJson(size: number): string {
   return body;
 }
 
-/** Sends a request with node:http directly, for what fetch cannot express (a repeated header). */
-function rawRequest(
-  url: string,
-  path: string,
-  headers: Record<string, string | string[]>,
-  body: string,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method: "POST", headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) {
-          if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: h, text, json });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 function useServer(options: Parameters<typeof startTestServer>[0] = {}): () => TestServer {
   let s: TestServer | undefined;
@@ -418,12 +387,10 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
   });
 
   it("refuses an X-Api-Key header sent twice: credential_header_repeated", async () => {
-    const r = await rawRequest(
-      s().url,
-      TOKEN_PATH,
-      { "content-type": "application/json", "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] },
-      JSON.stringify({ api_secret: DEFAULT_SECRET }),
-    );
+    const r = await requestWithRepeatedHeaders(s().url, TOKEN_PATH, { "content-type": "application/json", "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] }, {
+      method: "POST",
+      body: JSON.stringify({ api_secret: DEFAULT_SECRET }),
+    });
     expectProblem(
       r,
       invalidRequest("credential_header_repeated", "The X-Api-Key header was sent more than once. Send it exactly once."),
@@ -431,12 +398,10 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
   });
 
   it("refuses an X-Api-Secret header sent twice: credential_header_repeated, without echoing either value", async () => {
-    const r = await rawRequest(
-      s().url,
-      TOKEN_PATH,
-      { "content-type": "application/json", "x-api-secret": [DEFAULT_SECRET, WRONG_SECRET] },
-      JSON.stringify({ api_key: DEFAULT_KEY }),
-    );
+    const r = await requestWithRepeatedHeaders(s().url, TOKEN_PATH, { "content-type": "application/json", "x-api-secret": [DEFAULT_SECRET, WRONG_SECRET] }, {
+      method: "POST",
+      body: JSON.stringify({ api_key: DEFAULT_KEY }),
+    });
     expectProblem(
       r,
       invalidRequest("credential_header_repeated", "The X-Api-Secret header was sent more than once. Send it exactly once."),

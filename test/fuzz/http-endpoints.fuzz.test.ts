@@ -19,6 +19,7 @@ import {
   mutatePath,
   queryString,
   rawExchange,
+  refusedByHttpLayer,
   serialize,
   shown,
   utf8,
@@ -103,9 +104,10 @@ async function check(generated: RawRequest): Promise<void> {
     }
   } else if (grown === 0) {
     // Only a request the HTTP layer refuses (not HTTP, headers too large, too slow, no Host, an unmet Expect) never reaches the sandbox.
-    const code = res.body.length ? (JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code : `(HEAD, ${res.status})`;
-    const layer = ["http_malformed", "headers_too_large", "request_timeout", "host_missing", "expectation_unsupported"].includes(String(code)) || (!res.body.length && [400, 408, 431].includes(res.status));
-    if (!layer) throw new Error(`a ${res.status} answer (${String(code)}) left no journal entry: ${what}`);
+    if (!refusedByHttpLayer(res)) {
+      const code = res.body.length ? (JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code : `(HEAD, ${res.status})`;
+      throw new Error(`a ${res.status} answer (${String(code)}) left no journal entry: ${what}`);
+    }
   } else {
     throw new Error(`one request added ${grown} journal entries: ${what}`);
   }

@@ -2,7 +2,7 @@ import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { createSandbox, type RequestLogEntry, type Sandbox } from "../../src/core/sandbox.js";
-import { startTestServer, T0, type TestServer } from "../support/server.js";
+import { problem, startTestServer, T0, type TestServer } from "../support/server.js";
 
 /**
  * A library scenario in-process: msw's setupServer with the sandbox's handlers plays
@@ -12,16 +12,7 @@ import { startTestServer, T0, type TestServer } from "../support/server.js";
 const BASE = "https://api.merchant.test";
 const outageCredentials = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
 const detail = "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
-const outageProblem = {
-  type: "urn:merchant-sandbox:problem:service_unavailable",
-  title: "Service Unavailable",
-  status: 503,
-  detail,
-  code: "service_unavailable",
-  error: "temporarily_unavailable",
-  error_description: detail,
-  instance: "/api/v2/auth/token",
-};
+const outageProblem = problem(503, "Service Unavailable", "service_unavailable", detail, "/api/v2/auth/token", "temporarily_unavailable");
 
 interface Answer {
   status: number;

@@ -16,6 +16,7 @@ import {
   type TestServer,
 } from "../support/server.js";
 import { challenge, REALM, ISSUER, AUDIENCE, RENEW_HINT } from "../support/expect.js";
+import { LIBRARY } from "../support/library.js";
 
 /**
  * The scenario library (scenarios/*.yaml), played end to end over real HTTP against the real
@@ -42,25 +43,6 @@ const DEPRECATION = {
   link: '</api/v2/auth/token>; rel="successor-version"',
 };
 
-const LIBRARY = [
-  "default",
-  "short-lived-tokens",
-  "token-expires-after-calls",
-  "token-revoked-mid-session",
-  "secret-rotated",
-  "merchant-disabled",
-  "token-endpoint-outage",
-  "token-rate-limited",
-  "server-clock-ahead",
-  "server-clock-behind",
-  "signing-key-rotation",
-  "signing-key-rotation-overlap",
-  "payment-token-expired",
-  "login-gone",
-  "cashout-without-scope",
-  "token-connection-dropped",
-  "slow-token-endpoint",
-] as const;
 type LibraryName = (typeof LIBRARY)[number];
 
 interface Creds {

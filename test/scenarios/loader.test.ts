@@ -8,6 +8,7 @@ import { DEFAULT_SCENARIO } from "../../src/scenarios/default-scenario.js";
 import { LIBRARY_DIR, libraryNames, resolveScenario } from "../../src/scenarios/library.js";
 import { formatProblem, loadScenarioFile, parseScenarioText, ScenarioLoadError, type ScenarioProblem } from "../../src/scenarios/load.js";
 import { scenarioJsonSchema, type ScenarioFile } from "../../src/scenarios/schema.js";
+import { LIBRARY } from "../support/library.js";
 
 /**
  * The scenario loader: every problem of a file is reported at once, with file, line and column,
@@ -38,25 +39,6 @@ function loadError(text: string, file = "x.yaml"): ScenarioLoadError {
 
 const errorOf = (text: string, file = "x.yaml") => loadError(text, file).message;
 
-const LIBRARY = [
-  "cashout-without-scope",
-  "default",
-  "login-gone",
-  "merchant-disabled",
-  "payment-token-expired",
-  "secret-rotated",
-  "server-clock-ahead",
-  "server-clock-behind",
-  "short-lived-tokens",
-  "signing-key-rotation",
-  "signing-key-rotation-overlap",
-  "slow-token-endpoint",
-  "token-connection-dropped",
-  "token-endpoint-outage",
-  "token-expires-after-calls",
-  "token-rate-limited",
-  "token-revoked-mid-session",
-];
 
 const dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-loader-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -511,7 +493,7 @@ describe("the library", () => {
   });
 
   it("the library loads together: every scenario at once in one sandbox", async () => {
-    const sandbox = await createSandbox({ scenarios: LIBRARY, frozenAt: 0 });
+    const sandbox = await createSandbox({ scenarios: [...LIBRARY], frozenAt: 0 });
     expect(sandbox.scenarios.map((s) => s.name)).toEqual(LIBRARY);
   });
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/core/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 
@@ -80,4 +81,45 @@ export function problem(status: number, title: string, code: string, description
     error_description: description,
     instance,
   };
+}
+
+/** A reply built from raw parts: status, headers in order (repeats kept), and the body text. */
+export function toReply(status: number, rawHeaders: Array<[string, string]>, text: string): Reply {
+  const headers = new Headers();
+  for (const [name, value] of rawHeaders) headers.append(name, value);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, text, json };
+}
+
+/**
+ * A request through node:http, where a header may be given several times (fetch would merge two
+ * Authorization headers into one, so the sandbox's refusal of repeats could not be reached).
+ */
+export function requestWithRepeatedHeaders(
+  url: string,
+  path: string,
+  headers: Record<string, string | string[]>,
+  init: { method?: string; body?: string } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { method: init.method ?? "GET" });
+    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
+    req.on("error", reject);
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () => {
+        const pairs: Array<[string, string]> = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+        resolve(toReply(res.statusCode ?? 0, pairs, Buffer.concat(chunks).toString("utf8")));
+      });
+    });
+    req.end(init.body);
+  });
 }
