@@ -4,16 +4,14 @@
 // processes printed. Each check is named and passes or fails on its own. Builds nothing: run
 // `npm run build` first. Loopback only, bounded (well under 60 s). Writes
 // bench/results/faults.{json,md}; exits 1 when a check fails.
-import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet } from "./support.mjs";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}/g;
 const DEFAULT_CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
 const PAYMENT_TOKEN = "sandbox-payment-token";
 const secrets = new Set(["sandbox-api-secret", "sandbox-payment-token", "sandbox-password"]);
@@ -26,28 +24,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Helpers
 
 async function startSandbox(label, extraArgs = []) {
-  const args = ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--log-format", "json", ...extraArgs];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  const out = { label, args, stdout: [], stderr: [] };
-  outputs.push(out);
-  child.stdout.on("data", (d) => out.stdout.push(d));
-  child.stderr.on("data", (d) => out.stderr.push(d));
-  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, at: performance.now() })));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no 'listening on' within 10 s`)), 10_000);
-    const onData = () => {
-      const m = /listening on (http:\/\/[^\s"]+)/.exec(Buffer.concat(out.stdout).toString("utf8"));
-      if (m) {
-        clearTimeout(timer);
-        child.stdout.off("data", onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout.on("data", onData);
-    exited.then(({ code }) => reject(new Error(`${label}: exited with ${code} before listening: ${Buffer.concat(out.stderr)}`)));
-  });
-  const { hostname, port } = new URL(url);
-  return { child, url, host: hostname, port: Number(port), exited, out };
+  const server = await startSandboxCli(label, extraArgs);
+  outputs.push(server.out);
+  return server;
 }
 
 async function stopSandbox(server) {
@@ -60,7 +39,6 @@ async function stopSandbox(server) {
 }
 
 const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length;
-const rssKb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]);
 const mb = (kb) => +(kb / 1024).toFixed(1);
 
 /**
@@ -545,27 +523,9 @@ async function templateFault() {
 // ---------------------------------------------------------------------------------------------
 // e) Secret scan of everything printed
 
-function scan(label, text, literals, segments) {
-  const hits = [];
-  for (const secret of literals) {
-    const at = text.indexOf(secret);
-    if (at >= 0) hits.push({ where: label, what: `'${secret.slice(0, 4)}…' (${secret.length} chars)`, count: text.split(secret).length - 1, sample: text.slice(Math.max(0, at - 60), at + 60).replace(/\n/g, "⏎") });
-  }
-  const shapes = text.match(JWT_SHAPE) ?? [];
-  if (shapes.length) hits.push({ where: label, what: "JWT-shaped string", count: shapes.length, sample: shapes[0].slice(0, 60) });
-  let n = 0;
-  for (const [word] of text.matchAll(/[A-Za-z0-9_-]{20,}/g)) if (segments.has(word)) n++;
-  if (n) hits.push({ where: label, what: "segment of an issued token", count: n });
-  return hits;
-}
-
 function secretScan() {
-  const segments = new Set();
-  for (const t of issuedTokens) {
-    const [, payload, signature] = t.split(".");
-    segments.add(payload);
-    segments.add(signature);
-  }
+  const segments = tokenSegmentSet(issuedTokens);
+  const noWords = new Set();
   const literals = [...secrets].filter(Boolean);
   const hits = [];
   let bytes = 0;
@@ -573,16 +533,16 @@ function secretScan() {
     for (const stream of ["stdout", "stderr"]) {
       const text = Buffer.concat(o[stream]).toString("utf8");
       bytes += text.length;
-      hits.push(...scan(`${o.label} ${stream}`, text, literals, segments));
+      hits.push(...scanForSecrets(`${o.label} ${stream}`, text, literals, noWords, segments));
     }
     if (o.journal) {
       bytes += o.journal.length;
-      hits.push(...scan(`${o.label} journal`, o.journal, literals, segments));
+      hits.push(...scanForSecrets(`${o.label} journal`, o.journal, literals, noWords, segments));
     }
   }
   const total = hits.reduce((a, h) => a + h.count, 0);
   // The scanner itself, on planted values: a literal secret, an issued JWT (shape and segments).
-  const planted = scan("self-check", `planted ${literals[0]} Bearer ${[...issuedTokens][0]}`, literals, segments).map((h) => h.what);
+  const planted = scanForSecrets("self-check", `planted ${literals[0]} Bearer ${[...issuedTokens][0]}`, literals, noWords, segments).map((h) => h.what);
   check("e) no secret in clear in anything the processes printed (and the journals read)", total === 0 && planted.length === 3, {
     "scanner self-check (planted literal, JWT shape, token segment found)": `${planted.length} / 3`,
     scanned: `${outputs.length} processes, ${(bytes / 1024).toFixed(0)} KiB (stdout, stderr, journals of c and d)`,
@@ -601,7 +561,7 @@ await guarded("d) template fault", templateFault);
 secretScan();
 
 const passed = checks.every((c) => c.ok);
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
+const machine = machineDescription();
 const results = { date: new Date().toISOString(), machine, checks, passed, seconds: Math.round((Date.now() - started) / 1000) };
 const fmt = (v) => (typeof v === "string" ? v : JSON.stringify(v));
 const md = [

@@ -7,9 +7,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, rssKb } from "./support.mjs";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ALG = process.env.BENCH_ALG ?? "RS256";
 const CLK_TCK = 100; // Linux USER_HZ
@@ -64,8 +63,7 @@ function cpuTicks(pid) {
 }
 
 function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Math.round(Number(m[1]) / 1024);
+  return Math.round(rssKb(pid) / 1024);
 }
 
 async function load(server, endpoint, connections, duration = DURATION) {

@@ -5,12 +5,9 @@
 // scanned for secrets in clear. Builds nothing: run `npm run build` first. Loopback only, bounded
 // (about 75 s at the default). Writes bench/results/soak.{json,md}; exits 1 when a criterion fails.
 import autocannon from "autocannon";
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { ROOT, machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet } from "./support.mjs";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const PROBE_SECONDS = Number(process.env.SOAK_PROBE_SECONDS ?? 5);
 const LOAD_FRACTION = Number(process.env.SOAK_LOAD ?? 0.8);
@@ -24,38 +21,6 @@ const PAYMENT_TOKEN = "sandbox-payment-token";
 const WRONG_SECRET = "soak-wrong-secret-7f3a"; // what a client sent: as secret as the right one
 const GOOD_CREDENTIALS = JSON.stringify({ api_key: "sandbox-api-key", api_secret: API_SECRET });
 const BAD_CREDENTIALS = JSON.stringify({ api_key: "sandbox-api-key", api_secret: WRONG_SECRET });
-const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}/g;
-
-// ---------------------------------------------------------------------------------------------
-// The server
-
-async function startSandbox(extraArgs = []) {
-  const args = ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--log-format", "json", ...extraArgs];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  const output = { stdout: [], stderr: [] };
-  child.stdout.on("data", (d) => output.stdout.push(d));
-  child.stderr.on("data", (d) => output.stderr.push(d));
-  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the sandbox did not print 'listening on' within 10 s")), 10_000);
-    const onData = () => {
-      const m = /listening on (http:\/\/[^\s"]+)/.exec(Buffer.concat(output.stdout).toString("utf8"));
-      if (m) {
-        clearTimeout(timer);
-        child.stdout.off("data", onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout.on("data", onData);
-    exited.then(({ code }) => reject(new Error(`the sandbox exited with ${code} before listening: ${Buffer.concat(output.stderr)}`)));
-  });
-  return { child, url, output, exited, args };
-}
-
-function rssKb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(m[1]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The traffic mix: one cycle per connection, each kind with the one status it must get.
@@ -200,57 +165,10 @@ async function sessionCount(url) {
  * `literalSecrets` are looked for as substrings; `wordSecrets` (the hundreds of session credentials)
  * and `tokenSegments` as whole [A-Za-z0-9_-] words, in one pass over the text.
  */
-function scanForSecrets(label, text, literalSecrets, wordSecrets, tokenSegments) {
-  const hits = [];
-  for (const secret of literalSecrets) {
-    let i = text.indexOf(secret);
-    let n = 0;
-    while (i >= 0) {
-      n++;
-      i = text.indexOf(secret, i + 1);
-    }
-    if (n) hits.push({ where: label, what: `literal '${secret.slice(0, 4)}…' (${secret.length} chars)`, count: n, sample: context(text, text.indexOf(secret)) });
-  }
-  const shapes = text.match(JWT_SHAPE) ?? [];
-  if (shapes.length) hits.push({ where: label, what: "JWT-shaped string (eyJ….eyJ…)", count: shapes.length, sample: context(text, text.search(JWT_SHAPE)) });
-  // A token's payload or signature segment on its own is still the token's secret part.
-  let segmentHits = 0;
-  let firstSegment;
-  let wordHits = 0;
-  let firstWord;
-  for (const [word] of text.matchAll(/[A-Za-z0-9_-]{8,}/g)) {
-    if (tokenSegments.has(word)) {
-      segmentHits++;
-      firstSegment ??= word;
-    }
-    if (wordSecrets.has(word)) {
-      wordHits++;
-      firstWord ??= word;
-    }
-  }
-  if (segmentHits) hits.push({ where: label, what: "segment of an issued access token", count: segmentHits, sample: context(text, text.indexOf(firstSegment)) });
-  if (wordHits) hits.push({ where: label, what: "a session's api_secret, payment token or password", count: wordHits, sample: context(text, text.indexOf(firstWord)) });
-  return hits;
-}
-
-function context(text, at) {
-  return text.slice(Math.max(0, at - 80), at + 80).replace(/\n/g, "⏎");
-}
-
-function tokenSegmentSet(tokens) {
-  const set = new Set();
-  for (const t of tokens) {
-    const [, payload, signature] = t.split(".");
-    if (payload) set.add(payload);
-    if (signature) set.add(signature);
-  }
-  return set;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 const started = Date.now();
-const server = await startSandbox(["--journal-size", String(JOURNAL_SIZE), "--max-sessions", String(MAX_SESSIONS)]);
+const server = await startSandboxCli("soak", ["--journal-size", String(JOURNAL_SIZE), "--max-sessions", String(MAX_SESSIONS)]);
 const pid = server.child.pid;
 const seed = await fetch(`${server.url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: GOOD_CREDENTIALS });
 const seedToken = rememberToken(await seed.text());
@@ -300,8 +218,8 @@ const alive = server.child.exitCode === null && server.child.signalCode === null
 server.child.kill("SIGTERM");
 const exit = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r({ code: "timeout" }), 5000))]);
 if (exit.code === "timeout") server.child.kill("SIGKILL");
-const stdoutText = Buffer.concat(server.output.stdout).toString("utf8");
-const stderrText = Buffer.concat(server.output.stderr).toString("utf8");
+const stdoutText = Buffer.concat(server.out.stdout).toString("utf8");
+const stderrText = Buffer.concat(server.out.stderr).toString("utf8");
 const literalSecrets = [API_SECRET, PAYMENT_TOKEN, WRONG_SECRET];
 const wordSecrets = new Set([...sessionSecrets].filter((x) => /^[A-Za-z0-9_-]{8,}$/.test(x)));
 literalSecrets.push(...[...sessionSecrets].filter((x) => !wordSecrets.has(x))); // any of another shape: as substrings
@@ -350,12 +268,12 @@ const criteria = [
   { name: "exit code 0 on SIGTERM after the soak", value: exit.code, ok: exit.code === 0 },
 ];
 const passed = criteria.every((c) => c.ok);
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`;
+const machine = machineDescription();
 
 const results = {
   date: new Date().toISOString(),
   machine,
-  command: `node ${server.args.join(" ")}`,
+  command: `node ${server.out.args.join(" ")}`,
   settings: { soakSeconds: SOAK_SECONDS, probeSeconds: PROBE_SECONDS, loadFraction: LOAD_FRACTION, connections: CONNECTIONS, journalSize: JOURNAL_SIZE, maxSessions: MAX_SESSIONS },
   probe: { maxRateReqPerSec: maxRate, total: probe.requests.total, p50: probe.latency.p50, p99: probe.latency.p99, errors: probe.errors + probe.timeouts, byKind: probeMix.byKind },
   hold: {
@@ -391,7 +309,7 @@ const md = [
   `# Soak: ${passed ? "PASS" : "FAIL"}`,
   "",
   `Run ${results.date} on ${machine}.`,
-  `Server: \`node ${server.args.join(" ")}\`; load: autocannon, ${CONNECTIONS} connections, a cycle of ${holdMix.requests.length} requests per connection, plus a session lane (create → exchange → delete, ~10/s).`,
+  `Server: \`node ${server.out.args.join(" ")}\`; load: autocannon, ${CONNECTIONS} connections, a cycle of ${holdMix.requests.length} requests per connection, plus a session lane (create → exchange → delete, ~10/s).`,
   "",
   "| figure | value |",
   "|---|---|",
