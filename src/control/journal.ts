@@ -21,7 +21,13 @@ export interface JournalEntry {
   endpoint: string;
   scenario: string;
   session?: string;
+  /** The merchant the request named (by api_key, e-mail, payment token or token `sub`). */
   merchant?: string;
+  /**
+   * The request named `merchant` but did not prove it (a wrong secret or password, a token no
+   * sandbox key signed): it fired none of the merchant's rules and counts in none of its findings.
+   */
+  unverified?: boolean;
   /** The jti of an access token issued or accepted by this request. */
   tokenId?: string;
   /** The jti of the bearer token the request presented, valid or not. */

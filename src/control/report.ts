@@ -1,6 +1,7 @@
 import type { JournalEntry } from "./journal.js";
 import type { Check } from "./findings/common.js";
 import { conflictingCredentials, credentialsInQuery, deprecatedLoginUsed, jwtOnPaymentInit, missingCredentials, paymentTokenOnBearerEndpoint } from "./findings/misuse.js";
+import { unprovenIdentity } from "./findings/identity.js";
 import { hammeringAfterError, retryIgnoresRetryAfter } from "./findings/retries.js";
 import { expiredTokenReused, noProactiveRenewal, tokenPerCall } from "./findings/tokens.js";
 
@@ -33,9 +34,14 @@ export const CHECKS: readonly Check[] = [
 
 const RANK: Record<Finding["severity"], number> = { error: 0, warning: 1, info: 2 };
 
-/** The findings over these entries: errors first, then warnings, then info; each by its first evidence. */
+/**
+ * The findings over these entries: errors first, then warnings, then info; each by its first
+ * evidence. Only requests whose merchant proved who it is (or that named none) are judged: a request
+ * that merely named a merchant could come from anyone, so it is reported apart, as `info`.
+ */
 export function analyze(entries: readonly JournalEntry[]): Finding[] {
-  const findings = CHECKS.flatMap((check) => check(entries));
+  const judged = entries.filter((e) => !e.unverified);
+  const findings = [...CHECKS.flatMap((check) => check(judged)), ...unprovenIdentity(entries.filter((e) => e.unverified))];
   return findings.sort((a, b) => RANK[a.severity] - RANK[b.severity] || firstSeq(a) - firstSeq(b));
 }
 

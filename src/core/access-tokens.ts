@@ -126,8 +126,29 @@ export class AccessTokens {
         "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
       );
     }
+    const { header, payload } = await this.checkedSignature(token);
+    return this.checkAccessClaims(header, payload);
+  }
+
+  /**
+   * The `sub` of a token whose signature verifies with one of this sandbox's keys, whatever its
+   * claims say about time, type or revocation; undefined for anything else. This is what proves
+   * who a request comes from (see attribution.ts). Never throws. The check is remembered, so the
+   * endpoint's full verification of the same token does not check the signature again.
+   */
+  async provenSubject(token: string): Promise<string | undefined> {
+    try {
+      const { payload } = await this.checkedSignature(token);
+      return typeof payload.sub === "string" ? payload.sub : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The header and payload of a token signed by one of our keys; an InvalidToken saying why not. */
+  private async checkedSignature(token: string): Promise<{ header: ProtectedHeaderParameters; payload: JWTPayload }> {
     const known = this.verifiedSignatures.get(token);
-    if (known) return this.checkAccessClaims(known.header, known.payload);
+    if (known) return known;
     const header = this.decodeHeader(token);
     const alg = String(header.alg);
     if (!this.ring.hasAlgorithm(alg)) {
@@ -155,13 +176,9 @@ export class AccessTokens {
       throw this.explain(e);
     }
     this.remember(token, header, payload);
-    return this.checkAccessClaims(header, payload);
+    return { header, payload };
   }
 
-  /** The claims of a token this sandbox already verified or made, without checking anything. */
-  peek(token: string): JWTPayload | undefined {
-    return this.verifiedSignatures.get(token)?.payload;
-  }
 
   private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
     if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) {

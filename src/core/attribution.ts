@@ -1,61 +1,97 @@
 import type { PaymentTokenTransport } from "./config.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
-import type { Merchant, MerchantRegistry } from "./merchants.js";
+import { secretMatches, type Merchant, type MerchantRegistry } from "./merchants.js";
 import { decodeJson } from "./json-body.js";
 
 /**
- * Which merchant a request comes from, read cheaply and without trusting anything: the api_key on
- * the token endpoint, the e-mail on the login, the payment token, or the `sub` of a bearer JWT
- * (decoded, not verified). It only picks the scenario whose rules and settings apply; the endpoint
- * then authenticates the request for real. Unattributed requests use the primary scenario.
+ * Which merchant a request comes from, and whether it proved it. A request may only *name* a
+ * merchant (an api_key with a wrong secret, a JWT whose `sub` anyone can write); only a proven
+ * identity may fire that merchant's scenario rules, count its calls, change its state or produce
+ * findings in its report. Proof is what the real provider would accept as proof of who is calling:
+ *
+ * - the token endpoint: the api_key with a matching api_secret (the current one, or one a rule
+ *   rotated away: the client had it legitimately);
+ * - the login: the e-mail with its password;
+ * - a bearer JWT whose signature verifies with one of the sandbox's keys (expired, revoked or
+ *   otherwise refused tokens still prove who they were issued to);
+ * - payment/init: the merchant's payment token (or a JWT, as above).
+ *
+ * The endpoint then authenticates the request for real; this only decides whose scenario applies.
  */
-export function attributeMerchant(
-  request: SandboxRequest,
-  endpoint: EndpointName,
-  registry: MerchantRegistry,
-  transports: readonly PaymentTokenTransport[],
-  maxBodyBytes: number,
-  /** Claims of tokens already verified (saves decoding a known token again). */
-  known: (token: string) => { sub?: unknown } | undefined = () => undefined,
-): Merchant | undefined {
+export interface Attribution {
+  merchant: Merchant;
+  /** False when the request only names the merchant: journaled as unverified, no rules, no findings. */
+  proven: boolean;
+}
+
+export interface AttributionDeps {
+  registry: MerchantRegistry;
+  /** Every place a payment token may be sent, across scenarios. */
+  transports: readonly PaymentTokenTransport[];
+  maxBodyBytes: number;
+  /** The `sub` of a token whose signature verifies with a sandbox key, else undefined; never throws. */
+  provenSubject: (token: string) => Promise<string | undefined>;
+}
+
+export async function attributeMerchant(request: SandboxRequest, endpoint: EndpointName, deps: AttributionDeps): Promise<Attribution | undefined> {
   switch (endpoint) {
-    case "token": {
-      const key = headerValue(request, "x-api-key");
-      const fromHeader = key === undefined ? undefined : registry.byKey(key);
-      if (fromHeader) return fromHeader;
-      const body = jsonBody(request, maxBodyBytes);
-      return typeof body?.api_key === "string" ? registry.byKey(body.api_key) : undefined;
-    }
+    case "token":
+      return byApiKey(request, deps);
     case "login": {
-      const body = jsonBody(request, maxBodyBytes);
+      const body = jsonBody(request, deps.maxBodyBytes);
       const id = typeof body?.username === "string" ? body.username : body?.email;
-      return typeof id === "string" ? registry.byLoginEmail(id) : undefined;
+      const merchant = typeof id === "string" ? deps.registry.byLoginEmail(id) : undefined;
+      if (!merchant) return undefined;
+      const password = body?.password;
+      const proven = typeof password === "string" && merchant.login !== undefined && secretMatches(password, merchant.login.password);
+      return { merchant, proven };
     }
     case "payment":
     case "cashout": {
       const token = bearerOf(request);
-      if (!token) return undefined;
-      const sub = known(token)?.sub;
-      return typeof sub === "string" ? registry.findById(sub) : byBearer(request, registry);
+      return token === undefined ? undefined : byToken(token, deps);
     }
     case "payment-init": {
-      for (const t of transports) {
+      for (const t of deps.transports) {
         const value =
           t.kind === "authorization"
             ? bearerOf(request)
             : t.kind === "header"
               ? headerValue(request, t.name)?.trim()
-              : (jsonBody(request, maxBodyBytes)?.[t.field] as unknown);
+              : (jsonBody(request, deps.maxBodyBytes)?.[t.field] as unknown);
         if (typeof value !== "string") continue;
-        const merchant = registry.byPayment(value) ?? bySub(value, registry);
-        if (merchant) return merchant;
+        const found = await byToken(value, deps);
+        if (found) return found;
       }
       return undefined;
     }
     default:
       return undefined;
   }
+}
+
+/** The api_key (header first, then body) names the merchant; a matching api_secret proves it. */
+function byApiKey(request: SandboxRequest, deps: AttributionDeps): Attribution | undefined {
+  const body = jsonBody(request, deps.maxBodyBytes);
+  const headerKey = headerValue(request, "x-api-key");
+  const merchant = (headerKey === undefined ? undefined : deps.registry.byKey(headerKey)) ?? (typeof body?.api_key === "string" ? deps.registry.byKey(body.api_key) : undefined);
+  if (!merchant) return undefined;
+  const presented = [headerValue(request, "x-api-secret"), body?.api_secret].filter((s): s is string => typeof s === "string" && s !== "");
+  const proven = presented.some((secret) => secretMatches(secret, merchant.apiSecret) || merchant.formerSecrets.some((old) => secretMatches(secret, old)));
+  return { merchant, proven };
+}
+
+/** A payment token proves its merchant; a JWT proves its `sub` only when a sandbox key signed it. */
+async function byToken(token: string, deps: AttributionDeps): Promise<Attribution | undefined> {
+  const byPayment = deps.registry.byPayment(token);
+  if (byPayment) return { merchant: byPayment, proven: true };
+  const verifiedSub = await deps.provenSubject(token);
+  const verified = verifiedSub === undefined ? undefined : deps.registry.findById(verifiedSub);
+  if (verified) return { merchant: verified, proven: true };
+  const claimed = unverifiedClaims(token)?.sub;
+  const merchant = typeof claimed === "string" ? deps.registry.findById(claimed) : undefined;
+  return merchant && { merchant, proven: false };
 }
 
 /** The `jti` of the bearer JWT on the request, decoded without verification (journal, rules). */
@@ -66,8 +102,8 @@ export function presentedTokenId(request: SandboxRequest): string | undefined {
 }
 
 /**
- * The claims of a JWT-shaped token, decoded without checking anything: only ever used to pick a
- * scenario or name a token in the journal, never to trust it. Undefined for anything else.
+ * The claims of a JWT-shaped token, decoded without checking anything: only ever used to name the
+ * merchant a request claims to be (marked unverified) or a token in the journal, never to trust it.
  */
 function unverifiedClaims(token: string): { sub?: unknown; jti?: unknown } | undefined {
   const parts = token.split(".");
@@ -80,23 +116,11 @@ function unverifiedClaims(token: string): { sub?: unknown; jti?: unknown } | und
   }
 }
 
-function byBearer(request: SandboxRequest, registry: MerchantRegistry): Merchant | undefined {
-  const token = bearerOf(request);
-  if (!token) return undefined;
-  return registry.byPayment(token) ?? bySub(token, registry);
-}
-
 /** The token of a well-formed `Authorization: Bearer <token>`, read leniently (no refusal here). */
 export function bearerOf(request: SandboxRequest): string | undefined {
   const auth = headerValue(request, "authorization");
   const m = auth === undefined ? null : /^bearer +(\S+)\s*$/i.exec(auth);
   return m?.[1];
-}
-
-/** The merchant named by the `sub` of a JWT-shaped token, decoded without verification. */
-function bySub(token: string, registry: MerchantRegistry): Merchant | undefined {
-  const sub = unverifiedClaims(token)?.sub;
-  return typeof sub === "string" ? registry.findById(sub) : undefined;
 }
 
 /** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */

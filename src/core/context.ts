@@ -64,6 +64,11 @@ export interface RequestTrace {
   endpoint: EndpointName;
   scenario: ScenarioInstance;
   merchantId?: string;
+  /**
+   * The request proved it is `merchantId` (a matching secret or password, a payment token, a JWT
+   * signed by a sandbox key). Unproven, it fires no rules and counts in no findings.
+   */
+  identityProven: boolean;
   tokenId?: string;
   effects: RequestEffects;
   /** `scenario/rule` of every rule that fired. */

@@ -22,6 +22,11 @@ export interface Merchant {
   readonly name: string;
   readonly apiKey: string;
   apiSecret: string;
+  /**
+   * Secrets a scenario rule rotated away, newest last (a few at most). They no longer get tokens,
+   * but a client presenting one still proves who it is: its requests count in its own report.
+   */
+  readonly formerSecrets: string[];
   paymentToken: string;
   readonly login: { email: string; password: string } | undefined;
   readonly scopes: readonly Scope[];
@@ -103,6 +108,17 @@ export class MerchantRegistry {
   }
 }
 
+/** How many rotated-away secrets a merchant remembers as proof of identity. */
+const FORMER_SECRETS_KEPT = 4;
+
+/** Replaces a merchant's api_secret (a scenario rule), remembering the old one as proof of identity. */
+export function rotateSecret(merchant: Merchant, secret: string): void {
+  if (secret === merchant.apiSecret) return;
+  merchant.formerSecrets.push(merchant.apiSecret);
+  if (merchant.formerSecrets.length > FORMER_SECRETS_KEPT) merchant.formerSecrets.shift();
+  merchant.apiSecret = secret;
+}
+
 /** Compares a presented secret with the stored one in constant time (no early exit on a prefix). */
 export function secretMatches(presented: string, stored: string): boolean {
   const a = createHash("sha256").update(presented).digest();
@@ -129,6 +145,7 @@ function validateMerchant(input: MerchantInput): Merchant {
     name: input.name ?? input.id,
     apiKey: input.apiKey,
     apiSecret: input.apiSecret,
+    formerSecrets: [],
     paymentToken: input.paymentToken,
     login: input.login ? { ...input.login } : undefined,
     scopes: [...new Set(scopes)],

@@ -45,24 +45,33 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const started = performance.now();
     const arrivedMs = Date.now();
     const r = route(request.path);
-    let attributed = attributeMerchant(request, r.name, ctx.merchants, ctx.scenarios.paymentTokenTransports(), ctx.settings.maxBodyBytes, (t) =>
-      ctx.tokens.peek(t),
-    );
+    const claimed = await attributeMerchant(request, r.name, {
+      registry: ctx.merchants,
+      transports: ctx.scenarios.paymentTokenTransports(),
+      maxBodyBytes: ctx.settings.maxBodyBytes,
+      provenSubject: (t) => ctx.tokens.provenSubject(t),
+    });
+    let attributed = claimed?.merchant;
     const sessionId = attributed && ctx.scenarios.of(attributed).sessionId;
     // A session idle past its limit ends here, before its credentials can be used again.
     if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
     const trace: RequestTrace = {
       endpoint: r.name,
+      // The named merchant's scenario shapes the answer (its settings), proven or not.
       scenario: attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.
       ...(attributed ? { merchantId: attributed.id } : {}),
+      identityProven: attributed !== undefined && claimed!.proven,
       effects: {},
       rules: [],
     };
     let response: SandboxResponse;
     let thrown: unknown;
     try {
-      response = (await runRules(request, ctx, trace, attributed)) ?? (await r.endpoint(request, ctx, trace));
+      // Only a proven identity fires the merchant's rules (and counts towards their `calls`): a
+      // request that merely names a merchant must not script what its real client sees.
+      const proven = trace.identityProven ? attributed : undefined;
+      response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(request, ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
     } catch (e) {
       thrown = e;
@@ -128,7 +137,8 @@ interface Outcome {
  */
 function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, outcome: Outcome, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
-  if (session) ctx.sessions.touch(session);
+  // Only the session's own client keeps it alive; a request that just names its merchant does not.
+  if (session && trace.identityProven) ctx.sessions.touch(session);
   const rec: JournalRecord = {
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
@@ -142,6 +152,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrac
   };
   if (session) rec.session = session;
   if (trace.merchantId) rec.merchant = trace.merchantId;
+  if (trace.merchantId && !trace.identityProven) rec.unverified = true;
   if (trace.tokenId) rec.tokenId = trace.tokenId;
   // A verified token's id is known already; only a refused one needs decoding.
   if (trace.endpoint !== "token" && trace.endpoint !== "login") {

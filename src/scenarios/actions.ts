@@ -4,7 +4,7 @@ import { parseDuration, parseSignedDuration } from "../core/duration.js";
 import { SandboxError, ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { presentedTokenId } from "../core/attribution.js";
-import type { Merchant } from "../core/merchants.js";
+import { rotateSecret, type Merchant } from "../core/merchants.js";
 import { problemResponse, statusTitle } from "../core/problem.js";
 import type { ScenarioInstance } from "./instance.js";
 import type { CompiledRule } from "./rules.js";
@@ -94,7 +94,7 @@ async function applyStateChanges(
   for (const merchant of targets) {
     if (then.disable_merchant) merchant.disabled = true;
     if (then.enable_merchant) merchant.disabled = false;
-    if (then.rotate_secret !== undefined) merchant.apiSecret = then.rotate_secret;
+    if (then.rotate_secret !== undefined) rotateSecret(merchant, then.rotate_secret);
     if (then.expire_payment_token) merchant.paymentTokenState = "expired";
     if (then.revoke_payment_token) merchant.paymentTokenState = "revoked";
     if (then.revoke_token === "all") ctx.ledger.revokeAllOf(merchant.id, now);

@@ -122,6 +122,7 @@ export class ScenarioInstance {
     this.file.merchants.forEach((declared, i) => {
       const merchant = this.merchants[i]!;
       merchant.apiSecret = declared.api_secret;
+      merchant.formerSecrets.length = 0;
       merchant.disabled = declared.disabled ?? false;
       delete merchant.paymentTokenState;
     });

@@ -425,6 +425,8 @@ describe("GET /__sandbox/requests: the request journal", () => {
           endpoint: "token",
           scenario: "default",
           merchant: DEFAULT_MERCHANT_ID,
+          // A wrong secret only names the merchant: marked so, it counts in none of its findings.
+          unverified: true,
           code: "wrong_api_secret",
           credentialSources: { apiKey: "header", apiSecret: "header" },
         },

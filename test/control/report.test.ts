@@ -103,6 +103,12 @@ const m = (id: string) => `Merchant '${id}'`;
 const NOBODY = "A client the sandbox could not attribute to a merchant";
 
 const expected = {
+  unprovenIdentity: (merchant: string, requests: string, evidence: string[]): Finding => ({
+    code: "unproven_identity",
+    severity: "info",
+    message: `${requests} named merchant '${merchant}' without proving it (a wrong api_secret or password, or a token that no key of this sandbox signed). They fired none of its scenario rules and count in none of its findings. If they are your integration's, check the credentials it sends: use the merchant's current api_secret and the access_token exactly as issued.`,
+    evidence,
+  }),
   tokenPerCall: (who: string, tokens: number, calls: number, evidence: string[]): Finding => ({
     code: "token_per_call",
     severity: "warning",
@@ -333,16 +339,32 @@ describe("the report names each mistake of a misbehaving client", () => {
   });
 
   it("hammering_after_error: the same refused exchange three times in a row", async () => {
+    const t = await start(["merchant-disabled"]);
+    const c = libraryCreds("merchant-disabled");
+    expect((await exchange(t, c)).status).toBe(200); // req_1: the scenario disables the merchant after it
+    // The mistake: a refused exchange retried in a tight loop, by the merchant itself (its secret is right).
+    for (let i = 0; i < 3; i++) {
+      expect((await exchange(t, c)).json.code).toBe("merchant_disabled"); // req_2..4
+      t.sandbox.clock.advance(500);
+    }
+    expect(await merchantReport(t, c.merchant)).toEqual([
+      expected.hammeringAfterError(m(c.merchant), 3, "POST /api/v2/auth/token", ["req_2", "req_3", "req_4"]),
+    ]);
+  });
+
+  it("regression: unverified identities: wrong secrets that only name a merchant are info, never an error that fails the gate", async () => {
     const t = await start();
-    // The mistake: a wrong secret retried in a tight loop.
     for (let i = 0; i < 3; i++) {
       expect((await exchange(t, { ...DEFAULT, apiSecret: "wrong-secret" })).json.code).toBe("wrong_api_secret"); // req_1..3
       t.sandbox.clock.advance(500);
     }
-    expect(await requestIds(t)).toEqual(["req_1", "req_2", "req_3"]);
-    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
-      expected.hammeringAfterError(m(DEFAULT_MERCHANT_ID), 3, "POST /api/v2/auth/token", ["req_1", "req_2", "req_3"]),
+    const entries = t.sandbox.journal.list();
+    expect(entries.map((e) => [e.merchant, e.unverified])).toEqual([
+      [DEFAULT_MERCHANT_ID, true],
+      [DEFAULT_MERCHANT_ID, true],
+      [DEFAULT_MERCHANT_ID, true],
     ]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.unprovenIdentity(DEFAULT_MERCHANT_ID, "3 requests", ["req_1", "req_2", "req_3"])]);
   });
 
   it("missing_credentials: a protected call with no credentials at all", async () => {

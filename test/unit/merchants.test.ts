@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/config.js";
-import { DEFAULT_MERCHANT, MerchantRegistry, secretMatches, type MerchantInput } from "../../src/core/merchants.js";
+import { DEFAULT_MERCHANT, MerchantRegistry, rotateSecret, secretMatches, type MerchantInput } from "../../src/core/merchants.js";
 
 function merchant(overrides: Partial<MerchantInput> = {}): MerchantInput {
   return {
@@ -32,6 +32,7 @@ describe("MerchantRegistry", () => {
       name: "Sandbox Default Merchant",
       apiKey: "sandbox-api-key",
       apiSecret: "sandbox-api-secret",
+      formerSecrets: [],
       paymentToken: "sandbox-payment-token",
       login: { email: "merchant@sandbox.test", password: "sandbox-password" },
       scopes: ["payment", "cashout"],
@@ -60,11 +61,19 @@ describe("MerchantRegistry", () => {
       name: "m1",
       apiKey: "key-1",
       apiSecret: "secret-1",
+      formerSecrets: [],
       paymentToken: "mpt_test_1",
       login: undefined,
       scopes: ["payment", "cashout"],
       disabled: false,
     });
+  });
+
+  it("rotateSecret keeps the last four rotated-away secrets as proof of identity, newest last", () => {
+    const m = new MerchantRegistry([merchant()]).findById("m1")!;
+    for (const next of ["s2", "s3", "s4", "s5", "s6"]) rotateSecret(m, next);
+    rotateSecret(m, "s6"); // the same secret again is no rotation
+    expect([m.apiSecret, m.formerSecrets]).toEqual(["s6", ["s2", "s3", "s4", "s5"]]);
   });
 
   it("keeps given scopes without duplicates, and disabled", () => {

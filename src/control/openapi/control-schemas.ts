@@ -141,7 +141,13 @@ export const controlSchemas = {
       endpoint: { type: "string", enum: ["token", "payment", "cashout", "payment-init", "login", "jwks", "unknown"] },
       scenario: { type: "string" },
       session: { type: "string" },
-      merchant: { type: "string" },
+      merchant: { type: "string", description: "The merchant the request named (api_key, login e-mail, payment token or token `sub`)." },
+      unverified: {
+        type: "boolean",
+        const: true,
+        description:
+          "Present when the request named `merchant` without proving it (wrong secret or password, a token no sandbox key signed): it fired no rules and counts in no finding but `unproven_identity`.",
+      },
       tokenId: { type: "string", description: "The jti of an access token issued or accepted by this request." },
       presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
       code: { type: "string", description: "The refusal's code (see ErrorCode)." },

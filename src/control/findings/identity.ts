@@ -1,0 +1,21 @@
+import type { JournalEntry } from "../journal.js";
+import type { Finding } from "../report.js";
+import { byMerchant, evidenceOf, plural } from "./common.js";
+
+/**
+ * Requests that named a merchant without proving it: a wrong api_secret or password, or a JWT no
+ * key of this sandbox signed. Anyone can send those, so they never count against the merchant; they
+ * are shown as `info` only, for the team whose client sends the wrong credentials to find out why.
+ */
+export function unprovenIdentity(unverified: readonly JournalEntry[]): Finding[] {
+  const out: Finding[] = [];
+  for (const [merchant, hits] of byMerchant(unverified)) {
+    out.push({
+      code: "unproven_identity",
+      severity: "info",
+      message: `${plural(hits.length, "request")} named merchant '${merchant}' without proving it (a wrong api_secret or password, or a token that no key of this sandbox signed). They fired none of its scenario rules and count in none of its findings. If they are your integration's, check the credentials it sends: use the merchant's current api_secret and the access_token exactly as issued.`,
+      evidence: evidenceOf(hits),
+    });
+  }
+  return out;
+}
