@@ -60,46 +60,62 @@ export function compileGlob(source: string): PathGlob {
       codes.push(ch);
     }
   }
-  return { source, wildcards, test: (path) => run(kinds, codes, path) };
+  const automaton = { kinds: Uint8Array.from(kinds), codes: Uint16Array.from(codes) };
+  return { source, wildcards, test: (path) => run(automaton, path) };
 }
 
-/** The path's UTF-16 code units through the automaton; `seen[s] === k` marks s live after k units. */
-function run(kinds: readonly number[], codes: readonly number[], path: string): boolean {
+interface Automaton {
+  kinds: Uint8Array;
+  codes: Uint16Array;
+}
+
+/**
+ * The path's UTF-16 code units through the automaton. `live` holds the positions reached so far
+ * (each at most once: `seen[s] === k` marks s live after k units); all buffers are per call.
+ */
+function run({ kinds, codes }: Automaton, path: string): boolean {
   const end = kinds.length;
   const seen = new Int32Array(end + 1).fill(-1);
-  let live: number[] = [];
-  let next: number[] = [];
-  enter(kinds, seen, live, 0, 0);
+  let live = new Int32Array(end + 1);
+  let next = new Int32Array(end + 1);
+  let liveCount = enter(kinds, seen, live, 0, 0, 0);
   for (let k = 0; k < path.length; k++) {
     const ch = path.charCodeAt(k);
-    next.length = 0;
-    for (const s of live) {
+    let nextCount = 0;
+    for (let i = 0; i < liveCount; i++) {
+      const s = live[i]!;
       if (s === end) continue;
       const kind = kinds[s];
       if (kind === LITERAL) {
-        if (codes[s] === ch) enter(kinds, seen, next, s + 1, k + 1);
+        if (codes[s] === ch) nextCount = enter(kinds, seen, next, nextCount, s + 1, k + 1);
       } else if (kind === STAR) {
-        if (ch !== SLASH) enter(kinds, seen, next, s, k + 1);
+        if (ch !== SLASH) nextCount = enter(kinds, seen, next, nextCount, s, k + 1);
       } else if (kind === ANY) {
-        if (!isLineTerminator(ch)) enter(kinds, seen, next, s, k + 1);
-      } else if (ch === SLASH) enter(kinds, seen, next, s + 1, k + 1);
+        if (!isLineTerminator(ch)) nextCount = enter(kinds, seen, next, nextCount, s, k + 1);
+      } else if (ch === SLASH) nextCount = enter(kinds, seen, next, nextCount, s + 1, k + 1);
     }
-    if (next.length === 0) return false;
-    [live, next] = [next, live];
+    if (nextCount === 0) return false;
+    const swap = live;
+    live = next;
+    next = swap;
+    liveCount = nextCount;
   }
   return seen[end] === path.length;
 }
 
-/** Makes s live after k units, with every position reachable from it without consuming. */
-function enter(kinds: readonly number[], seen: Int32Array, list: number[], s: number, k: number): void {
+/**
+ * Makes s live after k units, with every position reachable from it without consuming, appending
+ * them to `list` from `count` on; returns the new count.
+ */
+function enter(kinds: Uint8Array, seen: Int32Array, list: Int32Array, count: number, s: number, k: number): number {
   for (;;) {
-    if (seen[s] === k) return;
+    if (seen[s] === k) return count;
     seen[s] = k;
-    list.push(s);
+    list[count++] = s;
     const kind = kinds[s];
     if (kind === STAR || kind === ANY) s += 1;
     else if (kind === OPT_SLASH) s += 2;
-    else return;
+    else return count;
   }
 }
 
