@@ -84,28 +84,42 @@ describe("compileGlob", () => {
     }
   });
 
+  it("one compiled glob answers many paths in any order (what it remembers between paths never changes an answer)", () => {
+    const g = compileGlob("/api/*/p-*/**");
+    const paths = ["/api/v2/p-1", "/api/v2/p-1/x/y", "/api/v2/q-1", "/api/v2/p-", "/api//p-/", "/api/v2/x/p-1", "/api/v2/p-1"];
+    const once = paths.map((p) => compileGlob("/api/*/p-*/**").test(p));
+    expect([...paths, ...[...paths].reverse()].map((p) => g.test(p))).toEqual([...once, ...[...once].reverse()]);
+    expect(once).toEqual([true, true, false, true, true, false, true]);
+  });
+
   it("counts wildcards: *, ** and /** one each", () => {
     expect([compileGlob("/api").wildcards, compileGlob("/*-*").wildcards, compileGlob("/**/x**").wildcards, compileGlob("/***").wildcards]).toEqual([0, 2, 2, 2]);
   });
 });
 
 describe("compileGlob against the former regular expression", () => {
-  it("agrees on every pattern of up to 6 characters of / * a and every path of up to 7 of / a b", () => {
-    const paths = allStrings(["/", "a", "b"], 7);
-    for (const glob of allStrings(["/", "*", "a"], 6)) {
-      const g = compileGlob(glob);
-      const re = referenceRegExp(glob);
-      const differ = paths.filter((p) => g.test(p) !== re.test(p));
-      expect({ glob, differ }).toEqual({ glob, differ: [] });
-    }
-  });
+  // maxCachedStates 0 and 1: the sets the DFA forgets (past its bound) are computed the same way.
+  // (The forgetting matcher is slower, so it gets one character less of each.)
+  for (const [maxCachedStates, globMax, pathMax] of [[undefined, 6, 7], [0, 5, 6], [1, 5, 6]] as const) {
+    it(`agrees on every pattern of up to ${globMax} characters of / * a and every path of up to ${pathMax} of / a b (DFA states kept: ${maxCachedStates ?? "default"})`, () => {
+      const paths = allStrings(["/", "a", "b"], pathMax);
+      for (const glob of allStrings(["/", "*", "a"], globMax)) {
+        const g = compileGlob(glob, { maxCachedStates });
+        const re = referenceRegExp(glob);
+        const differ = paths.filter((p) => g.test(p) !== re.test(p));
+        expect({ glob, differ }).toEqual({ glob, differ: [] });
+      }
+    });
+  }
 
   it("agrees on random short patterns and paths with literals, dots and line terminators", () => {
     const globChar = fc.constantFrom("/", "*", "a", "-", ".", "\n");
     const pathChar = fc.constantFrom("/", "a", "b", "-", ".", "\n", "\u2028");
     fc.assert(
       fc.property(fc.string({ unit: globChar, maxLength: 10 }), fc.string({ unit: pathChar, maxLength: 14 }), (glob, path) => {
-        expect({ glob, path, matches: compileGlob(glob).test(path) }).toEqual({ glob, path, matches: referenceRegExp(glob).test(path) });
+        const expected = referenceRegExp(glob).test(path);
+        expect({ glob, path, matches: compileGlob(glob).test(path) }).toEqual({ glob, path, matches: expected });
+        expect({ glob, path, uncached: compileGlob(glob, { maxCachedStates: 0 }).test(path) }).toEqual({ glob, path, uncached: expected });
       }),
       { seed: 20260101, numRuns: 5000 },
     );
