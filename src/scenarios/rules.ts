@@ -1,5 +1,6 @@
 import type { EndpointName } from "../core/context.js";
 import { parseDuration } from "../core/duration.js";
+import { compileGlob, type PathGlob } from "./glob.js";
 import type { EndpointMatch, MatchFile, RuleFile } from "./schema.js";
 
 /**
@@ -23,7 +24,7 @@ export class CompiledRule {
   private calls = 0;
   private readonly endpoints: Set<string> | undefined;
   private readonly methods: Set<string> | undefined;
-  private readonly path: RegExp | undefined;
+  private readonly path: PathGlob | undefined;
   private readonly afterMs: number | undefined;
   private readonly beforeMs: number | undefined;
 
@@ -37,7 +38,7 @@ export class CompiledRule {
     this.endpoints = endpoints && !endpoints.includes("any") ? new Set(endpoints) : undefined;
     const methods = toList(m.method);
     this.methods = methods ? new Set(methods) : undefined;
-    this.path = m.path === undefined ? undefined : globToRegExp(m.path);
+    this.path = m.path === undefined ? undefined : compileGlob(m.path);
     this.afterMs = m.clock?.after === undefined ? undefined : parseDuration(m.clock.after);
     this.beforeMs = m.clock?.before === undefined ? undefined : parseDuration(m.clock.before);
   }
@@ -72,22 +73,4 @@ export class CompiledRule {
 function toList<T extends string>(value: T | T[] | undefined): T[] | undefined {
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value : [value];
-}
-
-/** `/api/v2/payment/*` (one segment), `/api/v2/**` (any depth, including none); everything else literal. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    // "/**" matches zero or more segments: /api/v2/payment/** matches /api/v2/payment too.
-    if (ch === "/" && glob[i + 1] === "*" && glob[i + 2] === "*") {
-      re += "(?:/.*)?";
-      i += 2;
-    } else if (ch === "*" && glob[i + 1] === "*") {
-      re += ".*";
-      i++;
-    } else if (ch === "*") re += "[^/]*";
-    else re += ch.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
 }

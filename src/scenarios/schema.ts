@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ALGORITHMS, LOGIN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
+import { GLOB_LIMITS, globProblem } from "./glob.js";
 
 /**
  * The scenario file format, once: the TypeScript types, the runtime validation and the published
@@ -73,8 +74,12 @@ export const matchSchema = z
     path: z
       .string()
       .startsWith("/", { message: "path must start with '/'" })
+      // Bounds that keep matching cheap per character (see GLOB_LIMITS); the length is in the
+      // published JSON Schema too, the wildcard count only here (a regex for it would backtrack).
+      .max(GLOB_LIMITS.maxLength, { error: (issue) => globProblem(String(issue.input)) })
+      .refine((p) => p.length > GLOB_LIMITS.maxLength || globProblem(p) === undefined, { error: (issue) => globProblem(String(issue.input)) })
       .optional()
-      .describe("Path pattern: * matches one segment, ** any number of segments"),
+      .describe(`Path pattern: * matches within one segment, /** any number of segments; at most ${GLOB_LIMITS.maxLength} characters and ${GLOB_LIMITS.maxWildcards} wildcards`),
     merchant: z.string().optional().describe("A merchant id of this scenario"),
     calls: z
       .strictObject({

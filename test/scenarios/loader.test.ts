@@ -238,6 +238,36 @@ describe("wrong types and values", () => {
     );
   });
 
+  it("regression: a path pattern with more wildcards than the matcher bounds is refused at load (issue 10 §1)", () => {
+    const path = `/api/${"*-".repeat(16)}*`;
+    expect(errorOf(`${HEAD}rules:\n  - match:\n      path: "${path}"\n    then: {delay: 1s}\n`)).toBe(
+      "x.yaml:10:13: rules[0].match.path: has 17 wildcards; a path pattern may have at most 16 (* and ** count one each): use one * for a whole segment, as in /api/v2/payment/*",
+    );
+  });
+
+  it("regression: a path pattern longer than the limit is refused at load, once (issue 10 §1)", () => {
+    // Too long and too many wildcards at once: the length is what to fix first.
+    const path = `/${"*".repeat(300)}`;
+    expect(errorOf(`${HEAD}rules:\n  - match: {path: "${path}"}\n    then: {delay: 1s}\n`)).toBe(
+      "x.yaml:9:19: rules[0].match.path: is 301 characters long; a path pattern may have at most 256: match a shorter prefix with /** instead",
+    );
+  });
+
+  it("path patterns within the limits load, the issue's worst ones included", () => {
+    for (const path of ["/api/v2/payment/*-*-*-*-*", "/*a*a*a*a*a*a*a*a*b", "/**/*-*-*/**", `/${"a".repeat(255)}`, `/${"*-".repeat(16)}`]) {
+      expect(parseScenarioText(`${HEAD}rules:\n  - match: {path: "${path}"}\n    then: {delay: 1s}\n`, "x.yaml").rules![0]!.match!.path).toBe(path);
+    }
+  });
+
+  it("a path pattern that does not start with '/' is refused together with its other problem", () => {
+    expect(errorOf(`${HEAD}rules:\n  - match: {path: "api/${"*".repeat(33)}"}\n    then: {delay: 1s}\n`)).toBe(
+      [
+        "x.yaml:9:19: rules[0].match.path: path must start with '/'",
+        "x.yaml:9:19: rules[0].match.path: has 17 wildcards; a path pattern may have at most 16 (* and ** count one each): use one * for a whole segment, as in /api/v2/payment/*",
+      ].join("\n"),
+    );
+  });
+
   it("an empty then", () => {
     expect(errorOf(`${HEAD}rules:\n  - then: {}\n`)).toBe("x.yaml:9:11: rules[0].then: then needs at least one action");
   });
