@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { redact, redactQuery } from "../../src/core/redact.js";
+import { redact, redactUrl } from "../../src/core/redact.js";
+import { EMPTY_VIEW } from "../../src/core/secret-index.js";
 import { createSandbox, type RequestLogEntry } from "../../src/core/sandbox.js";
 
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+
+/** The query alone, with no merchant secret known: JWTs and secret-named parameters. */
+const redactQuery = (query: string): string => redactUrl("", query, EMPTY_VIEW).query;
 
 describe("redact", () => {
   it.each([
