@@ -56,6 +56,15 @@ function redactPart(raw: string, separator: "/" | "&", secrets: SecretView): str
   return variantsOf(shown).some((v) => hasSecret(v, secrets, false)) ? redact(deepest(raw)) : shown;
 }
 
+/**
+ * One value read from the URL (a decoded path parameter, a query key) for a message that names it:
+ * redacted like the URL it came from. Shorten it after this, never before: a cut secret is not found.
+ */
+export function redactValue(value: string, secrets: SecretView): string {
+  const shown = redactUnit(value, secrets);
+  return variantsOf(shown).some((v) => hasSecret(v, secrets, false)) ? redact(deepest(value)) : shown;
+}
+
 function redactPair(pair: string, secrets: SecretView): string {
   const eq = pair.indexOf("=");
   if (eq < 0) return redactUnit(pair, secrets);

@@ -162,4 +162,20 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     expectAbsent("the log", JSON.stringify(log), rotated);
     expectAbsent("the log", JSON.stringify(log), before);
   });
+
+  it("regression: a secret as a session id is redacted in the control plane's 404 detail", async () => {
+    const { t } = await start();
+    const r = await t.call(`/__sandbox/sessions/${DEFAULT_SECRET}`);
+    expect(r.status).toBe(404);
+    expect(r.json.detail).toMatch(/^There is no session 'sand\.\.\.\(18 chars, sha256:27872975\)': /);
+    expectAbsent("the answer", r.text, DEFAULT_SECRET);
+  });
+
+  it("regression: a secret as an unknown query key of GET /__sandbox/requests is redacted in the 400 detail", async () => {
+    const { t } = await start();
+    const r = await t.call(`/__sandbox/requests?${DEFAULT_PAYMENT_TOKEN}=1`);
+    expect(r.status).toBe(400);
+    expect(r.json.detail).toMatch(/^GET \/__sandbox\/requests does not take 'sand\.\.\.\(21 chars, sha256:dde768bd\)'; /);
+    expectAbsent("the answer", r.text, DEFAULT_PAYMENT_TOKEN);
+  });
 });
