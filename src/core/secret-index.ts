@@ -20,18 +20,21 @@ export interface SecretView {
   /** Longer secrets with any other character (spaces, '/', '+', '=' …): searched in the whole text. */
   readonly others: ReadonlySet<string>;
   readonly otherLengths: readonly number[];
-  /** headOf() of every word and other secret: most positions of a text are ruled out by one lookup, without cutting a substring. */
-  readonly heads: ReadonlySet<number>;
+  /**
+   * A 1 at headOf() of every word and other secret: most positions of a text are ruled out by one
+   * array read, without cutting a substring (a Set of numbers would box each key on every lookup).
+   */
+  readonly heads: Uint8Array;
   /** Secrets shorter than MIN_ANYWHERE_LENGTH: matched as whole segments, keys and values only. */
   readonly short: ReadonlySet<string>;
 }
 
-/** The first two UTF-16 units of text at `at`, as one number. */
+/** The first two UTF-16 units of text at `at`, hashed to 16 bits (a collision only costs one Set lookup). */
 export function headOf(text: string, at: number): number {
-  return text.charCodeAt(at) * 65536 + text.charCodeAt(at + 1);
+  return ((text.charCodeAt(at) << 8) ^ text.charCodeAt(at + 1)) & 0xffff;
 }
 
-export const EMPTY_VIEW: SecretView = { words: new Set(), wordLengths: [], others: new Set(), otherLengths: [], heads: new Set(), short: new Set() };
+export const EMPTY_VIEW: SecretView = { words: new Set(), wordLengths: [], others: new Set(), otherLengths: [], heads: new Uint8Array(0), short: new Set() };
 
 export class SecretIndex {
   private readonly counts = new Map<string, number>();
@@ -69,7 +72,8 @@ function buildView(secrets: Iterable<string>): SecretView {
     else if (/^[A-Za-z0-9._~-]+$/.test(s)) words.add(s);
     else others.add(s);
   }
-  const heads = new Set([...words, ...others].map((s) => headOf(s, 0)));
+  const heads = new Uint8Array(0x10000);
+  for (const s of [...words, ...others]) heads[headOf(s, 0)] = 1;
   return { words, wordLengths: lengthsOf(words), others, otherLengths: lengthsOf(others), heads, short };
 }
 
