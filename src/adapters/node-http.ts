@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
 import { problemResponse } from "../core/problem.js";
+import { redactUrl } from "../core/redact.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError } from "./http-refusals.js";
 
 /**
@@ -58,9 +59,12 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   server.requestTimeout = options.requestTimeoutMs ?? SERVER_LIMIT_DEFAULTS.requestTimeoutMs;
   server.keepAliveTimeout = 5_000;
 
+  // A refusal of the HTTP layer echoes the path as redacted as the core's answers do.
+  const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-      write(res, problemResponse(hostMissing(), pathOf(req)), true);
+      write(res, problemResponse(hostMissing(), shownPath(req)), true);
       return;
     }
     const read = await readBody(req, maxBody + 1);
@@ -87,7 +91,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   });
   // Without these listeners node answers an empty 417, or closes a CONNECT without a word.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    write(res, problemResponse(expectationUnsupported(req.headers.expect), pathOf(req)), true);
+    write(res, problemResponse(expectationUnsupported(req.headers.expect), shownPath(req)), true);
   });
   // CONNECT is a request like any other to the sandbox (every endpoint refuses it with 405 and
   // says which methods it takes); node hands it over as a bare socket.

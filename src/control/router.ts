@@ -45,7 +45,7 @@ export const controlEndpoint: Endpoint = (request, ctx, trace) => {
     if (!isHealth && !ctx.control.enabled) break;
     if (!isHealth) assertAdmin(request, ctx);
     if (!route.methods.includes(request.method)) {
-      throw new MethodNotAllowed(request.method, request.path, route.methods.filter((m) => m !== "HEAD"));
+      throw new MethodNotAllowed(request.method, trace.shown.path, route.methods.filter((m) => m !== "HEAD"));
     }
     return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
   }

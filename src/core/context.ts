@@ -2,6 +2,7 @@ import type { Faker } from "@faker-js/faker";
 import type { AccessTokens } from "./access-tokens.js";
 import type { SandboxClock } from "./clock.js";
 import type { PaymentTokenTransport, SandboxSettings } from "./config.js";
+import type { ShownUrl } from "./redact.js";
 import type { KeyRing } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
@@ -62,6 +63,8 @@ export interface RequestEffects {
  */
 export interface RequestTrace {
   endpoint: EndpointName;
+  /** The request's path and query with every secret redacted: all an answer, the log or the journal may echo. */
+  shown: ShownUrl;
   scenario: ScenarioInstance;
   merchantId?: string;
   /**

@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import { ConfigError, SCOPES, type Scope } from "./config.js";
+import { SecretIndex } from "./secret-index.js";
 
 /**
  * Merchants: who may exchange credentials, pay and cash out. The registry indexes them by every
@@ -51,6 +52,12 @@ export class MerchantRegistry {
   private readonly byPaymentToken = new Map<string, Merchant>();
   private readonly byLogin = new Map<string, Merchant>();
   private readonly byId = new Map<string, Merchant>();
+  /**
+   * Every secret each merchant holds or has held (a rotated api_secret is still a secret a client
+   * may send), for the redaction of request URLs; forgotten when the merchant is removed.
+   */
+  readonly secrets = new SecretIndex();
+  private readonly held = new Map<Merchant, Set<string>>();
 
   constructor(inputs: readonly MerchantInput[]) {
     for (const input of inputs) this.add(input);
@@ -68,6 +75,10 @@ export class MerchantRegistry {
     this.byApiKey.set(merchant.apiKey, merchant);
     this.byPaymentToken.set(merchant.paymentToken, merchant);
     if (merchant.login) this.byLogin.set(merchant.login.email.toLowerCase(), merchant);
+    this.held.set(merchant, new Set());
+    this.hold(merchant, merchant.apiSecret);
+    this.hold(merchant, merchant.paymentToken);
+    if (merchant.login) this.hold(merchant, merchant.login.password);
     return merchant;
   }
 
@@ -78,6 +89,8 @@ export class MerchantRegistry {
     this.byApiKey.delete(merchant.apiKey);
     this.byPaymentToken.delete(merchant.paymentToken);
     if (merchant.login) this.byLogin.delete(merchant.login.email.toLowerCase());
+    for (const secret of this.held.get(merchant) ?? []) this.secrets.delete(secret);
+    this.held.delete(merchant);
   }
 
   all(): Merchant[] {
@@ -105,6 +118,23 @@ export class MerchantRegistry {
     this.byPaymentToken.delete(merchant.paymentToken);
     merchant.paymentToken = token;
     this.byPaymentToken.set(token, merchant);
+    this.hold(merchant, token);
+  }
+
+  /**
+   * Replaces a merchant's api_secret (a scenario's rotate_secret), so the redaction knows the new
+   * one too; the old one is kept as proof of identity (see rotateSecret).
+   */
+  setApiSecret(merchant: Merchant, secret: string): void {
+    rotateSecret(merchant, secret);
+    this.hold(merchant, secret);
+  }
+
+  private hold(merchant: Merchant, secret: string): void {
+    const held = this.held.get(merchant);
+    if (!held || held.has(secret)) return;
+    held.add(secret);
+    this.secrets.add(secret);
   }
 }
 

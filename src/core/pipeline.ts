@@ -4,7 +4,7 @@ import { SandboxError } from "./errors.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
 import { printable } from "./printable.js";
 import { problemResponse } from "./problem.js";
-import { redactPath, redactQuery } from "./redact.js";
+import { redactUrl } from "./redact.js";
 import { route } from "./router.js";
 import { runRules } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
@@ -57,6 +57,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
     const trace: RequestTrace = {
       endpoint: r.name,
+      // Redacted once, before anything can echo it: the log, the journal and the answer agree.
+      shown: redactUrl(request.path, request.query, ctx.merchants.secrets.view()),
       // The named merchant's scenario shapes the answer (its settings), proven or not.
       scenario: attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.
@@ -75,18 +77,17 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
     } catch (e) {
       thrown = e;
-      response = problemResponse(e, request.path, r.headers?.(ctx, trace));
+      response = problemResponse(e, trace.shown.path, r.headers?.(ctx, trace));
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {
       const names = printable(trace.rules.join(", "), 1000);
       response = { ...response, headers: { ...response.headers, "x-sandbox-rule": names } };
     }
-    // What the log and the journal say of this request, with secret-looking values redacted once.
     const outcome: Outcome = {
       arrivedMs,
-      path: redactPath(request.path),
-      query: redactQuery(request.query),
+      path: trace.shown.path,
+      query: trace.shown.query,
       status: response.dropConnection ? 0 : response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       code: thrown instanceof SandboxError ? thrown.code : thrown !== undefined ? "internal_error" : undefined,

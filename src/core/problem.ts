@@ -1,6 +1,5 @@
 import { InternalError, SandboxError } from "./errors.js";
 import type { SandboxResponse } from "./http-types.js";
-import { redactPath } from "./redact.js";
 
 /**
  * The one mapper from a refusal to a response: an RFC 9457 `application/problem+json` body that
@@ -43,7 +42,10 @@ export interface ProblemBody {
   instance: string;
 }
 
-/** Builds the response for any thrown value: a SandboxError as it is, anything else as a 500. */
+/**
+ * Builds the response for any thrown value: a SandboxError as it is, anything else as a 500.
+ * `path` becomes `instance` as given: pass the redacted path (RequestTrace.shown, redactUrl).
+ */
 export function problemResponse(thrown: unknown, path: string, extraHeaders?: Record<string, string>): SandboxResponse {
   const err =
     thrown instanceof SandboxError
@@ -59,7 +61,7 @@ export function problemResponse(thrown: unknown, path: string, extraHeaders?: Re
     code: err.code,
     ...(err.error ? { error: err.error } : {}),
     error_description: err.description,
-    instance: redactPath(path),
+    instance: path,
   };
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",

@@ -1,7 +1,6 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import { MethodNotAllowed, NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
-import { redactPath } from "../core/redact.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
@@ -29,10 +28,10 @@ const KNOWN_ROUTES = [
 ];
 
 /** Anything else: 404 that lists what the sandbox does serve, with a hint for near misses. */
-export const notFoundEndpoint: Endpoint = (request) => {
+export const notFoundEndpoint: Endpoint = (request, _ctx, trace) => {
   const hint = nearMiss(request.path);
   throw new NotFound(
-    `No endpoint at ${request.method} ${printablePath(request.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`,
+    `No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`,
   );
 };
 
@@ -45,7 +44,6 @@ function nearMiss(path: string): string {
   return "";
 }
 
-function printablePath(path: string): string {
-  const shown = redactPath(path);
+function printablePath(shown: string): string {
   return shown.length > 200 ? `${printable(shown, 200)}...` : printable(shown, 200);
 }

@@ -4,7 +4,6 @@ import type { Scope } from "../core/config.js";
 import { InsufficientScope, InvalidToken } from "../core/errors.js";
 import { assertBodySize } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
-import { redactPath } from "../core/redact.js";
 
 /**
  * `/api/v2/payment/*` and `/api/v2/cashout/*` (any method): the access token as an RFC 6750 bearer
@@ -37,7 +36,7 @@ export function protectedEndpoint(scope: Scope): Endpoint {
     return jsonResponse(200, {
       sandbox: true,
       merchant_id: verified.merchant.id,
-      operation: `${request.method} ${redactPath(request.path)}`,
+      operation: `${request.method} ${trace.shown.path}`,
       scope,
       token_id: verified.claims.jti,
       expires_at: isoOfSeconds(verified.claims.exp),

@@ -4,8 +4,9 @@ import { parseDuration, parseSignedDuration } from "../core/duration.js";
 import { SandboxError, ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { presentedTokenId } from "../core/attribution.js";
-import { rotateSecret, type Merchant } from "../core/merchants.js";
+import type { Merchant } from "../core/merchants.js";
 import { problemResponse, statusTitle } from "../core/problem.js";
+import type { ShownUrl } from "../core/redact.js";
 import type { ScenarioInstance } from "./instance.js";
 import type { CompiledRule } from "./rules.js";
 import type { ThenFile } from "./schema.js";
@@ -55,7 +56,7 @@ export async function runRules(
       if (then.delay !== undefined) delayMs += parseDuration(then.delay);
       if (answer) continue;
       if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
-      else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed);
+      else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed, trace.shown);
     } catch (e) {
       if (e instanceof SandboxError) throw e;
       // Anything else a rule's actions throw is still this request's failure only, and the
@@ -94,7 +95,7 @@ async function applyStateChanges(
   for (const merchant of targets) {
     if (then.disable_merchant) merchant.disabled = true;
     if (then.enable_merchant) merchant.disabled = false;
-    if (then.rotate_secret !== undefined) rotateSecret(merchant, then.rotate_secret);
+    if (then.rotate_secret !== undefined) ctx.merchants.setApiSecret(merchant, then.rotate_secret);
     if (then.expire_payment_token) merchant.paymentTokenState = "expired";
     if (then.revoke_payment_token) merchant.paymentTokenState = "revoked";
     if (then.revoke_token === "all") ctx.ledger.revokeAllOf(merchant.id, now);
@@ -140,6 +141,7 @@ function respond(
   ctx: SandboxContext,
   request: SandboxRequest,
   merchant: Merchant | undefined,
+  shown: ShownUrl,
 ): SandboxResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -149,10 +151,11 @@ function respond(
   if (spec.body === undefined && spec.status >= 400) {
     const retry = retryAfter === undefined ? "" : ` Retry after ${retryAfter} seconds, as the Retry-After header says.`;
     const description = `${statusTitle(spec.status)}: simulated by scenario '${scenario.name}', rule '${rule.name}'.${retry}`;
-    return problemResponse(new SimulatedFailure(spec.status, description, headers), request.path);
+    return problemResponse(new SimulatedFailure(spec.status, description, headers), shown.path);
   }
   const values: TemplateValues = {
-    request: { method: request.method, path: request.path, query: request.query },
+    // The redacted URL: a template echoes only what the log may show.
+    request: { method: request.method, path: shown.path, query: shown.query },
     merchant: merchant && { id: merchant.id, api_key: merchant.apiKey },
     scenario: { name: scenario.name, state: scenario.state },
     rule: { name: rule.name },

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { redact, redactQuery } from "../../src/core/redact.js";
+import { redact, redactUrl } from "../../src/core/redact.js";
+import { DEFAULT_MERCHANT, MerchantRegistry } from "../../src/core/merchants.js";
+import { EMPTY_VIEW, MIN_ANYWHERE_LENGTH, SecretIndex } from "../../src/core/secret-index.js";
 import { createSandbox, type RequestLogEntry } from "../../src/core/sandbox.js";
 
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+
+/** The query alone, with no merchant secret known: JWTs and secret-named parameters. */
+const redactQuery = (query: string): string => redactUrl("", query, EMPTY_VIEW).query;
 
 describe("redact", () => {
   it.each([
@@ -128,5 +133,67 @@ describe("redactQuery", () => {
       expect(entry.code).toBe("token_in_query");
       expect(JSON.stringify(entry)).not.toContain(JWT);
     }
+  });
+});
+
+describe("redactUrl with the secrets of loaded merchants", () => {
+  const JWT2 = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+  const registry = () =>
+    new MerchantRegistry([
+      DEFAULT_MERCHANT,
+      { id: "odd", apiKey: "odd-key", apiSecret: "s3cr3t+/=weird", paymentToken: "pt-odd-0123456789", login: { email: "o@x.test", password: "correct horse battery" } },
+      { id: "short", apiKey: "short-key", apiSecret: "short-secret-123", paymentToken: "pt-short-0123456", login: { email: "s@x.test", password: "pw42" } },
+    ]);
+
+  it("leaves a URL with nothing secret as it came (same strings)", () => {
+    const v = registry().secrets.view();
+    expect(redactUrl("/api/v2/payment/status", "", v)).toEqual({ path: "/api/v2/payment/status", query: "" });
+    expect(redactUrl("/api/v2/payment/a%20b+c", "page=2&q=%ZZ&x=caf%C3%A9", v)).toEqual({ path: "/api/v2/payment/a%20b+c", query: "page=2&q=%ZZ&x=caf%C3%A9" });
+  });
+
+  it.each([
+    ["a JWT inside a segment", `/p/x${JWT2};y`, "", `/p/x${redact(JWT2)};y`, ""],
+    ["a JWT double-encoded", `/p/${JWT2.replace("e", "%2565")}`, "", `/p/${redact(JWT2)}`, ""],
+    ["a payment token inside a query key", "/p", "xpt-odd-0123456789=1", "/p", `x${redact("pt-odd-0123456789")}=1`],
+    ["a password with spaces, form-encoded", "/p", "q=correct+horse+battery", "/p", `q=${redact("correct horse battery")}`],
+    ["a password with spaces, form-encoded then percent-encoded", "/p", "q=correct%2Bhorse%2Bbattery", "/p", `q=${redact("correct horse battery")}`],
+    ["a secret with + / = in clear in a query value", "/p", "q=s3cr3t+/=weird", "/p", `q=${redact("s3cr3t+/=weird")}`],
+    ["a short password as a whole segment", "/p/pw42", "", `/p/${redact("pw42")}`, ""],
+    ["a short password as a whole query value", "/p", "x=pw42", "/p", `x=${redact("pw42")}`],
+  ])("redacts %s", (_, path, query, shownPath, shownQuery) => {
+    expect(redactUrl(path, query, registry().secrets.view())).toEqual({ path: shownPath, query: shownQuery });
+  });
+
+  it("a secret shorter than 8 characters is not looked for inside longer text (it would redact pieces of every URL)", () => {
+    expect(MIN_ANYWHERE_LENGTH).toBe(8);
+    expect(redactUrl("/p/apw42b", "x=pw42pw42", registry().secrets.view())).toEqual({ path: "/p/apw42b", query: "x=pw42pw42" });
+  });
+
+  it("a secret that spans path segments (it has a '/' in it) hides the whole path", () => {
+    const path = "/p/s3cr3t+/=weird";
+    expect(redactUrl(path, "", registry().secrets.view()).path).toBe(redact("/p/s3cr3t /=weird"));
+  });
+
+  it("forgets the secrets of a removed merchant (an ended session), and keeps a rotated-away api_secret while the merchant lives", () => {
+    const r = registry();
+    const m = r.findById("short")!;
+    r.setApiSecret(m, "short-secret-rotated");
+    expect(redactUrl("/p/short-secret-123/short-secret-rotated", "", r.secrets.view()).path).toBe(
+      `/p/${redact("short-secret-123")}/${redact("short-secret-rotated")}`,
+    );
+    r.remove(m);
+    expect(redactUrl("/p/short-secret-123/short-secret-rotated", "", r.secrets.view()).path).toBe("/p/short-secret-123/short-secret-rotated");
+    // The default merchant's secrets are still there.
+    expect(redactUrl("/p/sandbox-api-secret", "", r.secrets.view()).path).toBe(`/p/${redact("sandbox-api-secret")}`);
+  });
+
+  it("a secret two merchants share stays indexed until both are gone", () => {
+    const index = new SecretIndex();
+    index.add("shared-password");
+    index.add("shared-password");
+    index.delete("shared-password");
+    expect(index.has("shared-password")).toBe(true);
+    index.delete("shared-password");
+    expect(index.has("shared-password")).toBe(false);
   });
 });

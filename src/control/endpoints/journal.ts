@@ -1,5 +1,6 @@
 import { jsonResponse, type Endpoint } from "../../core/context.js";
 import { InvalidRequest } from "../../core/errors.js";
+import { redactValue } from "../../core/redact.js";
 import { analyze } from "../report.js";
 
 /** GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest first. */
@@ -7,7 +8,7 @@ export const requestsEndpoint: Endpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant", "since", "limit"].includes(key)) {
-      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/requests does not take '${key.slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`);
+      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/requests does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`);
     }
   }
   const limitText = q.get("limit");
@@ -33,7 +34,7 @@ export const reportEndpoint: Endpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant"].includes(key)) {
-      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/report does not take '${key.slice(0, 40)}'; it takes session and merchant.`);
+      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/report does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session and merchant.`);
     }
   }
   const entries = ctx.journal.list({

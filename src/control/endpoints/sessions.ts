@@ -1,6 +1,7 @@
 import { jsonResponse, type Endpoint, type RequestTrace, type SandboxContext } from "../../core/context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
+import { redactValue } from "../../core/redact.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView } from "../clock-ops.js";
@@ -39,7 +40,8 @@ export async function sessionEndpoint(
   const id = params[0]!;
   const session = ctx.sessions.get(id);
   if (!session) {
-    throw new NotFound(`There is no session '${id.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`);
+    const shown = redactValue(id, ctx.merchants.secrets.view());
+    throw new NotFound(`There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`);
   }
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
   switch (sub) {
