@@ -39,6 +39,7 @@ describe("serve: the admin token", () => {
     ],
   ])("%s", async (_name, args, env, message) => {
     const cli = runCli(["serve", "--port", "0", ...args], env);
+    running.push(cli); // killed after the tests should it start after all
     expect(await cli.exited).toBe(2);
     expect(cli.stdout()).toBe("");
     expect(cli.stderr()).toBe(`merchant-sandbox: ${message}\n${HELP}\n`);
@@ -89,6 +90,7 @@ describe("serve --allowed-hosts", () => {
 
   it("refuses an entry that is no host name at start, saying how to write one", async () => {
     const cli = runCli(["serve", "--port", "0", "--allowed-hosts", "http://sandbox.ci.example:4010"]);
+    running.push(cli);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toBe(
       `merchant-sandbox: --allowed-hosts entry 'http://sandbox.ci.example:4010' is not a host name: write the name alone, without scheme or port (sandbox.ci.example), '.example.test' for a name and every name under it, or '*' for any host (unsafe: it lets web pages in through DNS rebinding)\n${HELP}\n`,
