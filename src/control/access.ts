@@ -75,8 +75,10 @@ function isIpLiteral(name: string): boolean {
 
 /** Whether binding here keeps the sandbox to this machine (no start warning without an admin token). */
 export function isLoopbackAddress(host: string): boolean {
-  const name = hostName(host.startsWith("[") || !host.includes(":") ? host : `[${host}]`);
-  return name === "localhost" || name?.endsWith(".localhost") === true || name === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name ?? "");
+  // --host takes IPv6 without brackets (::1); a Host header has them.
+  const name = hostName(host.includes(":") && !host.startsWith("[") ? `[${host}]` : host);
+  if (name === undefined) return false;
+  return name === "localhost" || name.endsWith(".localhost") || name === "[::1]" || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /**
