@@ -4,8 +4,11 @@
 #   docker run --rm -p 4010:4010 merchant-sandbox
 #   docker run --rm -p 4010:4010 merchant-sandbox serve --token-ttl 60s
 #   docker run --rm -p 4010:4010 -e MERCHANT_SANDBOX_TOKEN_TTL=60s merchant-sandbox
+#   docker run --rm -p 127.0.0.1:4010:4010 merchant-sandbox      # reachable from this machine only
 #
 # Every `serve` flag is also an environment variable MERCHANT_SANDBOX_<FLAG>.
+# The control plane (/__sandbox/) answers to localhost, IP addresses and single-label names (a
+# compose or CI service name such as `sandbox`); add dotted names with MERCHANT_SANDBOX_ALLOWED_HOSTS.
 
 # ---- build: all dependencies, compile TypeScript to dist/ and bundle the CLI into dist/bin/ -----
 FROM node:22-bookworm-slim AS build
@@ -29,6 +32,9 @@ LABEL org.opencontainers.image.title="merchant-sandbox" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.base.name="docker.io/library/node:22-bookworm-slim"
 
+# 0.0.0.0: inside a container, loopback is unreachable through -p. Without an admin token (set
+# MERCHANT_SANDBOX_ADMIN_TOKEN, 16+ characters) serve warns once at start that anyone who can
+# reach the published port can drive the control plane.
 ENV NODE_ENV=production \
     MERCHANT_SANDBOX_HOST=0.0.0.0 \
     MERCHANT_SANDBOX_PORT=4010

@@ -26,6 +26,10 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
     );
   }
   const prefix = new URL(base || "http://x").pathname.replace(/\/+$/, "");
+  // Intercepted in-process (setupServer), a request went to the base URL and no DNS answer chose
+  // where: its Host (a client may send one) is no name the control plane should judge. Mounted in a
+  // server (@mswjs/http-middleware, base "/"), the Host is the network's and is kept.
+  const inProcess = base !== "";
   return [
     http.all(`${base}/*`, async ({ request }) => {
       const url = new URL(request.url);
@@ -34,7 +38,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
         method: request.method,
         path,
         query: url.search.slice(1),
-        headers: headersOf(request),
+        headers: headersOf(request, inProcess),
         // No body stream (GET, HEAD): no need to read one.
         body: request.body === null ? EMPTY : new Uint8Array(await request.arrayBuffer()),
       };
@@ -46,8 +50,8 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
 }
 
 /** By lower-case name, into an object with no prototype: a header named `__proto__` is only a header. */
-function headersOf(request: Request): SandboxRequest["headers"] {
+function headersOf(request: Request, withoutHost: boolean): SandboxRequest["headers"] {
   const out = Object.create(null) as Record<string, string>;
-  for (const [name, value] of request.headers) out[name] = value;
+  for (const [name, value] of request.headers) if (!(withoutHost && name === "host")) out[name] = value;
   return out;
 }

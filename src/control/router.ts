@@ -2,6 +2,7 @@ import type { Endpoint, RequestTrace, SandboxContext } from "../core/context.js"
 import { AdminTokenRequired, MethodNotAllowed, NotFound } from "../core/errors.js";
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
 import { secretMatches } from "../core/merchants.js";
+import { assertFromThisSite, assertJsonDeclared } from "./access.js";
 import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
 import { openApiEndpoint } from "./endpoints/openapi.js";
@@ -12,7 +13,8 @@ import { tokensEndpoint } from "./endpoints/tokens.js";
 
 /**
  * The control plane under /__sandbox/: one table of routes, checked in order. Health is always
- * open (probes and the image's HEALTHCHECK); everything else needs the admin token when one is set,
+ * open, to any Host and Origin (probes and load balancers send what they like, and it tells nothing
+ * but "up"); everything else refuses web pages (access.ts), needs the admin token when one is set,
  * and is absent (404) with --no-control-plane.
  */
 interface ControlRoute {
@@ -43,10 +45,14 @@ export const controlEndpoint: Endpoint = (request, ctx, trace) => {
     if (!m) continue;
     const isHealth = route === ROUTES[0];
     if (!isHealth && !ctx.control.enabled) break;
-    if (!isHealth) assertAdmin(request, ctx);
+    if (!isHealth) {
+      assertFromThisSite(request, ctx.control.allowedHosts);
+      assertAdmin(request, ctx);
+    }
     if (!route.methods.includes(request.method)) {
       throw new MethodNotAllowed(request.method, trace.shown.path, route.methods.filter((m) => m !== "HEAD"));
     }
+    if (!isHealth) assertJsonDeclared(request);
     return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
   }
   // An unknown path gets the same 404 as anywhere else (with its near-miss hints).

@@ -10,6 +10,7 @@ import type { TokenLedger } from "./token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
 import type { Journal } from "../control/journal.js";
 import type { SessionStore } from "../control/sessions.js";
+import type { HostPolicy } from "../control/access.js";
 
 /** Everything an endpoint may use: the state of one sandbox, shared by nothing else. */
 export interface SandboxContext {
@@ -29,7 +30,7 @@ export interface SandboxContext {
   readonly sleep: (ms: number) => Promise<void>;
   readonly journal: Journal;
   readonly sessions: SessionStore;
-  readonly control: { readonly enabled: boolean; readonly adminToken: string | undefined };
+  readonly control: { readonly enabled: boolean; readonly adminToken: string | undefined; readonly allowedHosts: HostPolicy };
   /** The whole sandbox back to how it started (POST /__sandbox/reset). */
   resetAll(): void;
 }

@@ -208,6 +208,30 @@ export class AdminTokenRequired extends SandboxError {
   }
 }
 
+/**
+ * 403 on the control plane for a request a web page made: an Origin that is not the sandbox's own,
+ * `Origin: null` or `Sec-Fetch-Site: cross-site`. The control plane is for scripts and CI.
+ */
+export class CrossSiteRequest extends SandboxError {
+  readonly status = 403;
+  readonly error = "access_denied" as const;
+  readonly code = "cross_site_request";
+}
+
+/** 403 on the control plane for a Host the sandbox does not answer to (a DNS-rebinding page's). */
+export class HostNotAllowed extends SandboxError {
+  readonly status = 403;
+  readonly error = "access_denied" as const;
+  readonly code = "host_not_allowed";
+}
+
+/** 415 on the control plane: a POST not declared as JSON, which a web page could send unasked. */
+export class ControlJsonRequired extends SandboxError {
+  readonly status = 415;
+  readonly error = "unsupported_media_type" as const;
+  readonly code = "control_json_required";
+}
+
 /** 408 when a client does not finish its request in time (node's request/headers timeouts). */
 /** An Expect header other than 100-continue (RFC 9110 §10.1.1). */
 export class ExpectationFailed extends SandboxError {

@@ -3,6 +3,7 @@ import type { Faker } from "@faker-js/faker";
 import { faker as englishFaker } from "@faker-js/faker/locale/en";
 import { AccessTokens } from "./access-tokens.js";
 import { parseDuration } from "./duration.js";
+import { adminTokenSetting, hostPolicy } from "../control/access.js";
 import { Journal } from "../control/journal.js";
 import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
 import { analyze, type Finding } from "../control/report.js";
@@ -50,8 +51,17 @@ export interface SandboxOptions extends SettingsInput {
   sleep?: (ms: number) => Promise<void>;
   /** The /__sandbox/ control plane (default on); off leaves only GET /__sandbox/health. */
   controlPlane?: boolean;
-  /** When set, the control plane (but health) demands it as a bearer token or X-Admin-Token. */
+  /**
+   * When set, the control plane (but health) demands it as a bearer token or X-Admin-Token. At
+   * least 16 characters; an empty one is an error, not "no token".
+   */
   adminToken?: string;
+  /**
+   * Host names the control plane answers to, beyond localhost, IP addresses and single-label names
+   * (docker and CI service names): `sandbox.ci.example`, `.example.test` for a name and every name
+   * under it, `*` for any (unsafe: web pages get in through DNS rebinding).
+   */
+  allowedHosts?: string[];
   /** How many requests the journal keeps (default 1000). */
   journalSize?: number;
   /** At most this many sessions at once (default 1000). */
@@ -96,6 +106,7 @@ export interface Sandbox {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const settings = resolveSettings(options);
+  const control = { enabled: options.controlPlane ?? true, adminToken: adminTokenSetting(options.adminToken), allowedHosts: hostPolicy(options.allowedHosts) };
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
@@ -151,7 +162,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     journal,
     sessions,
-    control: { enabled: options.controlPlane ?? true, adminToken: options.adminToken },
+    control,
     resetAll,
   };
 

@@ -233,7 +233,7 @@ describe("report and scan-logs against a sandbox with an admin token", () => {
   let server: CliProcess & { url: string };
   let dir: string;
   beforeAll(async () => {
-    server = await startCliServer(["--log-format", "off", "--admin-token", "t0p-admin"]);
+    server = await startCliServer(["--log-format", "off", "--admin-token", "t0p-admin-token-16"]);
     dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-admin-"));
   });
   afterAll(() => {
@@ -247,19 +247,19 @@ describe("report and scan-logs against a sandbox with an admin token", () => {
     expect(without.stderr).toBe(
       "merchant-sandbox: GET /__sandbox/report answered 401: This sandbox's control plane needs the admin token: send 'Authorization: Bearer <admin token>' or 'X-Admin-Token: <admin token>'. Pass it with --admin-token.\n",
     );
-    expect(await run(["report", "--url", server.url, "--admin-token", "t0p-admin"])).toEqual({
+    expect(await run(["report", "--url", server.url, "--admin-token", "t0p-admin-token-16"])).toEqual({
       code: 0,
       stdout: "No findings: the integration behaved.\n",
       stderr: "",
     });
-    expect((await run(["report", "--url", server.url], { MERCHANT_SANDBOX_ADMIN_TOKEN: "t0p-admin" })).code).toBe(0);
+    expect((await run(["report", "--url", server.url], { MERCHANT_SANDBOX_ADMIN_TOKEN: "t0p-admin-token-16" })).code).toBe(0);
     const wrong = await run(["report", "--url", server.url, "--admin-token", "nope"]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("answered 401: The admin token is wrong.");
 
     const file = join(dir, "a.log");
     writeFileSync(file, `password=sandbox-password\n`);
-    const scanned = await run(["scan-logs", "--url", server.url, "--admin-token", "t0p-admin", file]);
+    const scanned = await run(["scan-logs", "--url", server.url, "--admin-token", "t0p-admin-token-16", file]);
     expect(scanned.code).toBe(1);
     expect(scanned.stdout).toBe(`${file}:1:10: password of merchant merchant_sandbox_default in clear text\n`);
     expect((await run(["scan-logs", "--url", server.url, file])).code).toBe(2);

@@ -5,7 +5,7 @@ import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINT_VARIANTS } from "../../src/control/mint.js";
 import { openApiDocument } from "../../src/control/openapi.js";
-import { DEFAULT_KEY, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { DEFAULT_KEY, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postEmpty, postJson, requestWithRepeatedHeaders, startTestServer, type Reply, type TestServer } from "../support/server.js";
 
 /**
  * GET /__sandbox/openapi.json: a valid OpenAPI 3.1 document (checked by a real validator), that
@@ -192,7 +192,7 @@ describe("GET /__sandbox/openapi.json", () => {
 describe("the live server matches the document", () => {
   /** A fresh session id for the paths that take one. */
   async function sessionId(): Promise<string> {
-    const r = await t.call("/__sandbox/sessions", { method: "POST" });
+    const r = await t.call("/__sandbox/sessions", postEmpty());
     expect(r.status).toBe(201);
     return r.json.id as string;
   }
@@ -267,10 +267,17 @@ describe("the live server matches the document", () => {
       ["GET", "/__sandbox/sessions/{id}", "/__sandbox/sessions/ses_0000000000000000", {}],
       ["POST", "/__sandbox/scan", "/__sandbox/scan", jsonBody({ text: `log line\nAuthorization: Bearer ${jwt}` })],
       ["POST", "/__sandbox/scan", "/__sandbox/scan", jsonBody({})],
+      // Web pages kept out of the control plane.
+      ["POST", "/__sandbox/reset", "/__sandbox/reset", {}],
+      ["POST", "/__sandbox/sessions", "/__sandbox/sessions", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }],
+      ["POST", "/__sandbox/reset", "/__sandbox/reset", postEmpty({ origin: "https://evil.example" })],
+      ["GET", "/__sandbox/sessions", "/__sandbox/sessions", { headers: { "sec-fetch-site": "cross-site" } }],
     ];
     for (const [method, template, path, init] of samples) {
       await conforms(method, template, await t.call(path, { method, ...init }));
     }
+    // fetch will not send another Host: node:http does.
+    await conforms("GET", "/__sandbox/sessions", await requestWithRepeatedHeaders(t.url, "/__sandbox/sessions", { host: "attacker.example" }));
     // Refused methods: 405 with Allow (and, on the login, the deprecation headers).
     for (const [path, method] of [["/api/v2/auth/token", "POST"], ["/api/login_check", "POST"], ["/api/v2/payment/init", "POST"], ["/.well-known/jwks.json", "GET"]] as const) {
       const r = await t.call(path, { method: method === "GET" ? "POST" : "GET" });

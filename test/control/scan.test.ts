@@ -177,13 +177,13 @@ describe.each(["RS256", "ES256", "HS256"])("POST /__sandbox/scan with %s tokens"
 
 describe("POST /__sandbox/scan with an admin token", () => {
   it("wants the admin token like the rest of the control plane", async () => {
-    const t = await startTestServer({ adminToken: "admin-t0ken" });
+    const t = await startTestServer({ adminToken: "admin-t0ken-of-16+" });
     try {
       const body = postJson({ text: DEFAULT_SECRET });
       const refused = await t.call(SCAN, body);
       expect(refused.status).toBe(401);
       expect(refused.json.code).toBe("admin_token_required");
-      const ok = await t.call(SCAN, postJson({ text: DEFAULT_SECRET }, { authorization: "Bearer admin-t0ken" }));
+      const ok = await t.call(SCAN, postJson({ text: DEFAULT_SECRET }, { authorization: "Bearer admin-t0ken-of-16+" }));
       expect(ok.json).toEqual({ hits: [{ line: 1, column: 1, kind: "api_secret", merchant: DEFAULT_MERCHANT_ID }] });
     } finally {
       await t.close();

@@ -11,6 +11,7 @@ import {
   DEFAULT_PAYMENT_TOKEN,
   DEFAULT_SECRET,
   T0,
+  postEmpty,
   postJson,
   problem,
   startTestServer,
@@ -191,9 +192,9 @@ describe("POST /__sandbox/sessions", () => {
     for (const value of [m.api_key, m.api_secret, m.payment_token, m.login.email, m.login.password]) expect(published).not.toContain(value);
   });
 
-  it("takes an empty body (no Content-Type) as {}", async () => {
+  it("takes an empty body (declared JSON, as every control-plane POST) as {}", async () => {
     const t = await server();
-    const r = await t.call("/__sandbox/sessions", { method: "POST" });
+    const r = await t.call("/__sandbox/sessions", postEmpty());
     expect(r.status).toBe(201);
     expect(r.json.scenario).toBe("default");
     expect(r.json.id).toMatch(SESSION_ID);
@@ -409,18 +410,7 @@ describe("POST /__sandbox/sessions", () => {
           "invalid_request",
         ),
       ],
-      [
-        "a body not declared as JSON",
-        { method: "POST", headers: { "content-type": "text/plain" }, body: '{"scenario":"default"}' },
-        problem(
-          415,
-          "Unsupported Media Type",
-          "unsupported_media_type",
-          "POST /__sandbox/sessions takes a JSON body, but the request says Content-Type: text/plain. Send the body as JSON with the header 'Content-Type: application/json'.",
-          "/__sandbox/sessions",
-          "unsupported_media_type",
-        ),
-      ],
+      // A body not declared as JSON: test/control/browser-access.test.ts (every control-plane POST).
     ];
     it.each(cases)("%s", async (_name, init, expected) => {
       const t = await server();
@@ -473,8 +463,8 @@ describe("GET /__sandbox/sessions and /__sandbox/sessions/{id}", () => {
   it("answers 404 for a session that never existed, with the exact message", async () => {
     const t = await server();
     for (const sub of ["", "/clock", "/reset", "/report"]) {
-      const method = sub === "/reset" ? "POST" : "GET";
-      expectProblem(await t.call(`/__sandbox/sessions/ses_0000000000000000${sub}`, { method }), noSession("ses_0000000000000000", sub));
+      const init = sub === "/reset" ? postEmpty() : {};
+      expectProblem(await t.call(`/__sandbox/sessions/ses_0000000000000000${sub}`, init), noSession("ses_0000000000000000", sub));
     }
   });
 
@@ -620,7 +610,7 @@ describe("POST /__sandbox/sessions/{id}/reset", () => {
     // The session's clock was moved; the reset brings it back to the sandbox clock.
     await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "10m" }));
 
-    const reset = await t.call(`/__sandbox/sessions/${s.id}/reset`, { method: "POST" });
+    const reset = await t.call(`/__sandbox/sessions/${s.id}/reset`, postEmpty());
     expect(reset.status).toBe(200);
     expect(reset.headers.get("content-type")).toBe("application/json");
     expect(reset.json).toEqual({ reset: true, session: s.id, clock: { now: ISO_T0, frozen: expect.any(Boolean) } });

@@ -7,6 +7,7 @@ import {
   DEFAULT_PAYMENT_TOKEN,
   DEFAULT_SECRET,
   T0,
+  postEmpty,
   postJson,
   problem,
   startTestServer,
@@ -127,7 +128,9 @@ const CONTROL_CALLS: Array<[string, string, unknown?]> = [
 ];
 
 function init(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
-  return body === undefined ? { method, headers } : { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+  if (body !== undefined) return { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
+  // A control-plane POST is declared JSON even without a body.
+  return method === "POST" ? postEmpty(headers) : { method, headers };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,7 +185,7 @@ describe("POST /__sandbox/tokens", () => {
 
   it("mints with no body: a valid token for the primary scenario's first merchant", async () => {
     const t = await server({ scenarios: ["token-endpoint-outage"] });
-    const r = await t.call("/__sandbox/tokens", { method: "POST" });
+    const r = await t.call("/__sandbox/tokens", postEmpty());
     expect(r.status).toBe(201);
     expect(r.json).toMatchObject({ variant: "valid", expected_error: null, claims: { sub: "m_token_endpoint_outage", client_id: "token-endpoint-outage-key" } });
     expect((await pay(t, r.json.token)).status).toBe(200);
@@ -269,7 +272,7 @@ describe("POST /__sandbox/tokens", () => {
       expect((await t.call("/__sandbox/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: "{" })).json.code).toBe("body_malformed_json");
       const r = await t.call("/__sandbox/tokens", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
       expect(r.status).toBe(415);
-      expect(r.json.code).toBe("unsupported_media_type");
+      expect(r.json.code).toBe("control_json_required");
     });
   });
 });
@@ -277,7 +280,7 @@ describe("POST /__sandbox/tokens", () => {
 describe("the admin token", () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ adminToken: "s3cret-admin" });
+    t = await startTestServer({ adminToken: "s3cret-admin-token" });
   });
   afterAll(async () => {
     await t.close();
@@ -285,16 +288,16 @@ describe("the admin token", () => {
 
   it.each(CONTROL_CALLS)("%s %s: 401 admin_token_required without it, and with a wrong one", async (method, path, body) => {
     expectAdminRefusal(await t.call(path, init(method, body)), ADMIN_MISSING, path);
-    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Basic czNjcmV0LWFkbWlu" })), ADMIN_MISSING, path);
-    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Bearer s3cret-admin-not" })), ADMIN_WRONG, path);
-    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Bearer s3cret-admi" })), ADMIN_WRONG, path);
-    expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "S3CRET-ADMIN" })), ADMIN_WRONG, path);
+    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Basic czNjcmV0LWFkbWluLXRva2Vu" })), ADMIN_MISSING, path);
+    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Bearer s3cret-admin-token-not" })), ADMIN_WRONG, path);
+    expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Bearer s3cret-admin-toke" })), ADMIN_WRONG, path);
+    expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "S3CRET-ADMIN-TOKEN" })), ADMIN_WRONG, path);
     // A right bearer does not make a wrong X-Admin-Token right.
-    expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "nope", authorization: "Bearer s3cret-admin" })), ADMIN_WRONG, path);
+    expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "nope", authorization: "Bearer s3cret-admin-token" })), ADMIN_WRONG, path);
   });
 
   it("works with Authorization: Bearer <admin token> and with X-Admin-Token", async () => {
-    const ways: Array<Record<string, string>> = [{ authorization: "Bearer s3cret-admin" }, { authorization: "bearer s3cret-admin" }, { "x-admin-token": "s3cret-admin" }];
+    const ways: Array<Record<string, string>> = [{ authorization: "Bearer s3cret-admin-token" }, { authorization: "bearer s3cret-admin-token" }, { "x-admin-token": "s3cret-admin-token" }];
     for (const headers of ways) {
       const clock = await t.call("/__sandbox/clock", { headers });
       expect(clock.status).toBe(200);
@@ -307,7 +310,7 @@ describe("the admin token", () => {
       expectRefusedWith(await pay(t, minted.json.token), "token_expired");
       expect((await t.call("/__sandbox/requests", { headers })).status).toBe(200);
       expect((await t.call(`/__sandbox/sessions/${session.json.id}`, { method: "DELETE", headers })).status).toBe(204);
-      const reset = await t.call("/__sandbox/reset", { method: "POST", headers });
+      const reset = await t.call("/__sandbox/reset", postEmpty(headers));
       expect(reset.status).toBe(200);
       expect(reset.json.reset).toBe(true);
     }
@@ -328,9 +331,9 @@ describe("the admin token", () => {
     expect((await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }))).status).toBe(200);
     expect((await t.call("/.well-known/jwks.json")).status).toBe(200);
     // The admin token is no access token.
-    expectRefusedWith(await pay(t, "s3cret-admin"), "token_malformed");
+    expectRefusedWith(await pay(t, "s3cret-admin-token"), "token_malformed");
     // And the merchant API's requests are journaled as usual.
-    const journal = await t.call("/__sandbox/requests?limit=1", { headers: { "x-admin-token": "s3cret-admin" } });
+    const journal = await t.call("/__sandbox/requests?limit=1", { headers: { "x-admin-token": "s3cret-admin-token" } });
     expect(journal.json.requests).toEqual([expect.objectContaining({ path: "/api/v2/payment/x", code: "token_malformed" })]);
   });
 });
@@ -352,9 +355,9 @@ describe("controlPlane: false", () => {
   });
 
   it("wins over the admin token: 404, not 401", async () => {
-    const t = await server({ controlPlane: false, adminToken: "s3cret-admin" });
+    const t = await server({ controlPlane: false, adminToken: "s3cret-admin-token" });
     expectProblem(await t.call("/__sandbox/clock"), planeOff("/__sandbox/clock"));
-    expectProblem(await t.call("/__sandbox/clock", { headers: { "x-admin-token": "s3cret-admin" } }), planeOff("/__sandbox/clock"));
+    expectProblem(await t.call("/__sandbox/clock", { headers: { "x-admin-token": "s3cret-admin-token" } }), planeOff("/__sandbox/clock"));
     expect((await t.call("/__sandbox/health")).status).toBe(200);
   });
 });
@@ -377,28 +380,28 @@ describe("through the CLI", () => {
   const tokenRequest = postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET });
 
   it("--admin-token guards the control plane, never prints the token, and leaves health and the API open", async () => {
-    const { c, call } = await cli(["--admin-token", "x1-admin-token"]);
+    const { c, call } = await cli(["--admin-token", "x1-admin-token-16"]);
     expectAdminRefusal(await call("/__sandbox/clock"), ADMIN_MISSING, "/__sandbox/clock");
     expectAdminRefusal(await call("/__sandbox/sessions", postJson({})), ADMIN_MISSING, "/__sandbox/sessions");
-    expectAdminRefusal(await call("/__sandbox/clock", { headers: { authorization: "Bearer x2-admin-token" } }), ADMIN_WRONG, "/__sandbox/clock");
-    const viaBearer = await call("/__sandbox/clock", { headers: { authorization: "Bearer x1-admin-token" } });
+    expectAdminRefusal(await call("/__sandbox/clock", { headers: { authorization: "Bearer x2-admin-token-16" } }), ADMIN_WRONG, "/__sandbox/clock");
+    const viaBearer = await call("/__sandbox/clock", { headers: { authorization: "Bearer x1-admin-token-16" } });
     expect(viaBearer.status).toBe(200);
     expect(viaBearer.json).toEqual({ now: expect.any(String), frozen: false });
-    const session = await call("/__sandbox/sessions", postJson({}, { "x-admin-token": "x1-admin-token" }));
+    const session = await call("/__sandbox/sessions", postJson({}, { "x-admin-token": "x1-admin-token-16" }));
     expect(session.status).toBe(201);
     expect((await call("/__sandbox/health")).status).toBe(200);
     const token = await call("/api/v2/auth/token", tokenRequest);
     expect(token.status).toBe(200);
     expect((await call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token.json.access_token}` } })).status).toBe(200);
     await new Promise((r) => setImmediate(r));
-    expect(c.stdout() + c.stderr()).not.toContain("x1-admin-token");
+    expect(c.stdout() + c.stderr()).not.toContain("x1-admin-token-16");
   });
 
   it("MERCHANT_SANDBOX_ADMIN_TOKEN sets the admin token too", async () => {
-    const { call } = await cli([], { MERCHANT_SANDBOX_ADMIN_TOKEN: "env-admin-token" });
+    const { call } = await cli([], { MERCHANT_SANDBOX_ADMIN_TOKEN: "env-admin-token-16" });
     expectAdminRefusal(await call("/__sandbox/requests"), ADMIN_MISSING, "/__sandbox/requests");
-    expectAdminRefusal(await call("/__sandbox/requests", { headers: { "x-admin-token": "x1-admin-token" } }), ADMIN_WRONG, "/__sandbox/requests");
-    const ok = await call("/__sandbox/requests", { headers: { "x-admin-token": "env-admin-token" } });
+    expectAdminRefusal(await call("/__sandbox/requests", { headers: { "x-admin-token": "x1-admin-token-16" } }), ADMIN_WRONG, "/__sandbox/requests");
+    const ok = await call("/__sandbox/requests", { headers: { "x-admin-token": "env-admin-token-16" } });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({ requests: [], capacity: 1000 });
     expect((await call("/__sandbox/health")).status).toBe(200);

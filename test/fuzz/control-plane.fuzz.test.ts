@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postJson, startTestServer, type TestServer } from "../support/server.js";
+import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postEmpty, postJson, startTestServer, type TestServer } from "../support/server.js";
 import {
   FUZZ_TIMEOUT,
   PROTO_KEYS,
@@ -32,7 +32,11 @@ import {
  *    the access token issued before the call still gives 200 on a protected endpoint;
  *  - an accepted call leaves a sandbox that still works: clock, journal and report read without a
  *    5xx, a token exchange gives 200 and that token gives 200; a token minted by POST
- *    /__sandbox/tokens never makes a protected endpoint answer 5xx.
+ *    /__sandbox/tokens never makes a protected endpoint answer 5xx;
+ *  - a call a web page could make (another site's Origin, Origin: null, Sec-Fetch-Site:
+ *    cross-site, a Host the sandbox does not answer to) gets 403 on every route but health,
+ *    whatever its method, body and admin token; a POST not declared as JSON gets 415; a call from
+ *    the sandbox's own site (loopback, IP and single-label Hosts, its own Origin) gets neither.
  */
 
 const SEED = fuzzSeed();
@@ -78,9 +82,9 @@ async function protectedCall(target: Target, token: string, path = "/api/v2/paym
   return target.t.call(path, { headers: { authorization: `Bearer ${token}` } });
 }
 
-/** One case: a fresh sandbox state, the call, then every property. */
-async function check(target: Target, generated: ControlCase): Promise<void> {
-  const reset = await target.t.call("/__sandbox/reset", { method: "POST", headers: adminHeaders(target) });
+/** One case: a fresh sandbox state, the call, then every property; the call's answer. */
+async function check(target: Target, generated: ControlCase): Promise<{ status: number; code: unknown }> {
+  const reset = await target.t.call("/__sandbox/reset", postEmpty(adminHeaders(target)));
   if (reset.status !== 200) throw new Error(`POST /__sandbox/reset answered ${reset.status}: ${reset.text.slice(0, 300)}`);
   let sid = "ses_0000000000000000";
   if (generated.needsSession) {
@@ -100,6 +104,7 @@ async function check(target: Target, generated: ControlCase): Promise<void> {
   const what = describeRequest(request);
   const res = assertAnswer(await rawExchange(target.t.server.port, serialize(request), { head: request.method === "HEAD" }), request);
   await assertHealthy(target.t, request);
+  const answer = { status: res.status, code: codeOf(res.body) };
 
   if (res.status < 200 || res.status >= 300) {
     const after = await snapshot(target);
@@ -111,7 +116,7 @@ async function check(target: Target, generated: ControlCase): Promise<void> {
     }
     const r = await protectedCall(target, token);
     if (r.status !== 200) throw new Error(`the token issued before the call now gets ${r.status} (${r.text.slice(0, 200)}) after ${res.status} to ${what}`);
-    return;
+    return answer;
   }
 
   // Accepted: whatever it changed, the sandbox must still work.
@@ -129,6 +134,15 @@ async function check(target: Target, generated: ControlCase): Promise<void> {
       const r = await protectedCall(target, minted, path);
       if (r.status >= 500) throw new Error(`the token minted by ${what}\ngets ${r.status} on ${path}: ${r.text.slice(0, 300)}`);
     }
+  }
+  return answer;
+}
+
+function codeOf(body: Buffer): unknown {
+  try {
+    return (JSON.parse(body.toString("utf8")) as { code?: unknown }).code;
+  } catch {
+    return undefined;
   }
 }
 
@@ -314,19 +328,139 @@ const wellFormedCase: fc.Arbitrary<ControlCase> = fc
       }),
   );
 
+/**
+ * What a web page's request carries (`[headers, expected code]`): another site's Origin, `null`,
+ * Sec-Fetch-Site: cross-site, or a Host of the page's own (DNS rebinding). Each replaces the
+ * default Host line, so a case is one signal, as a browser would send it.
+ */
+const WEB_PAGE: Array<[Array<[string, string]>, string]> = [
+  [[HOST, ["Origin", "https://evil.example"]], "cross_site_request"],
+  [[HOST, ["Origin", "null"]], "cross_site_request"],
+  [[HOST, ["Origin", "http://127.0.0.1.evil.example"]], "cross_site_request"],
+  [[HOST, ["Origin", "http://localhost"]], "cross_site_request"],
+  [[HOST, ["Origin", "http://127.0.0.1:1"]], "cross_site_request"],
+  [[HOST, ["Origin", "file://"]], "cross_site_request"],
+  [[HOST, ["Origin", "not an origin"]], "cross_site_request"],
+  [[HOST, ["Sec-Fetch-Site", "cross-site"]], "cross_site_request"],
+  [[HOST, ["Origin", "http://127.0.0.1"], ["Sec-Fetch-Site", "cross-site"]], "cross_site_request"],
+  [[["Host", "attacker.example"]], "host_not_allowed"],
+  [[["Host", "attacker.example:4010"], ["Origin", "http://attacker.example:4010"]], "host_not_allowed"],
+  [[["Host", "127.0.0.1.nip.io"]], "host_not_allowed"],
+  [[["Host", "localhost.evil.example"]], "host_not_allowed"],
+  [[["Host", "sandbox.example."]], "host_not_allowed"],
+  [[["Host", "evil.example@127.0.0.1"]], "host_not_allowed"],
+];
+
+/** What a script, a test or CI sends: loopback, IP and single-label Hosts, the sandbox's own Origin. */
+const OWN_SITE: Array<Array<[string, string]>> = [
+  [HOST],
+  [["Host", "localhost:4010"]],
+  [["Host", "LOCALHOST"]],
+  [["Host", "app.localhost"]],
+  [["Host", "127.1.2.3"]],
+  [["Host", "[::1]:4010"]],
+  [["Host", "10.0.0.7"]],
+  [["Host", "sandbox:4010"]],
+  [["Host", "sandbox."]],
+  [HOST, ["Origin", "http://127.0.0.1"]],
+  [["Host", "localhost:4010"], ["Origin", "http://localhost:4010"]],
+  [HOST, ["Sec-Fetch-Site", "same-origin"]],
+  [HOST, ["Sec-Fetch-Site", "none"]],
+];
+
+/** Any route, method, body, content type and admin token, with one web-page signal. */
+const webPageCase: fc.Arbitrary<ControlCase & { expected: string | undefined }> = fc
+  .record({
+    route: fc.constantFrom(...PATHS),
+    oddMethod: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("PUT", "PATCH", "DELETE", "OPTIONS") }),
+    methodPick: fc.nat(),
+    site: fc.constantFrom(...WEB_PAGE),
+    type: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: contentType }),
+    auth: fc.constantFrom<Auth>("admin-bearer", "admin-header", "none", "wrong"),
+  })
+  .chain(({ route, oddMethod, methodPick, site, type, auth }) => {
+    const [path, methods] = route;
+    const m = oddMethod ?? methods[methodPick % methods.length]!;
+    return controlBody(path).map((body) => {
+      const [headers, code] = site;
+      const request = shown({
+        method: m,
+        target: path,
+        headers: [...headers, ...(type === undefined ? [] : [["Content-Type", type.replace(/[\r\n]/g, "")] as [string, string]])],
+        body: m === "GET" || m === "HEAD" ? new Uint8Array(0) : body,
+      });
+      // Health stays open to any Host and Origin (probes); its other methods get 405 as ever.
+      const expected = path === "/__sandbox/health" ? undefined : code;
+      return { request, needsSession: path.includes(SID), auth, expected };
+    });
+  });
+
+/** A POST of the sandbox's own site, with the admin token, not declared as JSON. */
+const NOT_JSON = ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=xyz", "text/json", "application/jsonx", "application/json, text/plain", ""];
+const notJsonCase: fc.Arbitrary<ControlCase> = fc
+  .record({
+    route: fc.constantFrom(...PATHS.filter(([, methods]) => methods.includes("POST"))),
+    site: fc.constantFrom(...OWN_SITE),
+    type: fc.option(fc.constantFrom(...NOT_JSON), { nil: undefined }),
+  })
+  .chain(({ route, site, type }) =>
+    controlBody(route[0]).map((body) => {
+      const request = shown({ method: "POST", target: route[0], headers: [...site, ...(type === undefined ? [] : [["Content-Type", type] as [string, string]])], body });
+      return { request, needsSession: route[0].includes(SID), auth: "admin-bearer" as Auth };
+    }),
+  );
+
+/** A well-formed call from one of the sandbox's own sites. */
+const ownSiteCase: fc.Arbitrary<ControlCase> = fc.tuple(wellFormedCase, fc.constantFrom(...OWN_SITE)).map(([c, site]) => {
+  const request = shown({ ...c.request, headers: [...site, ...c.request.headers.filter(([n]) => n !== "Host")] });
+  return { ...c, request };
+});
+
 // ---------------------------------------------------------------------------------------------
 
 describe("fuzz: control plane over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
   it("without an admin token: random bodies, wrong types, queries, methods, paths", async () => {
-    await fc.assert(fc.asyncProperty(controlCase, (c) => check(open, c)), params(400));
+    await fc.assert(fc.asyncProperty(controlCase, async (c) => void (await check(open, c))), params(400));
   });
 
   it("with an admin token: the same, with the admin token right, wrong, missing, repeated", async () => {
-    await fc.assert(fc.asyncProperty(controlCase, (c) => check(guarded, c)), params(400));
+    await fc.assert(fc.asyncProperty(controlCase, async (c) => void (await check(guarded, c))), params(400));
   });
 
   it("well-formed calls with fuzzed values: clock, session clock, sessions, tokens, scan", async () => {
-    await fc.assert(fc.asyncProperty(wellFormedCase, (c) => check(guarded, c)), params(300));
+    await fc.assert(fc.asyncProperty(wellFormedCase, async (c) => void (await check(guarded, c))), params(300));
+  });
+});
+
+describe("fuzz: the control plane keeps web pages out", { timeout: FUZZ_TIMEOUT }, () => {
+  it("a web page's call (another site's Origin, Origin: null, Sec-Fetch-Site: cross-site, a foreign Host) gets 403 and changes nothing", async () => {
+    const property = async (target: Target, c: ControlCase & { expected: string | undefined }) => {
+      const answer = await check(target, c);
+      if (c.expected !== undefined) expect({ status: answer.status, code: answer.code }, describeRequest(c.request)).toEqual({ status: 403, code: c.expected });
+      else expect(answer.status, describeRequest(c.request)).not.toBe(403);
+    };
+    await fc.assert(fc.asyncProperty(webPageCase, (c) => property(open, c)), params(150));
+    await fc.assert(fc.asyncProperty(webPageCase, (c) => property(guarded, c)), params(150));
+  });
+
+  it("a POST not declared as JSON gets 415 control_json_required and changes nothing", async () => {
+    await fc.assert(
+      fc.asyncProperty(notJsonCase, async (c) => {
+        const answer = await check(guarded, c);
+        expect(answer, describeRequest(c.request)).toEqual({ status: 415, code: "control_json_required" });
+      }),
+      params(100),
+    );
+  });
+
+  it("a well-formed call from the sandbox's own site is never refused as a web page's", async () => {
+    await fc.assert(
+      fc.asyncProperty(ownSiteCase, async (c) => {
+        const answer = await check(guarded, c);
+        expect([403, 415], `${answer.status} ${String(answer.code)}: ${describeRequest(c.request)}`).not.toContain(answer.status);
+      }),
+      params(100),
+    );
   });
 });
 
@@ -336,18 +470,18 @@ describe("fuzz: control plane over real HTTP", { timeout: FUZZ_TIMEOUT }, () => 
 describe("fuzz findings, minimal reproducers", { timeout: FUZZ_TIMEOUT }, () => {
   it("POST /__sandbox/clock with an enormous advance is refused (400) and leaves the clock alone", async () => {
     const t = open.t;
-    await t.call("/__sandbox/reset", { method: "POST" });
+    await t.call("/__sandbox/reset", postEmpty());
     const before = await t.call("/__sandbox/clock");
     const r = await t.call("/__sandbox/clock", postJson({ advance: "100000000d" }));
     const after = await t.call("/__sandbox/clock");
-    await t.call("/__sandbox/reset", { method: "POST" });
+    await t.call("/__sandbox/reset", postEmpty());
     expect({ status: r.status, clockAfter: after.status }).toEqual({ status: 400, clockAfter: 200 });
     expect(after.text).toBe(before.text);
   });
 
   it("POST /__sandbox/tokens with an enormous ttl is refused (400) with what the limit is", async () => {
     const t = open.t;
-    await t.call("/__sandbox/reset", { method: "POST" });
+    await t.call("/__sandbox/reset", postEmpty());
     const m = await t.call("/__sandbox/tokens", postJson({ ttl: 1e300 }));
     expect(m.status).toBe(400);
     expect(m.json).toMatchObject({ code: "mint_ttl_invalid", error_description: "ttl must be at most 3650d (ten years), got '1e+300'." });

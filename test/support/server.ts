@@ -69,6 +69,11 @@ export function postJson(body: unknown, headers: Record<string, string> = {}): R
   return { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) };
 }
 
+/** POST without a body, declared as JSON all the same: the control plane refuses any other POST. */
+export function postEmpty(headers: Record<string, string> = {}): RequestInit {
+  return { method: "POST", headers: { "content-type": "application/json", ...headers } };
+}
+
 /** The problem+json body the mapper produces, for exact comparison. */
 export function problem(status: number, title: string, code: string, description: string, instance: string, error?: string) {
   return {

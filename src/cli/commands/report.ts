@@ -180,7 +180,8 @@ const TIMEOUT_MS = 30_000;
 export async function controlRequest(base: string, method: "GET" | "POST", path: string, adminToken: string | undefined, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
+  // The control plane refuses a POST not declared as JSON, even an empty one (it keeps web pages out).
+  if (body !== undefined || method === "POST") headers["content-type"] = "application/json";
   let res: Response;
   try {
     res = await fetch(base + path, {

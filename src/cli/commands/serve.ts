@@ -3,6 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { SERVER_LIMIT_DEFAULTS, startServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
 import { earlyStartKey } from "../early-key.js";
+import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
@@ -30,6 +31,7 @@ interface ServeArgs {
   scenariosDir?: string;
   controlPlane: boolean;
   adminToken?: string;
+  allowedHosts?: string;
   journalSize: number;
   maxSessions: number;
   sessionIdleTtl: string;
@@ -76,7 +78,14 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       })
       .option("scenarios-dir", { coerce: last, type: "string", group: "Scenarios:", describe: "Load every scenario file of this folder" })
       .option("control-plane", { coerce: last, type: "boolean", default: true, group: "Control plane:", describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health" })
-      .option("admin-token", { coerce: last, type: "string", group: "Control plane:", describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted" })
+      .option("admin-token", { coerce: last, type: "string", group: "Control plane:", describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted; at least 16 characters" })
+      .option("allowed-hosts", {
+        coerce: last,
+        type: "string",
+        group: "Control plane:",
+        describe:
+          "Comma-separated Host names the control plane answers to, beyond localhost, IP addresses, single-label names (docker/CI service names) and --host: 'sandbox.ci.example', '.example.test' for a domain and its subdomains, '*' for any (unsafe: web pages get in through DNS rebinding)",
+      })
       .option("journal-size", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Requests the journal keeps (oldest dropped first)" })
       .option("max-sessions", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Sessions at once (creating one more gets 429)" })
       .option("max-body-bytes", { coerce: last, type: "number", default: 64 * 1024, group: LIMITS, describe: "Largest request body (larger gets 413)" })
@@ -110,7 +119,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ...(earlyStartKey && !args.signingKey ? { pregeneratedKey: earlyStartKey } : {}),
       scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
       controlPlane: args.controlPlane,
-      ...(args.adminToken ? { adminToken: args.adminToken } : {}),
+      // Given but empty is an error (createSandbox says so), never a silent "no token".
+      ...(args.adminToken !== undefined ? { adminToken: args.adminToken } : {}),
+      allowedHosts: allowedHosts(args),
       journalSize: args.journalSize,
       maxSessions: args.maxSessions,
       sessionIdleTtl: args.sessionIdleTtl,
@@ -130,6 +141,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
       process.exit(1);
     });
+    if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
+      process.stderr.write(
+        `merchant-sandbox: warning: listening on ${args.host} with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n`,
+      );
+    }
     const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
     const eventFormat = format === "off" ? "text" : format;
     const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
@@ -178,6 +194,13 @@ function serverLimits(args: ServeArgs): ServerOptions {
   return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), headersTimeoutMs, requestTimeoutMs };
 }
 
+/** --allowed-hosts as a list, plus the address bound when it is a name (the sandbox answers to it). */
+function allowedHosts(args: ServeArgs): string[] {
+  const given = (args.allowedHosts ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "");
+  const bound = hostName(args.host);
+  return bound === undefined ? given : [...given, bound];
+}
+
 /** createSandbox() option names, as the flags a CLI user typed. */
 const FLAG_OF_SETTING: Record<string, string> = {
   tokenTtl: "--token-ttl",
@@ -194,6 +217,8 @@ const FLAG_OF_SETTING: Record<string, string> = {
   maxSessions: "--max-sessions",
   maxBodyBytes: "--max-body-bytes",
   sessionIdleTtl: "--session-idle-ttl",
+  adminToken: "--admin-token",
+  allowedHosts: "--allowed-hosts",
 };
 
 function asFlagMessage(e: ConfigError): string {

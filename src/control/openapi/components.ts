@@ -43,7 +43,7 @@ export const securitySchemes = {
     type: "http",
     scheme: "bearer",
     description:
-      "The control plane's admin token, when the sandbox was started with `--admin-token` (MERCHANT_SANDBOX_ADMIN_TOKEN); without one the control plane is open. GET /__sandbox/health never needs it.",
+      "The control plane's admin token, when the sandbox was started with `--admin-token` (MERCHANT_SANDBOX_ADMIN_TOKEN); at least 16 characters. Without one the control plane is open to scripts, yet still refuses web pages (another site's Origin, a Host it does not answer to, a POST not declared as JSON). GET /__sandbox/health never needs it.",
   },
   AdminTokenHeader: {
     type: "apiKey",

@@ -2,8 +2,9 @@ import { BODY_CODES } from "./error-codes.js";
 
 /**
  * The control plane under /__sandbox/: health, this document, sessions, clocks, resets, the
- * request journal, the integration report and token minting. Everything but health needs the
- * admin token when one is set, and answers 404 with --no-control-plane. Control-plane calls run no
+ * request journal, the integration report and token minting. Everything but health refuses web
+ * pages (another site's Origin, a Host it does not answer to), needs the admin token when one is
+ * set, and answers 404 with --no-control-plane. Control-plane calls run no
  * scenario rules and are not journaled.
  */
 
@@ -33,15 +34,23 @@ const guarded = {
     "The sandbox was started with an admin token and the request lacks it or sends a wrong one. (No WWW-Authenticate challenge is sent.)",
     ["admin_token_required"],
   ),
+  "403": problem(
+    "A request a web page could have made: a Host the sandbox does not answer to (DNS rebinding; allow names with --allowed-hosts), or an Origin other than the sandbox's own, `Origin: null` or `Sec-Fetch-Site: cross-site`. Call the control plane from a script or CI.",
+    ["host_not_allowed", "cross_site_request"],
+  ),
   "404": problem("The control plane is turned off (--no-control-plane); or, under /sessions/{id}, no such session (deleted, reaped after being idle, never created).", ["not_found"]),
   "405": problem("Another method; `Allow` lists the ones this path takes.", ["method_not_allowed"], { Allow: h("Allow") }),
+};
+/** Every control-plane POST: a web page can send a form or text unasked, but not JSON. */
+const jsonRequired = {
+  "415": problem("Not declared as JSON: a POST needs `Content-Type: application/json`, with an empty body too.", ["control_json_required"]),
 };
 const bodyRefusals = (codes: readonly string[]) => ({
   "400": problem(
     "A field it does not take, a field of the wrong type or value, or a malformed JSON body (a body over the size limit arrives cut short, and so is malformed).",
     [...codes, ...BODY_CODES],
   ),
-  "415": problem("A body that is not declared as JSON (an empty body counts as {}).", ["unsupported_media_type"]),
+  ...jsonRequired,
 });
 const clockBody = {
   required: false,
@@ -66,7 +75,7 @@ export const controlPaths = {
       tags: TAG,
       operationId: "health",
       summary: "Liveness and readiness",
-      description: "Always open (no admin token, even with --no-control-plane): for probes and the image's HEALTHCHECK.",
+      description: "Always open (no admin token, any Host and Origin, even with --no-control-plane): for probes and the image's HEALTHCHECK.",
       security: [],
       responses: { "200": json("Up.", s("Health")), "405": guarded["405"] },
     },
@@ -155,7 +164,7 @@ export const controlPaths = {
       summary: "Back to a fresh start",
       description: "The session's scenario state, merchants and clock as they started; every token issued to it so far is revoked. Credentials stay the same.",
       security: ADMIN,
-      responses: { "200": json("Reset.", s("SessionReset")), ...guarded },
+      responses: { "200": json("Reset.", s("SessionReset")), ...jsonRequired, ...guarded },
     },
   },
   "/__sandbox/sessions/{id}/report": {
@@ -193,7 +202,7 @@ export const controlPaths = {
       summary: "The whole sandbox as it started",
       description: "Deletes every session, resets every scenario and the clock, revokes every token issued so far, and empties the journal.",
       security: ADMIN,
-      responses: { "200": json("Reset.", s("SandboxReset")), ...guarded },
+      responses: { "200": json("Reset.", s("SandboxReset")), ...jsonRequired, ...guarded },
     },
   },
   "/__sandbox/requests": {

@@ -76,6 +76,9 @@ export const errorCodeSchema = {
     { const: "internal_error", description: "500: a bug in merchant-sandbox, not in the request." },
     // Control plane.
     { const: "admin_token_required", description: "401 invalid_token: the control plane was started with an admin token, and the request lacks it or sends a wrong one." },
+    { const: "host_not_allowed", description: "403 access_denied: the control plane does not answer to this Host (DNS rebinding); allow a name with --allowed-hosts. Localhost, IP addresses and single-label names are always allowed." },
+    { const: "cross_site_request", description: "403 access_denied: a control-plane request from a web page: an Origin other than the sandbox's own, `Origin: null`, or `Sec-Fetch-Site: cross-site`. Call it from a script or CI." },
+    { const: "control_json_required", description: "415: a control-plane POST without `Content-Type: application/json` (an empty body needs it too), so a web page cannot send it unasked." },
     { const: "too_many_sessions", description: "429: the sandbox holds as many sessions as it may (`--max-sessions`)." },
     { const: "unknown_field", description: "400: a control-plane body has a field the endpoint does not take." },
     { const: "unknown_parameter", description: "400: GET /__sandbox/requests with a query parameter it does not take." },
