@@ -6,6 +6,7 @@ import { printable } from "../core/printable.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
+import { closest } from "../scenarios/suggest.js";
 
 /**
  * Minting tokens on demand (POST /__sandbox/tokens), valid or deliberately bad, so a client that
@@ -45,8 +46,15 @@ export interface MintedToken {
 
 export async function mintToken(ctx: SandboxContext, request: MintRequest): Promise<MintedToken> {
   const variant = request.variant ?? "valid";
-  if (!(variant in MINT_VARIANTS)) {
-    throw new InvalidRequest("mint_variant_unknown", `variant '${String(variant).slice(0, 40)}' is not known; use one of: ${Object.keys(MINT_VARIANTS).join(", ")}.`);
+  // An own-property check, not `in`: "constructor", "__proto__" or "toString" are on every
+  // object's prototype, and used to mint a valid token under a variant that does not exist.
+  if (!Object.hasOwn(MINT_VARIANTS, variant)) {
+    const names = Object.keys(MINT_VARIANTS);
+    const suggestion = closest(String(variant), names);
+    throw new InvalidRequest(
+      "mint_variant_unknown",
+      `variant '${printable(String(variant), 40)}' is not known${suggestion ? ` (did you mean '${suggestion}'?)` : ""}; use one of: ${names.join(", ")}.`,
+    );
   }
   const merchant = findMerchant(ctx, request.merchant);
   const scenario = ctx.scenarios.of(merchant);
@@ -60,6 +68,9 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     }
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
     if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
+    // A "valid" token that is already expired (ttl 0, or under half a second) would pass for a
+    // valid one in the answer and fail on first use; the catalogue has a variant for that.
+    if (ttl < 1) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`);
   }
   const jti = ctx.faker.string.uuid();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
