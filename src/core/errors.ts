@@ -126,7 +126,8 @@ export class MethodNotAllowed extends SandboxError {
   readonly error = "method_not_allowed" as const;
   readonly code = "method_not_allowed";
   constructor(method: string, path: string, allowed: string[]) {
-    super(`${method} is not allowed on ${path}. Use ${allowed.join(" or ")}.`, {
+    const choices = allowed.length > 2 ? `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}` : allowed.join(" or ");
+    super(`${method} is not allowed on ${path}. Use ${choices}.`, {
       headers: { allow: allowed.join(", ") },
     });
   }
