@@ -224,6 +224,16 @@ export class HeadersTooLarge extends SandboxError {
   readonly code = "headers_too_large";
 }
 
+/**
+ * More header fields than the server's limit (RFC 6585 §5 covers the count as well as the size).
+ * A code of its own: the fix is fewer fields, not shorter ones.
+ */
+export class TooManyHeaders extends SandboxError {
+  readonly status = 431;
+  readonly error = "invalid_request" as const;
+  readonly code = "headers_too_many";
+}
+
 export class RequestTimeout extends SandboxError {
   readonly status = 408;
   readonly error = "invalid_request" as const;

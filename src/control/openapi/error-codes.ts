@@ -35,6 +35,7 @@ export const errorCodeSchema = {
     { const: "host_missing", description: "400: an HTTP/1.1 request without a Host header; answered by the server before any endpoint." },
     { const: "expectation_unsupported", description: "417: an Expect header other than 100-continue; answered by the server before any endpoint." },
     { const: "headers_too_large", description: "431: the header section is larger than the limit (serve --max-header-bytes, 16 KB by default); answered by the server before any endpoint." },
+    { const: "headers_too_many", description: "431: more header fields than the limit (serve --max-headers, 100 by default); answered by the server before any endpoint, so a field past node's own count limit (a second Authorization) cannot go unseen." },
     // Credentials and tokens.
     { const: "credentials_missing", description: "401 with no `error` member and a bare `WWW-Authenticate: Bearer realm=\"merchant-api\"` (RFC 6750 §3.1): no credentials at all." },
     { const: "unknown_api_key", description: "401 invalid_client: no loaded merchant has this api_key." },
