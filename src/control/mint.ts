@@ -1,9 +1,10 @@
-import { SignJWT, type JWTPayload } from "jose";
+import type { JWTPayload } from "jose";
 import type { SandboxContext } from "../core/context.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
+import { signCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
 import { closest } from "../scenarios/suggest.js";
@@ -95,8 +96,10 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     token = `${b64(header)}.${b64(claims)}.`;
   } else {
     const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
-    header = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
-    token = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(signer.privateKey);
+    const signed = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
+    header = signed;
+    // The sandbox's own signer: an ES256 signature in the low-S form verification insists on.
+    token = await signCompactJws(signed, claims, signer);
     if (variant === "bad_signature") token = tamper(token);
   }
   if (variant === "valid" || variant === "login_token") {

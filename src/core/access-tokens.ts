@@ -1,6 +1,7 @@
 import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
+import { isHighS } from "./ecdsa.js";
 import { InvalidToken } from "./errors.js";
 import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
@@ -27,6 +28,7 @@ export interface MerchantScope {
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
 const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
+const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
 
 export interface AccessClaims extends JWTPayload {
   sub: string;
@@ -147,6 +149,12 @@ export class AccessTokens {
         `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
+    if (key.alg === "ES256" && isHighS(Buffer.from(token.slice(token.lastIndexOf(".") + 1), "base64url"))) {
+      throw new InvalidToken(
+        "token_signature_invalid",
+        `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.`,
+      );
+    }
     let payload: JWTPayload;
     try {
       const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] });
@@ -184,6 +192,7 @@ export class AccessTokens {
         `The bearer token is not a JWT (expected three base64url parts separated by dots). Send the access_token value from POST /api/v2/auth/token unchanged.`,
       );
     }
+    assertCanonicalParts(parts);
     try {
       return decodeProtectedHeader(token);
     } catch {
@@ -208,6 +217,13 @@ export class AccessTokens {
           `The token's '${claim}' claim is missing or invalid (${present ? "invalid" : "missing"}). ${RENEW_HINT}`,
         );
       }
+    }
+    // Optional, but when present a NumericDate: a string or null nbf used to be ignored.
+    if (payload.nbf !== undefined && !(typeof payload.nbf === "number" && Number.isFinite(payload.nbf))) {
+      throw new InvalidToken(
+        "token_claims_invalid",
+        `The token's 'nbf' claim is invalid: it must be a number of seconds since 1970 (RFC 7519 NumericDate), not ${kindOf(payload.nbf)}. ${RENEW_HINT}`,
+      );
     }
     if (header.typ !== ACCESS_TOKEN_TYP) {
       if (header.typ === LOGIN_TOKEN_TYP) {
@@ -310,6 +326,42 @@ const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
   ["iat", "number"],
   ["jti", "string"],
 ];
+
+const PART_NAMES = ["header", "payload", "signature"] as const;
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * One token, one text. base64url's last character may carry bits past the end of the data
+ * (2 or 4 of them), which decoders ignore, so several texts decode to the same bytes; and
+ * TextDecoder silently drops a UTF-8 byte order mark before the JSON (which RFC 8259 §8.1 forbids
+ * in JSON sent over a network). Both are refused, so a token the sandbox accepts is the exact
+ * text it issued. A part of impossible length (4k + 1) is left to the decoder's own refusal.
+ */
+function assertCanonicalParts(parts: string[]): void {
+  for (const [i, part] of parts.entries()) {
+    if (part.length % 4 === 1) continue;
+    const bytes = Buffer.from(part, "base64url");
+    if (bytes.toString("base64url") !== part) {
+      throw new InvalidToken(
+        "token_malformed",
+        `The token's ${PART_NAMES[i]} is not canonical base64url: its last character carries bits past the end of the data, so it is another text of the token. ${SEND_UNCHANGED}`,
+      );
+    }
+    if (i < 2 && UTF8_BOM.every((b, j) => bytes[j] === b)) {
+      throw new InvalidToken(
+        "token_malformed",
+        `The token's ${PART_NAMES[i]} JSON starts with a byte order mark (UTF-8 BOM), which JSON in a JWT may not have. ${SEND_UNCHANGED}`,
+      );
+    }
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number") return String(value);
+  return typeof value === "string" ? `a string ('${printable(value, 40)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
 
 function unknownKid(kid: string): InvalidToken {
   return new InvalidToken(
