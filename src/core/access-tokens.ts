@@ -149,15 +149,17 @@ export class AccessTokens {
         `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
-    if (key.alg === "ES256" && isHighS(Buffer.from(token.slice(token.lastIndexOf(".") + 1), "base64url"))) {
-      throw new InvalidToken(
-        "token_signature_invalid",
-        `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.`,
-      );
+    let bytes: Uint8Array;
+    try {
+      ({ payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] }));
+    } catch (e) {
+      throw this.explain(e);
     }
+    // After the signature: a token that fails it is refused for that, and only an otherwise
+    // authentic token gets these refusals, which are about its text, not its origin.
+    assertOneText(token, key.alg);
     let payload: JWTPayload;
     try {
-      const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] });
       payload = JSON.parse(new TextDecoder().decode(bytes)) as JWTPayload;
     } catch (e) {
       throw this.explain(e);
@@ -192,7 +194,6 @@ export class AccessTokens {
         `The bearer token is not a JWT (expected three base64url parts separated by dots). Send the access_token value from POST /api/v2/auth/token unchanged.`,
       );
     }
-    assertCanonicalParts(parts);
     try {
       return decodeProtectedHeader(token);
     } catch {
@@ -332,14 +333,14 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * One token, one text. base64url's last character may carry bits past the end of the data
- * (2 or 4 of them), which decoders ignore, so several texts decode to the same bytes; and
- * TextDecoder silently drops a UTF-8 byte order mark before the JSON (which RFC 8259 §8.1 forbids
- * in JSON sent over a network). Both are refused, so a token the sandbox accepts is the exact
- * text it issued. A part of impossible length (4k + 1) is left to the decoder's own refusal.
+ * (2 or 4 of them), which decoders ignore, so several texts decode to the same bytes; TextDecoder
+ * silently drops a UTF-8 byte order mark before the JSON (which RFC 8259 §8.1 forbids in JSON sent
+ * over a network); and an ECDSA signature (r, s) verifies as (r, n − s) too (ecdsa.ts). All are
+ * refused, so a token the sandbox accepts is the exact text it issued.
  */
-function assertCanonicalParts(parts: string[]): void {
+function assertOneText(token: string, alg: string): void {
+  const parts = token.split(".");
   for (const [i, part] of parts.entries()) {
-    if (part.length % 4 === 1) continue;
     const bytes = Buffer.from(part, "base64url");
     if (bytes.toString("base64url") !== part) {
       throw new InvalidToken(
@@ -353,6 +354,12 @@ function assertCanonicalParts(parts: string[]): void {
         `The token's ${PART_NAMES[i]} JSON starts with a byte order mark (UTF-8 BOM), which JSON in a JWT may not have. ${SEND_UNCHANGED}`,
       );
     }
+  }
+  if (alg === "ES256" && isHighS(Buffer.from(parts[2]!, "base64url"))) {
+    throw new InvalidToken(
+      "token_signature_invalid",
+      `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.`,
+    );
   }
 }
 

@@ -864,6 +864,12 @@ describe("forged tokens against an ES256 sandbox (key confusion with an EC publi
     expectRefusal(await get(srv, `Bearer ${h}.${p}.${highS}`), invalidToken("token_signature_invalid", D.highS));
   });
 
+  it("a high-S signature over an altered payload → 401 token_signature_invalid saying it does not verify (the form is judged only on authentic tokens)", async () => {
+    const [h, , sig] = parts(legit);
+    const forged = `${h}.${b64url({ ...claimsOf(legit), scope: "payment cashout admin" })}.${flipS(sig)}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
   it("the sandbox issues ES256 tokens in the low-S form only, and accepts them (16 tokens, issued and minted)", async () => {
     for (let i = 0; i < 8; i++) {
       const issued = await srv.token();
