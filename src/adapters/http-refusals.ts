@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { ExpectationFailed, HeadersTooLarge, InvalidRequest, RequestTimeout, type SandboxError } from "../core/errors.js";
+import { ExpectationFailed, HeadersTooLarge, InvalidRequest, RequestTimeout, TooManyHeaders, type SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
 import { statusTitle } from "../core/problem.js";
@@ -24,6 +24,16 @@ export function refusalOfParserError(code: string | undefined, maxHeaderBytes: n
   return new InvalidRequest(
     "http_malformed",
     "The request is not valid HTTP/1.1 (bad request line, header or framing). Check the client's request encoding.",
+  );
+}
+
+/**
+ * More header fields than the limit. Past node's own count limit the extra fields were dropped
+ * without a word, and a second Authorization among them went unseen: the server counts them instead.
+ */
+export function tooManyHeaders(maxHeaders: number): SandboxError {
+  return new TooManyHeaders(
+    `The request has more than ${maxHeaders} header fields, the most this sandbox accepts. Send only the headers the request needs (the limit is serve --max-headers).`,
   );
 }
 

@@ -4,7 +4,7 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../core/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
-import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError } from "./http-refusals.js";
+import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -22,10 +22,12 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** The largest header section accepted (bytes); larger gets 431. Default 16 KB, node's own. */
   maxHeaderBytes?: number;
+  /** The most header fields accepted; more gets 431. Default 100, Apache httpd's LimitRequestFields. */
+  maxHeaders?: number;
 }
 
 /** The server's limits when not configured: safe for a sandbox on a CI runner or a laptop. */
-export const SERVER_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024 } as const;
+export const SERVER_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024, maxHeaders: 100 } as const;
 
 export interface RunningServer {
   readonly server: Server;
@@ -44,6 +46,8 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const host = options.host ?? "127.0.0.1";
   const maxBody = sandbox.settings.maxBodyBytes;
   const maxHeaderBytes = options.maxHeaderBytes ?? SERVER_LIMIT_DEFAULTS.maxHeaderBytes;
+  const maxHeaders = options.maxHeaders ?? SERVER_LIMIT_DEFAULTS.maxHeaders;
+  if (!Number.isInteger(maxHeaders) || maxHeaders < 1) throw new RangeError(`maxHeaders must be a whole number of at least 1, got ${maxHeaders}`);
   let stopping = false;
   const server = createServer(
     // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
@@ -58,6 +62,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   server.headersTimeout = options.headersTimeoutMs ?? SERVER_LIMIT_DEFAULTS.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs ?? SERVER_LIMIT_DEFAULTS.requestTimeoutMs;
   server.keepAliveTimeout = 5_000;
+  // Node keeps the first maxHeadersCount fields and drops the rest silently (2000 by default): one
+  // more than the limit lets serve() see that there were too many and refuse, rather than miss a
+  // repeated Authorization among the dropped ones.
+  server.maxHeadersCount = maxHeaders + 1;
 
   // A refusal of the HTTP layer echoes the path as redacted as the core's answers do.
   const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
@@ -65,6 +73,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.httpVersion === "1.1" && req.headers.host === undefined) {
       write(res, problemResponse(hostMissing(), shownPath(req)), true);
+      return;
+    }
+    if (req.rawHeaders.length / 2 > maxHeaders) {
+      write(res, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)), true);
       return;
     }
     const read = await readBody(req, maxBody + 1);
@@ -97,6 +109,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   // says which methods it takes); node hands it over as a bare socket.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     socket.on("error", () => socket.destroy());
+    if (req.rawHeaders.length / 2 > maxHeaders) {
+      endSocketWith(socket, problemResponse(tooManyHeaders(maxHeaders), pathOf(req)));
+      return;
+    }
     sandbox
       .handle(sandboxRequestOf(req, new Uint8Array(0)))
       .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))

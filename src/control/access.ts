@@ -3,7 +3,6 @@ import { ControlJsonRequired, CrossSiteRequest, HostNotAllowed } from "../core/e
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
 import { isJsonContentType } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
-import { redactPath } from "../core/redact.js";
 
 /**
  * Who may drive the control plane. With no admin token (the default) it trusts whoever reaches it,
@@ -140,12 +139,13 @@ function urlOrigin(text: string): string | undefined {
  */
 const STATE_CHANGING = ["POST", "PUT", "PATCH"];
 
-export function assertJsonDeclared(request: SandboxRequest): void {
+/** `shownPath`: the request's path as redacted for echoes (see redact.ts). */
+export function assertJsonDeclared(request: SandboxRequest, shownPath: string): void {
   const contentType = headerValue(request, "content-type");
   if (!STATE_CHANGING.includes(request.method) || isJsonContentType(contentType)) return;
   const got = contentType === undefined ? "no Content-Type" : `Content-Type: ${printable(contentType, 100)}`;
   const host = headerValue(request, "host");
-  const url = `${host === undefined ? "<sandbox URL>" : `http://${printable(host, 100)}`}${printable(redactPath(request.path), 200)}`;
+  const url = `${host === undefined ? "<sandbox URL>" : `http://${printable(host, 100)}`}${printable(shownPath, 200)}`;
   throw new ControlJsonRequired(
     `${request.method} on the control plane needs 'Content-Type: application/json', even with an empty body (the request has ${got}): that keeps web pages, which can send forms and text unasked, from changing the sandbox. With curl: curl -X ${request.method} -H 'content-type: application/json' ${url}`,
   );

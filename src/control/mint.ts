@@ -1,11 +1,13 @@
-import { SignJWT, type JWTPayload } from "jose";
+import type { JWTPayload } from "jose";
 import type { SandboxContext } from "../core/context.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
+import { signCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
+import { closest } from "../scenarios/suggest.js";
 
 /**
  * Minting tokens on demand (POST /__sandbox/tokens), valid or deliberately bad, so a client that
@@ -45,8 +47,15 @@ export interface MintedToken {
 
 export async function mintToken(ctx: SandboxContext, request: MintRequest): Promise<MintedToken> {
   const variant = request.variant ?? "valid";
-  if (!(variant in MINT_VARIANTS)) {
-    throw new InvalidRequest("mint_variant_unknown", `variant '${String(variant).slice(0, 40)}' is not known; use one of: ${Object.keys(MINT_VARIANTS).join(", ")}.`);
+  // An own-property check, not `in`: "constructor", "__proto__" or "toString" are on every
+  // object's prototype, and used to mint a valid token under a variant that does not exist.
+  if (!Object.hasOwn(MINT_VARIANTS, variant)) {
+    const names = Object.keys(MINT_VARIANTS);
+    const suggestion = closest(String(variant), names);
+    throw new InvalidRequest(
+      "mint_variant_unknown",
+      `variant '${printable(String(variant), 40)}' is not known${suggestion ? ` (did you mean '${suggestion}'?)` : ""}; use one of: ${names.join(", ")}.`,
+    );
   }
   const merchant = findMerchant(ctx, request.merchant);
   const scenario = ctx.scenarios.of(merchant);
@@ -60,6 +69,9 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     }
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
     if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
+    // A "valid" token that is already expired (ttl 0, or under half a second) would pass for a
+    // valid one in the answer and fail on first use; the catalogue has a variant for that.
+    if (ttl < 1) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`);
   }
   const jti = ctx.faker.string.uuid();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
@@ -84,8 +96,10 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     token = `${b64(header)}.${b64(claims)}.`;
   } else {
     const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
-    header = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
-    token = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(signer.privateKey);
+    const signed = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
+    header = signed;
+    // The sandbox's own signer: an ES256 signature in the low-S form verification insists on.
+    token = await signCompactJws(signed, claims, signer);
     if (variant === "bad_signature") token = tamper(token);
   }
   if (variant === "valid" || variant === "login_token") {

@@ -12,9 +12,10 @@ import { sessionEndpoint, sessionsEndpoint } from "./endpoints/sessions.js";
 import { tokensEndpoint } from "./endpoints/tokens.js";
 
 /**
- * The control plane under /__sandbox/: one table of routes, checked in order. Health is always
- * open, to any Host and Origin (probes and load balancers send what they like, and it tells nothing
- * but "up"); everything else refuses web pages (access.ts), needs the admin token when one is set,
+ * The control plane under /__sandbox/: one table of routes, checked in order. Every route that
+ * takes GET takes HEAD too, and a 405's Allow lists both. Health is always open, to any Host and
+ * Origin (probes and load balancers send what they like, and it tells nothing but "up");
+ * everything else refuses web pages (access.ts), needs the admin token when one is set,
  * and is absent (404) with --no-control-plane.
  */
 interface ControlRoute {
@@ -26,15 +27,15 @@ interface ControlRoute {
 const ROUTES: ControlRoute[] = [
   { pattern: /^\/__sandbox\/health$/, methods: ["GET", "HEAD"], handler: (r, c, t) => healthEndpoint(r, c, t) },
   { pattern: /^\/__sandbox\/openapi\.json$/, methods: ["GET", "HEAD"], handler: openApiEndpoint },
-  { pattern: /^\/__sandbox\/sessions$/, methods: ["GET", "POST"], handler: sessionsEndpoint },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)$/, methods: ["GET", "DELETE"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "") },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/, methods: ["GET", "POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock") },
+  { pattern: /^\/__sandbox\/sessions$/, methods: ["GET", "HEAD", "POST"], handler: sessionsEndpoint },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)$/, methods: ["GET", "HEAD", "DELETE"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "") },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/, methods: ["GET", "HEAD", "POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock") },
   { pattern: /^\/__sandbox\/sessions\/([^/]+)\/reset$/, methods: ["POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset") },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/report$/, methods: ["GET"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "report") },
-  { pattern: /^\/__sandbox\/clock$/, methods: ["GET", "POST"], handler: clockEndpoint },
+  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/report$/, methods: ["GET", "HEAD"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "report") },
+  { pattern: /^\/__sandbox\/clock$/, methods: ["GET", "HEAD", "POST"], handler: clockEndpoint },
   { pattern: /^\/__sandbox\/reset$/, methods: ["POST"], handler: resetEndpoint },
-  { pattern: /^\/__sandbox\/requests$/, methods: ["GET"], handler: requestsEndpoint },
-  { pattern: /^\/__sandbox\/report$/, methods: ["GET"], handler: reportEndpoint },
+  { pattern: /^\/__sandbox\/requests$/, methods: ["GET", "HEAD"], handler: requestsEndpoint },
+  { pattern: /^\/__sandbox\/report$/, methods: ["GET", "HEAD"], handler: reportEndpoint },
   { pattern: /^\/__sandbox\/tokens$/, methods: ["POST"], handler: tokensEndpoint },
   { pattern: /^\/__sandbox\/scan$/, methods: ["POST"], handler: scanEndpoint },
 ];
@@ -50,10 +51,13 @@ export const controlEndpoint: Endpoint = (request, ctx, trace) => {
       assertAdmin(request, ctx);
     }
     if (!route.methods.includes(request.method)) {
-      throw new MethodNotAllowed(request.method, trace.shown.path, route.methods.filter((m) => m !== "HEAD"));
+      throw new MethodNotAllowed(request.method, trace.shown.path, route.methods);
     }
-    if (!isHealth) assertJsonDeclared(request);
-    return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
+    if (!isHealth) assertJsonDeclared(request, trace.shown.path);
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the handler answers as for GET, and the
+    // server sends that answer's status and headers, content-length included, and no body.
+    const asGet = request.method === "HEAD" ? { ...request, method: "GET" } : request;
+    return route.handler(asGet, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
   }
   // An unknown path gets the same 404 as anywhere else (with its near-miss hints).
   if (ctx.control.enabled) return notFoundEndpoint(request, ctx, trace);

@@ -1,6 +1,7 @@
 import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
+import { isHighS } from "./ecdsa.js";
 import { InvalidToken } from "./errors.js";
 import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
@@ -27,6 +28,7 @@ export interface MerchantScope {
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
 const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
+const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
 
 export interface AccessClaims extends JWTPayload {
   sub: string;
@@ -168,9 +170,17 @@ export class AccessTokens {
         `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
+    let bytes: Uint8Array;
+    try {
+      ({ payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] }));
+    } catch (e) {
+      throw this.explain(e);
+    }
+    // After the signature: a token that fails it is refused for that, and only an otherwise
+    // authentic token gets these refusals, which are about its text, not its origin.
+    assertOneText(token, key.alg);
     let payload: JWTPayload;
     try {
-      const { payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] });
       payload = JSON.parse(new TextDecoder().decode(bytes)) as JWTPayload;
     } catch (e) {
       throw this.explain(e);
@@ -225,6 +235,13 @@ export class AccessTokens {
           `The token's '${claim}' claim is missing or invalid (${present ? "invalid" : "missing"}). ${RENEW_HINT}`,
         );
       }
+    }
+    // Optional, but when present a NumericDate: a string or null nbf used to be ignored.
+    if (payload.nbf !== undefined && !(typeof payload.nbf === "number" && Number.isFinite(payload.nbf))) {
+      throw new InvalidToken(
+        "token_claims_invalid",
+        `The token's 'nbf' claim is invalid: it must be a number of seconds since 1970 (RFC 7519 NumericDate), not ${kindOf(payload.nbf)}. ${RENEW_HINT}`,
+      );
     }
     if (header.typ !== ACCESS_TOKEN_TYP) {
       if (header.typ === LOGIN_TOKEN_TYP) {
@@ -327,6 +344,48 @@ const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
   ["iat", "number"],
   ["jti", "string"],
 ];
+
+const PART_NAMES = ["header", "payload", "signature"] as const;
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * One token, one text. base64url's last character may carry bits past the end of the data
+ * (2 or 4 of them), which decoders ignore, so several texts decode to the same bytes; TextDecoder
+ * silently drops a UTF-8 byte order mark before the JSON (which RFC 8259 §8.1 forbids in JSON sent
+ * over a network); and an ECDSA signature (r, s) verifies as (r, n − s) too (ecdsa.ts). All are
+ * refused, so a token the sandbox accepts is the exact text it issued.
+ */
+function assertOneText(token: string, alg: string): void {
+  const parts = token.split(".");
+  for (const [i, part] of parts.entries()) {
+    const bytes = Buffer.from(part, "base64url");
+    if (bytes.toString("base64url") !== part) {
+      throw new InvalidToken(
+        "token_malformed",
+        `The token's ${PART_NAMES[i]} is not canonical base64url: its last character carries bits past the end of the data, so it is another text of the token. ${SEND_UNCHANGED}`,
+      );
+    }
+    if (i < 2 && UTF8_BOM.every((b, j) => bytes[j] === b)) {
+      throw new InvalidToken(
+        "token_malformed",
+        `The token's ${PART_NAMES[i]} JSON starts with a byte order mark (UTF-8 BOM), which JSON in a JWT may not have. ${SEND_UNCHANGED}`,
+      );
+    }
+  }
+  if (alg === "ES256" && isHighS(Buffer.from(parts[2]!, "base64url"))) {
+    throw new InvalidToken(
+      "token_signature_invalid",
+      `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.`,
+    );
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number") return String(value);
+  return typeof value === "string" ? `a string ('${printable(value, 40)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
 
 function unknownKid(kid: string): InvalidToken {
   return new InvalidToken(

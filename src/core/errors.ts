@@ -126,7 +126,8 @@ export class MethodNotAllowed extends SandboxError {
   readonly error = "method_not_allowed" as const;
   readonly code = "method_not_allowed";
   constructor(method: string, path: string, allowed: string[]) {
-    super(`${method} is not allowed on ${path}. Use ${allowed.join(" or ")}.`, {
+    const choices = allowed.length > 2 ? `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}` : allowed.join(" or ");
+    super(`${method} is not allowed on ${path}. Use ${choices}.`, {
       headers: { allow: allowed.join(", ") },
     });
   }
@@ -245,6 +246,16 @@ export class HeadersTooLarge extends SandboxError {
   readonly status = 431;
   readonly error = "invalid_request" as const;
   readonly code = "headers_too_large";
+}
+
+/**
+ * More header fields than the server's limit (RFC 6585 §5 covers the count as well as the size).
+ * A code of its own: the fix is fewer fields, not shorter ones.
+ */
+export class TooManyHeaders extends SandboxError {
+  readonly status = 431;
+  readonly error = "invalid_request" as const;
+  readonly code = "headers_too_many";
 }
 
 export class RequestTimeout extends SandboxError {

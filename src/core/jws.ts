@@ -1,4 +1,5 @@
 import { createHmac, sign } from "node:crypto";
+import { toLowS } from "./ecdsa.js";
 import type { SigningKey } from "./keys.js";
 
 /**
@@ -14,9 +15,11 @@ export function signCompactJws(header: { alg: SigningKey["alg"]; kid: string; ty
   if (key.alg === "HS256") return Promise.resolve(`${input}.${createHmac("sha256", key.signer).update(input).digest("base64url")}`);
   return new Promise((resolve, reject) => {
     // With a callback, node signs on libuv's thread pool, as WebCrypto does, off the event loop.
-    // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default.
-    sign("sha256", Buffer.from(input), key.alg === "ES256" ? { key: key.signer, dsaEncoding: "ieee-p1363" } : key.signer, (err, signature) =>
-      err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`),
+    // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default, and
+    // in their low-S form: verification refuses the other (ecdsa.ts).
+    const es256 = key.alg === "ES256";
+    sign("sha256", Buffer.from(input), es256 ? { key: key.signer, dsaEncoding: "ieee-p1363" } : key.signer, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${(es256 ? toLowS(signature) : signature).toString("base64url")}`),
     );
   });
 }

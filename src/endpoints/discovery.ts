@@ -5,7 +5,7 @@ import { printable } from "../core/printable.js";
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
   if (request.method !== "GET" && request.method !== "HEAD")
-    throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET"]);
+    throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET", "HEAD"]);
   // Short caching so clients re-fetch soon after a key rotation.
   return jsonResponse(200, ctx.ring.jwks(ctx.scenarios.acceptedKids()), { "cache-control": "public, max-age=60" });
 };
@@ -13,7 +13,7 @@ export const jwksEndpoint: Endpoint = (request, ctx) => {
 /** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK. */
 export const healthEndpoint: Endpoint = (request, ctx) => {
   if (request.method !== "GET" && request.method !== "HEAD")
-    throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET"]);
+    throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET", "HEAD"]);
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 

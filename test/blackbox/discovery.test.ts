@@ -35,16 +35,16 @@ describe("discovery endpoints", () => {
       expect(r.text).toBe("");
     });
 
-    it.each(["POST", "PUT", "DELETE"])("%s → 405 with Allow: GET", async (method) => {
+    it.each(["POST", "PUT", "DELETE"])("%s → 405 with Allow: GET, HEAD", async (method) => {
       const r = await t.call("/__sandbox/health", { method });
       expect(r.status).toBe(405);
-      expect(r.headers.get("allow")).toBe("GET");
+      expect(r.headers.get("allow")).toBe("GET, HEAD");
       expect(r.json).toEqual(
         problem(
           405,
           "Method Not Allowed",
           "method_not_allowed",
-          `${method} is not allowed on /__sandbox/health. Use GET.`,
+          `${method} is not allowed on /__sandbox/health. Use GET or HEAD.`,
           "/__sandbox/health",
           "method_not_allowed",
         ),
@@ -79,16 +79,16 @@ describe("discovery endpoints", () => {
       expect((await t.call("/.well-known/jwks.json")).json.keys[0].kid).toBe(header.kid);
     });
 
-    it("POST → 405 with Allow: GET", async () => {
+    it("POST → 405 with Allow: GET, HEAD", async () => {
       const r = await t.call("/.well-known/jwks.json", { method: "POST" });
       expect(r.status).toBe(405);
-      expect(r.headers.get("allow")).toBe("GET");
+      expect(r.headers.get("allow")).toBe("GET, HEAD");
       expect(r.json).toEqual(
         problem(
           405,
           "Method Not Allowed",
           "method_not_allowed",
-          "POST is not allowed on /.well-known/jwks.json. Use GET.",
+          "POST is not allowed on /.well-known/jwks.json. Use GET or HEAD.",
           "/.well-known/jwks.json",
           "method_not_allowed",
         ),

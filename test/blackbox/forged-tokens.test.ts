@@ -1,3 +1,4 @@
+import { sign as cryptoSign } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -83,6 +84,14 @@ const D = {
   bearerMalformed:
     "The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the access token exactly as issued, with one space after 'Bearer'.",
   repeated: "The Authorization header was sent more than once. Send exactly one 'Authorization: Bearer <token>' header.",
+  claimInvalid: (claim: string) => `The token's '${claim}' claim is missing or invalid (invalid). ${RENEW_HINT}`,
+  nbfInvalid: (got: string) =>
+    `The token's 'nbf' claim is invalid: it must be a number of seconds since 1970 (RFC 7519 NumericDate), not ${got}. ${RENEW_HINT}`,
+  bom: (part: string) => `The token's ${part} JSON starts with a byte order mark (UTF-8 BOM), which JSON in a JWT may not have. ${SEND_UNCHANGED}`,
+  notCanonical: (part: string) =>
+    `The token's ${part} is not canonical base64url: its last character carries bits past the end of the data, so it is another text of the token. ${SEND_UNCHANGED}`,
+  highS:
+    "The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.",
 };
 
 function iso(seconds: number): string {
@@ -137,6 +146,41 @@ function parts(token: string): [string, string, string] {
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(parts(token)[1], "base64url").toString("utf8")) as Record<string, unknown>;
+}
+
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * The same bytes under another text: the last character's lowest bit is always one of the bits
+ * past the end of the data (4 of them after 1 byte, 2 after 2), which decoders drop.
+ */
+function withUnusedBitSet(part: string): string {
+  expect(part.length % 4, "a part whose last character has unused bits").not.toBe(0);
+  const last = B64URL.indexOf(part.at(-1)!);
+  expect(last & 1, "canonical to begin with").toBe(0);
+  const other = part.slice(0, -1) + B64URL[last | 1];
+  expect(Buffer.from(other, "base64url")).toEqual(Buffer.from(part, "base64url"));
+  return other;
+}
+
+/** An RS256 JWS over exactly these header and payload texts, signed with a PKCS#8 PEM. */
+function signRs256Texts(pem: string, header: string, payload: string): string {
+  const input = `${header}.${payload}`;
+  return `${input}.${cryptoSign("sha256", Buffer.from(input), pem).toString("base64url")}`;
+}
+
+/** The P-256 group order: (r, n − s) verifies wherever (r, s) does. */
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+function sOf(signature: string): bigint {
+  return BigInt(`0x${Buffer.from(signature, "base64url").subarray(32).toString("hex")}`);
+}
+
+/** The other text of an ES256 signature: s replaced by n − s. */
+function flipS(signature: string): string {
+  const bytes = Buffer.from(signature, "base64url");
+  const flipped = Buffer.from((P256_N - sOf(signature)).toString(16).padStart(64, "0"), "hex");
+  return Buffer.concat([bytes.subarray(0, 32), flipped]).toString("base64url");
 }
 
 let jtiCounter = 0;
@@ -612,6 +656,72 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
     expectRefusal(await get(srv, `Bearer ${h}.${b64url(duplicated)}.${s}`), invalidToken("token_signature_invalid", D.signature));
   });
 
+  // -- claim types (correctly signed) -----------------------------------------------------------
+
+  for (const [name, nbf, got] of [
+    ["a string", String(T0_SECONDS + 3600), `a string ('${T0_SECONDS + 3600}')`],
+    ["null", null, "null"],
+    ["an object", { at: T0_SECONDS }, "an object"],
+    ["true", true, "a boolean"],
+  ] as const) {
+    it(`regression: nbf as ${name} was ignored (accepted) → 401 token_claims_invalid`, async () => {
+      const token = await sign(trusted, accessClaims(T0_SECONDS, { nbf }));
+      expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_claims_invalid", D.nbfInvalid(got)));
+    });
+  }
+
+  for (const claim of ["exp", "iat"]) {
+    for (const [name, value] of [["a string", String(T0_SECONDS + 60)], ["null", null], ["a numeric array", [T0_SECONDS + 60]]] as const) {
+      it(`${claim} as ${name} → 401 token_claims_invalid`, async () => {
+        const token = await sign(trusted, accessClaims(T0_SECONDS, { [claim]: value }));
+        expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_claims_invalid", D.claimInvalid(claim)));
+      });
+    }
+  }
+
+  // -- one token, one text -----------------------------------------------------------------------
+
+  it("regression: a UTF-8 BOM before the header JSON (signed with the configured key) was accepted → 401 token_malformed", async () => {
+    const header = b64url("\uFEFF" + JSON.stringify({ alg: "RS256", kid: trusted.kid, typ: "at+jwt" }));
+    expect(Buffer.from(header, "base64url").subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const token = signRs256Texts(trusted.pem, header, b64url(accessClaims(T0_SECONDS)));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_malformed", D.bom("header")));
+  });
+
+  it("regression: a UTF-8 BOM before the payload JSON (signed with the configured key) was accepted → 401 token_malformed", async () => {
+    const header = b64url({ alg: "RS256", kid: trusted.kid, typ: "at+jwt" });
+    const token = signRs256Texts(trusted.pem, header, b64url("\uFEFF" + JSON.stringify(accessClaims(T0_SECONDS))));
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_malformed", D.bom("payload")));
+  });
+
+  it("control: the same header and payload without a BOM, signed the same way, are accepted", async () => {
+    const token = signRs256Texts(trusted.pem, b64url({ alg: "RS256", kid: trusted.kid, typ: "at+jwt" }), b64url(accessClaims(T0_SECONDS)));
+    expectAccepted(await get(srv, `Bearer ${token}`), token);
+  });
+
+  it("regression: the legitimate token with its signature's last character changed in unused bits (same bytes) was accepted → 401 token_malformed", async () => {
+    const [h, p, sig] = parts(legit);
+    expect(sig.length % 4).toBe(2); // 256 bytes: 4 unused bits in the last character
+    expectRefusal(await get(srv, `Bearer ${h}.${p}.${withUnusedBitSet(sig)}`), invalidToken("token_malformed", D.notCanonical("signature")));
+  });
+
+  for (const segment of ["header", "payload"] as const) {
+    it(`regression: a non-canonical last character in the ${segment} (signed over that text with the configured key) was accepted → 401 token_malformed`, async () => {
+      // Pad the JSON until its base64url has unused bits in the last character.
+      let header = { alg: "RS256", kid: trusted.kid, typ: "at+jwt" } as Record<string, unknown>;
+      let claims = accessClaims(T0_SECONDS);
+      while (b64url(segment === "header" ? header : claims).length % 4 === 0) {
+        if (segment === "header") header = { ...header, x: `${String(header.x ?? "")}a` };
+        else claims = { ...claims, pad: `${String(claims.pad ?? "")}a` };
+      }
+      const h = segment === "header" ? withUnusedBitSet(b64url(header)) : b64url(header);
+      const p = segment === "payload" ? withUnusedBitSet(b64url(claims)) : b64url(claims);
+      const canonical = signRs256Texts(trusted.pem, b64url(header), b64url(claims));
+      expectAccepted(await get(srv, `Bearer ${canonical}`), canonical);
+      expectRefusal(await get(srv, `Bearer ${signRs256Texts(trusted.pem, h, p)}`), invalidToken("token_malformed", D.notCanonical(segment)));
+    });
+  }
+
   // -- foreign and wrong-kind tokens -----------------------------------------------------------
 
   it("a token from another sandbox instance (its own key) → 401 token_unknown_kid", async () => {
@@ -745,6 +855,30 @@ describe("forged tokens against an ES256 sandbox (key confusion with an EC publi
   it('alg "none" on the ES256 sandbox → 401 token_algorithm_rejected (ES256 only)', async () => {
     const forged = `${b64url({ alg: "none", typ: "at+jwt", kid: jwk.kid })}.${parts(legit)[1]}.`;
     expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("none", "ES256")));
+  });
+
+  it("regression: the legitimate token with its signature's S replaced by n − S (high-S, still verifies) was accepted → 401 token_signature_invalid", async () => {
+    const [h, p, sig] = parts(legit);
+    const highS = flipS(sig);
+    expect(sOf(highS) > P256_N / 2n).toBe(true);
+    expectRefusal(await get(srv, `Bearer ${h}.${p}.${highS}`), invalidToken("token_signature_invalid", D.highS));
+  });
+
+  it("a high-S signature over an altered payload → 401 token_signature_invalid saying it does not verify (the form is judged only on authentic tokens)", async () => {
+    const [h, , sig] = parts(legit);
+    const forged = `${h}.${b64url({ ...claimsOf(legit), scope: "payment cashout admin" })}.${flipS(sig)}`;
+    expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_signature_invalid", D.signature));
+  });
+
+  it("the sandbox issues ES256 tokens in the low-S form only, and accepts them (16 tokens, issued and minted)", async () => {
+    for (let i = 0; i < 8; i++) {
+      const issued = await srv.token();
+      const minted = (await srv.call("/__sandbox/tokens", postJson({ variant: "valid" }))).json.token as string;
+      for (const token of [issued, minted]) {
+        expect(sOf(parts(token)[2]) <= P256_N / 2n).toBe(true);
+        expectAccepted(await get(srv, `Bearer ${token}`), token);
+      }
+    }
   });
 
   it("after the ES256 catalogue, the legitimate token still works", async () => {

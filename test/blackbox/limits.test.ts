@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import { createSandbox } from "../../src/core/sandbox.js";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
-import { DEFAULT_KEY, DEFAULT_SECRET, T0, problem } from "../support/server.js";
+import { DEFAULT_KEY, DEFAULT_SECRET, T0, postJson, problem } from "../support/server.js";
 
 /**
  * The server's limits: each a setting with a safe default, each refusal a problem+json that says
@@ -59,6 +59,27 @@ const headersTooLarge = (limit: number) =>
     "invalid_request",
   );
 
+const tooManyHeaders = (limit: number, path = "/api/v2/payment/p_1") =>
+  problem(
+    431,
+    "Request Header Fields Too Large",
+    "headers_too_many",
+    `The request has more than ${limit} header fields, the most this sandbox accepts. Send only the headers the request needs (the limit is serve --max-headers).`,
+    path,
+    "invalid_request",
+  );
+
+/**
+ * A GET with Host, Connection: close (so the answer ends with the socket) and then `fields` more
+ * header lines: `fields + 2` in all.
+ */
+function getWithFields(path: string, fields: string[]): string {
+  return `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${fields.map((f) => `${f}\r\n`).join("")}\r\n`;
+}
+
+/** n one-byte fields, all named `a`: a repeated field counts once per line. */
+const filler = (n: number): string[] => Array.from({ length: n }, () => "a:1");
+
 const TIMED_OUT = problem(408, "Request Timeout", "request_timeout", "The request was not completed in time. Send the headers and body without pausing.", "/", "invalid_request");
 
 async function serverWith(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
@@ -77,6 +98,40 @@ describe("header size limit", () => {
     const res = await fetch(`${server.url}/__sandbox/health`, { headers: { "x-pad": "a".repeat(3000) } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: "ok", version: "0.1.0", scenarios: ["default"] });
+  });
+});
+
+describe("header count limit", () => {
+  it("regression: a second Authorization past node's 2000th header went unseen (200); now 431 headers_too_many", async () => {
+    const server = await serverWith({});
+    const exchange = await fetch(`${server.url}/api/v2/auth/token`, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }));
+    const token = ((await exchange.json()) as { access_token: string }).access_token;
+    // 2,100 one-byte fields keep the section under 16 KB, so only the count can refuse it.
+    const request = getWithFields("/api/v2/payment/p_1", [`Authorization: Bearer ${token}`, ...filler(2100), "Authorization: Bearer forged"]);
+    expect(Buffer.byteLength(request)).toBeLessThan(16 * 1024);
+    expectServerRefusal(await raw(server.port, request), tooManyHeaders(100));
+  });
+
+  it("the default is 100 fields, Host included: 100 are served, 101 get 431 naming the limit", async () => {
+    const server = await serverWith({});
+    expect((await raw(server.port, getWithFields("/__sandbox/health", filler(98)))).status).toBe(200);
+    expectServerRefusal(await raw(server.port, getWithFields("/api/v2/payment/p_1", filler(99))), tooManyHeaders(100));
+  });
+
+  it("maxHeaders sets it: 40 are served, 41 refused (the instance is the request's path)", async () => {
+    const server = await serverWith({ maxHeaders: 40 });
+    expect((await raw(server.port, getWithFields("/__sandbox/health", filler(38)))).status).toBe(200);
+    expectServerRefusal(await raw(server.port, getWithFields("/__sandbox/health", filler(39))), tooManyHeaders(40, "/__sandbox/health"));
+  });
+
+  it("a repeated field counts once per line (two Authorization lines are two fields)", async () => {
+    const server = await serverWith({ maxHeaders: 40 });
+    expectServerRefusal(await raw(server.port, getWithFields("/api/v2/payment/p_1", [...filler(37), "Authorization: Bearer a", "Authorization: Bearer b"])), tooManyHeaders(40));
+  });
+
+  it("startServer refuses a maxHeaders that is not a whole number of at least 1", async () => {
+    const sandbox = await createSandbox({ frozenAt: T0 });
+    await expect(startServer(sandbox, { port: 0, maxHeaders: 0 })).rejects.toThrow("maxHeaders must be a whole number of at least 1, got 0");
   });
 });
 
@@ -137,8 +192,21 @@ describe("serve flags for the limits", () => {
     expectServerRefusal(r, headersTooLarge(2048));
   });
 
+  it.each([
+    ["--max-headers 50", ["--max-headers", "50"], {}],
+    ["MERCHANT_SANDBOX_MAX_HEADERS=50", [], { MERCHANT_SANDBOX_MAX_HEADERS: "50" }],
+  ])("%s: the server refuses more header fields with 431", async (_name, args, env) => {
+    const server = await startCliServer([...args, "--log-format", "off"], env);
+    cli = server;
+    const port = Number(new URL(server.url).port);
+    expect((await raw(port, getWithFields("/__sandbox/health", filler(48)))).status).toBe(200);
+    expectServerRefusal(await raw(port, getWithFields("/__sandbox/health", filler(49))), tooManyHeaders(50, "/__sandbox/health"));
+  });
+
   const bad: Array<[string[], string]> = [
     [["--max-header-bytes", "10"], "merchant-sandbox: --max-header-bytes must be a whole number of bytes, at least 1024, got '10'"],
+    [["--max-headers", "10"], "merchant-sandbox: --max-headers must be a whole number of header fields, at least 32, got '10'"],
+    [["--max-headers", "1.5"], "merchant-sandbox: --max-headers must be a whole number of header fields, at least 32, got '1.5'"],
     [["--headers-timeout", "0.5s"], "merchant-sandbox: --headers-timeout must be at least 1s, got '0.5s'"],
     [
       ["--headers-timeout", "40s", "--request-timeout", "30s"],
@@ -157,7 +225,7 @@ describe("serve flags for the limits", () => {
     const p = runCli(["serve", "--help"]);
     expect(await p.exited).toBe(0);
     const group = p.stdout().split("Limits (a request over one gets a problem+json refusal, never a crash):")[1]!.split("\n\n")[0]!;
-    for (const flag of ["--journal-size", "--max-sessions", "--max-body-bytes", "--max-header-bytes", "--headers-timeout", "--request-timeout"]) {
+    for (const flag of ["--journal-size", "--max-sessions", "--max-body-bytes", "--max-header-bytes", "--max-headers", "--headers-timeout", "--request-timeout"]) {
       expect(group).toContain(flag);
     }
   });

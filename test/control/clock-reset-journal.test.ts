@@ -225,8 +225,8 @@ describe("GET/POST /__sandbox/clock", () => {
     it("another method: 405 with Allow", async () => {
       const t = await server();
       const r = await t.call("/__sandbox/clock", { method: "DELETE" });
-      expectProblem(r, problem(405, "Method Not Allowed", "method_not_allowed", "DELETE is not allowed on /__sandbox/clock. Use GET or POST.", "/__sandbox/clock", "method_not_allowed"));
-      expect(r.headers.get("allow")).toBe("GET, POST");
+      expectProblem(r, problem(405, "Method Not Allowed", "method_not_allowed", "DELETE is not allowed on /__sandbox/clock. Use GET, HEAD or POST.", "/__sandbox/clock", "method_not_allowed"));
+      expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
     });
   });
 

@@ -423,9 +423,9 @@ describe("POST /__sandbox/sessions", () => {
       const r = await t.call("/__sandbox/sessions", { method: "PUT" });
       expectProblem(
         r,
-        problem(405, "Method Not Allowed", "method_not_allowed", "PUT is not allowed on /__sandbox/sessions. Use GET or POST.", "/__sandbox/sessions", "method_not_allowed"),
+        problem(405, "Method Not Allowed", "method_not_allowed", "PUT is not allowed on /__sandbox/sessions. Use GET, HEAD or POST.", "/__sandbox/sessions", "method_not_allowed"),
       );
-      expect(r.headers.get("allow")).toBe("GET, POST");
+      expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
     });
   });
 });

@@ -203,6 +203,10 @@ describe("POST /__sandbox/tokens", () => {
     expect(short.json.claims.exp - short.json.claims.iat).toBe(60);
     const longer = await mint(t, { merchant: "short-lived-tokens-key", ttl: "90s" });
     expect(longer.json.claims.exp - longer.json.claims.iat).toBe(90);
+    // The shortest ttl accepted: one second, and the token works for that second.
+    const shortest = await mint(t, { ttl: 1 });
+    expect(shortest.json.claims.exp - shortest.json.claims.iat).toBe(1);
+    expect((await pay(t, shortest.json.token)).status).toBe(200);
 
     const session = (await t.call("/__sandbox/sessions", postJson({}))).json;
     await t.call(`/__sandbox/sessions/${session.id}/clock`, postJson({ advance: "2h" }));
@@ -253,14 +257,32 @@ describe("POST /__sandbox/tokens", () => {
     const cases: Array<[string, unknown, string, string]> = [
       [
         "unknown variant",
-        { variant: "expried" },
+        { variant: "sideways" },
         "mint_variant_unknown",
-        `variant 'expried' is not known; use one of: ${VARIANTS.join(", ")}.`,
+        `variant 'sideways' is not known; use one of: ${VARIANTS.join(", ")}.`,
       ],
       ["non-string variant", { variant: 3 }, "mint_field_invalid", '"variant" must be a string.'],
       ["non-string merchant", { merchant: { id: "x" } }, "mint_field_invalid", '"merchant" must be a string.'],
       ["bad ttl", { ttl: "forever" }, "mint_ttl_invalid", 'ttl must be a duration such as "90s", "59m" or "1h".'],
       ["unknown field", { kind: "expired" }, "unknown_field", "POST /__sandbox/tokens does not take 'kind'; it takes 'merchant', 'variant', 'ttl'."],
+      [
+        "a misspelt variant, with the closest one suggested",
+        { variant: "expried" },
+        "mint_variant_unknown",
+        `variant 'expried' is not known (did you mean 'expired'?); use one of: ${VARIANTS.join(", ")}.`,
+      ],
+      ...["constructor", "__proto__", "valueOf", "toString", "hasOwnProperty"].map((variant): [string, unknown, string, string] => [
+        `regression: variant '${variant}' (a name on every object's prototype) is refused, not minted as a valid token`,
+        { variant },
+        "mint_variant_unknown",
+        `variant '${variant}' is not known; use one of: ${VARIANTS.join(", ")}.`,
+      ]),
+      ...[0, "0s", "0", "400ms"].map((ttl): [string, unknown, string, string] => [
+        `regression: ttl ${JSON.stringify(ttl)} (a "valid" token already expired) is refused, pointing at variant "expired"`,
+        { ttl },
+        "mint_ttl_invalid",
+        `ttl must be at least 1s, got '${ttl}'. For a token that is already expired, use variant "expired".`,
+      ]),
     ];
     it.each(cases)("%s", async (_name, body, code, detail) => {
       const t = await server();

@@ -197,11 +197,11 @@ export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<
   return outcome;
 }
 
-/** True for an answer of the HTTP layer (not HTTP, headers too large, too slow, no Host, an unmet Expect): the sandbox never saw the request. */
+/** True for an answer of the HTTP layer (not HTTP, headers too large or too many, too slow, no Host, an unmet Expect): the sandbox never saw the request. */
 export function refusedByHttpLayer(res: Extract<RawOutcome, { kind: "response" }>): boolean {
   if (!res.body.length) return [400, 408, 431].includes(res.status);
   try {
-    return ["http_malformed", "headers_too_large", "request_timeout", "host_missing", "expectation_unsupported"].includes(String((JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code));
+    return ["http_malformed", "headers_too_large", "headers_too_many", "request_timeout", "host_missing", "expectation_unsupported"].includes(String((JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code));
   } catch {
     return false;
   }

@@ -1,5 +1,6 @@
 import { SignJWT, compactVerify, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
+import { isHighS, toLowS } from "../../src/core/ecdsa.js";
 import { signCompactJws } from "../../src/core/jws.js";
 import { generateSigningKey, importSigningKey } from "../../src/core/keys.js";
 
@@ -34,9 +35,48 @@ describe("signCompactJws", () => {
     expect(decodeProtectedHeader(token).alg).toBe("ES256");
   });
 
+  it("regression: ES256 signatures were high-S half the time (a second text of the token); now always low-S, and they verify", async () => {
+    const key = await generateSigningKey("ES256");
+    for (let i = 0; i < 32; i++) {
+      const token = await signCompactJws({ alg: "ES256", kid: key.kid, typ: "at+jwt" }, { ...claims, jti: `tok_${i}` }, key);
+      expect(isHighS(Buffer.from(token.split(".")[2]!, "base64url")), token).toBe(false);
+      await compactVerify(token, key.verifyKey, { algorithms: ["ES256"] });
+    }
+  });
+
   it("a token signed by another key of the same algorithm does not verify", async () => {
     const [a, b] = [await generateSigningKey("RS256"), await generateSigningKey("RS256")];
     const token = await signCompactJws({ alg: "RS256", kid: a.kid, typ: "at+jwt" }, claims, a);
     await expect(compactVerify(token, b.verifyKey, { algorithms: ["RS256"] })).rejects.toThrow("signature verification failed");
+  });
+});
+
+describe("low-S ES256 signatures (ecdsa.ts)", () => {
+  const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+  const sig = (r: bigint, s: bigint) => Buffer.from(r.toString(16).padStart(64, "0") + s.toString(16).padStart(64, "0"), "hex");
+
+  it("S at n/2 is low, at n/2 + 1 high; toLowS maps S to n − S and leaves r alone", () => {
+    const half = N >> 1n;
+    expect(isHighS(sig(7n, half))).toBe(false);
+    expect(isHighS(sig(7n, half + 1n))).toBe(true);
+    expect(toLowS(sig(7n, half + 1n))).toEqual(sig(7n, N - half - 1n));
+    expect(toLowS(sig(7n, 5n))).toEqual(sig(7n, 5n));
+  });
+
+  it("only a 64-byte r || s is judged (anything else is left to verification)", () => {
+    expect(isHighS(Buffer.alloc(63, 0xff))).toBe(false);
+    expect(isHighS(Buffer.alloc(65, 0xff))).toBe(false);
+  });
+
+  it("the low-S form of a real high-S signature still verifies", async () => {
+    const key = await generateSigningKey("ES256");
+    const token = await signCompactJws({ alg: "ES256", kid: key.kid, typ: "at+jwt" }, claims, key);
+    const [h, p, s] = token.split(".") as [string, string, string];
+    const bytes = Buffer.from(s, "base64url");
+    const high = sig(BigInt(`0x${bytes.subarray(0, 32).toString("hex")}`), N - BigInt(`0x${bytes.subarray(32).toString("hex")}`));
+    expect(isHighS(high)).toBe(true);
+    // node (OpenSSL) accepts both forms: the refusal has to be the sandbox's own.
+    await compactVerify(`${h}.${p}.${high.toString("base64url")}`, key.verifyKey, { algorithms: ["ES256"] });
+    expect(toLowS(high)).toEqual(bytes);
   });
 });

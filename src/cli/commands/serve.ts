@@ -37,6 +37,7 @@ interface ServeArgs {
   sessionIdleTtl: string;
   maxBodyBytes: number;
   maxHeaderBytes: number;
+  maxHeaders: number;
   headersTimeout: string;
   requestTimeout: string;
 }
@@ -90,6 +91,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option("max-sessions", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Sessions at once (creating one more gets 429)" })
       .option("max-body-bytes", { coerce: last, type: "number", default: 64 * 1024, group: LIMITS, describe: "Largest request body (larger gets 413)" })
       .option("max-header-bytes", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaderBytes, group: LIMITS, describe: "Largest header section (larger gets 431)" })
+      .option("max-headers", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaders, group: LIMITS, describe: "Most header fields in a request (more gets 431)" })
       .option("headers-timeout", { coerce: last, type: "string", default: "10s", group: LIMITS, describe: "Time a client has to send its headers (then 408)" })
       .option("request-timeout", { coerce: last, type: "string", default: "30s", group: LIMITS, describe: "Time a client has to send its whole request (then 408)" })
       .option("session-idle-ttl", { coerce: last, type: "string", default: "30m", group: "Control plane:", describe: "Sessions unused this long are reaped" })
@@ -191,7 +193,9 @@ function serverLimits(args: ServeArgs): ServerOptions {
   if (headersTimeoutMs > requestTimeoutMs) {
     usage(`--headers-timeout (${args.headersTimeout}) cannot be longer than --request-timeout (${args.requestTimeout}): the headers are part of the request`);
   }
-  return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), headersTimeoutMs, requestTimeoutMs };
+  // At least 32: a browser behind a proxy or two sends about 20, and a lower limit refuses them.
+  if (!Number.isInteger(args.maxHeaders) || args.maxHeaders < 32) usage(`--max-headers must be a whole number of header fields, at least 32, got '${String(args.maxHeaders)}'`);
+  return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), maxHeaders: args.maxHeaders, headersTimeoutMs, requestTimeoutMs };
 }
 
 /** --allowed-hosts as a list, plus the address bound when it is a name (the sandbox answers to it). */

@@ -69,7 +69,7 @@ const filters = [
   { name: "merchant", in: "query", required: false, description: "Only this merchant's requests (a merchant id).", schema: { type: "string" } },
 ];
 
-export const controlPaths = {
+export const controlPaths = withHead({
   "/__sandbox/health": {
     get: {
       tags: TAG,
@@ -270,4 +270,23 @@ export const controlPaths = {
       },
     },
   },
-} as const;
+} as const);
+
+/**
+ * Every control-plane route that takes GET takes HEAD (src/control/router.ts): documented as its
+ * GET, same parameters, statuses and headers, with no body. Health and this document keep their
+ * own shorter HEAD entries.
+ */
+function withHead<T extends Record<string, object>>(paths: T): T {
+  const out: Record<string, object> = {};
+  for (const [path, item] of Object.entries(paths) as Array<[string, Record<string, unknown>]>) {
+    const get = item.get as { operationId: string; summary: string; responses: Record<string, { content?: unknown }> } | undefined;
+    if (!get || item.head) {
+      out[path] = item;
+      continue;
+    }
+    const responses = Object.fromEntries(Object.entries(get.responses).map(([status, { content: _body, ...rest }]) => [status, rest]));
+    out[path] = { ...item, head: { ...get, operationId: `${get.operationId}Head`, summary: `${get.summary} (headers only)`, description: "As GET, without a body: the same status and headers, content-length included.", responses } };
+  }
+  return out as T;
+}
