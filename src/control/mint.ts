@@ -61,7 +61,7 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
     if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
   }
-  const jti = ctx.faker.string.uuid();
+  const jti = ctx.newTokenId();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
   const margin = scenario.settings.leewaySeconds;
   const claims: JWTPayload = {
