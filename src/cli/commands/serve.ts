@@ -142,6 +142,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     });
     const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
     const eventFormat = format === "off" ? "text" : format;
+    // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
+    // and a signal that comes before the handlers kills the process without a drain.
+    stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
     const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
     out(
       formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
@@ -152,8 +155,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
       }),
     );
-
-    stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
   },
 };
 
@@ -173,8 +174,11 @@ function stopOnSignals(running: RunningServer, graceMs: number, log: (msg: strin
     }
     stopping = true;
     const startedAt = performance.now();
-    log(`received ${signal}, stopping: answering ${requests(running.inFlight)} in flight`, { in_flight: running.inFlight, grace: `${graceMs / 1000}s` });
-    void running.close(graceMs).then(({ answered, cut }) => {
+    const inFlight = running.inFlight;
+    // Closed before the line is written: whoever reads it finds new connections refused.
+    const closed = running.close(graceMs);
+    log(`received ${signal}, stopping: answering ${requests(inFlight)} in flight`, { in_flight: inFlight, grace: `${graceMs / 1000}s` });
+    void closed.then(({ answered, cut }) => {
       const ms = Math.round(performance.now() - startedAt);
       if (cut === 0) log(`stopped: ${requests(answered)} answered while draining`, { answered, cut, drain_ms: ms });
       else log(`stopped: the ${graceMs / 1000}s shutdown grace ran out, ${requests(cut)} cut`, { answered, cut, drain_ms: ms });
