@@ -1,8 +1,8 @@
-// Fault checks (not part of `npm test`): the sandbox CLI stopped by SIGTERM under load, clients that
-// abort mid-body and mid-response, the drop_connection scenario action under concurrent load, a
-// scenario response template that fails at request time, and a secret scan of everything the
-// processes printed. Each check is named and passes or fails on its own. Builds nothing: run
-// `npm run build` first. Loopback only, bounded (well under 60 s). Writes
+// Fault checks (not part of `npm test`): the sandbox CLI stopped by SIGTERM under load and with slow
+// requests in flight, clients that abort mid-body and mid-response, the drop_connection scenario
+// action under concurrent load, a scenario response template that fails at request time, and a
+// secret scan of everything the processes printed. Each check is named and passes or fails on its
+// own. Builds nothing: run `npm run build` first. Loopback only, bounded (well under 60 s). Writes
 // bench/results/faults.{json,md}; exits 1 when a check fails.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -227,6 +227,48 @@ async function sigtermUnderLoad() {
   check("a2) SIGTERM under load: every request already sent when the signal came was answered", lostInFlight === 0, {
     "sent before the signal, never answered": lostInFlight,
     "sent after the signal on open keep-alive connections, then reset without an answer (not a failure here)": `${cutAfterSignal.length}, reset ${cutAfterSignal.length ? Math.round(Math.min(...cutAfterSignal.map((e) => e.failedAt - signalAt))) : "-"}–${cutAfterSignal.length ? Math.round(Math.max(...cutAfterSignal.map((e) => e.failedAt - signalAt))) : "-"} ms after the signal`,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// a3) SIGTERM with slow requests in flight: the library's slow-token-endpoint scenario (3 s per exchange)
+
+async function sigtermWithSlowRequests() {
+  const server = await startSandbox("a3-sigterm-slow", ["--scenario", "slow-token-endpoint"]);
+  const credentials = { api_key: "slow-token-endpoint-key", api_secret: "slow-token-endpoint-secret" };
+  secrets.add(credentials.api_secret);
+  secrets.add("slow-token-endpoint-payment-token");
+  const sentAt = performance.now();
+  const exchanges = Array.from({ length: 3 }, () =>
+    call(server, { method: "POST", path: "/api/v2/auth/token", headers: { "content-type": "application/json" }, body: JSON.stringify(credentials), timeoutMs: 15_000 }).then(
+      (r) => ({ ...r, at: performance.now() }),
+      (e) => ({ error: e.code ?? e.message, at: performance.now() }),
+    ),
+  );
+  await sleep(500); // well inside the 3 s delay: the three are in flight
+  const signalAt = performance.now();
+  server.child.kill("SIGTERM");
+  const exit = await Promise.race([server.exited, sleep(15_000).then(() => null)]);
+  const answers = await Promise.all(exchanges);
+  if (!exit) {
+    server.child.kill("SIGKILL");
+    await server.exited;
+  }
+  for (const a of answers) if (a.body) rememberToken(a.body);
+  const ok = answers.filter((a) => !a.error && !invalidity(a, 200));
+  const logLines = Buffer.concat(server.out.stdout)
+    .toString("utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .filter((l) => /received SIGTERM|stopped/.test(l.msg))
+    .map(({ msg, in_flight, answered, cut, drain_ms }) => ({ msg, in_flight, answered, cut, drain_ms }));
+  const exitMs = exit ? Math.round(exit.at - signalAt) : null;
+  check("a3) SIGTERM with three 3-second token exchanges in flight: all three answered 200, then exit 0", ok.length === 3 && exit?.code === 0, {
+    answers: answers.map((a) => (a.error ? `no answer (${a.error})` : `${a.status}${invalidity(a, 200) ? ` ✗ ${invalidity(a, 200)}` : ""}, Connection: ${a.headers.connection}, ${Math.round(a.at - sentAt)} ms after sending`)),
+    "exit code": exit ? `${exit.code}${exit.signal ? ` (${exit.signal})` : ""}` : "still running after 15 s",
+    "signal → exit": exitMs === null ? "> 15000 ms" : `${exitMs} ms (the exchanges were sent 500 ms before the signal; the scenario delays each 3 s)`,
+    "drain log lines": logLines,
   });
 }
 
@@ -555,6 +597,7 @@ function secretScan() {
 
 const started = Date.now();
 await guarded("a) SIGTERM under load", sigtermUnderLoad);
+await guarded("a3) SIGTERM with slow requests in flight", sigtermWithSlowRequests);
 await guarded("b) aborting clients", abortingClients);
 await guarded("c) drop_connection under load", dropConnectionUnderLoad);
 await guarded("d) template fault", templateFault);

@@ -35,11 +35,20 @@ export interface RunningServer {
   readonly host: string;
   /** e.g. http://127.0.0.1:4010 */
   readonly url: string;
+  /** Requests received and not yet answered (a shutdown reports what it waits for). */
+  readonly inFlight: number;
   /**
-   * Stops accepting connections, lets in-flight requests finish, closes idle keep-alive
-   * connections, and after `graceMs` cuts whatever is left.
+   * Stops accepting connections at once, closes idle keep-alive connections, lets in-flight
+   * requests finish (each answer says Connection: close), and after `graceMs` cuts whatever is
+   * left. Resolves when every connection is closed, with what the drain did.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number): Promise<DrainOutcome>;
+}
+
+/** What a close() did: requests answered while draining, and requests cut when the grace ran out. */
+export interface DrainOutcome {
+  answered: number;
+  cut: number;
 }
 
 export async function startServer(sandbox: Sandbox, options: ServerOptions = {}): Promise<RunningServer> {
@@ -49,12 +58,25 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const maxHeaders = options.maxHeaders ?? SERVER_LIMIT_DEFAULTS.maxHeaders;
   if (!Number.isInteger(maxHeaders) || maxHeaders < 1) throw new RangeError(`maxHeaders must be a whole number of at least 1, got ${maxHeaders}`);
   let stopping = false;
+  // Counted so a shutdown can say what it waits for and what it had to cut.
+  let inFlight = 0;
+  const drain = { answered: 0, cut: 0, cutting: false };
+  const track = (done: Promise<unknown> | ServerResponse) => {
+    inFlight++;
+    const finished = () => {
+      inFlight--;
+      if (stopping && !drain.cutting) drain.answered++;
+    };
+    if (done instanceof Promise) void done.finally(finished);
+    else done.once("close", finished);
+  };
   const server = createServer(
     // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
     // which would let a slow client hold a socket 30 s past its limit.
     // requireHostHeader: node's own refusal is an empty 400; serve() answers a problem instead.
     { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     (req, res) => {
+      track(res);
       // handle() never throws; the catch only guards the translation itself.
       serve(req, res).catch(() => answerInternalError(res));
     },
@@ -110,13 +132,15 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     socket.on("error", () => socket.destroy());
     if (req.rawHeaders.length / 2 > maxHeaders) {
-      endSocketWith(socket, problemResponse(tooManyHeaders(maxHeaders), pathOf(req)));
+      endSocketWith(socket, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)));
       return;
     }
-    sandbox
-      .handle(sandboxRequestOf(req, new Uint8Array(0)))
-      .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))
-      .catch(() => socket.destroy());
+    track(
+      sandbox
+        .handle(sandboxRequestOf(req, new Uint8Array(0)))
+        .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))
+        .catch(() => socket.destroy()),
+    );
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -133,9 +157,17 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     port,
     host,
     url: `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`,
-    close: (graceMs = 1000) => {
+    get inFlight() {
+      return inFlight;
+    },
+    close: async (graceMs = 1000) => {
       stopping = true;
-      return closeGracefully(server, graceMs);
+      // Requests still open when the grace runs out are the ones cut (read before the cut closes them).
+      await closeGracefully(server, graceMs, () => {
+        drain.cutting = true;
+        drain.cut = inFlight;
+      });
+      return { answered: drain.answered, cut: drain.cut };
     },
   };
 }
@@ -239,9 +271,13 @@ function answerInternalError(res: ServerResponse): void {
   res.end(problem.body);
 }
 
-function closeGracefully(server: Server, graceMs: number): Promise<void> {
+function closeGracefully(server: Server, graceMs: number, beforeCut: () => void): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    const timer = setTimeout(() => {
+      beforeCut();
+      server.closeAllConnections();
+    }, graceMs);
+    // Unref'd: the timer alone must not keep a library user's process alive.
     timer.unref();
     server.close(() => {
       clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { assertClockReading, ClockRangeError, type SandboxClock } from "../core/clock.js";
+import { ClockRangeError, type SandboxClock } from "../core/clock.js";
 import { parseSignedDuration } from "../core/duration.js";
 import { InvalidRequest } from "../core/errors.js";
 import { onlyFields } from "./body.js";
@@ -40,10 +40,11 @@ export function applyClockChange(clock: SandboxClock, body: Record<string, unkno
   if (body.freeze !== undefined && typeof body.freeze !== "boolean") {
     throw new InvalidRequest("clock_freeze_invalid", `"freeze" must be true or false.`);
   }
-  // Checked before anything moves: a refused change leaves the clock as it was.
+  // Checked before anything moves: a refused change leaves the clock as it was. The clocks that
+  // follow this one (scenarios' and sessions') move with it, and are checked too.
   const target = (setTo ?? clock.now()) + (advanceMs ?? 0);
   try {
-    assertClockReading(target);
+    clock.assertCanMoveTo(target);
   } catch (e) {
     if (!(e instanceof ClockRangeError)) throw e;
     throw new InvalidRequest(

@@ -73,7 +73,7 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
     // valid one in the answer and fail on first use; the catalogue has a variant for that.
     if (ttl < 1) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`);
   }
-  const jti = ctx.faker.string.uuid();
+  const jti = ctx.newTokenId();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
   const margin = scenario.settings.leewaySeconds;
   const claims: JWTPayload = {

@@ -12,14 +12,18 @@ export const CLOCK_RANGE = { minMs: -62_135_596_800_000, maxMs: 253_402_300_799_
 
 /** A clock change that would take the reading out of CLOCK_RANGE; the clock is left as it was. */
 export class ClockRangeError extends RangeError {
-  constructor(readonly targetMs: number) {
-    super(`the clock would read ${describeMs(targetMs)}, outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+  /** `whose`: the clock that would leave the range, when it is not the one being moved. */
+  constructor(
+    readonly targetMs: number,
+    whose = "the clock",
+  ) {
+    super(`${whose} would read ${describeMs(targetMs)}, outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
   }
 }
 
 /** Throws ClockRangeError unless `ms` is a reading the clock may take. */
-export function assertClockReading(ms: number): void {
-  if (!(ms >= CLOCK_RANGE.minMs && ms <= CLOCK_RANGE.maxMs)) throw new ClockRangeError(ms);
+export function assertClockReading(ms: number, whose?: string): void {
+  if (!(ms >= CLOCK_RANGE.minMs && ms <= CLOCK_RANGE.maxMs)) throw new ClockRangeError(ms, whose);
 }
 
 /** ISO 8601 of an epoch-milliseconds time, or undefined when no Date can hold it. Never throws. */
@@ -45,11 +49,44 @@ export class SandboxClock {
   private offsetMs = 0;
   private frozenAtMs: number | undefined;
   private readonly parent: SandboxClock | undefined;
+  /** Named in refusals: "the clock of session s_…". */
+  private readonly label: string | undefined;
+  /**
+   * The clocks that follow this one (scenarios', sessions'): moving this one moves them, so each
+   * move is checked against their readings too. A session's clock leaves with detach().
+   */
+  private readonly followers = new Set<SandboxClock>();
 
-  constructor(options: { frozenAt?: Date | number; parent?: SandboxClock; offsetMs?: number } = {}) {
+  constructor(options: { frozenAt?: Date | number; parent?: SandboxClock; offsetMs?: number; label?: string } = {}) {
     this.parent = options.parent;
+    this.label = options.label;
     if (options.frozenAt !== undefined) this.frozenAtMs = toMs(options.frozenAt);
     if (options.offsetMs !== undefined) this.advance(options.offsetMs);
+    this.parent?.followers.add(this);
+  }
+
+  /** This clock's scenario ended (a session deleted): its reading no longer limits its parent's moves. */
+  detach(): void {
+    this.parent?.followers.delete(this);
+  }
+
+  /**
+   * Throws ClockRangeError unless this clock may read `targetMs`: in range itself, and so is every
+   * clock that follows it, moved by as much. Nothing moves here; a refused change changes nothing.
+   */
+  assertCanMoveTo(targetMs: number): void {
+    assertClockReading(targetMs);
+    this.assertFollowersCanMove(targetMs - this.now());
+  }
+
+  private assertFollowersCanMove(deltaMs: number): void {
+    for (const follower of this.followers) {
+      // A clock frozen itself stands still whatever its parent does; so do its own followers.
+      if (follower.frozenAtMs === undefined) {
+        assertClockReading(follower.now() + deltaMs, follower.label ?? "a clock that follows it");
+        follower.assertFollowersCanMove(deltaMs);
+      }
+    }
   }
 
   private base(): number {
@@ -74,7 +111,7 @@ export class SandboxClock {
   /** Moves the clock forward (or back, with a negative amount) by `ms`, frozen or not. */
   advance(ms: number): void {
     if (!Number.isFinite(ms)) throw new RangeError(`advance takes a finite number of milliseconds, got ${ms}`);
-    assertClockReading(this.now() + ms);
+    this.assertCanMoveTo(this.now() + ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs += ms;
     else this.offsetMs += ms;
   }
@@ -82,7 +119,7 @@ export class SandboxClock {
   /** Jumps to an instant; a running clock keeps running from there. */
   set(instant: Date | number): void {
     const ms = toMs(instant);
-    assertClockReading(ms);
+    this.assertCanMoveTo(ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
     else this.offsetMs = ms - this.base();
   }
@@ -90,7 +127,7 @@ export class SandboxClock {
   /** Stops the clock at its current reading (or at `instant`). */
   freeze(instant?: Date | number): void {
     const ms = instant === undefined ? this.now() : toMs(instant);
-    if (instant !== undefined) assertClockReading(ms);
+    if (instant !== undefined) this.assertCanMoveTo(ms);
     this.frozenAtMs = ms;
   }
 

@@ -23,8 +23,10 @@ export interface SandboxContext {
   readonly ring: KeyRing;
   readonly ledger: TokenLedger;
   readonly tokens: AccessTokens;
-  /** Seeded: ids, checkout URLs and jti values repeat run to run for the same seed. */
+  /** Seeded: ids and checkout URLs repeat run to run for the same seed. */
   readonly faker: Faker;
+  /** The next token id (jti): unique across restarts and replicas, unless seededTokenIds. */
+  newTokenId(): string;
   readonly scenarios: ScenarioSet;
   /** Waits (scenario delays); injectable so tests need not sleep. */
   readonly sleep: (ms: number) => Promise<void>;

@@ -16,6 +16,7 @@ import { KeyRing, type ScenarioKeys, type SigningKey } from "./keys.js";
 import { MerchantRegistry, type MerchantInput } from "./merchants.js";
 import { createPipeline, type RequestLogEntry } from "./pipeline.js";
 import { TokenLedger } from "./token-ledger.js";
+import { tokenIdSource } from "./token-ids.js";
 import { VERSION } from "./version.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
 import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
@@ -32,8 +33,15 @@ export interface SandboxOptions extends SettingsInput {
   scenarios?: Array<string | ScenarioFile | LoadedScenario>;
   /** Replaces the built-in default scenario's merchant(s) (library shorthand for a one-scenario sandbox). */
   merchants?: MerchantInput[];
-  /** Seed for every generated value (payment ids, jti): same seed, same sequence. Default 1. */
+  /** Seed for every generated value (payment ids, checkout URLs, jti): same seed, same sequence. Default 1. */
   seed?: number;
+  /**
+   * Token ids (jti) from the seed alone, the same run to run, as whole tokens are with a fixed key
+   * and clock (snapshot tests). Default false: each sandbox mixes a random value of its own into
+   * them, so a token from before a restart, or from a replica with the same seed, never shares a
+   * jti with another (a revocation by jti would reach both).
+   */
+  seededTokenIds?: boolean;
   /**
    * The signing key: a PKCS#8 PEM or a private JWK (JSON) for RS256/ES256, a secret of at least
    * 32 bytes for HS256. Give the same key to several replicas so they accept each other's tokens.
@@ -158,6 +166,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ledger,
     tokens,
     faker,
+    newTokenId: tokenIdSource(faker, options.seededTokenIds ?? false),
     scenarios: scenarioSet,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     journal,

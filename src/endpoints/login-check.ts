@@ -56,7 +56,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
     issuedAt: issue?.expired ? now - ttl - 1 : now,
     ttlSeconds: ttl,
     ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
-    jti: ctx.faker.string.uuid(),
+    jti: ctx.newTokenId(),
   });
   return jsonResponse(200, { token });
 };

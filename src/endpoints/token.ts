@@ -57,7 +57,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
     // A scenario may hand out a token that is already expired, or not valid yet.
     issuedAt: issue?.expired ? now - ttl - 1 : now,
     ttlSeconds: ttl,
-    jti: ctx.faker.string.uuid(),
+    jti: ctx.newTokenId(),
     ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
   });
   trace.tokenId = claims.jti;

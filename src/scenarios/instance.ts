@@ -79,7 +79,8 @@ export class ScenarioInstance {
       throw new ConfigError(`${where}: ${(e as Error).message}`);
     }
     const offsetMs = file.settings?.clock_offset === undefined ? 0 : parseSignedDuration(file.settings.clock_offset);
-    const clock = new SandboxClock({ parent: deps.parentClock, offsetMs });
+    const label = deps.sessionId === undefined ? `the clock of scenario '${file.name}'` : `the clock of session ${deps.sessionId}`;
+    const clock = new SandboxClock({ parent: deps.parentClock, offsetMs, label });
     // A scenario that rotates its key starts on a key of its own: rotating away a shared key would
     // leave it published (other scenarios still use it) while this scenario refuses it.
     const rotates = (file.rules ?? []).some((r) => r.then.rotate_signing_key !== undefined);

@@ -37,6 +37,7 @@ export class ScenarioRegistry implements ScenarioSet {
     const i = this.instances.indexOf(instance);
     if (i < 0) return;
     this.instances.splice(i, 1);
+    instance.clock.detach();
     for (const m of instance.merchants) {
       this.deps.registry.remove(m);
       this.owners.delete(m.id);

@@ -10,7 +10,7 @@ const DEPRECATION = {
   sunset: "Wed, 30 Jun 2027 23:59:59 GMT",
   link: '</api/v2/auth/token>; rel="successor-version"',
 };
-/** The first generated value of a sandbox seeded with 1: the jti of its first token. */
+/** The first generated value of a sandbox seeded with 1: the jti of its first token, with seededTokenIds. */
 const FIRST_JTI_SEED_1 = "6b042125-686a-43e0-8a68-23cf5bee102e";
 
 function expectDeprecationHeaders(r: Reply) {
@@ -23,6 +23,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer({
+      seededTokenIds: true,
       merchants: [
         {
           id: DEFAULT_MERCHANT_ID,

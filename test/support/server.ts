@@ -60,7 +60,9 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
       if (r.status !== 200) throw new Error(`token exchange failed: ${r.status} ${r.text}`);
       return r.json.access_token as string;
     },
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { SERVER_LIMIT_DEFAULTS, startServer, type ServerOptions } from "../../adapters/node-http.js";
+import { constants as osConstants } from "node:os";
+import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
 import { earlyStartKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
@@ -40,6 +41,7 @@ interface ServeArgs {
   maxHeaders: number;
   headersTimeout: string;
   requestTimeout: string;
+  shutdownGrace: string;
 }
 
 const SETTINGS = "Token and auth settings:";
@@ -94,6 +96,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option("max-headers", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaders, group: LIMITS, describe: "Most header fields in a request (more gets 431)" })
       .option("headers-timeout", { coerce: last, type: "string", default: "10s", group: LIMITS, describe: "Time a client has to send its headers (then 408)" })
       .option("request-timeout", { coerce: last, type: "string", default: "30s", group: LIMITS, describe: "Time a client has to send its whole request (then 408)" })
+      .option("shutdown-grace", {
+        coerce: last,
+        type: "string",
+        default: "10s",
+        group: LIMITS,
+        describe: "On SIGTERM/SIGINT, time the requests in flight have to be answered before they are cut (a second signal stops at once)",
+      })
       .option("session-idle-ttl", { coerce: last, type: "string", default: "30m", group: "Control plane:", describe: "Sessions unused this long are reaped" })
       .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
       .option("log-format", { coerce: last, type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
@@ -134,6 +143,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
     };
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
+    const graceMs = shutdownGraceMs(args.shutdownGrace);
     const sandbox = await createSandbox(options).catch((e: unknown) => {
       if (e instanceof ConfigError) usage(asFlagMessage(e));
       if (e instanceof ScenarioLoadError) scenarioProblems(e);
@@ -150,6 +160,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     }
     const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
     const eventFormat = format === "off" ? "text" : format;
+    // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
+    // and a signal that comes before the handlers kills the process without a drain.
+    stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
     const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
     out(
       formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
@@ -160,18 +173,51 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
       }),
     );
-
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      out(formatEvent(eventFormat, `received ${signal}, stopping`));
-      void running.close(800).then(() => process.exit(0));
-    };
-    process.on("SIGTERM", () => stop("SIGTERM"));
-    process.on("SIGINT", () => stop("SIGINT"));
   },
 };
+
+/**
+ * SIGTERM or SIGINT: stop accepting at once, answer the requests in flight for up to the grace,
+ * then exit: 0 when all were answered, 1 when the grace ran out and some were cut. A second signal
+ * stops at once with 128 + its number (143 for SIGTERM, 130 for SIGINT), as a shell reports a
+ * process killed by it. One log line when the drain starts, one when it ends.
+ */
+function stopOnSignals(running: RunningServer, graceMs: number, log: (msg: string, fields: Record<string, unknown>) => void): void {
+  let stopping = false;
+  const requests = (n: number) => `${n} request${n === 1 ? "" : "s"}`;
+  const stop = (signal: "SIGTERM" | "SIGINT") => {
+    if (stopping) {
+      log(`received ${signal} again, stopping at once`, { cut: running.inFlight });
+      process.exit(128 + osConstants.signals[signal]);
+    }
+    stopping = true;
+    const startedAt = performance.now();
+    const inFlight = running.inFlight;
+    // Closed before the line is written: whoever reads it finds new connections refused.
+    const closed = running.close(graceMs);
+    log(`received ${signal}, stopping: answering ${requests(inFlight)} in flight`, { in_flight: inFlight, grace: `${graceMs / 1000}s` });
+    void closed.then(({ answered, cut }) => {
+      const ms = Math.round(performance.now() - startedAt);
+      if (cut === 0) log(`stopped: ${requests(answered)} answered while draining`, { answered, cut, drain_ms: ms });
+      else log(`stopped: the ${graceMs / 1000}s shutdown grace ran out, ${requests(cut)} cut`, { answered, cut, drain_ms: ms });
+      process.exit(cut === 0 ? 0 : 1);
+    });
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** --shutdown-grace: 0s (cut at once) to 1h; setTimeout cannot wait much longer anyway (~24.8 days). */
+function shutdownGraceMs(value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value, "--shutdown-grace");
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  if (ms > 3_600_000) usage(`--shutdown-grace must be at most 1h, got '${value}'`);
+  return ms;
+}
 
 /** The server's own limits (the sandbox's are createSandbox options); a bad value is a usage error. */
 function serverLimits(args: ServeArgs): ServerOptions {
