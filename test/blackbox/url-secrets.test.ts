@@ -126,7 +126,7 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     const { t, log } = await start();
     const r = await t.call(`/__sandbox/sessions/${DEFAULT_SECRET}`, { method: "POST" });
     expect(r.status).toBe(405);
-    expect(r.json.detail).toBe("POST is not allowed on /__sandbox/sessions/sand...(18 chars, sha256:27872975). Use GET or DELETE.");
+    expect(r.json.detail).toBe("POST is not allowed on /__sandbox/sessions/sand...(18 chars, sha256:27872975). Use GET, HEAD or DELETE.");
     expectAbsent("the answer", r.text, DEFAULT_SECRET);
     expectAbsent("the log", JSON.stringify(log), DEFAULT_SECRET);
   });

@@ -436,7 +436,9 @@ describe("fuzz: the control plane keeps web pages out", { timeout: FUZZ_TIMEOUT 
   it("a web page's call (another site's Origin, Origin: null, Sec-Fetch-Site: cross-site, a foreign Host) gets 403 and changes nothing", async () => {
     const property = async (target: Target, c: ControlCase & { expected: string | undefined }) => {
       const answer = await check(target, c);
-      if (c.expected !== undefined) expect({ status: answer.status, code: answer.code }, describeRequest(c.request)).toEqual({ status: 403, code: c.expected });
+      // HEAD gets the status and headers of the refusal without its body, so without its code.
+      const code = c.request.method === "HEAD" ? undefined : c.expected;
+      if (c.expected !== undefined) expect({ status: answer.status, code: answer.code }, describeRequest(c.request)).toEqual({ status: 403, code });
       else expect(answer.status, describeRequest(c.request)).not.toBe(403);
     };
     await fc.assert(fc.asyncProperty(webPageCase, (c) => property(open, c)), params(150));
