@@ -1,4 +1,4 @@
-import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { InvalidToken } from "./errors.js";
@@ -129,6 +129,7 @@ export class AccessTokens {
     const known = this.verifiedSignatures.get(token);
     if (known) return this.checkAccessClaims(known.header, known.payload);
     const header = this.decodeHeader(token);
+    if (typeof header.kid === "string" && this.ring.endedKid(header.kid)) this.refuseOfEndedScenario(token, header);
     const alg = String(header.alg);
     if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
@@ -156,6 +157,23 @@ export class AccessTokens {
     }
     this.remember(token, header, payload);
     return this.checkAccessClaims(header, payload);
+  }
+
+  /**
+   * A token naming the key of a session that ended: the key is gone, so the signature cannot be
+   * checked, but every token that key signed is of a merchant that is gone too. Its claims are
+   * read, never trusted, to give the answer it got while the key was kept (token_unknown_merchant,
+   * or what the claims check says first); a token that names a live merchant is forged: unknown kid.
+   */
+  private refuseOfEndedScenario(token: string, header: ProtectedHeaderParameters): never {
+    let payload: JWTPayload;
+    try {
+      payload = decodeJwt(token);
+    } catch {
+      throw unknownKid(String(header.kid));
+    }
+    this.checkAccessClaims(header, payload);
+    throw unknownKid(String(header.kid));
   }
 
   /** The claims of a token this sandbox already verified or made, without checking anything. */
