@@ -46,15 +46,14 @@ const JWT_SHAPE = /eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
 export type KeyLookup = (kid: string) => SigningKey | undefined;
 
 export async function scanText(text: string, merchants: readonly Merchant[], findKey: KeyLookup): Promise<ScanHit[]> {
-  const position = positions(text);
-  const hits: ScanHit[] = [];
+  // Hits are found by offset and placed on lines and columns at the end, in one pass over the text.
+  const found: Array<{ offset: number; kind: ScanKind; merchant: string }> = [];
   const seen = new Set<string>();
   const add = (offset: number, kind: ScanKind, merchant: string) => {
-    const { line, column } = position(offset);
-    const key = `${line}:${column}:${kind}:${merchant}`;
+    const key = `${offset}:${kind}:${merchant}`;
     if (seen.has(key)) return;
     seen.add(key);
-    hits.push({ line, column, kind, merchant });
+    found.push({ offset, kind, merchant });
   };
 
   const secrets = secretIndex(merchants);
@@ -83,21 +82,23 @@ export async function scanText(text: string, merchants: readonly Merchant[], fin
   }
 
   const verdicts = new Map<string, Promise<Omit<ScanHit, "line" | "column"> | undefined>>();
-  const found: Array<{ offset: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
+  const shapes: Array<{ offset: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
   for (const m of text.matchAll(JWT_SHAPE)) {
     let verdict = verdicts.get(m[0]);
     if (!verdict) {
       verdict = issuedBySandbox(m[0], findKey);
       verdicts.set(m[0], verdict);
     }
-    found.push({ offset: m.index, verdict });
+    shapes.push({ offset: m.index, verdict });
   }
-  for (const { offset, verdict } of found) {
+  for (const { offset, verdict } of shapes) {
     const issued = await verdict;
     if (issued) add(offset, issued.kind, issued.merchant);
   }
 
-  return hits.sort((a, b) => a.line - b.line || a.column - b.column || a.kind.localeCompare(b.kind) || a.merchant.localeCompare(b.merchant));
+  found.sort((a, b) => a.offset - b.offset || a.kind.localeCompare(b.kind) || a.merchant.localeCompare(b.merchant));
+  const position = positions(text);
+  return found.map(({ offset, kind, merchant }) => ({ ...position(offset), kind, merchant }));
 }
 
 /** Each distinct secret, with every (kind, merchant) it belongs to. */
@@ -158,29 +159,31 @@ function signatureChars(key: SigningKey): number | undefined {
 }
 
 /**
- * Offset → 1-based line and column. Lines end at "\n" (a "\r" before it is just a character at the
- * end of the line); columns count characters (code points), as editors do.
+ * Offset → 1-based line and column, for offsets asked in increasing order: it walks on from the
+ * previous offset, so placing every hit costs one pass over the text, however long a line is
+ * (counting each column from its line's start was quadratic on one long line of secrets). Lines end
+ * at "\n" (a "\r" before it is just a character at the end of the line); columns count characters
+ * (code points), as editors do.
  */
 function positions(text: string): (offset: number) => { line: number; column: number } {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  let at = 0;
+  let line = 1;
+  let column = 1;
+  let lineStart = 0;
   return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    const start = starts[lo]!;
-    let column = 1;
-    for (let i = start; i < offset; i++) {
-      const c = text.charCodeAt(i);
+    for (; at < offset; at++) {
+      const c = text.charCodeAt(at);
+      if (c === 10) {
+        line++;
+        column = 1;
+        lineStart = at + 1;
+        continue;
+      }
       // The second half of a surrogate pair is not a character of its own.
-      if (c >= 0xdc00 && c <= 0xdfff && i > start && isHighSurrogate(text.charCodeAt(i - 1))) continue;
+      if (c >= 0xdc00 && c <= 0xdfff && at > lineStart && isHighSurrogate(text.charCodeAt(at - 1))) continue;
       column++;
     }
-    return { line: lo + 1, column };
+    return { line, column };
   };
 }
 

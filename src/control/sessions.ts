@@ -131,6 +131,7 @@ export class SessionStore {
   private end(s: Session): void {
     this.sessions.delete(s.id);
     this.scenarios.remove(s.instance);
+    for (const m of s.instance.merchants) this.ledger.forgetMerchant(m.id);
   }
 
   /** Ends the sessions idle longer than the limit (wall-clock time: the sandbox clock may be frozen). */

@@ -1,4 +1,4 @@
-import { compactVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
@@ -152,6 +152,7 @@ export class AccessTokens {
     const known = this.verifiedSignatures.get(token);
     if (known) return known;
     const header = this.decodeHeader(token);
+    if (typeof header.kid === "string" && this.ring.endedKid(header.kid)) this.refuseOfEndedScenario(token, header);
     const alg = String(header.alg);
     if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
@@ -189,6 +190,22 @@ export class AccessTokens {
     return { header, payload };
   }
 
+  /**
+   * A token naming the key of a session that ended: the key is gone, so the signature cannot be
+   * checked, but every token that key signed is of a merchant that is gone too. Its claims are
+   * read, never trusted, to give the answer it got while the key was kept (token_unknown_merchant,
+   * or what the claims check says first); a token that names a live merchant is forged: unknown kid.
+   */
+  private refuseOfEndedScenario(token: string, header: ProtectedHeaderParameters): never {
+    let payload: JWTPayload;
+    try {
+      payload = decodeJwt(token);
+    } catch {
+      throw unknownKid(String(header.kid));
+    }
+    this.checkAccessClaims(header, payload);
+    throw unknownKid(String(header.kid));
+  }
 
   private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
     if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) {

@@ -31,11 +31,16 @@ export interface SigningKey {
 /**
  * Every key of one sandbox, by `kid`. Scenarios that sign with the same algorithm share one start
  * key (generated once, or the configured one), so loading many scenarios costs no extra key
- * generation; a scenario that rotates gets keys of its own.
+ * generation; a scenario that rotates gets keys of its own, and gives them back (`retire`) when it
+ * no longer accepts them or ends, so session churn does not grow the ring.
  */
 export class KeyRing {
+  /** How many kids of ended scenarios are remembered (about 100 bytes each; the keys themselves are gone). */
+  static readonly MAX_ENDED = 4096;
   private readonly byKid = new Map<string, SigningKey>();
   private readonly startKeys = new Map<Algorithm, Promise<SigningKey>>();
+  /** Kids of keys whose scenario (a session) ended, oldest first: see `endedKid`. */
+  private readonly ended = new Set<string>();
 
   /**
    * @param configured A key given by configuration, used as the start key of its algorithm.
@@ -75,6 +80,29 @@ export class KeyRing {
     return this.byKid.get(kid);
   }
 
+  /** How many keys the ring holds (start keys and the keys of rotating scenarios). */
+  get size(): number {
+    return this.byKid.size;
+  }
+
+  /**
+   * Drops keys only their scenario used. With `scenarioEnded`, their kids are remembered (bounded):
+   * a key of one ended scenario only signed tokens of that scenario's merchants, which are gone,
+   * so such a token is still answered "not a merchant of this sandbox", as while the key was kept.
+   */
+  retire(kids: Iterable<string>, scenarioEnded: boolean): void {
+    for (const kid of kids) {
+      if (!this.byKid.delete(kid) || !scenarioEnded) continue;
+      this.ended.add(kid);
+      if (this.ended.size > KeyRing.MAX_ENDED) this.ended.delete(this.ended.values().next().value!);
+    }
+  }
+
+  /** True for the kid of a key retired when its scenario ended (the most recent MAX_ENDED). */
+  endedKid(kid: string): boolean {
+    return this.ended.has(kid);
+  }
+
   /** The algorithms of the keys in the ring: the allow-list for verification. */
   hasAlgorithm(alg: string): boolean {
     for (const key of this.byKid.values()) if (key.alg === alg) return true;
@@ -99,18 +127,25 @@ export class KeyRing {
 
 /**
  * The keys of one scenario: the current signing key and the set it still accepts. Rotation makes
- * a new key current; the old one stays accepted only with `keepOld` (an overlap window).
+ * a new key current; the old one stays accepted only with `keepOld` (an overlap window). Keys the
+ * scenario generated are its own: one it stops accepting leaves the ring (its start key stays, as
+ * a reset returns to it), and all leave at `release` when the scenario ends.
  */
 export class ScenarioKeys {
   private currentKey: SigningKey;
   private readonly acceptedKids: Set<string>;
+  /** Kids of the keys this scenario generated (never a shared start key). */
+  private readonly ownKids = new Set<string>();
 
+  /** @param ownStart The start key was generated for this scenario alone (it rotates). */
   constructor(
     private readonly ring: KeyRing,
-    start: SigningKey,
+    private readonly start: SigningKey,
+    ownStart = false,
   ) {
     this.currentKey = start;
     this.acceptedKids = new Set([start.kid]);
+    if (ownStart) this.ownKids.add(start.kid);
   }
 
   get signing(): SigningKey {
@@ -127,17 +162,36 @@ export class ScenarioKeys {
 
   async rotate(keepOld: boolean): Promise<SigningKey> {
     const next = await this.ring.generate(this.currentKey.alg);
-    if (!keepOld) this.acceptedKids.clear();
+    this.ownKids.add(next.kid);
+    if (!keepOld) this.dropAccepted();
     this.acceptedKids.add(next.kid);
     this.currentKey = next;
     return next;
   }
 
-  /** Back to one key (a reset): that key signs, and only it is accepted. */
-  resetTo(key: SigningKey): void {
-    this.currentKey = key;
+  /** Back to the start key (a reset): it signs, and only it is accepted. */
+  reset(): void {
+    this.dropAccepted();
+    this.currentKey = this.start;
+    this.acceptedKids.add(this.start.kid);
+  }
+
+  /** The scenario ended: its own keys leave the ring; shared start keys stay for the others. */
+  release(): void {
+    this.ring.retire(this.ownKids, true);
+    this.ownKids.clear();
     this.acceptedKids.clear();
-    this.acceptedKids.add(key.kid);
+  }
+
+  /**
+   * Stops accepting every key; the scenario's own keys but its start key leave the ring. A token
+   * signed with one is then refused token_unknown_kid by the ring, as the scenario refused it before.
+   */
+  private dropAccepted(): void {
+    const gone = [...this.acceptedKids].filter((kid) => kid !== this.start.kid && this.ownKids.has(kid));
+    for (const kid of gone) this.ownKids.delete(kid);
+    this.ring.retire(gone, false);
+    this.acceptedKids.clear();
   }
 }
 

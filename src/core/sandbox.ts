@@ -90,6 +90,8 @@ export interface Sandbox {
   readonly merchants: MerchantRegistry;
   /** The primary scenario's signing keys (`signing`, `rotate(keepOld)`). */
   readonly keys: ScenarioKeys;
+  /** Every signing key of the sandbox, by kid (`find`, `size`). */
+  readonly ring: KeyRing;
   readonly ledger: TokenLedger;
   readonly tokens: AccessTokens;
   readonly version: string;
@@ -183,6 +185,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     settings,
     merchants,
     keys: scenarioSet.primary.keys,
+    ring,
     ledger,
     tokens,
     version: VERSION,

@@ -90,6 +90,21 @@ export class TokenLedger {
     return all && this.covers(all, jti, issuedAt) ? all.at : undefined;
   }
 
+  /**
+   * Forgets a merchant that is gone for good (its session ended; session merchant ids carry the
+   * session's random id, so none comes back). Its tokens are refused as of an unknown merchant
+   * before the ledger is asked, so nothing it answers changes. Per-token records age out as usual.
+   */
+  forgetMerchant(merchantId: string): void {
+    this.revokedAll.delete(merchantId);
+    this.expiredAll.delete(merchantId);
+  }
+
+  /** How many merchants have a "revoke all" or "expire all" cutoff: bounded by the merchants alive. */
+  get merchantCutoffs(): number {
+    return this.revokedAll.size + this.expiredAll.size;
+  }
+
   clear(): void {
     this.issued.clear();
     this.revoked.clear();

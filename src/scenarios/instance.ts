@@ -1,7 +1,7 @@
 import { SandboxClock } from "../core/clock.js";
 import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import { parseSignedDuration } from "../core/duration.js";
-import { ScenarioKeys, type KeyRing, type SigningKey } from "../core/keys.js";
+import { ScenarioKeys, type KeyRing } from "../core/keys.js";
 import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
 import { CompiledRule } from "./rules.js";
 import type { MerchantFile, ScenarioFile, SettingsFile } from "./schema.js";
@@ -25,7 +25,6 @@ export class ScenarioInstance {
   startedAtMs: number;
   /** Set for a session's private copy of a scenario (POST /__sandbox/sessions). */
   readonly sessionId: string | undefined;
-  private readonly startKey: SigningKey;
   private readonly initialLoginMode: SandboxSettings["loginMode"];
   private readonly clockOffsetMs: number;
 
@@ -50,7 +49,6 @@ export class ScenarioInstance {
     this.startedAtMs = init.clock.now();
     this.file = init.file;
     this.sessionId = init.sessionId;
-    this.startKey = init.keys.signing;
     this.initialLoginMode = init.settings.loginMode;
     this.clockOffsetMs = init.clockOffsetMs;
   }
@@ -85,7 +83,7 @@ export class ScenarioInstance {
     // leave it published (other scenarios still use it) while this scenario refuses it.
     const rotates = (file.rules ?? []).some((r) => r.then.rotate_signing_key !== undefined);
     const startKey = rotates ? await deps.ring.generate(settings.algorithm) : await deps.ring.startKey(settings.algorithm);
-    const keys = new ScenarioKeys(deps.ring, startKey);
+    const keys = new ScenarioKeys(deps.ring, startKey, rotates);
 
     const inputs = file.merchants.map(merchantInput);
     for (const input of inputs) {
@@ -129,7 +127,7 @@ export class ScenarioInstance {
     });
     this.state = "started";
     for (const rule of this.rules) rule.resetCount();
-    this.keys.resetTo(this.startKey);
+    this.keys.reset();
     this.settings.loginMode = this.initialLoginMode;
     this.clock.reset();
     this.clock.advance(this.clockOffsetMs);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document, type Node } from "yaml";
+import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
-import { ScenarioLoadError } from "./problems.js";
+import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { placeholderProblem, placeholdersIn } from "./template.js";
@@ -37,14 +37,18 @@ export function loadScenarioFile(path: string): ScenarioFile {
 
 export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  // Duplicate keys are found by duplicateKeys below: the parser's own check compares each key with
+  // every earlier one of its mapping, quadratic (100,000 keys took minutes).
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const at = (offset: number) => {
     const pos = lineCounter.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
-  if (doc.errors.length > 0) {
+  const errors = [...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })), ...duplicateKeys(doc)];
+  if (errors.length > 0) {
+    errors.sort((a, b) => a.offset - b.offset);
     throw new ScenarioLoadError(
-      doc.errors.map((e) => ({ file, ...at(e.pos[0]), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.pos[0], e.pos[0] + 200)) })),
+      boundProblems(errors.map((e) => ({ file, ...at(e.offset), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.offset, e.offset + 200)) }))),
     );
   }
   let data: unknown;
@@ -55,7 +59,24 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
     const message = `a YAML alias cannot be used here (${(e as Error).message}); write the value out in full instead of *alias`;
     throw new ScenarioLoadError([{ file, line: 1, column: 1, path: "", message }]);
   }
-  return validateScenario(data, file, (path, key) => at(offsetOf(doc, path, key)));
+  const offsets = offsetFinder(doc);
+  return validateScenario(data, file, (path, key) => at(offsets(path, key)));
+}
+
+/** Every key that repeats an earlier scalar key of its mapping, where it is: one set per mapping. */
+function duplicateKeys(doc: Document): Array<{ offset: number; code: string; message: string }> {
+  const found: Array<{ offset: number; code: string; message: string }> = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) found.push({ offset: pair.key.range?.[0] ?? 0, code: "DUPLICATE_KEY", message: "Map keys must be unique" });
+        else seen.add(pair.key.value);
+      }
+    },
+  });
+  return found;
 }
 
 /** The path of a value that contains itself (through YAML anchors, or objects given as data), if any. */
@@ -101,7 +122,7 @@ export function validateScenario(
     message: p.message,
   }));
   problems.sort((a, b) => a.line - b.line || a.column - b.column);
-  throw new ScenarioLoadError(problems);
+  throw new ScenarioLoadError(boundProblems(problems));
 }
 
 /**
@@ -142,7 +163,7 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       return issue.keys.map((key) => ({
         path,
         key,
-        message: `unknown key '${key}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
+        message: `unknown key '${clip(key)}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
       }));
     }
     case "invalid_value": {
@@ -186,10 +207,14 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
   const merchants = Array.isArray(data.merchants) ? (data.merchants as unknown[]) : [];
   const seen = new Map<string, number>();
   const ids: string[] = [];
+  const idSet = new Set<string>();
   merchants.forEach((m, i) => {
     if (!m || typeof m !== "object") return;
     const merchant = m as Record<string, unknown>;
-    if (typeof merchant.id === "string") ids.push(merchant.id);
+    if (typeof merchant.id === "string") {
+      ids.push(merchant.id);
+      idSet.add(merchant.id);
+    }
     for (const field of ["id", "api_key", "payment_token"] as const) {
       const value = merchant[field];
       if (typeof value !== "string") continue;
@@ -204,10 +229,11 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
     if (!r || typeof r !== "object") return;
     const rule = r as { match?: { merchant?: unknown; calls?: unknown }; then?: { respond?: { body?: unknown } } };
     const merchant = rule.match?.merchant;
-    if (typeof merchant === "string" && !ids.includes(merchant)) {
+    if (typeof merchant === "string" && !idSet.has(merchant)) {
+      const listed = ids.length <= 10 ? ids.join(", ") : `${ids.slice(0, 10).join(", ")} and ${ids.length - 10} more`;
       problems.push({
         path: ["rules", i, "match", "merchant"],
-        message: `'${merchant}' is not a merchant of this scenario${didYouMean(merchant, ids)} (merchants: ${ids.join(", ")})`,
+        message: `'${clip(merchant)}' is not a merchant of this scenario${didYouMean(merchant, ids)} (merchants: ${listed})`,
       });
     }
     const body = rule.then?.respond?.body;
@@ -260,6 +286,39 @@ function allowedKeysAt(path: Path): string[] {
   return KEYS_BY_CONTEXT.find(([re]) => re.test(key))?.[1] ?? [];
 }
 
+/**
+ * offsetOf, remembering what it found: a file with thousands of problems under one mapping would
+ * otherwise search that mapping's keys (and walk down to it) once per problem, quadratic in its size.
+ */
+function offsetFinder(doc: Document): (path: Path, key?: string) => number {
+  const keysByParent = new Map<string, Map<unknown, number> | undefined>();
+  const byPath = new Map<string, number>();
+  return (path, key) => {
+    // JSON, not pathText: a key may hold a dot, and ["a.b"] is not ["a", "b"].
+    const at = JSON.stringify(path.map((p) => (typeof p === "number" ? p : String(p))));
+    if (key !== undefined) {
+      if (!keysByParent.has(at)) {
+        const parent = doc.getIn(path as unknown[], true);
+        let keys: Map<unknown, number> | undefined;
+        if (isMap(parent)) {
+          keys = new Map();
+          // The first pair with the key, as offsetOf's find takes it.
+          for (const p of parent.items) if (isPair(p) && isScalar(p.key) && p.key.range && !keys.has(p.key.value)) keys.set(p.key.value, p.key.range[0]);
+        }
+        keysByParent.set(at, keys);
+      }
+      const found = keysByParent.get(at)?.get(key);
+      if (found !== undefined) return found;
+    }
+    let offset = byPath.get(at);
+    if (offset === undefined) {
+      offset = offsetOf(doc, path);
+      byPath.set(at, offset);
+    }
+    return offset;
+  };
+}
+
 /** The offset of the node at `path` (or of the key `key` inside it); the nearest existing ancestor otherwise. */
 function offsetOf(doc: Document, path: Path, key?: string): number {
   if (key !== undefined) {
@@ -310,6 +369,11 @@ function expectedText(expected: string): string {
     array: "a list (lines starting with '- ')",
   };
   return map[expected] ?? expected;
+}
+
+/** A key or name from the file, shortened for a message: a pasted blob as a key must not fill the screen. */
+function clip(text: string): string {
+  return text.length <= 80 ? text : `${text.slice(0, 80)}…`;
 }
 
 /** A value quoted for a message. Never throws: data given to createSandbox may be anything. */

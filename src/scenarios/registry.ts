@@ -32,7 +32,10 @@ export class ScenarioRegistry implements ScenarioSet {
     return instance;
   }
 
-  /** Ends a scenario (a session): its merchants' credentials stop working at once. */
+  /**
+   * Ends a scenario (a session): its merchants' credentials stop working at once, and the keys it
+   * generated leave the ring.
+   */
   remove(instance: ScenarioInstance): void {
     const i = this.instances.indexOf(instance);
     if (i < 0) return;
@@ -42,6 +45,7 @@ export class ScenarioRegistry implements ScenarioSet {
       this.deps.registry.remove(m);
       this.owners.delete(m.id);
     }
+    instance.keys.release();
     this.refresh();
   }
 

@@ -1,19 +1,26 @@
 /** "Did you mean …?" for a misspelt key or value: the closest candidate within a small edit distance. */
 export function closest(input: string, candidates: readonly string[]): string | undefined {
+  // Allow about one typo per three characters, at least one and at most three.
+  const allowed = Math.min(3, Math.max(1, Math.floor(input.length / 3)));
   let best: string | undefined;
   let bestDistance = Infinity;
   const needle = input.toLowerCase();
-  for (const candidate of candidates) {
-    const d = editDistance(needle, candidate.toLowerCase());
+  for (const candidate of candidates.slice(0, MAX_CANDIDATES)) {
+    // Lengths further apart than the allowance cannot be within it: skipping them keeps a long
+    // input (a pasted blob as a key) from costing length × length per candidate.
+    const lower = candidate.toLowerCase();
+    if (Math.abs(lower.length - needle.length) > allowed) continue;
+    const d = editDistance(needle, lower);
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
     }
   }
-  // Allow about one typo per three characters, at least one and at most three.
-  const allowed = Math.min(3, Math.max(1, Math.floor(input.length / 3)));
   return bestDistance <= allowed ? best : undefined;
 }
+
+/** Suggestions come from the first this many candidates (keys and enums are far fewer; merchant ids may not be). */
+export const MAX_CANDIDATES = 200;
 
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const match = closest(input, candidates);

@@ -162,6 +162,41 @@ describe("merchant-sandbox validate", () => {
   });
 });
 
+describe("merchant-sandbox validate with very many problems (issue 10 §5)", () => {
+  const ALLOWED_TOP = "(allowed here: $schema, name, description, merchants, settings, rules)";
+
+  it("regression: 100,000 unknown keys printed 100,000 lines (over a minute); it prints the first 50 and says how many more", async () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `unknown_key_${i}: ${i}`);
+    const f = file("many/unknown-keys.yaml", `${scenarioText("many-keys", "many-keys-key")}${keys.join("\n")}\n`);
+    const cli = runCli(["validate", f]);
+    expect(await cli.exited).toBe(1);
+    const out = lines(cli.stdout());
+    expect(out).toHaveLength(51);
+    // The file's first 7 lines are the scenario; the unknown keys start on line 8, in file order.
+    expect(out[0]).toBe(`${f}:8:1: unknown_key_0: unknown key 'unknown_key_0' ${ALLOWED_TOP}`);
+    expect(out[49]).toBe(`${f}:57:1: unknown_key_49: unknown key 'unknown_key_49' ${ALLOWED_TOP}`);
+    expect(out[50]).toBe(`${f}:58:1: and 99950 more problems from here on; fix the ones above and validate again`);
+    expect(cli.stderr()).toBe("");
+  }, 60_000); // a 2 MB file through a child process on a shared runner: a limit, not a figure
+
+  it("regression: thousands of clashing merchants were each placed by parsing the file again; the first 50 are reported, then how many more", async () => {
+    const merchant = (tag: string, i: number) =>
+      `  - {id: m_${tag}_${i}, api_key: shared_${i}, api_secret: s_${tag}_${i}, payment_token: pt_${tag}_${i}}`;
+    const scenario = (tag: string) => `name: clash-${tag}\ndescription: d\nmerchants:\n${Array.from({ length: 60 }, (_, i) => merchant(tag, i)).join("\n")}\n`;
+    const a = file("many/clash-a.yaml", scenario("a"));
+    const b = file("many/clash-b.yaml", scenario("b"));
+    const cli = runCli(["validate", a, b]);
+    expect(await cli.exited).toBe(1);
+    const out = lines(cli.stdout());
+    expect(out).toHaveLength(52); // 50 clashes, "and 10 more", and a's "ok"
+    expect(out[0]).toBe(
+      `${b}:4:26: merchants[0].api_key: api_key 'shared_0' is already used by scenario 'clash-a' (${a}); the credentials select the scenario, so each scenario needs its own`,
+    );
+    expect(out[50]).toBe(`${b}:54:27: and 10 more clashes from here on; fix the ones above and validate again`);
+    expect(out[51]).toBe(`${a}: ok (scenario 'clash-a')`);
+  });
+});
+
 describe("merchant-sandbox scenarios", () => {
   const library = LIBRARY.map((n) => loadScenarioFile(join(LIBRARY_DIR, `${n}.yaml`)));
 

@@ -111,6 +111,19 @@ describe("POST /__sandbox/scan", () => {
     ]);
   });
 
+  it("places every hit on one long line of secrets at its exact column (issue 10 §5: 64 KB on one line)", async () => {
+    // A wide character first, so code points and UTF-16 units differ all along the line.
+    const unit = `${DEFAULT_SECRET} `;
+    const count = Math.floor(60_000 / unit.length);
+    const text = `😀${unit.repeat(count)}\n${PASSWORD}`;
+    const r = await scan(text);
+    expect(r.status).toBe(200);
+    const hits = r.json.hits as Array<{ line: number; column: number; kind: string }>;
+    expect(hits).toHaveLength(count + 1);
+    expect(hits.slice(0, count).map((h) => h.column)).toEqual(Array.from({ length: count }, (_, i) => 2 + i * unit.length));
+    expect(hits[count]).toEqual({ line: 2, column: 1, kind: "password", merchant: DEFAULT_MERCHANT_ID });
+  });
+
   it("answers an empty list for clean text, and for an empty text", async () => {
     expect((await scan("GET /api/v2/payment/x 200 merchant=merchant_sandbox_default jti=abc")).json).toEqual({ hits: [] });
     expect((await scan("")).json).toEqual({ hits: [] });

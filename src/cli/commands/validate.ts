@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { DEFAULT_SCENARIO } from "../../scenarios/default-scenario.js";
-import { formatProblem, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/problems.js";
+import { formatProblem, MAX_PROBLEMS, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/problems.js";
 import type { ScenarioFile } from "../../scenarios/schema.js";
 
 /**
@@ -33,7 +33,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         problems.push(...e.problems);
       }
     }
-    problems.push(...clashes(loaded, positionIn));
+    problems.push(...placed(clashes(loaded), positionIn));
     for (const p of problems) process.stdout.write(formatProblem(p) + "\n");
     for (const l of loaded) {
       if (!problems.some((p) => p.file === l.source)) process.stdout.write(`${l.source}: ok (scenario '${l.scenario.name}')\n`);
@@ -42,17 +42,24 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   },
 };
 
-/** Credentials or names that two scenarios share, reported at the later file's line. */
 type PositionIn = (text: string, path: Array<string | number>) => { line: number; column: number };
 
-function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>, positionIn: PositionIn): ScenarioProblem[] {
+/** A clash before it is placed in its file (placing one means parsing the file: see `placed`). */
+interface Clash {
+  source: string;
+  path: Array<string | number>;
+  message: string;
+}
+
+/** Credentials or names that two scenarios share, reported at the later file's line. */
+function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): Clash[] {
   const all = loaded.some((l) => l.scenario.name === "default") ? loaded : [{ scenario: DEFAULT_SCENARIO, source: "built-in" }, ...loaded];
   const owners = new Map<string, { name: string; source: string }>();
-  const problems: ScenarioProblem[] = [];
+  const problems: Clash[] = [];
   for (const { scenario, source } of all) {
     const owner = { name: scenario.name, source };
     const nameOwner = owners.get(`name:${scenario.name}`);
-    if (nameOwner) problems.push(problem(positionIn, source, ["name"], `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name`));
+    if (nameOwner) problems.push({ source, path: ["name"], message: `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name` });
     owners.set(`name:${scenario.name}`, owner);
     scenario.merchants.forEach((m, i) => {
       const claims: Array<[string, string, string]> = [
@@ -66,9 +73,11 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>, posi
         const other = owners.get(`${field}:${value}`);
         if (other && other.name !== scenario.name) {
           const hint = other.source === "built-in" ? "; to change the default merchant, name your scenario 'default'" : "";
-          problems.push(
-            problem(positionIn, source, ["merchants", i, field], `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`),
-          );
+          problems.push({
+            source,
+            path: ["merchants", i, field],
+            message: `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`,
+          });
         } else owners.set(`${field}:${value}`, owner);
       }
     });
@@ -76,7 +85,22 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>, posi
   return problems;
 }
 
-function problem(positionIn: PositionIn, source: string, path: Array<string | number>, message: string): ScenarioProblem {
+/**
+ * The first MAX_PROBLEMS clashes placed in their files, then "and K more" where the next one is:
+ * each placing reads and parses the file, so thousands of clashing merchants would cost thousands
+ * of parses.
+ */
+function placed(all: Clash[], positionIn: PositionIn): ScenarioProblem[] {
+  const shown = all.slice(0, MAX_PROBLEMS).map((c) => problem(positionIn, c));
+  if (all.length > MAX_PROBLEMS) {
+    const more = all.length - MAX_PROBLEMS;
+    const next = problem(positionIn, all[MAX_PROBLEMS]!);
+    shown.push({ ...next, path: "", message: `and ${more} more clash${more === 1 ? "" : "es"} from here on; fix the ones above and validate again` });
+  }
+  return shown;
+}
+
+function problem(positionIn: PositionIn, { source, path, message }: Clash): ScenarioProblem {
   let position = { line: 1, column: 1 };
   try {
     position = positionIn(readFileSync(source, "utf8"), path);

@@ -1,0 +1,140 @@
+import { decodeProtectedHeader } from "jose";
+import { afterEach, describe, expect, it } from "vitest";
+import { postJson, problem, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
+
+/**
+ * Session churn must not grow the sandbox (issue 10 §5): a session of a rotating scenario brings
+ * keys of its own and, once reset, a "revoke all" cutoff in the token ledger; both go when the
+ * session ends, while its tokens keep getting the answer they got when nothing was dropped. Real
+ * HTTP against the real server; the counts are read from the sandbox (ring size, ledger cutoffs).
+ */
+
+const ROTATING = "signing-key-rotation";
+const ORDERS = "/api/v2/payment/orders";
+
+const servers: TestServer[] = [];
+async function server(): Promise<TestServer> {
+  const t = await startTestServer({ scenarios: [ROTATING] });
+  servers.push(t);
+  return t;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((t) => t.close()));
+});
+
+interface Session {
+  id: string;
+  merchant: { id: string; api_key: string; api_secret: string; login: { email: string; password: string } };
+}
+
+async function createSession(t: TestServer): Promise<Session> {
+  const r = await t.call("/__sandbox/sessions", postJson({ scenario: ROTATING }));
+  expect(r.status, r.text).toBe(201);
+  return r.json as Session;
+}
+
+async function tokenOf(t: TestServer, s: Session): Promise<string> {
+  const r = await t.call("/api/v2/auth/token", postJson({ api_key: s.merchant.api_key, api_secret: s.merchant.api_secret }));
+  expect(r.status, r.text).toBe(200);
+  return r.json.access_token as string;
+}
+
+const pay = (t: TestServer, token: string): Promise<Reply> => t.call(ORDERS, bearer(token));
+
+/** Three payment calls: the third rotates the session's key away (signing-key-rotation). */
+async function rotate(t: TestServer, token: string): Promise<void> {
+  expect((await pay(t, token)).status).toBe(200);
+  expect((await pay(t, token)).status).toBe(200);
+  expect((await pay(t, token)).json.code).toBe("token_unknown_kid");
+}
+
+async function jwksKids(t: TestServer): Promise<string[]> {
+  return ((await t.call("/.well-known/jwks.json")).json.keys as Array<{ kid: string }>).map((k) => k.kid).sort();
+}
+
+const counts = (t: TestServer) => ({ keys: t.sandbox.ring.size, cutoffs: t.sandbox.ledger.merchantCutoffs });
+
+const UNKNOWN_MERCHANT = problem(401, "Unauthorized", "token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`, ORDERS, "invalid_token");
+
+function unknownKid(kid: string) {
+  return problem(
+    401,
+    "Unauthorized",
+    "token_unknown_kid",
+    `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+    ORDERS,
+    "invalid_token",
+  );
+}
+
+describe("session churn", () => {
+  it("regression: keys and ledger cutoffs grew with every session cycle; they are back to baseline after create/rotate/reset/delete cycles", async () => {
+    const t = await server();
+    const baseline = counts(t);
+    const baselineKids = await jwksKids(t);
+    // The sandbox's own start key and the loaded rotating scenario's key.
+    expect(baseline).toEqual({ keys: 2, cutoffs: 0 });
+
+    for (let cycle = 0; cycle < 2; cycle++) {
+      const s = await createSession(t);
+      expect(counts(t).keys).toBe(baseline.keys + 1); // the session's own start key
+      await rotate(t, await tokenOf(t, s));
+      // The rotated-away key left the ring at once; the new one is in.
+      expect(counts(t).keys).toBe(baseline.keys + 2);
+      expect((await pay(t, await tokenOf(t, s))).status).toBe(200);
+      expect((await t.call(`/__sandbox/sessions/${s.id}/reset`, { method: "POST" })).status).toBe(200);
+      // Reset: back to the session's start key alone, and one "revoke all" cutoff.
+      expect(counts(t)).toEqual({ keys: baseline.keys + 1, cutoffs: 1 });
+      expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+      expect(counts(t)).toEqual(baseline);
+    }
+    expect(await jwksKids(t)).toEqual(baselineKids);
+  });
+
+  it("regression: a reaped or deleted session's keys leave the ring; the loaded scenario's and the shared start key stay", async () => {
+    const t = await server();
+    const loadedToken = await t.token("signing-key-rotation-key", "signing-key-rotation-secret");
+    const defaultToken = await t.token();
+    const before = await jwksKids(t);
+    const s = await createSession(t);
+    const kid = decodeProtectedHeader(await tokenOf(t, s)).kid!;
+    expect(await jwksKids(t)).toEqual([...before, kid].sort());
+    t.sandbox.sessions.deleteAll();
+    expect(t.sandbox.ring.find(kid)).toBeUndefined();
+    expect(await jwksKids(t)).toEqual(before);
+    expect((await pay(t, loadedToken)).status).toBe(200);
+    expect((await pay(t, defaultToken)).status).toBe(200);
+  });
+
+  it("a token of an ended session whose key left the ring gets the same answer as before: token_unknown_merchant", async () => {
+    const t = await server();
+    const s = await createSession(t);
+    const first = await tokenOf(t, s);
+    await rotate(t, first);
+    const second = await tokenOf(t, s); // signed with the key rotated in
+    expect((await pay(t, second)).status).toBe(200);
+    const unused = await tokenOf(t, s); // never verified, so not in the verified-token cache
+    const login = await t.call("/api/login_check", postJson({ username: s.merchant.login.email, password: s.merchant.login.password }));
+    expect(login.status, login.text).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+
+    expectProblem(await pay(t, second), UNKNOWN_MERCHANT);
+    expectProblem(await pay(t, unused), UNKNOWN_MERCHANT);
+    // The deprecated login's token is refused for what it is, before whose it is, as before.
+    expect((await pay(t, login.json.token as string)).json.code).toBe("token_not_access_token");
+  });
+
+  it("a forged token naming an ended session's key and a live merchant is refused token_unknown_kid, never accepted", async () => {
+    const t = await server();
+    const s = await createSession(t);
+    const token = await tokenOf(t, s);
+    const kid = decodeProtectedHeader(token).kid!;
+    expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    // The session token's header and signature, with a payload naming the default merchant.
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
+    const forgedPayload = Buffer.from(JSON.stringify({ ...claims, sub: "merchant_sandbox_default" })).toString("base64url");
+    expectProblem(await pay(t, `${header}.${forgedPayload}.${signature}`), unknownKid(kid));
+  });
+});
