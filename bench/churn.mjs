@@ -44,7 +44,7 @@ async function cycle(base) {
   expectStatus(await pay(first.json.access_token), 401, "payment 3 (rotation)");
   const second = await exchange();
   expectStatus(second, 200, "exchange after rotation");
-  expectStatus(await call(base, `/__sandbox/sessions/${id}/reset`, { method: "POST" }), 200, "reset");
+  expectStatus(await call(base, `/__sandbox/sessions/${id}/reset`, { method: "POST", headers: json }), 200, "reset");
   expectStatus(await call(base, `/__sandbox/sessions/${id}`, { method: "DELETE" }), 204, "delete");
 }
 

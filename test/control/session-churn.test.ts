@@ -83,7 +83,7 @@ describe("session churn", () => {
       // The rotated-away key left the ring at once; the new one is in.
       expect(counts(t).keys).toBe(baseline.keys + 2);
       expect((await pay(t, await tokenOf(t, s))).status).toBe(200);
-      expect((await t.call(`/__sandbox/sessions/${s.id}/reset`, { method: "POST" })).status).toBe(200);
+      expect((await t.call(`/__sandbox/sessions/${s.id}/reset`, postJson({}))).status).toBe(200);
       // Reset: back to the session's start key alone, and one "revoke all" cutoff.
       expect(counts(t)).toEqual({ keys: baseline.keys + 1, cutoffs: 1 });
       expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
