@@ -35,7 +35,12 @@ async function cycle(base) {
   const created = await call(base, "/__sandbox/sessions", { method: "POST", headers: json, body: JSON.stringify({ scenario: SCENARIO }) });
   expectStatus(created, 201, "create");
   const { id, merchant } = created.json;
-  const exchange = () => call(base, "/api/v2/auth/token", { method: "POST", headers: json, body: JSON.stringify({ api_key: merchant.api_key, api_secret: merchant.api_secret }) });
+  const exchange = () =>
+    call(base, "/api/v2/auth/token", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ api_key: merchant.api_key, api_secret: merchant.api_secret }),
+    });
   const first = await exchange();
   expectStatus(first, 200, "exchange");
   const pay = (token) => call(base, "/api/v2/payment/orders", { headers: { authorization: `Bearer ${token}` } });
@@ -107,7 +112,13 @@ async function scanLongLine(base) {
   const ms = performance.now() - t;
   expectStatus(r, 200, "scan");
   const last = r.json.hits.at(-1);
-  return { textChars: text.length, hits: r.json.hits.length, lastColumn: last?.column, expectedLastColumn: text.lastIndexOf(secret) + 1, ms: Math.round(ms) };
+  return {
+    textChars: text.length,
+    hits: r.json.hits.length,
+    lastColumn: last?.column,
+    expectedLastColumn: text.lastIndexOf(secret) + 1,
+    ms: Math.round(ms),
+  };
 }
 
 /** `validate` of a file with `n` unknown top-level keys: time, output lines, exit code (null when killed). */
@@ -126,7 +137,14 @@ async function validateUnknownKeys(n) {
   const code = await new Promise((resolve) => child.once("exit", (c) => resolve(c)));
   clearTimeout(timer);
   const ms = performance.now() - t;
-  return { keys: n, ms: Math.round(ms), killedAfterTimeout: code === null, exitCode: code, outputLines: out.split("\n").filter(Boolean).length, lastLine: out.trim().split("\n").at(-1)?.slice(0, 160) };
+  return {
+    keys: n,
+    ms: Math.round(ms),
+    killedAfterTimeout: code === null,
+    exitCode: code,
+    outputLines: out.split("\n").filter(Boolean).length,
+    lastLine: out.trim().split("\n").at(-1)?.slice(0, 160),
+  };
 }
 
 const cli = await startSandboxCli("churn", ["--scenario", SCENARIO]);
@@ -146,7 +164,14 @@ try {
 result.inProcess = await inProcess();
 result.validate = [await validateUnknownKeys(8_000), await validateUnknownKeys(100_000)];
 
-const report = { date: new Date().toISOString(), machine: machineDescription(), command: `node ${cli.out.args.join(" ")}`, cycles: CYCLES, scenario: SCENARIO, ...result };
+const report = {
+  date: new Date().toISOString(),
+  machine: machineDescription(),
+  command: `node ${cli.out.args.join(" ")}`,
+  cycles: CYCLES,
+  scenario: SCENARIO,
+  ...result,
+};
 const label = process.env.CHURN_LABEL ?? "latest";
 mkdirSync(join(ROOT, "bench/results"), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/churn${label === "latest" ? "" : `-${label}`}.json`), JSON.stringify(report, null, 2) + "\n");

@@ -47,7 +47,14 @@ const mb = (kb) => +(kb / 1024).toFixed(1);
  */
 function call(server, { method = "GET", path, headers = {}, body, agent = false, timeoutMs = 5000 }) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: server.host, port: server.port, method, path, headers: { ...(agent === false ? { connection: "close" } : {}), ...headers }, agent });
+    const req = http.request({
+      host: server.host,
+      port: server.port,
+      method,
+      path,
+      headers: { ...(agent === false ? { connection: "close" } : {}), ...headers },
+      agent,
+    });
     req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error("client timeout"), { code: "CLIENT_TIMEOUT" })));
     req.on("error", reject);
     req.on("response", (res) => {
@@ -96,7 +103,12 @@ function rememberToken(body) {
 }
 
 async function tokenFor(server, credentials = DEFAULT_CREDENTIALS) {
-  const r = await call(server, { method: "POST", path: "/api/v2/auth/token", headers: { "content-type": "application/json" }, body: JSON.stringify(credentials) });
+  const r = await call(server, {
+    method: "POST",
+    path: "/api/v2/auth/token",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(credentials),
+  });
   if (r.status !== 200) throw new Error(`token exchange → ${r.status}: ${r.body.slice(0, 200)}`);
   return rememberToken(r.body);
 }
@@ -107,7 +119,14 @@ function defaultMix(token) {
   return [
     { kind: "protected", expected: 200, method: "GET", path: "/api/v2/payment/p_1", headers: { authorization: `Bearer ${token}` } },
     { kind: "token", expected: 200, method: "POST", path: "/api/v2/auth/token", headers: json, body: JSON.stringify(DEFAULT_CREDENTIALS) },
-    { kind: "init", expected: 201, method: "POST", path: "/api/v2/payment/init", headers: { ...json, authorization: `Bearer ${PAYMENT_TOKEN}` }, body: '{"amount":1000}' },
+    {
+      kind: "init",
+      expected: 201,
+      method: "POST",
+      path: "/api/v2/payment/init",
+      headers: { ...json, authorization: `Bearer ${PAYMENT_TOKEN}` },
+      body: '{"amount":1000}',
+    },
     { kind: "cashout", expected: 200, method: "POST", path: "/api/v2/cashout/payouts", headers: { authorization: `Bearer ${token}` } },
     { kind: "unknown", expected: 404, method: "GET", path: "/nope" },
   ];
@@ -215,15 +234,19 @@ async function sigtermUnderLoad() {
   const lostInFlight = stats.noResponseSentAt.filter((e) => e.sentAt < signalAt).length;
   // Requests sent after the signal on still-open keep-alive connections, then cut without an answer.
   const cutAfterSignal = stats.noResponseSentAt.filter((e) => e.sentAt >= signalAt && e.code === "ECONNRESET");
-  check("a) SIGTERM under load (50 in flight): complete answers, exit 0 within 2 s", stats.invalid === 0 && exit?.code === 0 && exitMs !== null && exitMs <= 2000, {
-    "responses before the signal": beforeSignal,
-    "responses after the signal": `${afterSignal} (${afterSignalWithClose} with Connection: close)`,
-    "complete and valid / invalid or truncated": `${stats.valid} / ${stats.invalid}`,
-    "invalid samples": stats.invalidSamples,
-    "requests with no response (client side)": stats.noResponse,
-    "exit code": exit ? `${exit.code}${exit.signal ? ` (${exit.signal})` : ""}` : "still running after 5 s",
-    "signal → exit": exitMs === null ? "> 5000 ms" : `${exitMs} ms`,
-  });
+  check(
+    "a) SIGTERM under load (50 in flight): complete answers, exit 0 within 2 s",
+    stats.invalid === 0 && exit?.code === 0 && exitMs !== null && exitMs <= 2000,
+    {
+      "responses before the signal": beforeSignal,
+      "responses after the signal": `${afterSignal} (${afterSignalWithClose} with Connection: close)`,
+      "complete and valid / invalid or truncated": `${stats.valid} / ${stats.invalid}`,
+      "invalid samples": stats.invalidSamples,
+      "requests with no response (client side)": stats.noResponse,
+      "exit code": exit ? `${exit.code}${exit.signal ? ` (${exit.signal})` : ""}` : "still running after 5 s",
+      "signal → exit": exitMs === null ? "> 5000 ms" : `${exitMs} ms`,
+    },
+  );
   check("a2) SIGTERM under load: every request already sent when the signal came was answered", lostInFlight === 0, {
     "sent before the signal, never answered": lostInFlight,
     "sent after the signal on open keep-alive connections, then reset without an answer (not a failure here)": `${cutAfterSignal.length}, reset ${cutAfterSignal.length ? Math.round(Math.min(...cutAfterSignal.map((e) => e.failedAt - signalAt))) : "-"}–${cutAfterSignal.length ? Math.round(Math.max(...cutAfterSignal.map((e) => e.failedAt - signalAt))) : "-"} ms after the signal`,
@@ -240,7 +263,13 @@ async function sigtermWithSlowRequests() {
   secrets.add("slow-token-endpoint-payment-token");
   const sentAt = performance.now();
   const exchanges = Array.from({ length: 3 }, () =>
-    call(server, { method: "POST", path: "/api/v2/auth/token", headers: { "content-type": "application/json" }, body: JSON.stringify(credentials), timeoutMs: 15_000 }).then(
+    call(server, {
+      method: "POST",
+      path: "/api/v2/auth/token",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(credentials),
+      timeoutMs: 15_000,
+    }).then(
       (r) => ({ ...r, at: performance.now() }),
       (e) => ({ error: e.code ?? e.message, at: performance.now() }),
     ),
@@ -265,7 +294,11 @@ async function sigtermWithSlowRequests() {
     .map(({ msg, in_flight, answered, cut, drain_ms }) => ({ msg, in_flight, answered, cut, drain_ms }));
   const exitMs = exit ? Math.round(exit.at - signalAt) : null;
   check("a3) SIGTERM with three 3-second token exchanges in flight: all three answered 200, then exit 0", ok.length === 3 && exit?.code === 0, {
-    answers: answers.map((a) => (a.error ? `no answer (${a.error})` : `${a.status}${invalidity(a, 200) ? ` ✗ ${invalidity(a, 200)}` : ""}, Connection: ${a.headers.connection}, ${Math.round(a.at - sentAt)} ms after sending`)),
+    answers: answers.map((a) =>
+      a.error
+        ? `no answer (${a.error})`
+        : `${a.status}${invalidity(a, 200) ? ` ✗ ${invalidity(a, 200)}` : ""}, Connection: ${a.headers.connection}, ${Math.round(a.at - sentAt)} ms after sending`,
+    ),
     "exit code": exit ? `${exit.code}${exit.signal ? ` (${exit.signal})` : ""}` : "still running after 15 s",
     "signal → exit": exitMs === null ? "> 15000 ms" : `${exitMs} ms (the exchanges were sent 500 ms before the signal; the scenario delays each 3 s)`,
     "drain log lines": logLines,
@@ -349,14 +382,18 @@ async function abortingClients() {
   await stopSandbox(server);
   const fdOk = after.fds <= baseline.fds + 2;
   const rssOk = after.rssKb - baseline.rssKb <= Math.max(10 * 1024, baseline.rssKb * 0.15);
-  check("b) 500 clients abort mid-body + 500 mid-response: answers normally, fds and RSS back near baseline", alive && problems.length === 0 && fdOk && rssOk && !stderr, {
-    "aborts sent": `500 mid-body (Content-Length 1000, 10 bytes sent) + 500 mid-response, in ${abortMs} ms`,
-    "answers normally afterwards": problems.length === 0 ? "yes (protected 200, token 200, init 201, cashout 200, unknown 404)" : problems,
-    "open fds baseline → right after → settled": `${baseline.fds} → ${duringPeakFds} → ${after.fds} (settled in ${settled.ms} ms; limit baseline + 2)`,
-    "RSS baseline → after": `${mb(baseline.rssKb)} → ${mb(after.rssKb)} MB (${rssGrowthPct}%; limit +15% or +10 MB)`,
-    "process alive": alive,
-    stderr: stderr ? stderr.slice(0, 500) : "(empty)",
-  });
+  check(
+    "b) 500 clients abort mid-body + 500 mid-response: answers normally, fds and RSS back near baseline",
+    alive && problems.length === 0 && fdOk && rssOk && !stderr,
+    {
+      "aborts sent": `500 mid-body (Content-Length 1000, 10 bytes sent) + 500 mid-response, in ${abortMs} ms`,
+      "answers normally afterwards": problems.length === 0 ? "yes (protected 200, token 200, init 201, cashout 200, unknown 404)" : problems,
+      "open fds baseline → right after → settled": `${baseline.fds} → ${duringPeakFds} → ${after.fds} (settled in ${settled.ms} ms; limit baseline + 2)`,
+      "RSS baseline → after": `${mb(baseline.rssKb)} → ${mb(after.rssKb)} MB (${rssGrowthPct}%; limit +15% or +10 MB)`,
+      "process alive": alive,
+      stderr: stderr ? stderr.slice(0, 500) : "(empty)",
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,7 +405,9 @@ function expectDropped(server, credentials) {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = net.connect(server.port, server.host, () => {
-      socket.write(`POST /api/v2/auth/token HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(
+        `POST /api/v2/auth/token HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
     let received = "";
     const timer = setTimeout(() => {
@@ -379,7 +418,11 @@ function expectDropped(server, credentials) {
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearTimeout(timer);
-      resolve({ dropped: received.length === 0, ms: performance.now() - started, why: received ? `answered: ${received.split("\r\n")[0]}` : undefined });
+      resolve({
+        dropped: received.length === 0,
+        ms: performance.now() - started,
+        why: received ? `answered: ${received.split("\r\n")[0]}` : undefined,
+      });
     });
   });
 }
@@ -394,7 +437,12 @@ async function dropConnectionUnderLoad() {
   // The library scenario's merchant, plus 40 sessions of the same scenario: 41 first exchanges to drop.
   const merchants = [{ api_key: "token-connection-dropped-key", api_secret: "token-connection-dropped-secret" }];
   for (let i = 0; i < 40; i++) {
-    const r = await call(server, { method: "POST", path: "/__sandbox/sessions", headers: { "content-type": "application/json" }, body: '{"scenario":"token-connection-dropped"}' });
+    const r = await call(server, {
+      method: "POST",
+      path: "/__sandbox/sessions",
+      headers: { "content-type": "application/json" },
+      body: '{"scenario":"token-connection-dropped"}',
+    });
     if (r.status !== 201) throw new Error(`POST /__sandbox/sessions → ${r.status}: ${r.body.slice(0, 200)}`);
     const info = JSON.parse(r.body);
     for (const m of info.merchants) for (const s of [m.api_secret, m.payment_token, m.login.password]) secrets.add(s);
@@ -410,7 +458,12 @@ async function dropConnectionUnderLoad() {
   const stats = await load.stop();
   const seconds = [];
   for (const m of merchants) {
-    const r = await call(server, { method: "POST", path: "/api/v2/auth/token", headers: { "content-type": "application/json" }, body: JSON.stringify(m) });
+    const r = await call(server, {
+      method: "POST",
+      path: "/api/v2/auth/token",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(m),
+    });
     if (r.status === 200) rememberToken(r.body);
     seconds.push(r.status);
   }
@@ -425,10 +478,18 @@ async function dropConnectionUnderLoad() {
   const secondOk = seconds.filter((s) => s === 200).length;
   check(
     "c) drop_connection (token-connection-dropped) under load: dropped connections close, other merchants' requests all succeed",
-    dropped === merchants.length && secondOk === merchants.length && stats.invalid === 0 && Object.keys(stats.noResponse).length === 0 && stats.valid > 0 && alive,
+    dropped === merchants.length &&
+      secondOk === merchants.length &&
+      stats.invalid === 0 &&
+      Object.keys(stats.noResponse).length === 0 &&
+      stats.valid > 0 &&
+      alive,
     {
       "first exchanges dropped (closed, no answer)": `${dropped} / ${merchants.length} (slowest close ${maxCloseMs} ms)`,
-      "not dropped": drops.filter((d) => !d.dropped).map((d) => d.why).slice(0, 5),
+      "not dropped": drops
+        .filter((d) => !d.dropped)
+        .map((d) => d.why)
+        .slice(0, 5),
       "second exchanges answered 200": `${secondOk} / ${merchants.length}`,
       "default merchant's concurrent requests (20 keep-alive connections)": `${stats.valid} succeeded, ${stats.invalid} wrong, no response: ${JSON.stringify(stats.noResponse)}`,
       "by kind": stats.byKind,
@@ -498,18 +559,28 @@ async function templateFault() {
   const loadFile = join(dir, "template-fault-at-load.yaml");
   writeFileSync(runtimeFile, FAULT_SCENARIO);
   writeFileSync(loadFile, LOAD_TIME_FAULT);
-  for (const s of ["template-fault-secret", "template-fault-payment-token", "template-fault-load-secret", "template-fault-load-payment-token"]) secrets.add(s);
+  for (const s of ["template-fault-secret", "template-fault-payment-token", "template-fault-load-secret", "template-fault-load-payment-token"])
+    secrets.add(s);
   try {
     // Load time: a placeholder that cannot be filled never reaches a request.
     const validate = await runCli(["validate", loadFile]);
-    check("d1) a template placeholder that cannot be filled is refused at load (validate exits 1, names file:line)", validate.code === 1 && /template-fault-at-load\.yaml:\d+:\d+/.test(validate.stdout + validate.stderr), {
-      "exit code": validate.code,
-      output: (validate.stdout + validate.stderr).trim().split("\n").slice(0, 4),
-    });
+    check(
+      "d1) a template placeholder that cannot be filled is refused at load (validate exits 1, names file:line)",
+      validate.code === 1 && /template-fault-at-load\.yaml:\d+:\d+/.test(validate.stdout + validate.stderr),
+      {
+        "exit code": validate.code,
+        output: (validate.stdout + validate.stderr).trim().split("\n").slice(0, 4),
+      },
+    );
 
     // Request time.
     const server = await startSandbox("d-template-fault", ["--scenario", runtimeFile]);
-    const faulted = await call(server, { method: "POST", path: "/api/v2/payment/init", headers: { "content-type": "application/json", authorization: "Bearer template-fault-payment-token" }, body: "{}" });
+    const faulted = await call(server, {
+      method: "POST",
+      path: "/api/v2/payment/init",
+      headers: { "content-type": "application/json", authorization: "Bearer template-fault-payment-token" },
+      body: "{}",
+    });
     let problem = {};
     try {
       problem = JSON.parse(faulted.body);
@@ -541,14 +612,18 @@ async function templateFault() {
     const alive2 = server.child.exitCode === null;
     const stderr = Buffer.concat(server.out.stderr).toString("utf8").trim();
     const exit = await stopSandbox(server);
-    check("d2) a template that fails at request time ({{now}} past the end of dates): 500 problem+json naming the rule", isProblem && namesRuleInBody && alive1, {
-      status: faulted.status,
-      "content-type": faulted.headers["content-type"],
-      code: problem.code,
-      detail: problem.detail,
-      "names the rule in the body": namesRuleInBody,
-      "X-Sandbox-Rule header": ruleHeader ?? "(none)",
-    });
+    check(
+      "d2) a template that fails at request time ({{now}} past the end of dates): 500 problem+json naming the rule",
+      isProblem && namesRuleInBody && alive1,
+      {
+        status: faulted.status,
+        "content-type": faulted.headers["content-type"],
+        code: problem.code,
+        detail: problem.detail,
+        "names the rule in the body": namesRuleInBody,
+        "X-Sandbox-Rule header": ruleHeader ?? "(none)",
+      },
+    );
     const failedNext = nextResults.filter((r) => !r.ok);
     check("d3) after the template fault: other endpoints and merchants answered normally, process keeps running", failedNext.length === 0 && alive2, {
       answered: nextResults.map((r) => `${r.kind} ${r.status}${r.ok ? "" : " ✗"}`),
@@ -584,7 +659,9 @@ function secretScan() {
   }
   const total = hits.reduce((a, h) => a + h.count, 0);
   // The scanner itself, on planted values: a literal secret, an issued JWT (shape and segments).
-  const planted = scanForSecrets("self-check", `planted ${literals[0]} Bearer ${[...issuedTokens][0]}`, literals, noWords, segments).map((h) => h.what);
+  const planted = scanForSecrets("self-check", `planted ${literals[0]} Bearer ${[...issuedTokens][0]}`, literals, noWords, segments).map(
+    (h) => h.what,
+  );
   check("e) no secret in clear in anything the processes printed (and the journals read)", total === 0 && planted.length === 3, {
     "scanner self-check (planted literal, JWT shape, token segment found)": `${planted.length} / 3`,
     scanned: `${outputs.length} processes, ${(bytes / 1024).toFixed(0)} KiB (stdout, stderr, journals of c and d)`,
@@ -616,7 +693,12 @@ const md = [
   "|---|---|",
   ...checks.map((c) => `| ${c.name} | ${c.ok ? "PASS" : "FAIL"} |`),
   "",
-  ...checks.flatMap((c) => [`## ${c.ok ? "PASS" : "FAIL"}: ${c.name}`, "", ...Object.entries(c.details).map(([k, v]) => `- ${k}: ${fmt(v).replace(/\|/g, "\\|")}`), ""]),
+  ...checks.flatMap((c) => [
+    `## ${c.ok ? "PASS" : "FAIL"}: ${c.name}`,
+    "",
+    ...Object.entries(c.details).map(([k, v]) => `- ${k}: ${fmt(v).replace(/\|/g, "\\|")}`),
+    "",
+  ]),
 ].join("\n");
 mkdirSync(`${ROOT}/bench/results`, { recursive: true });
 writeFileSync(`${ROOT}/bench/results/faults.json`, JSON.stringify(results, null, 2) + "\n");

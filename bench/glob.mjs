@@ -20,13 +20,28 @@ const pathOf = (head, unit, tail, size) => {
 // Each case: the pattern, and the path that makes a backtracking matcher try every split (a near
 // miss), built at any size. `matches` is the expected answer, checked before timing.
 const CASES = [
-  { pattern: "/api/v2/payment/*-*-*-*-*", note: "issue 10: 23.7 s at 217 chars", path: (n) => pathOf("/api/v2/payment/", "-", "/", n), matches: false },
+  {
+    pattern: "/api/v2/payment/*-*-*-*-*",
+    note: "issue 10: 23.7 s at 217 chars",
+    path: (n) => pathOf("/api/v2/payment/", "-", "/", n),
+    matches: false,
+  },
   { pattern: "/*a*a*a*a*a*a*a*a*b", note: "issue 10: 64 s at 60 chars", path: (n) => pathOf("/", "a", "", n), matches: false },
   { pattern: "/**/*-*-*/**x", note: "/** around a dashed segment", path: (n) => pathOf("/", "-", "/y", n), matches: false },
   { pattern: "/**/*-*-*/**", note: "as above, matching", path: (n) => pathOf("/", "-", "/y", n), matches: true },
   { pattern: "/**a**a**a**a**b", note: "** across segments", path: (n) => pathOf("/", "a/", "", n), matches: false },
-  { pattern: `/${"*-".repeat(GLOB_LIMITS.maxWildcards)}x`, note: `the limit: ${GLOB_LIMITS.maxWildcards} wildcards live at once`, path: (n) => pathOf("/", "-", "", n), matches: false },
-  { pattern: `${"/**".repeat(GLOB_LIMITS.maxWildcards - 1)}/b`, note: `the limit: ${GLOB_LIMITS.maxWildcards - 1} × /**`, path: (n) => pathOf("/", "a/", "c", n), matches: false },
+  {
+    pattern: `/${"*-".repeat(GLOB_LIMITS.maxWildcards)}x`,
+    note: `the limit: ${GLOB_LIMITS.maxWildcards} wildcards live at once`,
+    path: (n) => pathOf("/", "-", "", n),
+    matches: false,
+  },
+  {
+    pattern: `${"/**".repeat(GLOB_LIMITS.maxWildcards - 1)}/b`,
+    note: `the limit: ${GLOB_LIMITS.maxWildcards - 1} × /**`,
+    path: (n) => pathOf("/", "a/", "c", n),
+    matches: false,
+  },
   { pattern: "/api/v2/payment/*", note: "an ordinary rule, for scale", path: (n) => pathOf("/api/v2/payment/", "p", "", n), matches: true },
 ];
 
@@ -104,11 +119,27 @@ const rows = CASES.map((c) => {
   const path8 = c.path(8 * KB);
   const usPer8KBUncached = +usPerCall(() => uncached.test(path8)).toFixed(1);
   const former = formerGrowth(c);
-  return { pattern: c.pattern, note: c.note, matches: c.matches, wildcards: glob.wildcards, usPer8KB: sizes[8 * KB], usPer16KB: sizes[16 * KB], usPer8KBUncached, former };
+  return {
+    pattern: c.pattern,
+    note: c.note,
+    matches: c.matches,
+    wildcards: glob.wildcards,
+    usPer8KB: sizes[8 * KB],
+    usPer16KB: sizes[16 * KB],
+    usPer8KBUncached,
+    former,
+  };
 });
 
 // The load average says whether other work shared the cores: figures are per match, CPU-bound.
-const results = { date: new Date().toISOString(), machine: machineDescription(), loadAverage1m: +loadavg()[0].toFixed(1), limits: GLOB_LIMITS, rows, benchSeconds: Math.round((Date.now() - started) / 1000) };
+const results = {
+  date: new Date().toISOString(),
+  machine: machineDescription(),
+  loadAverage1m: +loadavg()[0].toFixed(1),
+  limits: GLOB_LIMITS,
+  rows,
+  benchSeconds: Math.round((Date.now() - started) / 1000),
+};
 const formerText = (steps) => {
   const last = steps.at(-1);
   const first = steps.find((s) => s.ms >= 1) ?? steps[0];
@@ -120,13 +151,16 @@ const md = [
   `Run ${results.date} on ${results.machine} (load average ${results.loadAverage1m} at the end), ${results.benchSeconds} s. Limits at load: ${GLOB_LIMITS.maxLength} characters, ${GLOB_LIMITS.maxWildcards} wildcards.`,
   "",
   "µs per match (median of 7 batches), on a path built to make a backtracking matcher try every split.",
-  "\"No DFA state kept\" recomputes the set of live positions at every character, as a pattern does once it has met as many",
+  '"No DFA state kept" recomputes the set of live positions at every character, as a pattern does once it has met as many',
   "sets as it may remember (256): the slowest a match can get. The former regex column is that matcher on short paths only,",
   "grown 2 characters at a time until one match took 20 ms.",
   "",
   "| pattern | case | wildcards | match? | µs / 8 KB path | µs / 16 KB path | µs / 8 KB, no DFA state kept | former regex |",
   "|---|---|---|---|---|---|---|---|",
-  ...rows.map((r) => `| \`${r.pattern}\` | ${r.note} | ${r.wildcards} | ${r.matches ? "yes" : "no"} | ${r.usPer8KB} | ${r.usPer16KB} | ${r.usPer8KBUncached} | ${formerText(r.former)} |`),
+  ...rows.map(
+    (r) =>
+      `| \`${r.pattern}\` | ${r.note} | ${r.wildcards} | ${r.matches ? "yes" : "no"} | ${r.usPer8KB} | ${r.usPer16KB} | ${r.usPer8KBUncached} | ${formerText(r.former)} |`,
+  ),
   "",
 ].join("\n");
 

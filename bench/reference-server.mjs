@@ -10,7 +10,10 @@ const alg = process.env.BENCH_ALG ?? "RS256";
 const { privateKey, publicKey } =
   alg === "HS256"
     ? await (async () => {
-        const key = await crypto.subtle.importKey("raw", crypto.getRandomValues(new Uint8Array(32)), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+        const key = await crypto.subtle.importKey("raw", crypto.getRandomValues(new Uint8Array(32)), { name: "HMAC", hash: "SHA-256" }, false, [
+          "sign",
+          "verify",
+        ]);
         return { privateKey: key, publicKey: key };
       })()
     : await generateKeyPair(alg);
@@ -46,7 +49,11 @@ const server = createServer((req, res) => {
       if (req.url.startsWith("/api/v2/payment/") || req.url.startsWith("/api/v2/cashout/")) {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
         if (!token) return json(res, 401, { error: "invalid_request" });
-        const { payload } = await jwtVerify(token, publicKey, { algorithms: [alg], issuer: "https://merchant-sandbox.test", audience: "merchant-api" });
+        const { payload } = await jwtVerify(token, publicKey, {
+          algorithms: [alg],
+          issuer: "https://merchant-sandbox.test",
+          audience: "merchant-api",
+        });
         return json(res, 200, { merchant_id: payload.sub, operation: `${req.method} ${req.url}` });
       }
       if (req.url === "/__sandbox/health") return json(res, 200, { status: "ok" });

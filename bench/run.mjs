@@ -68,7 +68,10 @@ function rssMb(pid) {
 
 async function load(server, endpoint, connections, duration = DURATION) {
   const before = cpuTicks(server.child.pid);
-  const result = LOADGEN === "wrk" ? await wrk(server.url + endpoint.path, endpoint.request, connections, duration) : await autocannonRun(server.url + endpoint.path, endpoint.request, connections, duration);
+  const result =
+    LOADGEN === "wrk"
+      ? await wrk(server.url + endpoint.path, endpoint.request, connections, duration)
+      : await autocannonRun(server.url + endpoint.path, endpoint.request, connections, duration);
   const cpuMs = ((cpuTicks(server.child.pid) - before) * 1000) / CLK_TCK;
   // Every answer should be the expected kind: 2xx, or 404 for the unknown path.
   const unexpected = endpoint.expect4xx ? result.total - result.non2xx : result.non2xx;
@@ -84,7 +87,14 @@ async function load(server, endpoint, connections, duration = DURATION) {
 
 async function autocannonRun(url, request, connections, duration) {
   const r = await autocannon({ url, connections, duration, ...request });
-  return { reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  return {
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
 }
 
 const wrkDir = mkdtempSync(join(tmpdir(), "bench-wrk-"));
@@ -92,7 +102,14 @@ const wrkDir = mkdtempSync(join(tmpdir(), "bench-wrk-"));
 function wrk(url, request = {}, connections, duration) {
   const script = join(wrkDir, "request.lua");
   const headers = Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
-  writeFileSync(script, [`wrk.method = ${JSON.stringify(request.method ?? "GET")}`, ...(request.body ? [`wrk.body = ${JSON.stringify(request.body)}`] : []), ...headers].join("\n") + "\n");
+  writeFileSync(
+    script,
+    [
+      `wrk.method = ${JSON.stringify(request.method ?? "GET")}`,
+      ...(request.body ? [`wrk.body = ${JSON.stringify(request.body)}`] : []),
+      ...headers,
+    ].join("\n") + "\n",
+  );
   const out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url], { encoding: "utf8" });
   const ms = (text) => {
     const m = /([\d.]+)(us|ms|s)/.exec(text);
@@ -116,9 +133,19 @@ async function tokenFrom(url) {
 
 function endpoints(token) {
   return [
-    { key: "token", label: "token exchange", path: "/api/v2/auth/token", request: { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS } },
+    {
+      key: "token",
+      label: "token exchange",
+      path: "/api/v2/auth/token",
+      request: { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS },
+    },
     { key: "protected", label: "protected call", path: "/api/v2/payment/p_1", request: { headers: { authorization: `Bearer ${token}` } } },
-    { key: "init", label: "payment/init", path: "/api/v2/payment/init", request: { method: "POST", headers: { authorization: "Bearer sandbox-payment-token", "content-type": "application/json" }, body: "{}" } },
+    {
+      key: "init",
+      label: "payment/init",
+      path: "/api/v2/payment/init",
+      request: { method: "POST", headers: { authorization: "Bearer sandbox-payment-token", "content-type": "application/json" }, body: "{}" },
+    },
     { key: "unknown", label: "unknown path", path: "/nope", request: {}, expect4xx: true },
   ];
 }
@@ -177,7 +204,9 @@ async function measureInProcess() {
   const trivialHandler = http.get(`${base}/api/v2/payment/p_1`, () => HttpResponse.json({ merchant_id: "m", operation: "GET /api/v2/payment/p_1" }));
   const server = setupServer(...sandboxHandlers);
   server.listen({ onUnhandledRequest: "error" });
-  const token = (await (await fetch(`${base}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS })).json()).access_token;
+  const token = (
+    await (await fetch(`${base}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS })).json()
+  ).access_token;
   const init = { headers: { authorization: `Bearer ${token}` } };
   const url = `${base}/api/v2/payment/p_1`;
   const round = async (handlers, n) => {
@@ -214,10 +243,13 @@ sandbox.start = await measureStart("sandbox", sandboxArgs(ALG), {});
 reference.start = await measureStart("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
 // The issue's peer figures (WireMock, Prism, the reference) were measured with HS256: the same
 // two JWT endpoints again with HS256, both servers, for that comparison.
-const hs = ALG === "HS256" ? undefined : {
-  sandbox: await measureServer("sandbox HS256", sandboxArgs("HS256"), {}, { keys: ["token", "protected"] }),
-  reference: await measureServer("reference HS256", ["bench/reference-server.mjs"], { BENCH_ALG: "HS256" }, { keys: ["token", "protected"] }),
-};
+const hs =
+  ALG === "HS256"
+    ? undefined
+    : {
+        sandbox: await measureServer("sandbox HS256", sandboxArgs("HS256"), {}, { keys: ["token", "protected"] }),
+        reference: await measureServer("reference HS256", ["bench/reference-server.mjs"], { BENCH_ALG: "HS256" }, { keys: ["token", "protected"] }),
+      };
 const inProcess = await measureInProcess();
 
 const ratio = (k) => +(sandbox.rows[k].reqPerSec / reference.rows[k].reqPerSec).toFixed(2);
@@ -229,10 +261,25 @@ const targets = [
   { target: "RSS after load ≤ 110 MB", value: sandbox.rssMb, ok: sandbox.rssMb <= 110 },
   { target: "p99 ≤ 5 ms, protected, 10 connections", value: sandbox.rows.protected.p99, ok: sandbox.rows.protected.p99 <= 5 },
   { target: "in-process ≤ 1.25× a trivial msw handler", value: inProcess.ratio, ok: inProcess.ratio <= 1.25 },
-  { target: "no errors and no unexpected statuses", value: Object.values(sandbox.rows).reduce((n, r) => n + r.errors, 0), ok: Object.values(sandbox.rows).every((r) => r.errors === 0) },
+  {
+    target: "no errors and no unexpected statuses",
+    value: Object.values(sandbox.rows).reduce((n, r) => n + r.errors, 0),
+    ok: Object.values(sandbox.rows).every((r) => r.errors === 0),
+  },
 ];
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${ALG}`;
-const results = { date: new Date().toISOString(), machine, loadGenerator: LOADGEN, durationPerRunS: DURATION, sandbox, reference, hs256: hs, inProcess, targets, benchSeconds: Math.round((Date.now() - started) / 1000) };
+const results = {
+  date: new Date().toISOString(),
+  machine,
+  loadGenerator: LOADGEN,
+  durationPerRunS: DURATION,
+  sandbox,
+  reference,
+  hs256: hs,
+  inProcess,
+  targets,
+  benchSeconds: Math.round((Date.now() - started) / 1000),
+};
 
 const row = (label, k) =>
   `| ${label} | ${sandbox.rows[k].reqPerSec} | ${reference.rows[k].reqPerSec} | ${ratio(k)}× | ${sandbox.rows[k].p50} / ${sandbox.rows[k].p99} | ${sandbox.rows[k].cpuUsPerReq} / ${reference.rows[k].cpuUsPerReq} | ${sandbox.rows[k].errors} |`;
@@ -253,7 +300,8 @@ const peerTable = hs
       ...PEERS.map((p) => `| ${p.name} | ${p.token} | ${p.protected} | ${p.unknown} | ${p.startMs} ms | ${p.rssMb} MB |`),
     ]
   : [];
-const scaleRow = (key, c) => `| ${key === "token" ? "token exchange" : "protected call"} | ${c} | ${sandbox.scaling[key][c].reqPerSec} | ${sandbox.scaling[key][c].p50} | ${sandbox.scaling[key][c].p99} | ${sandbox.scaling[key][c].errors} |`;
+const scaleRow = (key, c) =>
+  `| ${key === "token" ? "token exchange" : "protected call"} | ${c} | ${sandbox.scaling[key][c].reqPerSec} | ${sandbox.scaling[key][c].p50} | ${sandbox.scaling[key][c].p99} | ${sandbox.scaling[key][c].errors} |`;
 const md = [
   `Measured ${results.date.slice(0, 10)} on ${machine}; ${LOADGEN}, 10 connections, ${DURATION} s per run, loopback.`,
   "",

@@ -52,7 +52,11 @@ function trafficMix(seedToken) {
       },
     };
   };
-  const withToken = (path) => (req, context) => ({ ...req, path, headers: { ...req.headers, authorization: `Bearer ${context.token ?? seedToken}` } });
+  const withToken = (path) => (req, context) => ({
+    ...req,
+    path,
+    headers: { ...req.headers, authorization: `Bearer ${context.token ?? seedToken}` },
+  });
   const json = { "content-type": "application/json" };
   const requests = [
     kind("token exchange", 200, {
@@ -64,19 +68,45 @@ function trafficMix(seedToken) {
         if (status === 200) context.token = rememberToken(body) ?? context.token;
       },
     }),
-    kind("protected call (valid token)", 200, { method: "GET", path: "/api/v2/payment/p_1", headers: {}, setupRequest: withToken("/api/v2/payment/p_1") }),
-    kind("payment/init (payment token)", 201, { method: "POST", path: "/api/v2/payment/init", headers: { ...json, authorization: `Bearer ${PAYMENT_TOKEN}` }, body: '{"amount":1000,"currency":"EUR"}' }),
-    kind("protected call (valid token)", 200, { method: "POST", path: "/api/v2/cashout/payouts", headers: {}, setupRequest: withToken("/api/v2/cashout/payouts") }),
+    kind("protected call (valid token)", 200, {
+      method: "GET",
+      path: "/api/v2/payment/p_1",
+      headers: {},
+      setupRequest: withToken("/api/v2/payment/p_1"),
+    }),
+    kind("payment/init (payment token)", 201, {
+      method: "POST",
+      path: "/api/v2/payment/init",
+      headers: { ...json, authorization: `Bearer ${PAYMENT_TOKEN}` },
+      body: '{"amount":1000,"currency":"EUR"}',
+    }),
+    kind("protected call (valid token)", 200, {
+      method: "POST",
+      path: "/api/v2/cashout/payouts",
+      headers: {},
+      setupRequest: withToken("/api/v2/cashout/payouts"),
+    }),
     kind("unknown path", 404, { method: "GET", path: "/nope", headers: {} }),
     kind("refusal: wrong api_secret", 401, { method: "POST", path: "/api/v2/auth/token", headers: json, body: BAD_CREDENTIALS }),
-    kind("protected call (valid token)", 200, { method: "GET", path: "/api/v2/payment/p_2", headers: {}, setupRequest: withToken("/api/v2/payment/p_2") }),
+    kind("protected call (valid token)", 200, {
+      method: "GET",
+      path: "/api/v2/payment/p_2",
+      headers: {},
+      setupRequest: withToken("/api/v2/payment/p_2"),
+    }),
     kind("refusal: tampered token", 401, {
       method: "GET",
       path: "/api/v2/payment/p_3",
       headers: {},
       setupRequest: (req, context) => ({ ...req, headers: { authorization: `Bearer ${tamper(context.token ?? seedToken)}` } }),
     }),
-    kind("refusal: JWT on payment/init", 401, { method: "POST", path: "/api/v2/payment/init", headers: json, body: "{}", setupRequest: withToken("/api/v2/payment/init") }),
+    kind("refusal: JWT on payment/init", 401, {
+      method: "POST",
+      path: "/api/v2/payment/init",
+      headers: json,
+      body: "{}",
+      setupRequest: withToken("/api/v2/payment/init"),
+    }),
     kind("refusal: token in query string", 400, {
       method: "GET",
       path: "/api/v2/payment/p_4",
@@ -125,7 +155,11 @@ function sessionChurn(url, stopAt, sessionSecrets) {
     while (Date.now() < stopAt) {
       const tickStart = Date.now();
       try {
-        const r = await fetch(`${url}/__sandbox/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"scenario":"default"}' });
+        const r = await fetch(`${url}/__sandbox/sessions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"scenario":"default"}',
+        });
         const info = await r.json();
         if (r.status !== 201) throw new Error(`POST /__sandbox/sessions → ${r.status} ${info.code ?? ""}`);
         stats.created++;
@@ -134,7 +168,11 @@ function sessionChurn(url, stopAt, sessionSecrets) {
           sessionSecrets.add(m.payment_token);
           sessionSecrets.add(m.login.password);
         }
-        const t = await fetch(`${url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: info.merchant.api_key, api_secret: info.merchant.api_secret }) });
+        const t = await fetch(`${url}/api/v2/auth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ api_key: info.merchant.api_key, api_secret: info.merchant.api_secret }),
+        });
         const body = await t.text();
         if (t.status !== 200) throw new Error(`session token exchange → ${t.status}`);
         rememberToken(body);
@@ -170,7 +208,11 @@ async function sessionCount(url) {
 const started = Date.now();
 const server = await startSandboxCli("soak", ["--journal-size", String(JOURNAL_SIZE), "--max-sessions", String(MAX_SESSIONS)]);
 const pid = server.child.pid;
-const seed = await fetch(`${server.url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: GOOD_CREDENTIALS });
+const seed = await fetch(`${server.url}/api/v2/auth/token`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: GOOD_CREDENTIALS,
+});
 const seedToken = rememberToken(await seed.text());
 const rssBeforeKb = rssKb(pid);
 
@@ -179,7 +221,9 @@ const probeMix = trafficMix(seedToken);
 const probe = await runAutocannon(server.url, { duration: PROBE_SECONDS, requests: probeMix.requests });
 const maxRate = Math.round(probe.requests.average);
 const targetRate = Math.max(1, Math.round(maxRate * LOAD_FRACTION));
-process.stdout.write(`max rate of the mix: ${maxRate} req/s (${CONNECTIONS} connections, ${PROBE_SECONDS} s); holding ${targetRate} req/s for ${SOAK_SECONDS} s\n`);
+process.stdout.write(
+  `max rate of the mix: ${maxRate} req/s (${CONNECTIONS} connections, ${PROBE_SECONDS} s); holding ${targetRate} req/s for ${SOAK_SECONDS} s\n`,
+);
 
 // 2. The hold, with RSS every second and the session churn beside it.
 const holdMix = trafficMix(seedToken);
@@ -193,7 +237,10 @@ const sampler = setInterval(() => {
   } catch {}
 }, 1000);
 const sessionSampler = setInterval(() => {
-  sessionCount(server.url).then((n) => sessionSamples.push(n), () => undefined);
+  sessionCount(server.url).then(
+    (n) => sessionSamples.push(n),
+    () => undefined,
+  );
 }, 5000);
 const sessionSecrets = new Set();
 const churn = sessionChurn(server.url, holdStart + SOAK_SECONDS * 1000, sessionSecrets);
@@ -254,8 +301,16 @@ const criteria = [
   { name: "no socket errors or timeouts during the hold", value: socketErrors, ok: socketErrors === 0 },
   { name: "no 5xx (probe and hold)", value: fiveXx, ok: fiveXx === 0 },
   { name: "every request got its kind's expected status (probe and hold)", value: mismatches, ok: mismatches === 0 },
-  { name: `RSS growth over the hold < ${RSS_GROWTH_LIMIT_PCT}%`, value: `${rssGrowthPct}% (${mb(rssStartKb)} → ${mb(rssEndKb)} MB)`, ok: rssGrowthPct < RSS_GROWTH_LIMIT_PCT },
-  { name: "journal size ≤ its capacity", value: `${journal.requests.length} / ${journal.capacity}`, ok: journalResponse.status === 200 && journal.capacity === JOURNAL_SIZE && journal.requests.length <= journal.capacity },
+  {
+    name: `RSS growth over the hold < ${RSS_GROWTH_LIMIT_PCT}%`,
+    value: `${rssGrowthPct}% (${mb(rssStartKb)} → ${mb(rssEndKb)} MB)`,
+    ok: rssGrowthPct < RSS_GROWTH_LIMIT_PCT,
+  },
+  {
+    name: "journal size ≤ its capacity",
+    value: `${journal.requests.length} / ${journal.capacity}`,
+    ok: journalResponse.status === 200 && journal.capacity === JOURNAL_SIZE && journal.requests.length <= journal.capacity,
+  },
   {
     name: "sessions bounded (none left after create/use/delete churn; never above --max-sessions)",
     value: `after: ${sessionsAfter}, peak sampled: ${Math.max(0, ...sessionSamples)}, churn failures: ${churn.stats.failures.length}`,
@@ -264,7 +319,11 @@ const criteria = [
   { name: "the process kept running during the soak", value: alive ? "yes" : "no", ok: alive },
   { name: "nothing on stderr", value: stderrLines.length, ok: stderrLines.length === 0 },
   { name: "secrets in clear in the process output and the journal", value: secretCount, ok: secretCount === 0 },
-  { name: "the secret scanner finds planted secrets (literal, JWT shape, token segment, session secret)", value: `${selfCheckKinds.length} / 4`, ok: selfCheckOk },
+  {
+    name: "the secret scanner finds planted secrets (literal, JWT shape, token segment, session secret)",
+    value: `${selfCheckKinds.length} / 4`,
+    ok: selfCheckOk,
+  },
   { name: "exit code 0 on SIGTERM after the soak", value: exit.code, ok: exit.code === 0 },
 ];
 const passed = criteria.every((c) => c.ok);
@@ -274,8 +333,22 @@ const results = {
   date: new Date().toISOString(),
   machine,
   command: `node ${server.out.args.join(" ")}`,
-  settings: { soakSeconds: SOAK_SECONDS, probeSeconds: PROBE_SECONDS, loadFraction: LOAD_FRACTION, connections: CONNECTIONS, journalSize: JOURNAL_SIZE, maxSessions: MAX_SESSIONS },
-  probe: { maxRateReqPerSec: maxRate, total: probe.requests.total, p50: probe.latency.p50, p99: probe.latency.p99, errors: probe.errors + probe.timeouts, byKind: probeMix.byKind },
+  settings: {
+    soakSeconds: SOAK_SECONDS,
+    probeSeconds: PROBE_SECONDS,
+    loadFraction: LOAD_FRACTION,
+    connections: CONNECTIONS,
+    journalSize: JOURNAL_SIZE,
+    maxSessions: MAX_SESSIONS,
+  },
+  probe: {
+    maxRateReqPerSec: maxRate,
+    total: probe.requests.total,
+    p50: probe.latency.p50,
+    p99: probe.latency.p99,
+    errors: probe.errors + probe.timeouts,
+    byKind: probeMix.byKind,
+  },
   hold: {
     targetRateReqPerSec: targetRate,
     achievedRateReqPerSec: Math.round(hold.requests.total / holdSeconds),
@@ -291,11 +364,30 @@ const results = {
   sessionSamples,
   requestsSent,
   tokensReceived: issuedTokens.size,
-  rss: { beforeProbeMb: mb(rssBeforeKb), holdStartMb: mb(rssStartKb), holdEndMb: mb(rssEndKb), peakMb: mb(rssPeakKb), growthPct: rssGrowthPct, samplesKb: rssSamples },
+  rss: {
+    beforeProbeMb: mb(rssBeforeKb),
+    holdStartMb: mb(rssStartKb),
+    holdEndMb: mb(rssEndKb),
+    peakMb: mb(rssPeakKb),
+    growthPct: rssGrowthPct,
+    samplesKb: rssSamples,
+  },
   journal: { status: journalResponse.status, entries: journal.requests.length, capacity: journal.capacity },
   sessionsAfter,
-  output: { stdoutBytes: stdoutText.length, stdoutLines: stdoutText.split("\n").length - 1, stderrLines: stderrLines.length, stderrHead: stderrLines.slice(0, 10) },
-  secretScan: { scanned: ["stdout", "stderr", "journal"], literals: literalSecrets.length, sessionSecrets: wordSecrets.size, tokenSegments: segments.size, hits: secretHits, total: secretCount },
+  output: {
+    stdoutBytes: stdoutText.length,
+    stdoutLines: stdoutText.split("\n").length - 1,
+    stderrLines: stderrLines.length,
+    stderrHead: stderrLines.slice(0, 10),
+  },
+  secretScan: {
+    scanned: ["stdout", "stderr", "journal"],
+    literals: literalSecrets.length,
+    sessionSecrets: wordSecrets.size,
+    tokenSegments: segments.size,
+    hits: secretHits,
+    total: secretCount,
+  },
   exit,
   criteria,
   passed,
@@ -303,7 +395,10 @@ const results = {
 };
 
 const kindRows = Object.entries(holdMix.byKind).map(
-  ([name, k]) => `| ${name} | ${k.expected} | ${k.sent} | ${Object.entries(k.statuses).map(([s, c]) => `${s}×${c}`).join(", ")} | ${k.mismatches} |`,
+  ([name, k]) =>
+    `| ${name} | ${k.expected} | ${k.sent} | ${Object.entries(k.statuses)
+      .map(([s, c]) => `${s}×${c}`)
+      .join(", ")} | ${k.mismatches} |`,
 );
 const md = [
   `# Soak: ${passed ? "PASS" : "FAIL"}`,

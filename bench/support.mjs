@@ -64,10 +64,17 @@ export function scanForSecrets(label, text, literalSecrets, wordSecrets, tokenSe
   const hits = [];
   for (const secret of literalSecrets) {
     const count = text.split(secret).length - 1;
-    if (count) hits.push({ where: label, what: `literal '${secret.slice(0, 4)}…' (${secret.length} chars)`, count, sample: context(text, text.indexOf(secret)) });
+    if (count)
+      hits.push({
+        where: label,
+        what: `literal '${secret.slice(0, 4)}…' (${secret.length} chars)`,
+        count,
+        sample: context(text, text.indexOf(secret)),
+      });
   }
   const shapes = text.match(JWT_SHAPE) ?? [];
-  if (shapes.length) hits.push({ where: label, what: "JWT-shaped string (eyJ….eyJ…)", count: shapes.length, sample: context(text, text.search(JWT_SHAPE)) });
+  if (shapes.length)
+    hits.push({ where: label, what: "JWT-shaped string (eyJ….eyJ…)", count: shapes.length, sample: context(text, text.search(JWT_SHAPE)) });
   let segmentHits = 0;
   let firstSegment;
   let wordHits = 0;
@@ -82,8 +89,15 @@ export function scanForSecrets(label, text, literalSecrets, wordSecrets, tokenSe
       firstWord ??= word;
     }
   }
-  if (segmentHits) hits.push({ where: label, what: "segment of an issued access token", count: segmentHits, sample: context(text, text.indexOf(firstSegment)) });
-  if (wordHits) hits.push({ where: label, what: "a session's api_secret, payment token or password", count: wordHits, sample: context(text, text.indexOf(firstWord)) });
+  if (segmentHits)
+    hits.push({ where: label, what: "segment of an issued access token", count: segmentHits, sample: context(text, text.indexOf(firstSegment)) });
+  if (wordHits)
+    hits.push({
+      where: label,
+      what: "a session's api_secret, payment token or password",
+      count: wordHits,
+      sample: context(text, text.indexOf(firstWord)),
+    });
   return hits;
 }
 

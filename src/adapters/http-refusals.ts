@@ -39,7 +39,10 @@ export function tooManyHeaders(maxHeaders: number): SandboxError {
 
 /** RFC 9112 §3.2: an HTTP/1.1 request must name its host. */
 export function hostMissing(): SandboxError {
-  return new InvalidRequest("host_missing", "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2). Send 'Host: <host>:<port>' as every HTTP client does.");
+  return new InvalidRequest(
+    "host_missing",
+    "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2). Send 'Host: <host>:<port>' as every HTTP client does.",
+  );
 }
 
 /** An Expect other than 100-continue, which is the only expectation this server meets. */

@@ -89,7 +89,10 @@ export function assertFromThisSite(request: SandboxRequest, policy: HostPolicy):
   const host = headerValue(request, "host");
   if (host !== undefined) {
     const name = hostOf(host);
-    if (name === undefined || !(policy.any || alwaysAllowed(name) || policy.names.includes(name) || policy.suffixes.some((s) => name === s || name.endsWith(`.${s}`)))) {
+    if (
+      name === undefined ||
+      !(policy.any || alwaysAllowed(name) || policy.names.includes(name) || policy.suffixes.some((s) => name === s || name.endsWith(`.${s}`)))
+    ) {
       throw new HostNotAllowed(
         `The control plane does not answer to Host '${printable(host, 100)}': a web page can point a name it owns at this machine (DNS rebinding) and read every session's secrets through it. Call the sandbox by localhost, an IP address or a single-label name (a docker or CI service name such as 'sandbox'), or allow this name with --allowed-hosts ${name ?? "<host name>"} (MERCHANT_SANDBOX_ALLOWED_HOSTS, createSandbox({ allowedHosts })).`,
       );
@@ -103,7 +106,9 @@ export function assertFromThisSite(request: SandboxRequest, policy: HostPolicy):
   const origin = headerValue(request, "origin");
   if (origin !== undefined && !isOwnOrigin(origin, host)) {
     const own = host === undefined ? "" : ` (this sandbox is http://${printable(host, 100)})`;
-    throw new CrossSiteRequest(`The control plane refuses requests from web pages: Origin '${printable(origin, 100)}' is not the sandbox's own${own}; ${fix}`);
+    throw new CrossSiteRequest(
+      `The control plane refuses requests from web pages: Origin '${printable(origin, 100)}' is not the sandbox's own${own}; ${fix}`,
+    );
   }
 }
 

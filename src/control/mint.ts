@@ -68,10 +68,15 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
       throw new InvalidRequest("mint_ttl_invalid", `ttl must be a duration such as "90s", "59m" or "1h".`);
     }
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
-    if (ttl > MAX_TOKEN_TTL_SECONDS) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
+    if (ttl > MAX_TOKEN_TTL_SECONDS)
+      throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
     // A "valid" token that is already expired (ttl 0, or under half a second) would pass for a
     // valid one in the answer and fail on first use; the catalogue has a variant for that.
-    if (ttl < 1) throw new InvalidRequest("mint_ttl_invalid", `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`);
+    if (ttl < 1)
+      throw new InvalidRequest(
+        "mint_ttl_invalid",
+        `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`,
+      );
   }
   const jti = ctx.newTokenId();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
@@ -111,7 +116,10 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
 function findMerchant(ctx: SandboxContext, ref: string | undefined): Merchant {
   if (ref === undefined) return ctx.scenarios.primary.merchants[0]!;
   const m = ctx.merchants.byKey(ref) ?? ctx.merchants.findById(ref);
-  if (!m) throw new NotFound(`No merchant with api_key or id '${ref.slice(0, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`);
+  if (!m)
+    throw new NotFound(
+      `No merchant with api_key or id '${ref.slice(0, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`,
+    );
   return m;
 }
 

@@ -36,7 +36,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
     ],
     tags: [
       { name: "Merchant API", description: "The merchant-facing API (version 2) as the sandbox simulates it." },
-      { name: "Deprecated", description: "Still answered, with Deprecation, Sunset and Link headers on every answer; integrations must move off it." },
+      {
+        name: "Deprecated",
+        description: "Still answered, with Deprecation, Sunset and Link headers on every answer; integrations must move off it.",
+      },
       {
         name: "Control plane",
         description:

@@ -1,6 +1,13 @@
 import type { JournalEntry } from "./journal.js";
 import type { Check } from "./findings/common.js";
-import { conflictingCredentials, credentialsInQuery, deprecatedLoginUsed, jwtOnPaymentInit, missingCredentials, paymentTokenOnBearerEndpoint } from "./findings/misuse.js";
+import {
+  conflictingCredentials,
+  credentialsInQuery,
+  deprecatedLoginUsed,
+  jwtOnPaymentInit,
+  missingCredentials,
+  paymentTokenOnBearerEndpoint,
+} from "./findings/misuse.js";
 import { unprovenIdentity } from "./findings/identity.js";
 import { hammeringAfterError, retryIgnoresRetryAfter } from "./findings/retries.js";
 import { expiredTokenReused, noProactiveRenewal, tokenPerCall } from "./findings/tokens.js";

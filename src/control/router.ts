@@ -29,7 +29,11 @@ const ROUTES: ControlRoute[] = [
   { pattern: /^\/__sandbox\/openapi\.json$/, methods: ["GET", "HEAD"], handler: openApiEndpoint },
   { pattern: /^\/__sandbox\/sessions$/, methods: ["GET", "HEAD", "POST"], handler: sessionsEndpoint },
   { pattern: /^\/__sandbox\/sessions\/([^/]+)$/, methods: ["GET", "HEAD", "DELETE"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "") },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/, methods: ["GET", "HEAD", "POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock") },
+  {
+    pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/,
+    methods: ["GET", "HEAD", "POST"],
+    handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock"),
+  },
   { pattern: /^\/__sandbox\/sessions\/([^/]+)\/reset$/, methods: ["POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset") },
   { pattern: /^\/__sandbox\/sessions\/([^/]+)\/report$/, methods: ["GET", "HEAD"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "report") },
   { pattern: /^\/__sandbox\/clock$/, methods: ["GET", "HEAD", "POST"], handler: clockEndpoint },

@@ -53,7 +53,9 @@ export class SessionStore {
     // server's files on a caller's say-so.
     const template =
       this.scenarios.byName(scenarioName)?.file ??
-      (isScenarioName(scenarioName) ? (await import("../scenarios/library.js")).resolveScenario(scenarioName).scenario : unknownScenario(scenarioName));
+      (isScenarioName(scenarioName)
+        ? (await import("../scenarios/library.js")).resolveScenario(scenarioName).scenario
+        : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
     const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id);
@@ -147,7 +149,13 @@ function isScenarioName(name: string): boolean {
 
 function unknownScenario(name: string): never {
   throw new ScenarioLoadError([
-    { file: name.slice(0, 64), line: 1, column: 1, path: "", message: `'${name.slice(0, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)` },
+    {
+      file: name.slice(0, 64),
+      line: 1,
+      column: 1,
+      path: "",
+      message: `'${name.slice(0, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)`,
+    },
   ]);
 }
 

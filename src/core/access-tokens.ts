@@ -240,12 +240,18 @@ export class AccessTokens {
 
   private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload): VerifiedAccessToken {
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
-      throw new InvalidToken("token_malformed", "The token's payload is not a JSON object. Send the access_token value from POST /api/v2/auth/token unchanged.");
+      throw new InvalidToken(
+        "token_malformed",
+        "The token's payload is not a JSON object. Send the access_token value from POST /api/v2/auth/token unchanged.",
+      );
     }
     for (const [claim, type] of REQUIRED_CLAIMS) {
       const value = payload[claim];
       const present = value !== undefined;
-      const valid = type === "number" ? typeof value === "number" && Number.isFinite(value) : typeof value === "string" || (claim === "aud" && Array.isArray(value));
+      const valid =
+        type === "number"
+          ? typeof value === "number" && Number.isFinite(value)
+          : typeof value === "string" || (claim === "aud" && Array.isArray(value));
       if (!valid) {
         throw new InvalidToken(
           "token_claims_invalid",
@@ -344,7 +350,10 @@ export class AccessTokens {
       );
     }
     if (e instanceof joseErrors.JOSENotSupported) {
-      return new InvalidToken("token_unsupported", `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`);
+      return new InvalidToken(
+        "token_unsupported",
+        `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`,
+      );
     }
     return new InvalidToken(
       "token_malformed",

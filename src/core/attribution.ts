@@ -75,10 +75,14 @@ export async function attributeMerchant(request: SandboxRequest, endpoint: Endpo
 function byApiKey(request: SandboxRequest, deps: AttributionDeps): Attribution | undefined {
   const body = jsonBody(request, deps.maxBodyBytes);
   const headerKey = headerValue(request, "x-api-key");
-  const merchant = (headerKey === undefined ? undefined : deps.registry.byKey(headerKey)) ?? (typeof body?.api_key === "string" ? deps.registry.byKey(body.api_key) : undefined);
+  const merchant =
+    (headerKey === undefined ? undefined : deps.registry.byKey(headerKey)) ??
+    (typeof body?.api_key === "string" ? deps.registry.byKey(body.api_key) : undefined);
   if (!merchant) return undefined;
   const presented = [headerValue(request, "x-api-secret"), body?.api_secret].filter((s): s is string => typeof s === "string" && s !== "");
-  const proven = presented.some((secret) => secretMatches(secret, merchant.apiSecret) || merchant.formerSecrets.some((old) => secretMatches(secret, old)));
+  const proven = presented.some(
+    (secret) => secretMatches(secret, merchant.apiSecret) || merchant.formerSecrets.some((old) => secretMatches(secret, old)),
+  );
   return { merchant, proven };
 }
 

@@ -34,9 +34,7 @@ export function assertNoTokenInQuery(request: SandboxRequest): void {
 export function readBearerToken(request: SandboxRequest, options: BearerOptions): string {
   const count = headerCount(request, "authorization");
   if (count === 0) {
-    throw new MissingCredentials(
-      `No credentials were sent. Send the ${options.tokenName} as 'Authorization: Bearer <token>' (${options.howToGet}).`,
-    );
+    throw new MissingCredentials(`No credentials were sent. Send the ${options.tokenName} as 'Authorization: Bearer <token>' (${options.howToGet}).`);
   }
   if (count > 1) {
     throw new InvalidRequest(

@@ -20,10 +20,7 @@ export const SCOPES = ["payment", "cashout"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Where payment/init looks for the merchant payment token. */
-export type PaymentTokenTransport =
-  | { kind: "authorization" }
-  | { kind: "header"; name: string }
-  | { kind: "body"; field: string };
+export type PaymentTokenTransport = { kind: "authorization" } | { kind: "header"; name: string } | { kind: "body"; field: string };
 
 /** The longest token lifetime: ten years keeps every exp a date that clients and the journal can carry. */
 export const MAX_TOKEN_TTL_SECONDS = 3650 * 86_400;
@@ -107,16 +104,14 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
   if (input.algorithm !== undefined) s.algorithm = oneOf("algorithm", input.algorithm, ALGORITHMS);
   if (input.issuer !== undefined) s.issuer = nonEmpty("issuer", input.issuer);
   if (input.audience !== undefined) s.audience = nonEmpty("audience", input.audience);
-  if (input.credentialPrecedence !== undefined)
-    s.credentialPrecedence = oneOf("credentialPrecedence", input.credentialPrecedence, PRECEDENCES);
+  if (input.credentialPrecedence !== undefined) s.credentialPrecedence = oneOf("credentialPrecedence", input.credentialPrecedence, PRECEDENCES);
   if (input.disabledMerchantStatus !== undefined) {
     const v = input.disabledMerchantStatus;
     if (v !== 401 && v !== 403) throw new ConfigError(`disabledMerchantStatus must be 401 or 403, got ${String(v)}`, "disabledMerchantStatus");
     s.disabledMerchantStatus = v;
   }
   if (input.loginMode !== undefined) s.loginMode = oneOf("loginMode", input.loginMode, LOGIN_MODES);
-  if (input.paymentTokenTransport !== undefined)
-    s.paymentTokenTransport = parsePaymentTokenTransport(input.paymentTokenTransport);
+  if (input.paymentTokenTransport !== undefined) s.paymentTokenTransport = parsePaymentTokenTransport(input.paymentTokenTransport);
   if (input.maxBodyBytes !== undefined) {
     const v = input.maxBodyBytes;
     if (!Number.isInteger(v) || v < 256 || v > 16 * 1024 * 1024)

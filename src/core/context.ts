@@ -83,15 +83,7 @@ export interface RequestTrace {
   credentialSources?: { apiKey: "body" | "header" | "both"; apiSecret: "body" | "header" | "both" };
 }
 
-export type EndpointName =
-  | "token"
-  | "payment"
-  | "cashout"
-  | "payment-init"
-  | "login"
-  | "jwks"
-  | "control"
-  | "unknown";
+export type EndpointName = "token" | "payment" | "cashout" | "payment-init" | "login" | "jwks" | "control" | "unknown";
 
 export type Endpoint = (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace) => Promise<SandboxResponse> | SandboxResponse;
 

@@ -44,10 +44,7 @@ function pick(
   precedence: CredentialPrecedence,
 ): { value: string; source: CredentialSource } {
   if (headerCount(request, spec.header) > 1) {
-    throw new InvalidRequest(
-      "credential_header_repeated",
-      `The ${spec.headerLabel} header was sent more than once. Send it exactly once.`,
-    );
+    throw new InvalidRequest("credential_header_repeated", `The ${spec.headerLabel} header was sent more than once. Send it exactly once.`);
   }
   const fromHeader = headerValue(request, spec.header);
   const hasBodyField = body !== undefined && Object.prototype.hasOwnProperty.call(body, spec.field);

@@ -24,9 +24,7 @@ export function parseDuration(input: string | number, what = "duration"): number
     pos = PART.lastIndex;
   }
   if (text.length === 0 || pos !== text.length) {
-    throw new RangeError(
-      `${what} '${input}' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds`,
-    );
+    throw new RangeError(`${what} '${input}' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds`);
   }
   return total;
 }

@@ -11,9 +11,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export function assertBodySize(request: SandboxRequest, maxBodyBytes: number): void {
   if (request.body.byteLength > maxBodyBytes) {
-    throw new PayloadTooLarge(
-      `The request body is larger than ${maxBodyBytes} bytes. Send only the fields the endpoint expects.`,
-    );
+    throw new PayloadTooLarge(`The request body is larger than ${maxBodyBytes} bytes. Send only the fields the endpoint expects.`);
   }
 }
 

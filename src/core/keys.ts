@@ -1,13 +1,5 @@
 import { createHash, createSecretKey, KeyObject, webcrypto } from "node:crypto";
-import {
-  calculateJwkThumbprint,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  importPKCS8,
-  type CryptoKey as JoseCryptoKey,
-  type JWK,
-} from "jose";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type CryptoKey as JoseCryptoKey, type JWK } from "jose";
 import { ConfigError, type Algorithm } from "./config.js";
 
 /**

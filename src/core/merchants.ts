@@ -168,7 +168,10 @@ function validateMerchant(input: MerchantInput): Merchant {
     if (!(SCOPES as readonly string[]).includes(scope))
       throw new ConfigError(`${where}: scope '${scope}' is not known; use ${SCOPES.join(" and/or ")}`);
   }
-  if (input.login && (typeof input.login.email !== "string" || typeof input.login.password !== "string" || !input.login.email || !input.login.password))
+  if (
+    input.login &&
+    (typeof input.login.email !== "string" || typeof input.login.password !== "string" || !input.login.email || !input.login.password)
+  )
     throw new ConfigError(`${where}: login needs a non-empty email and password`);
   return {
     id: input.id,

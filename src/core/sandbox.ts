@@ -116,7 +116,11 @@ export interface Sandbox {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const settings = resolveSettings(options);
-  const control = { enabled: options.controlPlane ?? true, adminToken: adminTokenSetting(options.adminToken), allowedHosts: hostPolicy(options.allowedHosts) };
+  const control = {
+    enabled: options.controlPlane ?? true,
+    adminToken: adminTokenSetting(options.adminToken),
+    allowedHosts: hostPolicy(options.allowedHosts),
+  };
   const seed = options.seed ?? 1;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });

@@ -34,7 +34,14 @@ export function headOf(text: string, at: number): number {
   return ((text.charCodeAt(at) << 8) ^ text.charCodeAt(at + 1)) & 0xffff;
 }
 
-export const EMPTY_VIEW: SecretView = { words: new Set(), wordLengths: [], others: new Set(), otherLengths: [], heads: new Uint8Array(0), short: new Set() };
+export const EMPTY_VIEW: SecretView = {
+  words: new Set(),
+  wordLengths: [],
+  others: new Set(),
+  otherLengths: [],
+  heads: new Uint8Array(0),
+  short: new Set(),
+};
 
 export class SecretIndex {
   private readonly counts = new Map<string, number>();

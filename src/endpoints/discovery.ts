@@ -4,16 +4,14 @@ import { printable } from "../core/printable.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
-  if (request.method !== "GET" && request.method !== "HEAD")
-    throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET", "HEAD"]);
+  if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET", "HEAD"]);
   // Short caching so clients re-fetch soon after a key rotation.
   return jsonResponse(200, ctx.ring.jwks(ctx.scenarios.acceptedKids()), { "cache-control": "public, max-age=60" });
 };
 
 /** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK. */
 export const healthEndpoint: Endpoint = (request, ctx) => {
-  if (request.method !== "GET" && request.method !== "HEAD")
-    throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET", "HEAD"]);
+  if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET", "HEAD"]);
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 
@@ -30,9 +28,7 @@ const KNOWN_ROUTES = [
 /** Anything else: 404 that lists what the sandbox does serve, with a hint for near misses. */
 export const notFoundEndpoint: Endpoint = (request, _ctx, trace) => {
   const hint = nearMiss(request.path);
-  throw new NotFound(
-    `No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`,
-  );
+  throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`);
 };
 
 function nearMiss(path: string): string {

@@ -13,10 +13,7 @@ import { secretMatches } from "../core/merchants.js";
 export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   // The mode of the scenario the e-mail belongs to (a rule may have switched it to gone).
   if (trace.scenario.settings.loginMode === "gone") {
-    throw new Gone(
-      "login_gone",
-      "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.",
-    );
+    throw new Gone("login_gone", "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.");
   }
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
@@ -38,10 +35,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   }
   const merchant = ctx.merchants.byLoginEmail(identifier);
   const ok =
-    merchant?.login !== undefined &&
-    secretMatches(body.password, merchant.login.password) &&
-    !merchant.disabled &&
-    !trace.effects.rejectCredentials;
+    merchant?.login !== undefined && secretMatches(body.password, merchant.login.password) && !merchant.disabled && !trace.effects.rejectCredentials;
   if (!merchant || !ok) {
     if (merchant) trace.merchantId = merchant.id;
     // Lexik's exact failure body: integrations written against it parse this, not problem+json.

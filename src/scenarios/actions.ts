@@ -176,8 +176,6 @@ function respond(
     };
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;
-    throw new ScenarioFault(
-      `Scenario '${scenario.name}', rule '${rule.name}': ${e.message}. Fix the response body in ${scenario.source}.`,
-    );
+    throw new ScenarioFault(`Scenario '${scenario.name}', rule '${rule.name}': ${e.message}. Fix the response body in ${scenario.source}.`);
   }
 }

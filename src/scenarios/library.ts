@@ -55,7 +55,9 @@ export function loadScenarioDir(dir: string): LoadedScenario[] {
     if (!statSync(dir).isDirectory()) throw new Error("not a directory");
     entries = readdirSync(dir).filter(isScenarioFileName).sort();
   } catch {
-    throw new ScenarioLoadError([{ file: dir, line: 1, column: 1, path: "", message: "cannot read the scenarios folder (missing, or not a folder)" }]);
+    throw new ScenarioLoadError([
+      { file: dir, line: 1, column: 1, path: "", message: "cannot read the scenarios folder (missing, or not a folder)" },
+    ]);
   }
   const loaded: LoadedScenario[] = [];
   const problems: ScenarioLoadError["problems"] = [];

@@ -48,7 +48,9 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
   if (errors.length > 0) {
     errors.sort((a, b) => a.offset - b.offset);
     throw new ScenarioLoadError(
-      boundProblems(errors.map((e) => ({ file, ...at(e.offset), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.offset, e.offset + 200)) }))),
+      boundProblems(
+        errors.map((e) => ({ file, ...at(e.offset), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.offset, e.offset + 200)) })),
+      ),
     );
   }
   let data: unknown;
@@ -113,7 +115,10 @@ export function validateScenario(
   }
   const result = scenarioSchema.safeParse(data);
   // Cross-field checks run on the raw data too, so every problem is reported at once.
-  const explained = [...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))), ...semanticProblems(data as Record<string, unknown>)];
+  const explained = [
+    ...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))),
+    ...semanticProblems(data as Record<string, unknown>),
+  ];
   if (result.success && explained.length === 0) return result.data;
   const problems = explained.map((p) => ({
     file,
@@ -171,7 +176,12 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       const options = issue.values.map(String);
       const noun = VALUE_NOUNS[field] ?? `one of ${options.join(", ")}`;
       const text = typeof value === "string" ? value : "";
-      return [{ path, message: `${show(value)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}` }];
+      return [
+        {
+          path,
+          message: `${show(value)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}`,
+        },
+      ];
     }
     case "invalid_type": {
       if (value === undefined) return [{ path, message: `is required: ${expectedText(issue.expected)}` }];
@@ -184,13 +194,16 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
       // A branch "fits" when the value is of the kind it takes (a string for an enum of strings,
       // a mapping for an object) and only the content is wrong.
       const kindMismatch = (i: z.core.$ZodIssue) =>
-        i.path.length === 0 &&
-        (i.code === "invalid_type" || (i.code === "invalid_value" && !i.values.some((v) => typeof v === typeof value)));
+        i.path.length === 0 && (i.code === "invalid_type" || (i.code === "invalid_value" && !i.values.some((v) => typeof v === typeof value)));
       const fitting = branches.find((branch) => branch.length > 0 && !branch.some(kindMismatch));
       if (fitting) return fitting.flatMap((i) => explain({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data));
       // A union with a message of its own (durations) says what it takes in words.
       if (!/^Invalid input/.test(issue.message)) return [{ path, message: issue.message }];
-      const kinds = [...new Set(branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))))];
+      const kinds = [
+        ...new Set(
+          branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))),
+        ),
+      ];
       return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value)}` }];
     }
     case "too_small":
@@ -263,7 +276,19 @@ const KEYS_BY_CONTEXT: Array<[RegExp, string[]]> = [
   [/^$/, ["$schema", "name", "description", "merchants", "settings", "rules"]],
   [/^merchants\.\d+$/, ["id", "name", "api_key", "api_secret", "payment_token", "login", "scopes", "disabled"]],
   [/^merchants\.\d+\.login$/, ["email", "password"]],
-  [/^settings$/, ["token_ttl", "leeway", "algorithm", "credential_precedence", "login_mode", "payment_token_transport", "disabled_merchant_status", "clock_offset"]],
+  [
+    /^settings$/,
+    [
+      "token_ttl",
+      "leeway",
+      "algorithm",
+      "credential_precedence",
+      "login_mode",
+      "payment_token_transport",
+      "disabled_merchant_status",
+      "clock_offset",
+    ],
+  ],
   [/^rules\.\d+$/, ["name", "description", "match", "then"]],
   [/^rules\.\d+\.match$/, ["endpoint", "method", "path", "merchant", "calls", "state", "clock"]],
   [/^rules\.\d+\.match\.calls$/, ["nth", "from", "times"]],
@@ -271,9 +296,22 @@ const KEYS_BY_CONTEXT: Array<[RegExp, string[]]> = [
   [
     /^rules\.\d+\.then$/,
     [
-      "respond", "delay", "drop_connection", "reject_credentials", "disable_merchant", "enable_merchant", "rotate_secret",
-      "revoke_token", "expire_token", "issue_token", "rotate_signing_key", "expire_payment_token", "revoke_payment_token",
-      "login_gone", "advance_clock", "set_state",
+      "respond",
+      "delay",
+      "drop_connection",
+      "reject_credentials",
+      "disable_merchant",
+      "enable_merchant",
+      "rotate_secret",
+      "revoke_token",
+      "expire_token",
+      "issue_token",
+      "rotate_signing_key",
+      "expire_payment_token",
+      "revoke_payment_token",
+      "login_gone",
+      "advance_clock",
+      "set_state",
     ],
   ],
   [/^rules\.\d+\.then\.respond$/, ["status", "headers", "body", "retry_after"]],
@@ -303,7 +341,8 @@ function offsetFinder(doc: Document): (path: Path, key?: string) => number {
         if (isMap(parent)) {
           keys = new Map();
           // The first pair with the key, as offsetOf's find takes it.
-          for (const p of parent.items) if (isPair(p) && isScalar(p.key) && p.key.range && !keys.has(p.key.value)) keys.set(p.key.value, p.key.range[0]);
+          for (const p of parent.items)
+            if (isPair(p) && isScalar(p.key) && p.key.range && !keys.has(p.key.value)) keys.set(p.key.value, p.key.range[0]);
         }
         keysByParent.set(at, keys);
       }
@@ -396,7 +435,9 @@ function rangeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, 
   const limit = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
   switch (issue.origin) {
     case "string":
-      return issue.code === "too_small" && limit === 1 ? "must not be empty" : `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit} characters long`;
+      return issue.code === "too_small" && limit === 1
+        ? "must not be empty"
+        : `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit} characters long`;
     case "array":
       return issue.code === "too_small" ? `needs at least ${limit} item${limit === 1 ? "" : "s"}` : `may have at most ${limit} items`;
     default:

@@ -40,6 +40,12 @@ export function boundProblems(problems: ScenarioProblem[]): ScenarioProblem[] {
   const more = problems.length - MAX_PROBLEMS;
   return [
     ...problems.slice(0, MAX_PROBLEMS),
-    { file: next.file, line: next.line, column: next.column, path: "", message: `and ${more} more problem${more === 1 ? "" : "s"} from here on; fix the ones above and validate again` },
+    {
+      file: next.file,
+      line: next.line,
+      column: next.column,
+      path: "",
+      message: `and ${more} more problem${more === 1 ? "" : "s"} from here on; fix the ones above and validate again`,
+    },
   ];
 }

@@ -16,9 +16,7 @@ export class ScenarioRegistry implements ScenarioSet {
   private readonly owners = new Map<string, ScenarioInstance>();
   private transportList: PaymentTokenTransport[] = [];
 
-  constructor(
-    private readonly deps: { base: SandboxSettings; parentClock: SandboxClock; ring: KeyRing; registry: MerchantRegistry },
-  ) {}
+  constructor(private readonly deps: { base: SandboxSettings; parentClock: SandboxClock; ring: KeyRing; registry: MerchantRegistry }) {}
 
   /** Builds a scenario and registers its merchants; the first one added is the primary. */
   async add(file: ScenarioFile, source: string, sessionId?: string): Promise<ScenarioInstance> {

@@ -17,7 +17,9 @@ const duration = (what: string) =>
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, -2h, or a number of seconds`);
 const positiveDuration = (what: string) =>
   z
-    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], { error: UNSIGNED_HELP })
+    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], {
+      error: UNSIGNED_HELP,
+    })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
 
 const credential = (what: string) =>
@@ -33,7 +35,10 @@ export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTION
 
 export const merchantSchema = z
   .strictObject({
-    id: z.string().regex(/^[A-Za-z0-9_.-]+$/, { message: "id may use letters, digits, '_', '.' and '-' only" }).describe("Merchant id: the tokens' sub claim"),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, { message: "id may use letters, digits, '_', '.' and '-' only" })
+      .describe("Merchant id: the tokens' sub claim"),
     name: z.string().optional(),
     api_key: credential("api_key"),
     api_secret: credential("api_secret"),
@@ -79,7 +84,9 @@ export const matchSchema = z
       .max(GLOB_LIMITS.maxLength, { error: (issue) => globProblem(String(issue.input)) })
       .refine((p) => p.length > GLOB_LIMITS.maxLength || globProblem(p) === undefined, { error: (issue) => globProblem(String(issue.input)) })
       .optional()
-      .describe(`Path pattern: * matches within one segment, /** any number of segments; at most ${GLOB_LIMITS.maxLength} characters and ${GLOB_LIMITS.maxWildcards} wildcards`),
+      .describe(
+        `Path pattern: * matches within one segment, /** any number of segments; at most ${GLOB_LIMITS.maxLength} characters and ${GLOB_LIMITS.maxWildcards} wildcards`,
+      ),
     merchant: z.string().optional().describe("A merchant id of this scenario"),
     calls: z
       .strictObject({
@@ -128,7 +135,9 @@ export const thenSchema = z
     issue_token: z
       .strictObject({
         expired: z.literal(true).optional().describe("The token issued by this request is already expired"),
-        not_before: positiveDuration("issue_token.not_before").optional().describe("The token issued by this request becomes valid only after this long"),
+        not_before: positiveDuration("issue_token.not_before")
+          .optional()
+          .describe("The token issued by this request becomes valid only after this long"),
       })
       .optional(),
     rotate_signing_key: z

@@ -33,7 +33,8 @@ export function placeholderProblem(expression: string, faker: Faker): string | u
   if (VALUE_PATHS.has(expression)) return undefined;
   if (expression.startsWith("faker.")) {
     const fn = fakerFunction(faker, expression);
-    if (typeof fn !== "function") return `'{{${expression}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
+    if (typeof fn !== "function")
+      return `'{{${expression}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
     try {
       fn();
     } catch {

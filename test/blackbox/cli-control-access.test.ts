@@ -23,8 +23,18 @@ const HELP = "Run 'merchant-sandbox serve --help' for the options.";
 
 describe("serve: the admin token", () => {
   it.each([
-    ["regression: --admin-token '' is a start error, not an open control plane", ["--admin-token", ""], {}, `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`],
-    ["regression: MERCHANT_SANDBOX_ADMIN_TOKEN='' is a start error too", [], { MERCHANT_SANDBOX_ADMIN_TOKEN: "" }, `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`],
+    [
+      "regression: --admin-token '' is a start error, not an open control plane",
+      ["--admin-token", ""],
+      {},
+      `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`,
+    ],
+    [
+      "regression: MERCHANT_SANDBOX_ADMIN_TOKEN='' is a start error too",
+      [],
+      { MERCHANT_SANDBOX_ADMIN_TOKEN: "" },
+      `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`,
+    ],
     [
       "regression: a one-character --admin-token is a start error that says why",
       ["--admin-token", "x"],

@@ -68,7 +68,10 @@ describe("merchant-sandbox report and scan-logs", () => {
     clean = (await created.json()) as SessionInfo;
     const token = await accessToken(server.url, clean.merchant.api_key, clean.merchant.api_secret);
     expect((await fetch(`${server.url}/api/v2/payment/orders`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-    const paid = await fetch(`${server.url}/api/v2/payment/init`, { method: "POST", headers: { authorization: `Bearer ${clean.merchant.payment_token}` } });
+    const paid = await fetch(`${server.url}/api/v2/payment/init`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${clean.merchant.payment_token}` },
+    });
     expect(paid.status).toBe(201);
   });
 
@@ -89,7 +92,9 @@ describe("merchant-sandbox report and scan-logs", () => {
       const row = lines.find((l) => l.startsWith("error     jwt_on_payment_init "))!;
       expect(row).toContain("Merchant 'merchant_sandbox_default' sent the JWT");
       expect(row.endsWith(` ${initRequestId}`)).toBe(true);
-      expect(r.stdout).toMatch(/\n1 error, 0 warnings, 0 info: the gate fails\. Fix the errors; the evidence ids are requests in GET \/__sandbox\/requests\.\n$/);
+      expect(r.stdout).toMatch(
+        /\n1 error, 0 warnings, 0 info: the gate fails\. Fix the errors; the evidence ids are requests in GET \/__sandbox\/requests\.\n$/,
+      );
       // Wrapped to 100 columns when not a terminal; no line but the verdict is longer.
       for (const l of lines.slice(0, -2)) expect(l.length).toBeLessThanOrEqual(100);
       expect(r.stdout).not.toContain(badToken);

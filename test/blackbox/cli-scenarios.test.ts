@@ -82,12 +82,13 @@ describe("merchant-sandbox validate", () => {
   it("exits 0 with one ok line per valid file", async () => {
     const outage = join(LIBRARY_DIR, "token-endpoint-outage.yaml");
     const mine = file("valid/mine.yaml", scenarioText("mine", "mine-key"));
-    const json = file("valid/other.json", JSON.stringify({ name: "other", description: "d", merchants: [{ id: "m_o", api_key: "other-key", api_secret: "s", payment_token: "p" }] }));
+    const json = file(
+      "valid/other.json",
+      JSON.stringify({ name: "other", description: "d", merchants: [{ id: "m_o", api_key: "other-key", api_secret: "s", payment_token: "p" }] }),
+    );
     const cli = runCli(["validate", outage, mine, json]);
     expect(await cli.exited).toBe(0);
-    expect(cli.stdout()).toBe(
-      `${outage}: ok (scenario 'token-endpoint-outage')\n${mine}: ok (scenario 'mine')\n${json}: ok (scenario 'other')\n`,
-    );
+    expect(cli.stdout()).toBe(`${outage}: ok (scenario 'token-endpoint-outage')\n${mine}: ok (scenario 'mine')\n${json}: ok (scenario 'other')\n`);
     expect(cli.stderr()).toBe("");
   });
 
@@ -182,7 +183,8 @@ describe("merchant-sandbox validate with very many problems (issue 10 §5)", () 
   it("regression: thousands of clashing merchants were each placed by parsing the file again; the first 50 are reported, then how many more", async () => {
     const merchant = (tag: string, i: number) =>
       `  - {id: m_${tag}_${i}, api_key: shared_${i}, api_secret: s_${tag}_${i}, payment_token: pt_${tag}_${i}}`;
-    const scenario = (tag: string) => `name: clash-${tag}\ndescription: d\nmerchants:\n${Array.from({ length: 60 }, (_, i) => merchant(tag, i)).join("\n")}\n`;
+    const scenario = (tag: string) =>
+      `name: clash-${tag}\ndescription: d\nmerchants:\n${Array.from({ length: 60 }, (_, i) => merchant(tag, i)).join("\n")}\n`;
     const a = file("many/clash-a.yaml", scenario("a"));
     const b = file("many/clash-b.yaml", scenario("b"));
     const cli = runCli(["validate", a, b]);
@@ -255,14 +257,17 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
   });
 
   it("plays the outage: two 503s with Retry-After 30 and x-sandbox-rule, then tokens; the default merchant is unaffected", async () => {
-    const detail = "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
+    const detail =
+      "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
     for (let i = 0; i < 2; i++) {
       const res = await exchange(cli.url, "token-endpoint-outage-key", "token-endpoint-outage-secret");
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("30");
       expect(res.headers.get("x-sandbox-rule")).toBe("token-endpoint-outage/outage");
       expect(res.headers.get("content-type")).toBe("application/problem+json");
-      expect(await res.json()).toEqual(problem(503, "Service Unavailable", "service_unavailable", detail, "/api/v2/auth/token", "temporarily_unavailable"));
+      expect(await res.json()).toEqual(
+        problem(503, "Service Unavailable", "service_unavailable", detail, "/api/v2/auth/token", "temporarily_unavailable"),
+      );
     }
     const third = await exchange(cli.url, "token-endpoint-outage-key", "token-endpoint-outage-secret");
     expect(third.status).toBe(200);
@@ -320,7 +325,14 @@ describe("merchant-sandbox serve with scenario files", () => {
   it("loads every scenario file of --scenarios-dir (YAML and JSON), ignoring other files", async () => {
     const folder = join(dir, "suite");
     file("suite/b-second.yaml", scenarioText("second", "second-key"));
-    file("suite/a-first.json", JSON.stringify({ name: "first", description: "d", merchants: [{ id: "m_first", api_key: "first-key", api_secret: "first-secret", payment_token: "first-pt" }] }));
+    file(
+      "suite/a-first.json",
+      JSON.stringify({
+        name: "first",
+        description: "d",
+        merchants: [{ id: "m_first", api_key: "first-key", api_secret: "first-secret", payment_token: "first-pt" }],
+      }),
+    );
     file("suite/README.md", "not a scenario\n");
     const cli = await startCliServer(["--scenarios-dir", folder]);
     try {
@@ -356,7 +368,9 @@ describe("merchant-sandbox serve with scenario files", () => {
   it("refuses an unknown library name with exit 2 and the library's list", async () => {
     const cli = runCli(["serve", "--port", "0", "--scenario", "nope"]);
     expect(await cli.exited).toBe(2);
-    expect(cli.stderr()).toBe(`${NOT_STARTED}\nnope:1:1: no scenario named 'nope' in the library; use a file path, or one of: ${LIBRARY.join(", ")}\n`);
+    expect(cli.stderr()).toBe(
+      `${NOT_STARTED}\nnope:1:1: no scenario named 'nope' in the library; use a file path, or one of: ${LIBRARY.join(", ")}\n`,
+    );
     expect(cli.stdout()).toBe("");
   });
 

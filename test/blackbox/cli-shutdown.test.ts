@@ -90,7 +90,10 @@ function roundTrip(url: string): Promise<string> {
 function printed(cli: CliProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve) => {
     const look = () => {
-      const line = cli.stdout().split("\n").find((l) => pattern.test(l));
+      const line = cli
+        .stdout()
+        .split("\n")
+        .find((l) => pattern.test(l));
       if (line === undefined) return false;
       cli.child.stdout!.off("data", look);
       resolve(line);
@@ -185,17 +188,37 @@ describe("merchant-sandbox serve: shutdown with requests in flight", () => {
     const cli = await serve(["--log-format", "json"]);
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
-    const lines = cli.stdout().trim().split("\n").slice(1).map((l) => JSON.parse(l));
+    const lines = cli
+      .stdout()
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       { level: "info", time: expect.any(String), msg: "received SIGTERM, stopping: answering 0 requests in flight", in_flight: 0, grace: "10s" },
-      { level: "info", time: expect.any(String), msg: "stopped: 0 requests answered while draining", answered: 0, cut: 0, drain_ms: expect.any(Number) },
+      {
+        level: "info",
+        time: expect.any(String),
+        msg: "stopped: 0 requests answered while draining",
+        answered: 0,
+        cut: 0,
+        drain_ms: expect.any(Number),
+      },
     ]);
   });
 
   it.each([
-    [["--shutdown-grace", "soon"], {}, "merchant-sandbox: --shutdown-grace 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds"],
+    [
+      ["--shutdown-grace", "soon"],
+      {},
+      "merchant-sandbox: --shutdown-grace 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
+    ],
     [["--shutdown-grace", "2h"], {}, "merchant-sandbox: --shutdown-grace must be at most 1h, got '2h'"],
-    [[], { MERCHANT_SANDBOX_SHUTDOWN_GRACE: "-5s" }, "merchant-sandbox: --shutdown-grace '-5s' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds"],
+    [
+      [],
+      { MERCHANT_SANDBOX_SHUTDOWN_GRACE: "-5s" },
+      "merchant-sandbox: --shutdown-grace '-5s' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
+    ],
   ])("refuses %j %j at start with one clear line and exit code 2", async (args, env, message) => {
     const cli = runCli(["serve", "--port", "0", ...args], env);
     expect(await cli.exited).toBe(2);

@@ -19,7 +19,9 @@ describe("merchant-sandbox serve", () => {
   });
 
   it("prints its URL and the loaded merchants' api_keys on start, and no secret", () => {
-    expect(cli.stdout()).toMatch(/^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ scenarios=default merchants=sandbox-api-key alg=RS256 token_ttl=3600s\n/);
+    expect(cli.stdout()).toMatch(
+      /^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ scenarios=default merchants=sandbox-api-key alg=RS256 token_ttl=3600s\n/,
+    );
     expect(cli.stdout()).not.toContain("sandbox-api-secret");
     expect(cli.stdout()).not.toContain("sandbox-payment-token");
   });
@@ -70,7 +72,11 @@ describe("merchant-sandbox serve: configuration", () => {
     try {
       await fetch(`${cli.url}/api/v2/payment/x`);
       await new Promise((r) => setImmediate(r));
-      const lines = cli.stdout().trim().split("\n").map((l) => JSON.parse(l));
+      const lines = cli
+        .stdout()
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines[0]).toMatchObject({ level: "info", msg: expect.stringMatching(/listening on/), merchants: ["sandbox-api-key"] });
       expect(lines[1]).toMatchObject({
         level: "info",
@@ -89,10 +95,16 @@ describe("merchant-sandbox serve: configuration", () => {
   });
 
   it.each([
-    [["--token-ttl", "soon"], "merchant-sandbox: --token-ttl 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds"],
+    [
+      ["--token-ttl", "soon"],
+      "merchant-sandbox: --token-ttl 'soon' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
+    ],
     [["--alg", "HS512"], 'merchant-sandbox: Invalid values: Argument: alg, Given: "HS512", Choices: "RS256", "ES256", "HS256"'],
     [["--port", "70000"], "merchant-sandbox: --port must be a whole number from 0 to 65535, got '70000'"],
-    [["--payment-token-transport", "cookie"], "merchant-sandbox: --payment-token-transport 'cookie' is not understood; write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'"],
+    [
+      ["--payment-token-transport", "cookie"],
+      "merchant-sandbox: --payment-token-transport 'cookie' is not understood; write 'authorization', 'header:<Header-Name>' or 'body:<json_field>'",
+    ],
     [["--signing-key", "not a key"], "merchant-sandbox: the signing key is not a usable RS256 private key"],
     [["--bogus"], "merchant-sandbox: Unknown argument: bogus"],
   ])("refuses %j with one clear line and exit code 2", async (args, message) => {
@@ -157,7 +169,7 @@ describe("merchant-sandbox serve: lifecycle", () => {
       expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       await new Promise<void>((resolve) => {
         const s = connect(port, "127.0.0.1", () => {
-          s.write("POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"api_");
+          s.write('POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"api_');
           s.destroy();
           resolve();
         });

@@ -46,8 +46,7 @@ import { AUDIENCE, ISSUER, RENEW_HINT, bearerChallenge, challenge, expectProblem
 const PAYMENT = "/api/v2/payment/p_1";
 const CASHOUT = "/api/v2/cashout/c_1";
 const T0_SECONDS = T0 / 1000;
-const NOTE =
-  "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
+const NOTE = "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 
 // ---------------------------------------------------------------------------------------------
 // The descriptions the sandbox gives (src/core/access-tokens.ts, src/core/bearer.ts)
@@ -64,8 +63,7 @@ const D = {
   headerNotJson: `The token's header is not valid base64url-encoded JSON. ${SEND_UNCHANGED}`,
   notWellFormed: `The token is not a well-formed signed JWT. ${SEND_UNCHANGED}`,
   unsupported: `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`,
-  encrypted:
-    "The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.",
+  encrypted: "The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.",
   expired: (exp: number, now: number) =>
     `The access token expired at ${iso(exp)} (sandbox time is now ${iso(now)}). Renew it before it expires: ${RENEW_HINT}`,
   notBefore: (nbf: number, now: number) =>
@@ -230,7 +228,6 @@ async function get(srv: TestServer, authorization: string, path = PAYMENT): Prom
   return srv.call(path, { headers: { authorization } });
 }
 
-
 /**
  * Writes header lines byte for byte on a raw socket (no client normalises them: a trailing space
  * stays, a header can repeat) and parses the answer.
@@ -252,9 +249,7 @@ function rawGet(srv: TestServer, path: string, headerLines: string[]): Promise<R
       });
       resolve(toReply(status, pairs, raw.slice(split + 4)));
     });
-    socket.write(
-      [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"),
-    );
+    socket.write([`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
   });
 }
 
@@ -420,10 +415,7 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
 
   it("iat 1 s in the future (0 s leeway) → 401 token_not_yet_valid", async () => {
     const token = await sign(trusted, accessClaims(T0_SECONDS + 1));
-    expectRefusal(
-      await get(srv, `Bearer ${token}`),
-      invalidToken("token_not_yet_valid", D.issuedInFuture(T0_SECONDS + 1, T0_SECONDS)),
-    );
+    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_yet_valid", D.issuedInFuture(T0_SECONDS + 1, T0_SECONDS)));
   });
 
   // -- claims and typ on a correctly signed token ----------------------------------------------
@@ -671,7 +663,11 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
   }
 
   for (const claim of ["exp", "iat"]) {
-    for (const [name, value] of [["a string", String(T0_SECONDS + 60)], ["null", null], ["a numeric array", [T0_SECONDS + 60]]] as const) {
+    for (const [name, value] of [
+      ["a string", String(T0_SECONDS + 60)],
+      ["null", null],
+      ["a numeric array", [T0_SECONDS + 60]],
+    ] as const) {
       it(`${claim} as ${name} → 401 token_claims_invalid`, async () => {
         const token = await sign(trusted, accessClaims(T0_SECONDS, { [claim]: value }));
         expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_claims_invalid", D.claimInvalid(claim)));
@@ -837,12 +833,7 @@ describe("forged tokens against an ES256 sandbox (key confusion with an EC publi
   });
 
   it("key confusion: HS256 HMAC-signed with the EC public JWK's JSON text → 401 token_algorithm_rejected (ES256 only)", async () => {
-    const forged = await sign(
-      { privateKey: new TextEncoder().encode(JSON.stringify(jwk)), kid: jwk.kid! },
-      accessClaims(T0_SECONDS),
-      {},
-      "HS256",
-    );
+    const forged = await sign({ privateKey: new TextEncoder().encode(JSON.stringify(jwk)), kid: jwk.kid! }, accessClaims(T0_SECONDS), {}, "HS256");
     expectRefusal(await get(srv, `Bearer ${forged}`), invalidToken("token_algorithm_rejected", D.algRejected("HS256", "ES256")));
   });
 

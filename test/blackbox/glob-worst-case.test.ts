@@ -34,11 +34,7 @@ rules:
 
 const KB8 = 8 * 1024;
 /** Paths no rule matches, each the worst case of one rule for a backtracking matcher. */
-const PATHOLOGICAL = [
-  `/api/v2/payment/${"-".repeat(KB8)}/`,
-  `/api/v2/payment/${"a".repeat(KB8)}`,
-  `/api/v2/cashout/${"-".repeat(KB8)}/y`,
-];
+const PATHOLOGICAL = [`/api/v2/payment/${"-".repeat(KB8)}/`, `/api/v2/payment/${"a".repeat(KB8)}`, `/api/v2/cashout/${"-".repeat(KB8)}/y`];
 
 let dir: string;
 let cli: CliProcess & { url: string };
@@ -91,7 +87,12 @@ describe("regression: a path glob froze the whole server (issue 10 §1)", () => 
       Promise.all(Array.from({ length: 12 }, () => get("/__sandbox/health", false))),
     ]);
     expect(replies).toEqual(
-      attacks.map((path) => ({ path, status: 200, rule: null, body: placeholderBody("GET", path, path.startsWith("/api/v2/cashout/") ? "cashout" : "payment") })),
+      attacks.map((path) => ({
+        path,
+        status: 200,
+        rule: null,
+        body: placeholderBody("GET", path, path.startsWith("/api/v2/cashout/") ? "cashout" : "payment"),
+      })),
     );
     expect(healths).toEqual(
       healths.map(() => ({

@@ -80,7 +80,14 @@ function getWithFields(path: string, fields: string[]): string {
 /** n one-byte fields, all named `a`: a repeated field counts once per line. */
 const filler = (n: number): string[] => Array.from({ length: n }, () => "a:1");
 
-const TIMED_OUT = problem(408, "Request Timeout", "request_timeout", "The request was not completed in time. Send the headers and body without pausing.", "/", "invalid_request");
+const TIMED_OUT = problem(
+  408,
+  "Request Timeout",
+  "request_timeout",
+  "The request was not completed in time. Send the headers and body without pausing.",
+  "/",
+  "invalid_request",
+);
 
 async function serverWith(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
   running = await startServer(await createSandbox({ frozenAt: T0 }), { port: 0, ...options });
@@ -90,7 +97,10 @@ async function serverWith(options: Parameters<typeof startServer>[1]): Promise<R
 describe("header size limit", () => {
   it("a header section over the configured limit gets 431 problem+json naming the limit, and the connection closes", async () => {
     const server = await serverWith({ maxHeaderBytes: 4096 });
-    expectServerRefusal(await raw(server.port, `GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`), headersTooLarge(4096));
+    expectServerRefusal(
+      await raw(server.port, `GET /api/v2/payment/p_1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`),
+      headersTooLarge(4096),
+    );
   });
 
   it("headers just under the limit are served", async () => {
@@ -126,7 +136,10 @@ describe("header count limit", () => {
 
   it("a repeated field counts once per line (two Authorization lines are two fields)", async () => {
     const server = await serverWith({ maxHeaders: 40 });
-    expectServerRefusal(await raw(server.port, getWithFields("/api/v2/payment/p_1", [...filler(37), "Authorization: Bearer a", "Authorization: Bearer b"])), tooManyHeaders(40));
+    expectServerRefusal(
+      await raw(server.port, getWithFields("/api/v2/payment/p_1", [...filler(37), "Authorization: Bearer a", "Authorization: Bearer b"])),
+      tooManyHeaders(40),
+    );
   });
 
   it("startServer refuses a maxHeaders that is not a whole number of at least 1", async () => {
@@ -225,7 +238,15 @@ describe("serve flags for the limits", () => {
     const p = runCli(["serve", "--help"]);
     expect(await p.exited).toBe(0);
     const group = p.stdout().split("Limits (a request over one gets a problem+json refusal, never a crash):")[1]!.split("\n\n")[0]!;
-    for (const flag of ["--journal-size", "--max-sessions", "--max-body-bytes", "--max-header-bytes", "--max-headers", "--headers-timeout", "--request-timeout"]) {
+    for (const flag of [
+      "--journal-size",
+      "--max-sessions",
+      "--max-body-bytes",
+      "--max-header-bytes",
+      "--max-headers",
+      "--headers-timeout",
+      "--request-timeout",
+    ]) {
       expect(group).toContain(flag);
     }
   });

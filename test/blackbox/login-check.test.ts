@@ -130,11 +130,26 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
 
   it.each<[string, unknown, string, string]>([
     ["no username", { password: PASSWORD }, "login_username_missing", 'The key "username" (or "email") must be provided as a non-empty string.'],
-    ["an empty username", { username: "", password: PASSWORD }, "login_username_missing", 'The key "username" (or "email") must be provided as a non-empty string.'],
-    ["a non-string username", { username: 42, password: PASSWORD }, "login_username_missing", 'The key "username" (or "email") must be provided as a non-empty string.'],
+    [
+      "an empty username",
+      { username: "", password: PASSWORD },
+      "login_username_missing",
+      'The key "username" (or "email") must be provided as a non-empty string.',
+    ],
+    [
+      "a non-string username",
+      { username: 42, password: PASSWORD },
+      "login_username_missing",
+      'The key "username" (or "email") must be provided as a non-empty string.',
+    ],
     ["no password", { username: EMAIL }, "login_password_missing", 'The key "password" must be provided as a non-empty string.'],
     ["an empty password", { email: EMAIL, password: "" }, "login_password_missing", 'The key "password" must be provided as a non-empty string.'],
-    ["a non-string password", { username: EMAIL, password: ["x"] }, "login_password_missing", 'The key "password" must be provided as a non-empty string.'],
+    [
+      "a non-string password",
+      { username: EMAIL, password: ["x"] },
+      "login_password_missing",
+      'The key "password" must be provided as a non-empty string.',
+    ],
   ])("%s → 400 problem", async (_what, body, code, description) => {
     const r = await t.call(PATH, postJson(body));
     expect(r.status).toBe(400);
@@ -163,7 +178,14 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     const r = await t.call(PATH, postJson([EMAIL, PASSWORD]));
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
-      problem(400, "Bad Request", "body_not_object", "The request body is an array; POST /api/login_check takes a JSON object.", PATH, "invalid_request"),
+      problem(
+        400,
+        "Bad Request",
+        "body_not_object",
+        "The request body is an array; POST /api/login_check takes a JSON object.",
+        PATH,
+        "invalid_request",
+      ),
     );
     expect(r.text).not.toContain(PASSWORD);
     expectDeprecationHeaders(r);

@@ -119,10 +119,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("does not echo non-plain or oversized order fields", async () => {
-    const r = await t.call(
-      PATH,
-      init(DEFAULT_PAYMENT_TOKEN, { amount: "12.50", currency: ["EUR"], order_id: "x".repeat(201), reference: null }),
-    );
+    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN, { amount: "12.50", currency: ["EUR"], order_id: "x".repeat(201), reference: null }));
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(r.json.payment_id, T0, DEFAULT_MERCHANT_ID, { amount: "12.50" }));
   });
@@ -154,9 +151,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
     expect(r.status).toBe(401);
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.json).toEqual(problem(401, "Unauthorized", "access_token_on_payment_init", description, PATH, "invalid_token"));
-    expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`,
-    );
+    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`);
     expectNoSecret(r, jwt);
   });
 
@@ -164,9 +159,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
     const r = await t.call(PATH, init("mpt_test_not_a_real_token"));
     expect(r.status).toBe(401);
     expect(r.json).toEqual(problem(401, "Unauthorized", "payment_token_unknown", UNKNOWN_TOKEN, PATH, "invalid_token"));
-    expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="merchant-api", error="invalid_token", error_description="${UNKNOWN_TOKEN}"`,
-    );
+    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${UNKNOWN_TOKEN}"`);
     expectNoSecret(r, "mpt_test_not_a_real_token");
   });
 
@@ -193,9 +186,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
       "The Authorization header uses 'Basic', not the Bearer scheme. Send 'Authorization: Bearer <token>' with the merchant payment token.";
     expect(r.status).toBe(400);
     expect(r.json).toEqual(problem(400, "Bad Request", "authorization_not_bearer", description, PATH, "invalid_request"));
-    expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="merchant-api", error="invalid_request", error_description="${description}"`,
-    );
+    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_request", error_description="${description}"`);
   });
 
   it.each(["GET", "PUT", "DELETE", "PATCH"])("%s → 405 with Allow: POST", async (method) => {
@@ -460,9 +451,7 @@ describe("a disabled merchant", () => {
     const description =
       "The merchant of this payment token ('m_off') is disabled, so it cannot start payments. Use an active merchant's payment token.";
     expect(r.status).toBe(401);
-    expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`,
-    );
+    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`);
     expect(r.json).toEqual(problem(401, "Unauthorized", "merchant_disabled", description, PATH, "invalid_token"));
     expect(r.text).not.toContain("pt_off_value");
   });

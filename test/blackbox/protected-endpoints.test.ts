@@ -20,8 +20,7 @@ import { challenge, REALM, ISSUER, AUDIENCE, RENEW_HINT } from "../support/expec
  * node:http server, sandbox clock frozen at T0 and moved, never slept on.
  */
 
-const NOTE =
-  "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
+const NOTE = "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 const T0_SECONDS = T0 / 1000;
 /** T0 + 3600 s, the default expiry of a token issued at T0. */
 const EXP_AT_T0 = "2026-01-01T01:00:00.000Z";
@@ -33,7 +32,6 @@ const JWT_PATTERN = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/;
 function bearer(token: string): RequestInit {
   return { headers: { authorization: `Bearer ${token}` } };
 }
-
 
 interface ExpectedProblem {
   status: 400 | 401 | 403;
@@ -80,9 +78,7 @@ function expectProblemParts(status: number, text: string, json: unknown, headers
   });
   expect(headers["content-type"]).toBe("application/problem+json");
   expect(headers["cache-control"]).toBe("no-store");
-  expect(headers["www-authenticate"]).toBe(
-    p.error ? challenge(p.error, p.description, p.scope) : `Bearer realm="${REALM}"`,
-  );
+  expect(headers["www-authenticate"]).toBe(p.error ? challenge(p.error, p.description, p.scope) : `Bearer realm="${REALM}"`);
   expectNoJwt(text, headers, tokens);
 }
 
@@ -150,11 +146,8 @@ async function signWithSandboxKey(
   const key = srv.sandbox.keys.signing;
   const header: Record<string, unknown> = { alg: key.alg, kid: key.kid, typ: "at+jwt", ...options.header };
   if (options.omitKid) delete header.kid;
-  return new SignJWT(accessClaims(srv.sandbox.clock.nowSeconds(), options.claims))
-    .setProtectedHeader(header as { alg: string })
-    .sign(key.privateKey);
+  return new SignJWT(accessClaims(srv.sandbox.clock.nowSeconds(), options.claims)).setProtectedHeader(header as { alg: string }).sign(key.privateKey);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 
@@ -223,8 +216,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       expectProblem(r, {
         status: 401,
         code: "credentials_missing",
-        description:
-          "No credentials were sent. Send the access token as 'Authorization: Bearer <token>' (get one from POST /api/v2/auth/token).",
+        description: "No credentials were sent. Send the access token as 'Authorization: Bearer <token>' (get one from POST /api/v2/auth/token).",
         path: "/api/v2/payment/x",
       });
       expect(r.headers.get("www-authenticate")).toBe('Bearer realm="merchant-api"');
@@ -236,8 +228,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       expectProblem(r, {
         status: 401,
         code: "credentials_missing",
-        description:
-          "No credentials were sent. Send the access token as 'Authorization: Bearer <token>' (get one from POST /api/v2/auth/token).",
+        description: "No credentials were sent. Send the access token as 'Authorization: Bearer <token>' (get one from POST /api/v2/auth/token).",
         path: "/api/v2/cashout/x",
       });
     });
@@ -264,19 +255,21 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       );
     });
 
-    it.each(["Bearer a b", 'Bearer abc"def', "Bearer abc'def", "Bearer a,b"])(
-      "a token outside token68 (%j) → 400 invalid_request bearer_token_malformed",
-      async (value) => {
-        const r = await srv.call("/api/v2/payment/x", { headers: { authorization: value } });
-        expectProblem(
-          r,
-          invalidRequest(
-            "bearer_token_malformed",
-            "The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the access token exactly as issued, with one space after 'Bearer'.",
-          ),
-        );
-      },
-    );
+    it.each([
+      "Bearer a b",
+      'Bearer abc"def',
+      "Bearer abc'def",
+      "Bearer a,b",
+    ])("a token outside token68 (%j) → 400 invalid_request bearer_token_malformed", async (value) => {
+      const r = await srv.call("/api/v2/payment/x", { headers: { authorization: value } });
+      expectProblem(
+        r,
+        invalidRequest(
+          "bearer_token_malformed",
+          "The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the access token exactly as issued, with one space after 'Bearer'.",
+        ),
+      );
+    });
 
     it("two Authorization headers (even both valid) → 400 invalid_request authorization_header_repeated", async () => {
       const token = await srv.token();
@@ -555,11 +548,9 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
     it("another audience → token_wrong_audience", async () => {
       const token = await signWithSandboxKey(srv, { claims: { aud: "other-api" } });
       const r = await srv.call("/api/v2/payment/x", bearer(token));
-      expectProblem(
-        r,
-        invalidToken("token_wrong_audience", `The token is meant for audience 'other-api', not 'merchant-api'. ${RENEW_HINT}`),
-        [token],
-      );
+      expectProblem(r, invalidToken("token_wrong_audience", `The token is meant for audience 'other-api', not 'merchant-api'. ${RENEW_HINT}`), [
+        token,
+      ]);
     });
 
     it("an audience array that includes merchant-api is accepted", async () => {
@@ -584,21 +575,15 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
     it("another typ (`JOSE`) → token_not_access_token naming the type", async () => {
       const token = await signWithSandboxKey(srv, { header: { typ: "JOSE" } });
       const r = await srv.call("/api/v2/payment/x", bearer(token));
-      expectProblem(
-        r,
-        invalidToken("token_not_access_token", `The token's type (typ 'JOSE') is not an access token (at+jwt). ${RENEW_HINT}`),
-        [token],
-      );
+      expectProblem(r, invalidToken("token_not_access_token", `The token's type (typ 'JOSE') is not an access token (at+jwt). ${RENEW_HINT}`), [
+        token,
+      ]);
     });
 
     it("no kid header → token_kid_missing", async () => {
       const token = await signWithSandboxKey(srv, { omitKid: true });
       const r = await srv.call("/api/v2/payment/x", bearer(token));
-      expectProblem(
-        r,
-        invalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`),
-        [token],
-      );
+      expectProblem(r, invalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`), [token]);
     });
 
     it("iat in the future (beyond the 0 s leeway) → token_not_yet_valid", async () => {
@@ -643,10 +628,7 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
     });
 
     it("the deprecated login's token → 401 token_not_access_token with the login-specific message", async () => {
-      const login = await srv.call(
-        "/api/login_check",
-        postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }),
-      );
+      const login = await srv.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
       expect(login.status).toBe(200);
       const loginToken = login.json.token as string;
       expect(typeof loginToken).toBe("string");
@@ -979,9 +961,7 @@ describe("a merchant disabled after its token was issued", () => {
     const description =
       "The merchant of this token ('merchant_sandbox_default') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.";
     expect(r.status).toBe(401);
-    expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`,
-    );
+    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${description}"`);
     expect(r.json).toEqual(problem(401, "Unauthorized", "merchant_disabled", description, "/api/v2/payment/x", "invalid_token"));
   });
 });

@@ -55,13 +55,23 @@ describe.each(["text", "json"])("no secret in clear in any output (log format %s
         (await call(`/api/v2/payment/anything?api_secret=sandbox-api-secret&password=sandbox-password`, { headers: bearer })).status,
         (await call("/api/v2/payment/anything", { headers: { authorization: `Basic ${token}` } })).status,
         (await call("/api/v2/payment/anything", { headers: { authorization: `Bearer ${token}x` } })).status,
-        (await call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_key":"sandbox-api-key","api_secret":"${WRONG_SECRET}"}` })).status,
-        (await call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_key":"sandbox-api-key","api_secret":"${WRONG_SECRET}` })).status,
+        (await call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_key":"sandbox-api-key","api_secret":"${WRONG_SECRET}"}` }))
+          .status,
+        (await call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_key":"sandbox-api-key","api_secret":"${WRONG_SECRET}` }))
+          .status,
         (await call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_secret":"${WRONG_SECRET}"}` })).status,
-        (await call("/api/v2/auth/token", { method: "POST", headers: { ...json, "x-api-secret": WRONG_SECRET }, body: '{"api_key":"sandbox-api-key","api_secret":"sandbox-api-secret"}' })).status,
+        (
+          await call("/api/v2/auth/token", {
+            method: "POST",
+            headers: { ...json, "x-api-secret": WRONG_SECRET },
+            body: '{"api_key":"sandbox-api-key","api_secret":"sandbox-api-secret"}',
+          })
+        ).status,
         (await call("/api/v2/auth/token", { method: "POST", headers: { "content-type": "text/plain" }, body: WRONG_SECRET })).status,
-        (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}"}` })).status,
-        (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}` })).status,
+        (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}"}` }))
+          .status,
+        (await call("/api/login_check", { method: "POST", headers: json, body: `{"username":"merchant@sandbox.test","password":"${WRONG_SECRET}` }))
+          .status,
         // Regression: a token in the URL path was logged, journaled and echoed in clear.
         (await call(`/nope/${token}`)).status,
       ];

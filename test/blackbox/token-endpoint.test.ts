@@ -29,8 +29,7 @@ const IAT = T0 / 1000;
 const WRONG_SECRET = "wr0ng-Secret-7f3a9c-never-echo";
 const API_KEY_CHALLENGE = 'ApiKey realm="merchant-api", error="invalid_client"';
 
-const MISSING_KEY =
-  'api_key is missing. Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
+const MISSING_KEY = 'api_key is missing. Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
 const MISSING_KEY_EMPTY =
   'api_key is missing (it was sent empty). Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
 const MISSING_SECRET =
@@ -44,10 +43,8 @@ const unknownKeyMessage = (sent: string, loaded = "loaded: 'sandbox-api-key'") =
   `The api_key ${redact(sent)} is not known to this sandbox. Use the api_key of a loaded merchant (${loaded}), and check that api_key and api_secret are not swapped.`;
 const unsupportedTypeMessage = (shown: string) =>
   `POST /api/v2/auth/token takes a JSON body, but the request says Content-Type: ${shown}. Send the body as JSON with the header 'Content-Type: application/json'.`;
-const tooLargeMessage = (limit: number) =>
-  `The request body is larger than ${limit} bytes. Send only the fields the endpoint expects.`;
-const notStringMessage = (field: string, kind: string) =>
-  `The body field "${field}" must be a string, but it is ${kind}. Send it as a JSON string.`;
+const tooLargeMessage = (limit: number) => `The request body is larger than ${limit} bytes. Send only the fields the endpoint expects.`;
+const notStringMessage = (field: string, kind: string) => `The body field "${field}" must be a string, but it is ${kind}. Send it as a JSON string.`;
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
@@ -152,7 +149,6 @@ function paddedJson(size: number): string {
   return body;
 }
 
-
 function useServer(options: Parameters<typeof startTestServer>[0] = {}): () => TestServer {
   let s: TestServer | undefined;
   beforeAll(async () => {
@@ -207,10 +203,7 @@ describe("POST /api/v2/auth/token: each credential may come from the JSON body o
   });
 
   it("accepts both credentials in headers with Content-Type: application/json and an empty body", async () => {
-    const r = await s().call(
-      TOKEN_PATH,
-      post("", { "content-type": "application/json", "x-api-key": DEFAULT_KEY, "x-api-secret": DEFAULT_SECRET }),
-    );
+    const r = await s().call(TOKEN_PATH, post("", { "content-type": "application/json", "x-api-key": DEFAULT_KEY, "x-api-secret": DEFAULT_SECRET }));
     expectToken(r, { kid: s().sandbox.keys.signing.kid });
   });
 
@@ -387,25 +380,29 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
   });
 
   it("refuses an X-Api-Key header sent twice: credential_header_repeated", async () => {
-    const r = await requestWithRepeatedHeaders(s().url, TOKEN_PATH, { "content-type": "application/json", "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] }, {
-      method: "POST",
-      body: JSON.stringify({ api_secret: DEFAULT_SECRET }),
-    });
-    expectProblem(
-      r,
-      invalidRequest("credential_header_repeated", "The X-Api-Key header was sent more than once. Send it exactly once."),
+    const r = await requestWithRepeatedHeaders(
+      s().url,
+      TOKEN_PATH,
+      { "content-type": "application/json", "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] },
+      {
+        method: "POST",
+        body: JSON.stringify({ api_secret: DEFAULT_SECRET }),
+      },
     );
+    expectProblem(r, invalidRequest("credential_header_repeated", "The X-Api-Key header was sent more than once. Send it exactly once."));
   });
 
   it("refuses an X-Api-Secret header sent twice: credential_header_repeated, without echoing either value", async () => {
-    const r = await requestWithRepeatedHeaders(s().url, TOKEN_PATH, { "content-type": "application/json", "x-api-secret": [DEFAULT_SECRET, WRONG_SECRET] }, {
-      method: "POST",
-      body: JSON.stringify({ api_key: DEFAULT_KEY }),
-    });
-    expectProblem(
-      r,
-      invalidRequest("credential_header_repeated", "The X-Api-Secret header was sent more than once. Send it exactly once."),
+    const r = await requestWithRepeatedHeaders(
+      s().url,
+      TOKEN_PATH,
+      { "content-type": "application/json", "x-api-secret": [DEFAULT_SECRET, WRONG_SECRET] },
+      {
+        method: "POST",
+        body: JSON.stringify({ api_key: DEFAULT_KEY }),
+      },
     );
+    expectProblem(r, invalidRequest("credential_header_repeated", "The X-Api-Secret header was sent more than once. Send it exactly once."));
   });
 });
 
@@ -416,18 +413,12 @@ describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an 
 
   it("refuses malformed JSON, giving the syntax error position (unquoted property name)", async () => {
     const r = await s().call(TOKEN_PATH, post("{api_key: 1}", json));
-    expectProblem(
-      r,
-      invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 1). ${EXAMPLE}`),
-    );
+    expectProblem(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 1). ${EXAMPLE}`));
   });
 
   it("refuses malformed JSON, giving the syntax error position (trailing comma)", async () => {
     const r = await s().call(TOKEN_PATH, post('{"api_key":"a",}', json));
-    expectProblem(
-      r,
-      invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 15). ${EXAMPLE}`),
-    );
+    expectProblem(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 15). ${EXAMPLE}`));
   });
 
   it("refuses truncated JSON that holds a secret without quoting any of the input", async () => {
@@ -435,10 +426,7 @@ describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an 
     const r = await s().call(TOKEN_PATH, post(body, json));
     expectProblem(
       r,
-      invalidRequest(
-        "body_malformed_json",
-        `The request body is not valid JSON (syntax error at position ${body.length}). ${EXAMPLE}`,
-      ),
+      invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position ${body.length}). ${EXAMPLE}`),
     );
   });
 
@@ -455,19 +443,13 @@ describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an 
     ["a boolean", "true", "a boolean"],
   ])("refuses a JSON body that is %s: body_not_object", async (_label, body, kind) => {
     const r = await s().call(TOKEN_PATH, post(body, json));
-    expectProblem(
-      r,
-      invalidRequest("body_not_object", `The request body is ${kind}; POST /api/v2/auth/token takes a JSON object.`),
-    );
+    expectProblem(r, invalidRequest("body_not_object", `The request body is ${kind}; POST /api/v2/auth/token takes a JSON object.`));
   });
 
   it("refuses a body that is not valid UTF-8: body_not_utf8", async () => {
     const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
     const r = await s().call(TOKEN_PATH, post(bytes, json));
-    expectProblem(
-      r,
-      invalidRequest("body_not_utf8", "The request body is not valid UTF-8. Send the JSON body encoded as UTF-8."),
-    );
+    expectProblem(r, invalidRequest("body_not_utf8", "The request body is not valid UTF-8. Send the JSON body encoded as UTF-8."));
   });
 });
 
@@ -515,21 +497,21 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
     });
   });
 
-  it.each([["application/json; charset=utf-8"], ["application/vnd.api+json"], ["Application/JSON"]])(
-    "accepts Content-Type: %s",
-    async (contentType) => {
-      const r = await s().call(TOKEN_PATH, post(JSON.stringify(validBody), { "content-type": contentType }));
-      expectToken(r, { kid: s().sandbox.keys.signing.kid });
-    },
-  );
+  it.each([
+    ["application/json; charset=utf-8"],
+    ["application/vnd.api+json"],
+    ["Application/JSON"],
+  ])("accepts Content-Type: %s", async (contentType) => {
+    const r = await s().call(TOKEN_PATH, post(JSON.stringify(validBody), { "content-type": contentType }));
+    expectToken(r, { kid: s().sandbox.keys.signing.kid });
+  });
 });
 
 describe("POST /api/v2/auth/token: any other method is 405 with Allow: POST", () => {
   const s = useServer();
 
   it.each([["GET"], ["PUT"], ["DELETE"], ["PATCH"]])("refuses %s with 405 and Allow: POST", async (method) => {
-    const init: RequestInit =
-      method === "GET" || method === "DELETE" ? { method } : { ...postJson(validBody), method };
+    const init: RequestInit = method === "GET" || method === "DELETE" ? { method } : { ...postJson(validBody), method };
     const r = await s().call(TOKEN_PATH, init);
     expectProblem(r, {
       status: 405,
@@ -656,9 +638,7 @@ describe("POST /api/v2/auth/token: an unknown api_key or a wrong api_secret is 4
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect(r.headers.get("www-authenticate")).toBe(API_KEY_CHALLENGE);
-    expect(r.json).toEqual(
-      problem(401, "Unauthorized", "unknown_api_key", r.json.detail, TOKEN_PATH, "invalid_client"),
-    );
+    expect(r.json).toEqual(problem(401, "Unauthorized", "unknown_api_key", r.json.detail, TOKEN_PATH, "invalid_client"));
     expectNoSecret(r, [secret]);
   });
 });
@@ -673,8 +653,7 @@ describe("POST /api/v2/auth/token: a disabled merchant is refused (401 by defaul
     disabled: true,
   };
   const s = useServer({ merchants: [disabled] });
-  const message =
-    "The merchant of api_key 'disabled-api-key' is disabled, so it cannot get tokens. Use an active merchant's credentials.";
+  const message = "The merchant of api_key 'disabled-api-key' is disabled, so it cannot get tokens. Use an active merchant's credentials.";
 
   it("refuses the right credentials of a disabled merchant with 401 merchant_disabled", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "disabled-api-key", api_secret: "disabled-api-secret" }));
@@ -785,30 +764,30 @@ describe("POST /api/v2/auth/token: the tokenTtl setting sets expires_in and exp 
   });
 });
 
-describe.each([["ES256"], ["HS256"]])(
-  "POST /api/v2/auth/token: algorithm %s signs the access token with that algorithm, and it works on the payment group",
-  (alg) => {
-    const s = useServer({ algorithm: alg });
+describe.each([
+  ["ES256"],
+  ["HS256"],
+])("POST /api/v2/auth/token: algorithm %s signs the access token with that algorithm, and it works on the payment group", (alg) => {
+  const s = useServer({ algorithm: alg });
 
-    it(`issues an ${alg} at+jwt with the sandbox kid, accepted by GET /api/v2/payment/x (200)`, async () => {
-      const kid = s().sandbox.keys.signing.kid;
-      const token = expectToken(await s().call(TOKEN_PATH, postJson(validBody)), { alg, kid });
-      const jti = decodeJwt(token).jti;
-      const r = await s().call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
-      expect(r.status).toBe(200);
-      expect(r.headers.get("content-type")).toBe("application/json");
-      expect(r.json).toEqual({
-        sandbox: true,
-        merchant_id: DEFAULT_MERCHANT_ID,
-        operation: "GET /api/v2/payment/x",
-        scope: "payment",
-        token_id: jti,
-        expires_at: new Date((IAT + 3600) * 1000).toISOString(),
-        note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
-      });
+  it(`issues an ${alg} at+jwt with the sandbox kid, accepted by GET /api/v2/payment/x (200)`, async () => {
+    const kid = s().sandbox.keys.signing.kid;
+    const token = expectToken(await s().call(TOKEN_PATH, postJson(validBody)), { alg, kid });
+    const jti = decodeJwt(token).jti;
+    const r = await s().call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect(r.json).toEqual({
+      sandbox: true,
+      merchant_id: DEFAULT_MERCHANT_ID,
+      operation: "GET /api/v2/payment/x",
+      scope: "payment",
+      token_id: jti,
+      expires_at: new Date((IAT + 3600) * 1000).toISOString(),
+      note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
     });
-  },
-);
+  });
+});
 
 describe("POST /api/v2/auth/token: no secret ever appears in a refusal", () => {
   it("no 4xx reply of this file contains the wrong secret or the real secret, in its body or headers", () => {

@@ -15,7 +15,15 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url")
 function forgedToken(sub: string, alg: "RS256" | "none" = "RS256"): string {
   const now = Math.floor(Date.UTC(2026, 0, 1) / 1000);
   const header = { alg, typ: "at+jwt", kid: "forged-kid" };
-  const claims = { iss: "https://merchant-sandbox.test", aud: "merchant-api", sub, jti: `forged-${sub}`, iat: now, exp: now + 3600, scope: "payment cashout" };
+  const claims = {
+    iss: "https://merchant-sandbox.test",
+    aud: "merchant-api",
+    sub,
+    jti: `forged-${sub}`,
+    iat: now,
+    exp: now + 3600,
+    scope: "payment cashout",
+  };
   return `${b64(header)}.${b64(claims)}.${alg === "none" ? "" : "c2lnbmF0dXJl"}`;
 }
 
@@ -24,7 +32,8 @@ function creds(name: string) {
   return { id: `m_${name.replace(/-/g, "_")}`, apiKey: `${name}-key`, apiSecret: `${name}-secret`, paymentToken: `${name}-payment-token` };
 }
 
-const exchange = (t: TestServer, apiKey: string, apiSecret: string) => t.call("/api/v2/auth/token", postJson({ api_key: apiKey, api_secret: apiSecret }));
+const exchange = (t: TestServer, apiKey: string, apiSecret: string) =>
+  t.call("/api/v2/auth/token", postJson({ api_key: apiKey, api_secret: apiSecret }));
 const pay = (t: TestServer, token: string) => t.call("/api/v2/payment/orders", { headers: { authorization: `Bearer ${token}` } });
 
 describe("regression: unverified identities (issue 10 §2)", () => {
@@ -45,7 +54,11 @@ describe("regression: unverified identities (issue 10 §2)", () => {
     // The rule (revoke on the 2nd call) is the real client's: its 1st call works, its 2nd is revoked.
     expect((await pay(t, real)).status).toBe(200);
     const second = await pay(t, real);
-    expect([second.status, second.json.code, second.headers.get("x-sandbox-rule")]).toEqual([401, "token_revoked", "token-revoked-mid-session/revoke-on-second-call"]);
+    expect([second.status, second.json.code, second.headers.get("x-sandbox-rule")]).toEqual([
+      401,
+      "token_revoked",
+      "token-revoked-mid-session/revoke-on-second-call",
+    ]);
   });
 
   it("regression: forged tokens naming signing-key-rotation's merchant do not rotate its key", async () => {

@@ -42,7 +42,10 @@ function crossSite(detail: string, path: string) {
   return problem(403, "Forbidden", "cross_site_request", detail, path, "access_denied");
 }
 function originRefused(t: TestServer, origin: string, path: string) {
-  return crossSite(`The control plane refuses requests from web pages: Origin '${origin}' is not the sandbox's own (this sandbox is ${t.url}); ${FIX}`, path);
+  return crossSite(
+    `The control plane refuses requests from web pages: Origin '${origin}' is not the sandbox's own (this sandbox is ${t.url}); ${FIX}`,
+    path,
+  );
 }
 function hostRefused(host: string, name: string, path: string) {
   return problem(
@@ -77,7 +80,13 @@ async function expectAlive(t: TestServer, s: { id: string; api_key: string; api_
 }
 
 /** A request with any Host (fetch always sends the URL's own). */
-function withHost(t: TestServer, path: string, host: string, headers: Record<string, string> = {}, init: { method?: string; body?: string } = {}): Promise<Reply> {
+function withHost(
+  t: TestServer,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+  init: { method?: string; body?: string } = {},
+): Promise<Reply> {
   return requestWithRepeatedHeaders(t.url, path, { host, ...headers }, init);
 }
 
@@ -94,7 +103,10 @@ describe("a web page on another site", () => {
     const t = await server();
     const s = await createSession(t);
     const r = await t.call("/__sandbox/sessions", { headers: { "sec-fetch-site": "cross-site" } });
-    expectProblem(r, crossSite(`The control plane refuses requests from web pages of another site (Sec-Fetch-Site: cross-site): ${FIX}`, "/__sandbox/sessions"));
+    expectProblem(
+      r,
+      crossSite(`The control plane refuses requests from web pages of another site (Sec-Fetch-Site: cross-site): ${FIX}`, "/__sandbox/sessions"),
+    );
     expect(r.text).not.toContain(s.api_secret);
     // Even with the sandbox's own Origin beside it.
     expect((await t.call("/__sandbox/reset", postEmpty({ "sec-fetch-site": "cross-site", origin: t.url }))).json.code).toBe("cross_site_request");
@@ -114,12 +126,20 @@ describe("a web page on another site", () => {
       expectProblem(await t.call("/__sandbox/sessions", { headers: { origin } }), originRefused(t, origin, "/__sandbox/sessions"));
     }
     // A page learns nothing from a 401 or a 405 either.
-    expectProblem(await t.call("/__sandbox/reset", { method: "PUT", headers: { origin: "https://evil.example" } }), originRefused(t, "https://evil.example", "/__sandbox/reset"));
+    expectProblem(
+      await t.call("/__sandbox/reset", { method: "PUT", headers: { origin: "https://evil.example" } }),
+      originRefused(t, "https://evil.example", "/__sandbox/reset"),
+    );
   });
 
   it("lets the sandbox's own Origin through (http:// or https:// + Host), and Sec-Fetch-Site same-origin or none", async () => {
     const t = await server();
-    const own: Array<Record<string, string>> = [{ origin: t.url }, { origin: `https://${hostOf(t)}` }, { "sec-fetch-site": "same-origin" }, { "sec-fetch-site": "none" }];
+    const own: Array<Record<string, string>> = [
+      { origin: t.url },
+      { origin: `https://${hostOf(t)}` },
+      { "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "none" },
+    ];
     for (const headers of own) {
       expect((await t.call("/__sandbox/reset", postEmpty(headers))).status, JSON.stringify(headers)).toBe(200);
     }
@@ -224,8 +244,14 @@ describe("the Host the control plane answers to", () => {
     for (const host of ["sandbox.ci.example", "sandbox.ci.example:4010", "svc.cluster.local", "sandbox.ns.svc.cluster.local:80"]) {
       expect((await withHost(t, "/__sandbox/sessions", host)).status, host).toBe(200);
     }
-    expectProblem(await withHost(t, "/__sandbox/sessions", "other.ci.example"), hostRefused("other.ci.example", "other.ci.example", "/__sandbox/sessions"));
-    expectProblem(await withHost(t, "/__sandbox/sessions", "evilsvc.cluster.local"), hostRefused("evilsvc.cluster.local", "evilsvc.cluster.local", "/__sandbox/sessions"));
+    expectProblem(
+      await withHost(t, "/__sandbox/sessions", "other.ci.example"),
+      hostRefused("other.ci.example", "other.ci.example", "/__sandbox/sessions"),
+    );
+    expectProblem(
+      await withHost(t, "/__sandbox/sessions", "evilsvc.cluster.local"),
+      hostRefused("evilsvc.cluster.local", "evilsvc.cluster.local", "/__sandbox/sessions"),
+    );
     const any = await server({ allowedHosts: ["*"] });
     expect((await withHost(any, "/__sandbox/sessions", "attacker.example")).status).toBe(200);
   });
@@ -277,9 +303,15 @@ describe("in-process through msw", () => {
     const msw = setupServer(...createMswHandlers(sandbox, { baseUrl: "https://api.merchant.test" }));
     msw.listen({ onUnhandledRequest: "bypass" });
     try {
-      const created = await fetch("https://api.merchant.test/__sandbox/sessions", { method: "POST", headers: { "content-type": "application/json", host: "api.merchant.test" } });
+      const created = await fetch("https://api.merchant.test/__sandbox/sessions", {
+        method: "POST",
+        headers: { "content-type": "application/json", host: "api.merchant.test" },
+      });
       expect(created.status).toBe(201);
-      const refused = await fetch("https://api.merchant.test/__sandbox/reset", { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" } });
+      const refused = await fetch("https://api.merchant.test/__sandbox/reset", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://evil.example" },
+      });
       expect(refused.status).toBe(403);
       expect((await refused.json()).code).toBe("cross_site_request");
       expect(sandbox.sessions.list()).toHaveLength(1);

@@ -69,10 +69,7 @@ describe("the clock range holds for clocks that follow the sandbox clock", () =>
     expect((await clockOf(t, "/__sandbox/clock", { set: "9000-01-01T00:00:00Z" })).status).toBe(200);
     expect((await clockOf(t, sessionClock, { set: "0002-01-01T00:00:00Z" })).status).toBe(200);
 
-    expectProblem(
-      await clockOf(t, "/__sandbox/clock", { set: iso(T0) }),
-      outOfRange("-006972-01-02T00:00:00.000Z", `the clock of session ${id}`),
-    );
+    expectProblem(await clockOf(t, "/__sandbox/clock", { set: iso(T0) }), outOfRange("-006972-01-02T00:00:00.000Z", `the clock of session ${id}`));
     await expectReadings(t, { "/__sandbox/clock": Date.UTC(9000, 0, 1), [sessionClock]: Date.parse("0002-01-01T00:00:00Z") });
   });
 

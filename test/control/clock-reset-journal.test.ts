@@ -63,8 +63,6 @@ async function journal(t: TestServer, query = ""): Promise<any[]> {
   return r.json.requests as any[];
 }
 
-
-
 function expectClock(r: Reply, now: number, frozen: boolean): void {
   expect(r.status, r.text).toBe(200);
   expect(r.headers.get("content-type")).toBe("application/json");
@@ -83,7 +81,14 @@ function tokenExpired(expAt: number, now: number, path = "/api/v2/payment/orders
   );
 }
 
-const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/payment/orders", "invalid_token");
+const TOKEN_REVOKED = problem(
+  401,
+  "Unauthorized",
+  "token_revoked",
+  `The access token was revoked. ${RENEW_HINT}`,
+  "/api/v2/payment/orders",
+  "invalid_token",
+);
 
 function clockProblem(code: string, detail: string, where = "/__sandbox/clock") {
   return problem(400, "Bad Request", code, detail, where, "invalid_request");
@@ -186,7 +191,11 @@ describe("GET/POST /__sandbox/clock", () => {
         clockProblem("unknown_field", "POST /__sandbox/clock does not take 'frozen'; it takes 'advance', 'set', 'freeze'."),
       ],
       // A request with one bad value applies none of its good ones.
-      ["a valid set with a bad advance", postJson({ set: "2026-06-01T00:00:00Z", advance: "later" }), clockProblem("clock_advance_invalid", ADVANCE_INVALID)],
+      [
+        "a valid set with a bad advance",
+        postJson({ set: "2026-06-01T00:00:00Z", advance: "later" }),
+        clockProblem("clock_advance_invalid", ADVANCE_INVALID),
+      ],
       ["a valid advance with a bad freeze", postJson({ advance: "1h", freeze: "no" }), clockProblem("clock_freeze_invalid", FREEZE_INVALID)],
       // Regression tests: an advance past year 9999 used to move the clock, answer 500, and leave
       // every later token, template and journal read failing until a reset.
@@ -225,7 +234,17 @@ describe("GET/POST /__sandbox/clock", () => {
     it("another method: 405 with Allow", async () => {
       const t = await server();
       const r = await t.call("/__sandbox/clock", { method: "DELETE" });
-      expectProblem(r, problem(405, "Method Not Allowed", "method_not_allowed", "DELETE is not allowed on /__sandbox/clock. Use GET, HEAD or POST.", "/__sandbox/clock", "method_not_allowed"));
+      expectProblem(
+        r,
+        problem(
+          405,
+          "Method Not Allowed",
+          "method_not_allowed",
+          "DELETE is not allowed on /__sandbox/clock. Use GET, HEAD or POST.",
+          "/__sandbox/clock",
+          "method_not_allowed",
+        ),
+      );
       expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
     });
   });
@@ -344,7 +363,17 @@ describe("POST /__sandbox/reset", () => {
   it("takes only POST", async () => {
     const t = await server();
     const r = await t.call("/__sandbox/reset");
-    expectProblem(r, problem(405, "Method Not Allowed", "method_not_allowed", "GET is not allowed on /__sandbox/reset. Use POST.", "/__sandbox/reset", "method_not_allowed"));
+    expectProblem(
+      r,
+      problem(
+        405,
+        "Method Not Allowed",
+        "method_not_allowed",
+        "GET is not allowed on /__sandbox/reset. Use POST.",
+        "/__sandbox/reset",
+        "method_not_allowed",
+      ),
+    );
     expect(r.headers.get("allow")).toBe("POST");
   });
 });
@@ -511,8 +540,16 @@ describe("GET /__sandbox/requests: the request journal", () => {
 
   describe("refuses parameters it does not take", () => {
     const cases: Array<[string, string, string]> = [
-      ["?sessions=x", "unknown_parameter", "GET /__sandbox/requests does not take 'sessions'; it takes session, merchant, since (a request id or ISO time) and limit."],
-      ["?limit=5&offset=2", "unknown_parameter", "GET /__sandbox/requests does not take 'offset'; it takes session, merchant, since (a request id or ISO time) and limit."],
+      [
+        "?sessions=x",
+        "unknown_parameter",
+        "GET /__sandbox/requests does not take 'sessions'; it takes session, merchant, since (a request id or ISO time) and limit.",
+      ],
+      [
+        "?limit=5&offset=2",
+        "unknown_parameter",
+        "GET /__sandbox/requests does not take 'offset'; it takes session, merchant, since (a request id or ISO time) and limit.",
+      ],
       ["?limit=0", "limit_invalid", "limit must be a whole number of at least 1."],
       ["?limit=ten", "limit_invalid", "limit must be a whole number of at least 1."],
       ["?limit=2.5", "limit_invalid", "limit must be a whole number of at least 1."],
@@ -604,7 +641,11 @@ describe("GET /__sandbox/requests: the request journal", () => {
     for (const apiKey of [DEFAULT_KEY, s.merchant.api_key]) {
       await t.call("/api/v2/auth/token", { method: "POST", headers: json, body: JSON.stringify({ api_key: apiKey, api_secret: wrongSecret }) });
       await t.call("/api/v2/auth/token", { method: "POST", headers: json, body: `{"api_key":"${apiKey}","api_secret":"${wrongSecret}` });
-      await t.call("/api/v2/auth/token", { method: "POST", headers: { "x-api-key": apiKey, "x-api-secret": wrongSecret }, body: JSON.stringify({ api_secret: DEFAULT_SECRET }) });
+      await t.call("/api/v2/auth/token", {
+        method: "POST",
+        headers: { "x-api-key": apiKey, "x-api-secret": wrongSecret },
+        body: JSON.stringify({ api_secret: DEFAULT_SECRET }),
+      });
       await t.call(`/api/v2/auth/token?api_key=${apiKey}&api_secret=${wrongSecret}&secret=${DEFAULT_SECRET}`, { method: "POST" });
     }
     // Secrets where the api_key should be (swapped fields).
@@ -645,7 +686,9 @@ describe("GET /__sandbox/requests: the request journal", () => {
     const token = await t.token();
     await t.call(`/api/v2/payment/orders?accessToken=${token}`, { headers: { authorization: `Bearer ${token}` } });
     await t.call(`/api/v2/payment/orders?id_token=${token}&auth=${token}`, { headers: { authorization: `Bearer ${token}` } });
-    await t.call(`/api/v2/payment/orders?client_secret=${DEFAULT_SECRET}&apiSecret=${DEFAULT_SECRET}`, { headers: { authorization: `Bearer ${token}` } });
+    await t.call(`/api/v2/payment/orders?client_secret=${DEFAULT_SECRET}&apiSecret=${DEFAULT_SECRET}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expectNoSecret(JSON.stringify(await journal(t)), [DEFAULT_SECRET], [token]);
   });
 });

@@ -92,7 +92,11 @@ describe("HEAD on the control plane", () => {
     const get = await rawExchange(t, "GET", path);
     const head = await rawExchange(t, "HEAD", path);
     expect(get.status).toBe(404);
-    expect({ status: head.status, headers: comparable(head.headers), rest: head.rest }).toEqual({ status: 404, headers: comparable(get.headers), rest: "" });
+    expect({ status: head.status, headers: comparable(head.headers), rest: head.rest }).toEqual({
+      status: 404,
+      headers: comparable(get.headers),
+      rest: "",
+    });
   });
 
   it("HEAD changes nothing: it runs GET's read, never the route's POST or DELETE", async () => {
@@ -114,7 +118,10 @@ describe("HEAD on the control plane", () => {
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe(allow);
     if (method !== "HEAD") {
-      expectProblem(r, problem(405, "Method Not Allowed", "method_not_allowed", `${method} is not allowed on ${path}. ${use}`, path, "method_not_allowed"));
+      expectProblem(
+        r,
+        problem(405, "Method Not Allowed", "method_not_allowed", `${method} is not allowed on ${path}. ${use}`, path, "method_not_allowed"),
+      );
     }
   });
 

@@ -5,7 +5,17 @@ import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINT_VARIANTS } from "../../src/control/mint.js";
 import { openApiDocument } from "../../src/control/openapi.js";
-import { DEFAULT_KEY, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postEmpty, postJson, requestWithRepeatedHeaders, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import {
+  DEFAULT_KEY,
+  DEFAULT_PAYMENT_TOKEN,
+  DEFAULT_SECRET,
+  postEmpty,
+  postJson,
+  requestWithRepeatedHeaders,
+  startTestServer,
+  type Reply,
+  type TestServer,
+} from "../support/server.js";
 
 /**
  * GET /__sandbox/openapi.json: a valid OpenAPI 3.1 document (checked by a real validator), that
@@ -147,7 +157,11 @@ describe("GET /__sandbox/openapi.json", () => {
   it("documents every route the routers serve, and no other", () => {
     const control = controlRoutes();
     expect(Object.keys(control).length).toBeGreaterThanOrEqual(12);
-    expect(exactMerchantPaths().sort()).toEqual(Object.keys(MERCHANT_ROUTES).filter((p) => !p.includes("{")).sort());
+    expect(exactMerchantPaths().sort()).toEqual(
+      Object.keys(MERCHANT_ROUTES)
+        .filter((p) => !p.includes("{"))
+        .sort(),
+    );
     const served = Object.entries({ ...MERCHANT_ROUTES, ...control }).flatMap(([path, methods]) => methods.map((m) => `${m} ${path}`));
     expect(operations(doc).sort()).toEqual(served.sort());
   });
@@ -158,11 +172,20 @@ describe("GET /__sandbox/openapi.json", () => {
     expect(codes.size).toBeGreaterThan(60);
     const documented = documentedCodes(doc);
     expect(new Set(documented).size, "a code is documented twice").toBe(documented.length);
-    expect([...codes].filter((c) => !documented.includes(c)), "thrown but not documented").toEqual([]);
-    expect(documented.filter((c) => !codes.has(c)), "documented but never thrown").toEqual([]);
+    expect(
+      [...codes].filter((c) => !documented.includes(c)),
+      "thrown but not documented",
+    ).toEqual([]);
+    expect(
+      documented.filter((c) => !codes.has(c)),
+      "documented but never thrown",
+    ).toEqual([]);
     const narrowed = narrowedCodes(doc);
     expect(narrowed.length).toBeGreaterThan(50);
-    expect([...new Set(narrowed)].filter((c) => !documented.includes(c)), "a response names an undocumented code").toEqual([]);
+    expect(
+      [...new Set(narrowed)].filter((c) => !documented.includes(c)),
+      "a response names an undocumented code",
+    ).toEqual([]);
   });
 
   it("tags every operation, marks the login deprecated, and declares the security schemes", () => {
@@ -171,7 +194,9 @@ describe("GET /__sandbox/openapi.json", () => {
     for (const op of operations(doc)) {
       const [method, path] = op.split(" ") as [string, string];
       const operation = doc.paths[path]![method.toLowerCase()];
-      expect(operation.tags, op).toEqual([path.startsWith("/__sandbox/") ? "Control plane" : path === "/api/login_check" ? "Deprecated" : "Merchant API"]);
+      expect(operation.tags, op).toEqual([
+        path.startsWith("/__sandbox/") ? "Control plane" : path === "/api/login_check" ? "Deprecated" : "Merchant API",
+      ]);
       expect(operation.deprecated === true, op).toBe(path === "/api/login_check");
       expect(operation.security, `${op} says what authorises it`).toBeDefined();
     }
@@ -227,7 +252,10 @@ describe("the live server matches the document", () => {
     if (mediaType === "application/problem+json") expect(documentedCodes(doc), where).toContain(r.json.code);
     for (const header of ["www-authenticate", "allow", "retry-after", "deprecation", "sunset", "link", "location", "pragma", "x-sandbox-rule"]) {
       if (r.headers.has(header)) {
-        expect(Object.keys(documented.headers ?? {}).map((k) => k.toLowerCase()), `${where}: ${header}`).toContain(header);
+        expect(
+          Object.keys(documented.headers ?? {}).map((k) => k.toLowerCase()),
+          `${where}: ${header}`,
+        ).toContain(header);
       }
     }
   }
@@ -249,7 +277,12 @@ describe("the live server matches the document", () => {
       ["GET", "/api/v2/payment/{path}", "/api/v2/payment/anything", { headers: { authorization: "Basic abc" } }],
       ["GET", "/api/v2/payment/{path}", `/api/v2/payment/anything?access_token=${jwt}`, {}],
       ["DELETE", "/api/v2/cashout/{path}", "/api/v2/cashout/x", { method: "DELETE", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } }],
-      ["POST", "/api/v2/payment/init", "/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` }, body: "{}" }],
+      [
+        "POST",
+        "/api/v2/payment/init",
+        "/api/v2/payment/init",
+        { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` }, body: "{}" },
+      ],
       ["POST", "/api/v2/payment/init", "/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${jwt}` } }],
       ["POST", "/api/v2/payment/init", "/api/v2/payment/init", { method: "POST" }],
       ["POST", "/api/login_check", "/api/login_check", jsonBody({ username: "merchant@sandbox.test", password: "sandbox-password" })],
@@ -279,7 +312,12 @@ describe("the live server matches the document", () => {
     // fetch will not send another Host: node:http does.
     await conforms("GET", "/__sandbox/sessions", await requestWithRepeatedHeaders(t.url, "/__sandbox/sessions", { host: "attacker.example" }));
     // Refused methods: 405 with Allow (and, on the login, the deprecation headers).
-    for (const [path, method] of [["/api/v2/auth/token", "POST"], ["/api/login_check", "POST"], ["/api/v2/payment/init", "POST"], ["/.well-known/jwks.json", "GET"]] as const) {
+    for (const [path, method] of [
+      ["/api/v2/auth/token", "POST"],
+      ["/api/login_check", "POST"],
+      ["/api/v2/payment/init", "POST"],
+      ["/.well-known/jwks.json", "GET"],
+    ] as const) {
       const r = await t.call(path, { method: method === "GET" ? "POST" : "GET" });
       expect(r.status).toBe(405);
       const documented = doc.paths[path]![method.toLowerCase()].responses["405"];

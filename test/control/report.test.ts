@@ -157,7 +157,15 @@ const expected = {
     message: `${who} sent api_key or api_secret both in the JSON body and in the X-Api-Key/X-Api-Secret header (${requests}). Send each credential one way only, the JSON body or the header, so a stale copy can never conflict with the real one.`,
     evidence,
   }),
-  retryIgnoresRetryAfter: (who: string, early: string, status: number, retryAfter: number, endpoint: string, waited: number, evidence: string[]): Finding => ({
+  retryIgnoresRetryAfter: (
+    who: string,
+    early: string,
+    status: number,
+    retryAfter: number,
+    endpoint: string,
+    waited: number,
+    evidence: string[],
+  ): Finding => ({
     code: "retry_ignores_retry_after",
     severity: "error",
     message: `${who} retried before Retry-After had passed (${early}; after a ${status} with Retry-After: ${retryAfter} on ${endpoint} it called again ${waited} s later on the sandbox clock). Wait at least the Retry-After seconds before calling that endpoint again, and back off exponentially when an error carries no Retry-After.`,
@@ -208,7 +216,9 @@ describe("the report names each mistake of a misbehaving client", () => {
       ["req_2", entries[0]!.tokenId],
       ["req_3", entries[0]!.tokenId],
     ]);
-    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.expiredTokenReused(m(DEFAULT_MERCHANT_ID), "token_expired", ["req_2", "req_3"])]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.expiredTokenReused(m(DEFAULT_MERCHANT_ID), "token_expired", ["req_2", "req_3"]),
+    ]);
   });
 
   it("expired_token_reused: the revoked token sent again (token-revoked-mid-session, in a session)", async () => {
@@ -249,9 +259,9 @@ describe("the report names each mistake of a misbehaving client", () => {
     const t = await start();
     // The mistake: the long-lived payment token used as if it were the access token.
     expect((await payment(t, DEFAULT_PAYMENT_TOKEN)).json.code).toBe("payment_token_not_accepted"); // req_1
-    expect((await t.call("/api/v2/cashout/transfer", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } })).json.code).toBe(
-      "payment_token_not_accepted",
-    ); // req_2
+    expect(
+      (await t.call("/api/v2/cashout/transfer", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } })).json.code,
+    ).toBe("payment_token_not_accepted"); // req_2
     expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
       expected.paymentTokenOnBearerEndpoint(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_1", "req_2"]),
     ]);
@@ -273,7 +283,10 @@ describe("the report names each mistake of a misbehaving client", () => {
     const both = await t.call(`/api/v2/payment/status?access_token=${token}`, { headers: { authorization: `Bearer ${token}` } }); // req_2
     expect(both.json.code).toBe("token_in_query");
     // … and a secret in the token endpoint's URL (the body has it too, so the exchange works).
-    const secretInUrl = await t.call(`/api/v2/auth/token?api_secret=${DEFAULT_SECRET}`, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET })); // req_3
+    const secretInUrl = await t.call(
+      `/api/v2/auth/token?api_secret=${DEFAULT_SECRET}`,
+      postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }),
+    ); // req_3
     expect(secretInUrl.status).toBe(200);
     // … and only in the URL: nothing says which merchant sent it.
     expect((await t.call(`/api/v2/payment/status?token=${token}`)).json.code).toBe("token_in_query"); // req_4
@@ -285,7 +298,9 @@ describe("the report names each mistake of a misbehaving client", () => {
       ["req_4", true],
     ]);
     expect(journal.map((e) => e.query).join(" ")).not.toContain(DEFAULT_SECRET);
-    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"])]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"]),
+    ]);
     expect(await fullReport(t)).toEqual([
       expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"]),
       expected.credentialsInQuery(NOBODY, "1 request", ["req_4"]),
@@ -364,7 +379,9 @@ describe("the report names each mistake of a misbehaving client", () => {
       [DEFAULT_MERCHANT_ID, true],
       [DEFAULT_MERCHANT_ID, true],
     ]);
-    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.unprovenIdentity(DEFAULT_MERCHANT_ID, "3 requests", ["req_1", "req_2", "req_3"])]);
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      expected.unprovenIdentity(DEFAULT_MERCHANT_ID, "3 requests", ["req_1", "req_2", "req_3"]),
+    ]);
   });
 
   it("missing_credentials: a protected call with no credentials at all", async () => {
@@ -472,7 +489,12 @@ describe("a well-behaved client gets no findings", () => {
     const t = await start();
     const { id, creds } = await createSession(t, "token-endpoint-outage");
     await new WellBehavedClient(t, creds).run(3600);
-    expect(t.sandbox.journal.list({ session: id }).slice(0, 3).map((e) => [e.status, e.sandboxTime])).toEqual([
+    expect(
+      t.sandbox.journal
+        .list({ session: id })
+        .slice(0, 3)
+        .map((e) => [e.status, e.sandboxTime]),
+    ).toEqual([
       [503, "2026-01-01T00:00:00.000Z"],
       [503, "2026-01-01T00:00:30.000Z"],
       [200, "2026-01-01T00:01:00.000Z"],
@@ -555,7 +577,9 @@ describe("analyze()", () => {
     expect(pattern(2, 2)).toEqual([]);
     // Failed exchanges are not tokens.
     seq = 0;
-    expect(codes(analyze([exchanged("a"), exchanged("b"), entry({ endpoint: "token", status: 401, code: "wrong_api_secret" }), called("a")]))).toEqual([]);
+    expect(
+      codes(analyze([exchanged("a"), exchanged("b"), entry({ endpoint: "token", status: 401, code: "wrong_api_secret" }), called("a")])),
+    ).toEqual([]);
   });
 
   it("expired_token_reused: only after a refusal that can never be undone, and per token", () => {
@@ -565,10 +589,16 @@ describe("analyze()", () => {
     seq = 0;
     // A signature failure is not an expired token (and nothing else was resent).
     expect(
-      analyze([refused("a", "token_signature_invalid", { at: 0 }), refused("a", "token_signature_invalid", { at: 5 }), refused("b", "token_expired", { at: 10 })]),
+      analyze([
+        refused("a", "token_signature_invalid", { at: 0 }),
+        refused("a", "token_signature_invalid", { at: 5 }),
+        refused("b", "token_expired", { at: 10 }),
+      ]),
     ).toEqual([]);
     seq = 0;
-    expect(codes(analyze([refused("a", "token_unknown_kid"), refused("a", "token_unknown_kid", { endpoint: "cashout" })]))).toEqual(["expired_token_reused"]);
+    expect(codes(analyze([refused("a", "token_unknown_kid"), refused("a", "token_unknown_kid", { endpoint: "cashout" })]))).toEqual([
+      "expired_token_reused",
+    ]);
     seq = 0;
     const reused = analyze([
       refused("a", "merchant_disabled", { at: 0 }),
@@ -577,9 +607,7 @@ describe("analyze()", () => {
       called("b", { at: 15 }),
     ]);
     expect(codes(reused)).toEqual(["expired_token_reused"]);
-    expect(reused[0]!.message).toContain(
-      "(merchant_disabled, token_expired)",
-    );
+    expect(reused[0]!.message).toContain("(merchant_disabled, token_expired)");
   });
 
   it("no_proactive_renewal: not when a scenario rule expired the token, nor for a token the journal never saw issued", () => {
@@ -596,7 +624,8 @@ describe("analyze()", () => {
   });
 
   it("retry_ignores_retry_after: judged by the sandbox clock, per endpoint, only on 429/503", () => {
-    const limited = (at: number, more: Partial<JournalEntry> = {}) => entry({ endpoint: "token", status: 429, code: "rate_limited", retryAfter: 10, at, ...more });
+    const limited = (at: number, more: Partial<JournalEntry> = {}) =>
+      entry({ endpoint: "token", status: 429, code: "rate_limited", retryAfter: 10, at, ...more });
     const ok = (at: number, endpoint = "token") => entry({ endpoint, at });
     expect(codes(analyze([limited(0), ok(9)]))).toEqual(["retry_ignores_retry_after"]);
     seq = 0;
@@ -624,7 +653,14 @@ describe("analyze()", () => {
     // Dropped connections count; another endpoint's failures do not join the run.
     const dropped = (at: number) => entry({ endpoint: "token", status: 0, at });
     expect(analyze([dropped(0), fail(0, "payment"), dropped(0), fail(0, "payment"), dropped(1), fail(0.5, "payment")])).toEqual([
-      expected.hammeringAfterError(m("m1"), 6, "POST /api/v2/auth/token and /api/v2/payment/*", ["req_1", "req_2", "req_3", "req_4", "req_5", "req_6"]),
+      expected.hammeringAfterError(m("m1"), 6, "POST /api/v2/auth/token and /api/v2/payment/*", [
+        "req_1",
+        "req_2",
+        "req_3",
+        "req_4",
+        "req_5",
+        "req_6",
+      ]),
     ]);
     seq = 0;
     // A long run is one finding with every request of it.

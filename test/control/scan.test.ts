@@ -11,7 +11,10 @@ describe("POST /__sandbox/scan", () => {
   let t: TestServer;
   let accessToken: string;
   let loginToken: string;
-  let session: { id: string; merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } } };
+  let session: {
+    id: string;
+    merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } };
+  };
 
   beforeAll(async () => {
     t = await startTestServer();
@@ -214,4 +217,3 @@ describe("POST /__sandbox/scan with an admin token", () => {
     }
   });
 });
-

@@ -55,7 +55,14 @@ async function jwksKids(t: TestServer): Promise<string[]> {
 
 const counts = (t: TestServer) => ({ keys: t.sandbox.ring.size, cutoffs: t.sandbox.ledger.merchantCutoffs });
 
-const UNKNOWN_MERCHANT = problem(401, "Unauthorized", "token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`, ORDERS, "invalid_token");
+const UNKNOWN_MERCHANT = problem(
+  401,
+  "Unauthorized",
+  "token_unknown_merchant",
+  `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`,
+  ORDERS,
+  "invalid_token",
+);
 
 function unknownKid(kid: string) {
   return problem(

@@ -94,8 +94,6 @@ function login(t: TestServer, email: string, password: string): Promise<Reply> {
   return t.call("/api/login_check", postJson({ username: email, password }));
 }
 
-
-
 function unknownApiKey(apiKey: string, loaded = `loaded: '${DEFAULT_KEY}'`) {
   return problem(
     401,
@@ -129,7 +127,14 @@ function tokenExpired(expAt: number, now: number) {
   );
 }
 
-const TOKEN_REVOKED = problem(401, "Unauthorized", "token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/payment/orders", "invalid_token");
+const TOKEN_REVOKED = problem(
+  401,
+  "Unauthorized",
+  "token_revoked",
+  `The access token was revoked. ${RENEW_HINT}`,
+  "/api/v2/payment/orders",
+  "invalid_token",
+);
 const TOKEN_UNKNOWN_MERCHANT = problem(
   401,
   "Unauthorized",
@@ -391,12 +396,26 @@ describe("POST /__sandbox/sessions", () => {
       [
         "an array",
         postJson(["default"]),
-        problem(400, "Bad Request", "body_not_object", "The request body is an array; POST /__sandbox/sessions takes a JSON object.", "/__sandbox/sessions", "invalid_request"),
+        problem(
+          400,
+          "Bad Request",
+          "body_not_object",
+          "The request body is an array; POST /__sandbox/sessions takes a JSON object.",
+          "/__sandbox/sessions",
+          "invalid_request",
+        ),
       ],
       [
         "a field it does not take",
         postJson({ scenarios: "default" }),
-        problem(400, "Bad Request", "unknown_field", "POST /__sandbox/sessions does not take 'scenarios'; it takes 'scenario'.", "/__sandbox/sessions", "invalid_request"),
+        problem(
+          400,
+          "Bad Request",
+          "unknown_field",
+          "POST /__sandbox/sessions does not take 'scenarios'; it takes 'scenario'.",
+          "/__sandbox/sessions",
+          "invalid_request",
+        ),
       ],
       [
         "a non-string scenario",
@@ -423,7 +442,14 @@ describe("POST /__sandbox/sessions", () => {
       const r = await t.call("/__sandbox/sessions", { method: "PUT" });
       expectProblem(
         r,
-        problem(405, "Method Not Allowed", "method_not_allowed", "PUT is not allowed on /__sandbox/sessions. Use GET, HEAD or POST.", "/__sandbox/sessions", "method_not_allowed"),
+        problem(
+          405,
+          "Method Not Allowed",
+          "method_not_allowed",
+          "PUT is not allowed on /__sandbox/sessions. Use GET, HEAD or POST.",
+          "/__sandbox/sessions",
+          "method_not_allowed",
+        ),
       );
       expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
     });
@@ -580,7 +606,10 @@ describe("session clocks", () => {
       await t.call(where, postJson({ advance: "soon" })),
       bad("clock_advance_invalid", '"advance" must be a duration such as "90s", "59m", "1h" or "-5m" (or a number of seconds).'),
     );
-    expectProblem(await t.call(where, postJson({ rewind: "1h" })), bad("unknown_field", `POST ${where} does not take 'rewind'; it takes 'advance', 'set', 'freeze'.`));
+    expectProblem(
+      await t.call(where, postJson({ rewind: "1h" })),
+      bad("unknown_field", `POST ${where} does not take 'rewind'; it takes 'advance', 'set', 'freeze'.`),
+    );
     expect((await t.call(where)).json).toEqual({ now: "2026-02-28T23:30:00.000Z", frozen: true });
   });
 
@@ -635,7 +664,14 @@ describe("POST /__sandbox/sessions/{id}/reset", () => {
     const r = await t.call(`/__sandbox/sessions/${s.id}/reset`);
     expectProblem(
       r,
-      problem(405, "Method Not Allowed", "method_not_allowed", `GET is not allowed on /__sandbox/sessions/${s.id}/reset. Use POST.`, `/__sandbox/sessions/${s.id}/reset`, "method_not_allowed"),
+      problem(
+        405,
+        "Method Not Allowed",
+        "method_not_allowed",
+        `GET is not allowed on /__sandbox/sessions/${s.id}/reset. Use POST.`,
+        `/__sandbox/sessions/${s.id}/reset`,
+        "method_not_allowed",
+      ),
     );
     expect(r.headers.get("allow")).toBe("POST");
   });

@@ -77,7 +77,6 @@ function pay(t: TestServer, token: string): Promise<Reply> {
   return t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
 }
 
-
 /** The token's refusal on GET /api/v2/payment/x is exactly `code`, as RFC 6750 invalid_token. */
 function expectRefusedWith(r: Reply, code: string): void {
   expect(r.status, r.text).toBe(401);
@@ -187,7 +186,11 @@ describe("POST /__sandbox/tokens", () => {
     const t = await server({ scenarios: ["token-endpoint-outage"] });
     const r = await t.call("/__sandbox/tokens", postEmpty());
     expect(r.status).toBe(201);
-    expect(r.json).toMatchObject({ variant: "valid", expected_error: null, claims: { sub: "m_token_endpoint_outage", client_id: "token-endpoint-outage-key" } });
+    expect(r.json).toMatchObject({
+      variant: "valid",
+      expected_error: null,
+      claims: { sub: "m_token_endpoint_outage", client_id: "token-endpoint-outage-key" },
+    });
     expect((await pay(t, r.json.token)).status).toBe(200);
   });
 
@@ -255,12 +258,7 @@ describe("POST /__sandbox/tokens", () => {
 
   describe("400 for a bad request", () => {
     const cases: Array<[string, unknown, string, string]> = [
-      [
-        "unknown variant",
-        { variant: "sideways" },
-        "mint_variant_unknown",
-        `variant 'sideways' is not known; use one of: ${VARIANTS.join(", ")}.`,
-      ],
+      ["unknown variant", { variant: "sideways" }, "mint_variant_unknown", `variant 'sideways' is not known; use one of: ${VARIANTS.join(", ")}.`],
       ["non-string variant", { variant: 3 }, "mint_field_invalid", '"variant" must be a string.'],
       ["non-string merchant", { merchant: { id: "x" } }, "mint_field_invalid", '"merchant" must be a string.'],
       ["bad ttl", { ttl: "forever" }, "mint_ttl_invalid", 'ttl must be a duration such as "90s", "59m" or "1h".'],
@@ -291,7 +289,9 @@ describe("POST /__sandbox/tokens", () => {
 
     it("not JSON / not declared JSON", async () => {
       const t = await server();
-      expect((await t.call("/__sandbox/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: "{" })).json.code).toBe("body_malformed_json");
+      expect((await t.call("/__sandbox/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: "{" })).json.code).toBe(
+        "body_malformed_json",
+      );
       const r = await t.call("/__sandbox/tokens", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
       expect(r.status).toBe(415);
       expect(r.json.code).toBe("control_json_required");
@@ -315,11 +315,19 @@ describe("the admin token", () => {
     expectAdminRefusal(await t.call(path, init(method, body, { authorization: "Bearer s3cret-admin-toke" })), ADMIN_WRONG, path);
     expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "S3CRET-ADMIN-TOKEN" })), ADMIN_WRONG, path);
     // A right bearer does not make a wrong X-Admin-Token right.
-    expectAdminRefusal(await t.call(path, init(method, body, { "x-admin-token": "nope", authorization: "Bearer s3cret-admin-token" })), ADMIN_WRONG, path);
+    expectAdminRefusal(
+      await t.call(path, init(method, body, { "x-admin-token": "nope", authorization: "Bearer s3cret-admin-token" })),
+      ADMIN_WRONG,
+      path,
+    );
   });
 
   it("works with Authorization: Bearer <admin token> and with X-Admin-Token", async () => {
-    const ways: Array<Record<string, string>> = [{ authorization: "Bearer s3cret-admin-token" }, { authorization: "bearer s3cret-admin-token" }, { "x-admin-token": "s3cret-admin-token" }];
+    const ways: Array<Record<string, string>> = [
+      { authorization: "Bearer s3cret-admin-token" },
+      { authorization: "bearer s3cret-admin-token" },
+      { "x-admin-token": "s3cret-admin-token" },
+    ];
     for (const headers of ways) {
       const clock = await t.call("/__sandbox/clock", { headers });
       expect(clock.status).toBe(200);
@@ -349,7 +357,9 @@ describe("the admin token", () => {
     const token = await t.token();
     expect((await pay(t, token)).status).toBe(200);
     expect((await t.call("/api/v2/cashout/payouts", { method: "POST", headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-    expect((await t.call("/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } })).status).toBe(201);
+    expect((await t.call("/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } })).status).toBe(
+      201,
+    );
     expect((await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }))).status).toBe(200);
     expect((await t.call("/.well-known/jwks.json")).status).toBe(200);
     // The admin token is no access token.
@@ -363,7 +373,11 @@ describe("the admin token", () => {
 describe("controlPlane: false", () => {
   it("answers 404 with the exact message on every /__sandbox/ path but health", async () => {
     const t = await server({ controlPlane: false });
-    for (const [method, path, body] of [...CONTROL_CALLS, ["GET", "/__sandbox/anything"] as [string, string], ["GET", "/__sandbox/"] as [string, string]]) {
+    for (const [method, path, body] of [
+      ...CONTROL_CALLS,
+      ["GET", "/__sandbox/anything"] as [string, string],
+      ["GET", "/__sandbox/"] as [string, string],
+    ]) {
       expectProblem(await t.call(path, init(method, body)), planeOff(path));
     }
     const health = await t.call("/__sandbox/health");

@@ -68,8 +68,16 @@ async function get(target: Target, path: string) {
 }
 
 async function snapshot(target: Target): Promise<Record<string, string>> {
-  const [clock, sessions, journal] = await Promise.all([get(target, "/__sandbox/clock"), get(target, "/__sandbox/sessions"), get(target, "/__sandbox/requests?limit=1")]);
-  return { clock: `${clock.status} ${clock.text}`, sessions: `${sessions.status} ${sessions.text}`, journal: `${journal.status} ${journal.json?.requests?.at(-1)?.seq ?? 0}` };
+  const [clock, sessions, journal] = await Promise.all([
+    get(target, "/__sandbox/clock"),
+    get(target, "/__sandbox/sessions"),
+    get(target, "/__sandbox/requests?limit=1"),
+  ]);
+  return {
+    clock: `${clock.status} ${clock.text}`,
+    sessions: `${sessions.status} ${sessions.text}`,
+    journal: `${journal.status} ${journal.json?.requests?.at(-1)?.seq ?? 0}`,
+  };
 }
 
 async function exchange(target: Target): Promise<string> {
@@ -112,10 +120,13 @@ async function check(target: Target, generated: ControlCase): Promise<{ status: 
     const journaled = request.target.startsWith("/__sandbox/") || refusedByHttpLayer(res) ? 0 : 1;
     const expected = { ...before, journal: String(before.journal).replace(/\d+$/, (n) => String(Number(n) + journaled)) };
     if (JSON.stringify(after) !== JSON.stringify(expected)) {
-      throw new Error(`a refused call (${res.status}) changed the sandbox: ${what}\nexpected: ${JSON.stringify(expected)}\nafter:    ${JSON.stringify(after)}`);
+      throw new Error(
+        `a refused call (${res.status}) changed the sandbox: ${what}\nexpected: ${JSON.stringify(expected)}\nafter:    ${JSON.stringify(after)}`,
+      );
     }
     const r = await protectedCall(target, token);
-    if (r.status !== 200) throw new Error(`the token issued before the call now gets ${r.status} (${r.text.slice(0, 200)}) after ${res.status} to ${what}`);
+    if (r.status !== 200)
+      throw new Error(`the token issued before the call now gets ${r.status} (${r.text.slice(0, 200)}) after ${res.status} to ${what}`);
     return answer;
   }
 
@@ -127,8 +138,12 @@ async function check(target: Target, generated: ControlCase): Promise<{ status: 
   const fresh = await target.t.call("/api/v2/auth/token", postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }));
   if (fresh.status !== 200) throw new Error(`after ${res.status} to ${what}\na token exchange answers ${fresh.status}: ${fresh.text.slice(0, 300)}`);
   const used = await protectedCall(target, fresh.json.access_token as string);
-  if (used.status !== 200) throw new Error(`after ${res.status} to ${what}\na fresh token gets ${used.status} on a protected endpoint: ${used.text.slice(0, 300)}`);
-  const minted = request.target.split("?")[0] === "/__sandbox/tokens" && request.method === "POST" ? (JSON.parse(res.body.toString("utf8")) as { token?: unknown }).token : undefined;
+  if (used.status !== 200)
+    throw new Error(`after ${res.status} to ${what}\na fresh token gets ${used.status} on a protected endpoint: ${used.text.slice(0, 300)}`);
+  const minted =
+    request.target.split("?")[0] === "/__sandbox/tokens" && request.method === "POST"
+      ? (JSON.parse(res.body.toString("utf8")) as { token?: unknown }).token
+      : undefined;
   if (typeof minted === "string") {
     for (const path of ["/api/v2/payment/fuzz-check", "/api/v2/cashout/fuzz-check"]) {
       const r = await protectedCall(target, minted, path);
@@ -168,7 +183,11 @@ function authFor(target: Target, auth: Auth): Array<[string, string]> {
     case "wrong":
       return [["Authorization", `Bearer ${token}x`]];
     case "twice":
-      return [["Authorization", `Bearer ${token}`], ["X-Admin-Token", `${token}`], ["X-Admin-Token", "other"]];
+      return [
+        ["Authorization", `Bearer ${token}`],
+        ["X-Admin-Token", `${token}`],
+        ["X-Admin-Token", "other"],
+      ];
     case "lowercase":
       return [["authorization", `bearer ${token}`]];
     case "spaces":
@@ -177,11 +196,28 @@ function authFor(target: Target, auth: Auth): Array<[string, string]> {
 }
 
 const LIBRARY = ["default", "token-endpoint-outage", "cashout-without-scope", "login-gone", "signing-key-rotation", "token-revoked-mid-session"];
-const VARIANTS = ["valid", "expired", "not_yet_valid", "wrong_audience", "wrong_issuer", "unknown_kid", "foreign_key", "alg_none", "bad_signature", "login_token"];
+const VARIANTS = [
+  "valid",
+  "expired",
+  "not_yet_valid",
+  "wrong_audience",
+  "wrong_issuer",
+  "unknown_kid",
+  "foreign_key",
+  "alg_none",
+  "bad_signature",
+  "login_token",
+];
 
 /** Durations the clock and mint endpoints take, well-formed, signed, fractional and enormous. */
 const duration = fc.oneof(
-  fc.tuple(fc.constantFrom("", "-", "+", " "), fc.oneof(fc.nat(), fc.nat({ max: 99 }), fc.constantFrom(1e6, 1e9, 1e12, 1e15, 9007199254740991)), fc.constantFrom("ms", "s", "m", "h", "d", "", "y", "1h30m")).map(([sign, n, unit]) => `${sign}${n}${unit}`),
+  fc
+    .tuple(
+      fc.constantFrom("", "-", "+", " "),
+      fc.oneof(fc.nat(), fc.nat({ max: 99 }), fc.constantFrom(1e6, 1e9, 1e12, 1e15, 9007199254740991)),
+      fc.constantFrom("ms", "s", "m", "h", "d", "", "y", "1h30m"),
+    )
+    .map(([sign, n, unit]) => `${sign}${n}${unit}`),
   fc.constantFrom("1.5h", "0", "-0", "1e3", "Infinity", "NaN", "", " ", "59m", "-5m", "1h30m", "100000000d", "1h-1h"),
   fc.double(),
   fc.constantFrom(1e300, -1e300, Number.MAX_SAFE_INTEGER, -1, 0.5),
@@ -192,14 +228,27 @@ const duration = fc.oneof(
 /** Instants for `set` and `since`: ISO at every range, and not quite ISO. */
 const instant = fc.oneof(
   fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-  fc.constantFrom("2026-01-01T00:00:00Z", "+275760-09-13T00:00:00.000Z", "-271821-04-20T00:00:00.000Z", "2026-13-01", "yesterday", "0", "1e15", "req_0", "req_999999999999999999999"),
+  fc.constantFrom(
+    "2026-01-01T00:00:00Z",
+    "+275760-09-13T00:00:00.000Z",
+    "-271821-04-20T00:00:00.000Z",
+    "2026-13-01",
+    "yesterday",
+    "0",
+    "1e15",
+    "req_0",
+    "req_999999999999999999999",
+  ),
 );
 
 const controlValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: anyJsonValue },
   { weight: 2, arbitrary: duration },
   { weight: 1, arbitrary: instant },
-  { weight: 1, arbitrary: fc.constantFrom(...LIBRARY, ...VARIANTS, DEFAULT_KEY, DEFAULT_MERCHANT_ID, "../default", "default.yaml", "/etc/passwd", "DEFAULT") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...LIBRARY, ...VARIANTS, DEFAULT_KEY, DEFAULT_MERCHANT_ID, "../default", "default.yaml", "/etc/passwd", "DEFAULT"),
+  },
 );
 
 /** Values that fit each field (well-formed or nearly), so the fuzzer gets past type checks and into the logic. */
@@ -214,7 +263,8 @@ const FIELD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   text: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom(DEFAULT_SECRET, `x ${DEFAULT_SECRET} y`, "eyJhbGciOiJub25lIn0.e30.")),
 };
 const FIELDS = Object.keys(FIELD_VALUES);
-const fieldValue = (key: string): fc.Arbitrary<unknown> => (Object.hasOwn(FIELD_VALUES, key) ? fc.oneof({ weight: 3, arbitrary: FIELD_VALUES[key]! }, { weight: 1, arbitrary: controlValue }) : controlValue);
+const fieldValue = (key: string): fc.Arbitrary<unknown> =>
+  Object.hasOwn(FIELD_VALUES, key) ? fc.oneof({ weight: 3, arbitrary: FIELD_VALUES[key]! }, { weight: 1, arbitrary: controlValue }) : controlValue;
 
 const ROUTE_FIELDS: Record<string, string[]> = {
   clock: ["advance", "set", "freeze"],
@@ -227,27 +277,44 @@ const ROUTE_FIELDS: Record<string, string[]> = {
 const controlBody = (path: string): fc.Arbitrary<Uint8Array> => {
   const own = Object.entries(ROUTE_FIELDS).find(([k]) => path.endsWith(`/${k}`))?.[1] ?? FIELDS;
   return fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc
-      .array(
-        fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...own) }, { weight: 2, arbitrary: fc.constantFrom(...FIELDS) }, { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }).chain((k) => fieldValue(k).map((v) => [k, v] as const)),
-        { maxLength: 3 },
-      )
-      .map((pairs) => utf8(`{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`)),
-  },
-  { weight: 2, arbitrary: hostileBody(64 * 1024) },
-  { weight: 1, arbitrary: fc.constant(new Uint8Array(0)) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .array(
+          fc
+            .oneof(
+              { weight: 6, arbitrary: fc.constantFrom(...own) },
+              { weight: 2, arbitrary: fc.constantFrom(...FIELDS) },
+              { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS) },
+              { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+            )
+            .chain((k) => fieldValue(k).map((v) => [k, v] as const)),
+          { maxLength: 3 },
+        )
+        .map((pairs) => utf8(`{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`)),
+    },
+    { weight: 2, arbitrary: hostileBody(64 * 1024) },
+    { weight: 1, arbitrary: fc.constant(new Uint8Array(0)) },
   );
 };
 
-const queryValue = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("-1", "0", "1", "1.5", "1e400", "NaN", "", "req_1", "req_x", "%ZZ", "9007199254740993"), instant);
+const queryValue = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom("-1", "0", "1", "1.5", "1e400", "NaN", "", "req_1", "req_x", "%ZZ", "9007199254740993"),
+  instant,
+);
 const controlQuery = fc.oneof(
   { weight: 3, arbitrary: fc.constant("") },
   {
     weight: 2,
     arbitrary: fc
-      .array(fc.tuple(fc.oneof(fc.constantFrom("session", "merchant", "since", "limit", "__proto__", "constructor"), fc.string({ maxLength: 6 })), queryValue), { minLength: 1, maxLength: 4 })
+      .array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom("session", "merchant", "since", "limit", "__proto__", "constructor"), fc.string({ maxLength: 6 })),
+          queryValue,
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
       .map((pairs) => "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v.includes("%ZZ") ? v : encodeURIComponent(v)}`).join("&")),
   },
   { weight: 1, arbitrary: fc.constantFrom("?", "?%ZZ", "?limit", "?limit=1&limit=2", `?session=${SID}`, "?since=req_1&limit=1") },
@@ -269,7 +336,10 @@ const PATHS: Array<[string, string[]]> = [
   ["/__sandbox/scan", ["POST"]],
 ];
 
-const sessionId = fc.oneof(fc.constantFrom("__proto__", "constructor", "ses_", "ses_0000000000000000", "%ZZ", "%00", "..", "%2F..%2Fclock", "%E2%80%AE"), fc.string({ maxLength: 20 }).map(encodeURIComponent));
+const sessionId = fc.oneof(
+  fc.constantFrom("__proto__", "constructor", "ses_", "ses_0000000000000000", "%ZZ", "%00", "..", "%2F..%2Fclock", "%E2%80%AE"),
+  fc.string({ maxLength: 20 }).map(encodeURIComponent),
+);
 
 const controlCase: fc.Arbitrary<ControlCase> = fc
   .record({
@@ -309,24 +379,22 @@ const BODY_ROUTES: Array<[string, string[]]> = [
   ["/__sandbox/tokens", ["merchant", "variant", "ttl"]],
   ["/__sandbox/scan", ["text"]],
 ];
-const wellFormedCase: fc.Arbitrary<ControlCase> = fc
-  .constantFrom(...BODY_ROUTES)
-  .chain(([path, fields]) =>
-    fc
-      .uniqueArray(fc.constantFrom(...fields), { maxLength: fields.length })
-      .chain((keys) => fc.tuple(...keys.map((k) => fieldValue(k).map((v) => [k, v] as const))))
-      .map((pairs) => {
-        const request = shown({
-          method: "POST",
-          target: path,
-          headers: [HOST, ["Content-Type", "application/json"]],
-          body: utf8(JSON.stringify(Object.fromEntries(pairs))),
-        });
-        const c: ControlCase = { request, needsSession: path.includes(SID), auth: "admin-bearer" };
-        Object.defineProperty(c, fc.toStringMethod, { value: () => describeRequest(request), enumerable: false });
-        return c;
-      }),
-  );
+const wellFormedCase: fc.Arbitrary<ControlCase> = fc.constantFrom(...BODY_ROUTES).chain(([path, fields]) =>
+  fc
+    .uniqueArray(fc.constantFrom(...fields), { maxLength: fields.length })
+    .chain((keys) => fc.tuple(...keys.map((k) => fieldValue(k).map((v) => [k, v] as const))))
+    .map((pairs) => {
+      const request = shown({
+        method: "POST",
+        target: path,
+        headers: [HOST, ["Content-Type", "application/json"]],
+        body: utf8(JSON.stringify(Object.fromEntries(pairs))),
+      });
+      const c: ControlCase = { request, needsSession: path.includes(SID), auth: "admin-bearer" };
+      Object.defineProperty(c, fc.toStringMethod, { value: () => describeRequest(request), enumerable: false });
+      return c;
+    }),
+);
 
 /**
  * What a web page's request carries (`[headers, expected code]`): another site's Origin, `null`,
@@ -344,7 +412,13 @@ const WEB_PAGE: Array<[Array<[string, string]>, string]> = [
   [[HOST, ["Sec-Fetch-Site", "cross-site"]], "cross_site_request"],
   [[HOST, ["Origin", "http://127.0.0.1"], ["Sec-Fetch-Site", "cross-site"]], "cross_site_request"],
   [[["Host", "attacker.example"]], "host_not_allowed"],
-  [[["Host", "attacker.example:4010"], ["Origin", "http://attacker.example:4010"]], "host_not_allowed"],
+  [
+    [
+      ["Host", "attacker.example:4010"],
+      ["Origin", "http://attacker.example:4010"],
+    ],
+    "host_not_allowed",
+  ],
   [[["Host", "127.0.0.1.nip.io"]], "host_not_allowed"],
   [[["Host", "localhost.evil.example"]], "host_not_allowed"],
   [[["Host", "sandbox.example."]], "host_not_allowed"],
@@ -363,7 +437,10 @@ const OWN_SITE: Array<Array<[string, string]>> = [
   [["Host", "sandbox:4010"]],
   [["Host", "sandbox."]],
   [HOST, ["Origin", "http://127.0.0.1"]],
-  [["Host", "localhost:4010"], ["Origin", "http://localhost:4010"]],
+  [
+    ["Host", "localhost:4010"],
+    ["Origin", "http://localhost:4010"],
+  ],
   [HOST, ["Sec-Fetch-Site", "same-origin"]],
   [HOST, ["Sec-Fetch-Site", "none"]],
 ];
@@ -372,7 +449,10 @@ const OWN_SITE: Array<Array<[string, string]>> = [
 const webPageCase: fc.Arbitrary<ControlCase & { expected: string | undefined }> = fc
   .record({
     route: fc.constantFrom(...PATHS),
-    oddMethod: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("PUT", "PATCH", "DELETE", "OPTIONS") }),
+    oddMethod: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom("PUT", "PATCH", "DELETE", "OPTIONS") },
+    ),
     methodPick: fc.nat(),
     site: fc.constantFrom(...WEB_PAGE),
     type: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: contentType }),
@@ -396,7 +476,16 @@ const webPageCase: fc.Arbitrary<ControlCase & { expected: string | undefined }> 
   });
 
 /** A POST of the sandbox's own site, with the admin token, not declared as JSON. */
-const NOT_JSON = ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=xyz", "text/json", "application/jsonx", "application/json, text/plain", ""];
+const NOT_JSON = [
+  "text/plain",
+  "text/plain; charset=utf-8",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=xyz",
+  "text/json",
+  "application/jsonx",
+  "application/json, text/plain",
+  "",
+];
 const notJsonCase: fc.Arbitrary<ControlCase> = fc
   .record({
     route: fc.constantFrom(...PATHS.filter(([, methods]) => methods.includes("POST"))),
@@ -405,7 +494,12 @@ const notJsonCase: fc.Arbitrary<ControlCase> = fc
   })
   .chain(({ route, site, type }) =>
     controlBody(route[0]).map((body) => {
-      const request = shown({ method: "POST", target: route[0], headers: [...site, ...(type === undefined ? [] : [["Content-Type", type] as [string, string]])], body });
+      const request = shown({
+        method: "POST",
+        target: route[0],
+        headers: [...site, ...(type === undefined ? [] : [["Content-Type", type] as [string, string]])],
+        body,
+      });
       return { request, needsSession: route[0].includes(SID), auth: "admin-bearer" as Auth };
     }),
   );
@@ -420,15 +514,24 @@ const ownSiteCase: fc.Arbitrary<ControlCase> = fc.tuple(wellFormedCase, fc.const
 
 describe("fuzz: control plane over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
   it("without an admin token: random bodies, wrong types, queries, methods, paths", async () => {
-    await fc.assert(fc.asyncProperty(controlCase, async (c) => void (await check(open, c))), params(400));
+    await fc.assert(
+      fc.asyncProperty(controlCase, async (c) => void (await check(open, c))),
+      params(400),
+    );
   });
 
   it("with an admin token: the same, with the admin token right, wrong, missing, repeated", async () => {
-    await fc.assert(fc.asyncProperty(controlCase, async (c) => void (await check(guarded, c))), params(400));
+    await fc.assert(
+      fc.asyncProperty(controlCase, async (c) => void (await check(guarded, c))),
+      params(400),
+    );
   });
 
   it("well-formed calls with fuzzed values: clock, session clock, sessions, tokens, scan", async () => {
-    await fc.assert(fc.asyncProperty(wellFormedCase, async (c) => void (await check(guarded, c))), params(300));
+    await fc.assert(
+      fc.asyncProperty(wellFormedCase, async (c) => void (await check(guarded, c))),
+      params(300),
+    );
   });
 });
 
@@ -441,8 +544,14 @@ describe("fuzz: the control plane keeps web pages out", { timeout: FUZZ_TIMEOUT 
       if (c.expected !== undefined) expect({ status: answer.status, code: answer.code }, describeRequest(c.request)).toEqual({ status: 403, code });
       else expect(answer.status, describeRequest(c.request)).not.toBe(403);
     };
-    await fc.assert(fc.asyncProperty(webPageCase, (c) => property(open, c)), params(150));
-    await fc.assert(fc.asyncProperty(webPageCase, (c) => property(guarded, c)), params(150));
+    await fc.assert(
+      fc.asyncProperty(webPageCase, (c) => property(open, c)),
+      params(150),
+    );
+    await fc.assert(
+      fc.asyncProperty(webPageCase, (c) => property(guarded, c)),
+      params(150),
+    );
   });
 
   it("a POST not declared as JSON gets 415 control_json_required and changes nothing", async () => {

@@ -131,7 +131,7 @@ const params = (numRuns: number) => fuzzParams(SEED, numRuns);
 // generators
 
 const HOST: [string, string] = ["Host", "127.0.0.1"];
-const b64 = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v) ?? "null").toString("base64url");
+const b64 = (v: unknown) => Buffer.from(typeof v === "string" ? v : (JSON.stringify(v) ?? "null")).toString("base64url");
 
 /** JWT-shaped garbage: headers and claims of every type, weird algorithms and kids, real and fake signatures. */
 const jwtLike: fc.Arbitrary<string> = fc
@@ -159,7 +159,10 @@ const jwtLike: fc.Arbitrary<string> = fc
       },
       { requiredKeys: [] },
     ),
-    fc.oneof(fc.constant(""), fc.base64String({ maxLength: 400 }).map((s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, ""))),
+    fc.oneof(
+      fc.constant(""),
+      fc.base64String({ maxLength: 400 }).map((s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "")),
+    ),
     fc.constantFrom("3", "5", "2", "json-payload"),
   )
   .map(([h, p, sig, shape]) => {
@@ -186,7 +189,20 @@ const mangledAccess = fc
 
 /** Authorization header values: right, wrong scheme, wrong token, malformed, odd spacing and case. */
 const authorizationValue: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(`Bearer ${ACCESS}`, `bearer ${ACCESS}`, `BEARER   ${ACCESS}`, `Bearer ${DEFAULT_PAYMENT_TOKEN}`, `Bearer ${ACCESS} `, "Bearer", "Bearer ", "Basic c2FuZGJveDpzZWNyZXQ=", "Token abc", "Bearer a b", 'Bearer "x"', "Bearer ===="),
+  fc.constantFrom(
+    `Bearer ${ACCESS}`,
+    `bearer ${ACCESS}`,
+    `BEARER   ${ACCESS}`,
+    `Bearer ${DEFAULT_PAYMENT_TOKEN}`,
+    `Bearer ${ACCESS} `,
+    "Bearer",
+    "Bearer ",
+    "Basic c2FuZGJveDpzZWNyZXQ=",
+    "Token abc",
+    "Bearer a b",
+    'Bearer "x"',
+    "Bearer ====",
+  ),
   mangledAccess.map((s) => `Bearer ${s}`),
   jwtLike.map((s) => `Bearer ${s}`),
   fc.string({ maxLength: 60 }).map((s) => `Bearer ${s.replace(/[\r\n]/g, "")}`),
@@ -199,12 +215,20 @@ const headerSafe = (s: string) => s.replace(/[\r\n]/g, "");
 
 /** A header whose name is one the endpoint reads, oddly cased, or a prototype key. */
 const oddCase = (name: string) =>
-  fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((flags) => [...name].map((c, i) => (flags[i] ? c.toUpperCase() : c.toLowerCase())).join(""));
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((flags) => [...name].map((c, i) => (flags[i] ? c.toUpperCase() : c.toLowerCase())).join(""));
 
 /** A body with its content type: JSON for the endpoint, wrong types, or hostile bytes. */
 function bodyFor(fields: readonly string[]): fc.Arbitrary<{ body: Uint8Array; type: string | undefined }> {
   return fc.oneof(
-    { weight: 4, arbitrary: fc.record({ body: jsonObjectText(fields).map(utf8), type: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: contentType }).map((c) => c ?? "application/json") }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        body: jsonObjectText(fields).map(utf8),
+        type: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: contentType }).map((c) => c ?? "application/json"),
+      }),
+    },
     { weight: 3, arbitrary: fc.record({ body: hostileBody(MAX_BODY), type: fc.option(contentType, { nil: undefined }) }) },
     { weight: 1, arbitrary: fc.record({ body: fc.constant(new Uint8Array(0)), type: fc.option(contentType, { nil: undefined }) }) },
   );
@@ -226,24 +250,29 @@ function request(parts: {
       body: parts.body,
       encoding: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: contentEncoding }),
     })
-    .map(({ method, path, query, headers, body, encoding }) => shown({
-      method,
-      target: path + query,
-      headers: [
-        HOST,
-        ...(body.type === undefined ? [] : ([["Content-Type", headerSafe(body.type)]] as Array<[string, string]>)),
-        ...(encoding === undefined ? [] : ([["Content-Encoding", encoding]] as Array<[string, string]>)),
-        ...headers,
-      ],
-      body: body.body,
-    }));
+    .map(({ method, path, query, headers, body, encoding }) =>
+      shown({
+        method,
+        target: path + query,
+        headers: [
+          HOST,
+          ...(body.type === undefined ? [] : ([["Content-Type", headerSafe(body.type)]] as Array<[string, string]>)),
+          ...(encoding === undefined ? [] : ([["Content-Encoding", encoding]] as Array<[string, string]>)),
+          ...headers,
+        ],
+        body: body.body,
+      }),
+    );
 }
 
 const usualMethod = (preferred: string) => fc.oneof({ weight: 3, arbitrary: fc.constant(preferred) }, { weight: 1, arbitrary: method });
 
 const credentialHeaders: fc.Arbitrary<Array<[string, string]>> = fc
   .array(
-    fc.tuple(fc.oneof(oddCase("x-api-key"), oddCase("x-api-secret")), fc.oneof(anyString, fc.constantFrom(DEFAULT_KEY, DEFAULT_SECRET)).map(headerSafe)),
+    fc.tuple(
+      fc.oneof(oddCase("x-api-key"), oddCase("x-api-secret")),
+      fc.oneof(anyString, fc.constantFrom(DEFAULT_KEY, DEFAULT_SECRET)).map(headerSafe),
+    ),
     { maxLength: 3 },
   )
   .map((hs) => hs as Array<[string, string]>);
@@ -251,7 +280,12 @@ const credentialHeaders: fc.Arbitrary<Array<[string, string]>> = fc
 const authHeaders: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
   { weight: 1, arbitrary: fc.constant([] as Array<[string, string]>) },
   { weight: 4, arbitrary: fc.tuple(oddCase("authorization"), authorizationValue).map((h) => [h as [string, string]]) },
-  { weight: 1, arbitrary: fc.array(fc.tuple(oddCase("authorization"), authorizationValue), { minLength: 2, maxLength: 3 }).map((hs) => hs as Array<[string, string]>) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.tuple(oddCase("authorization"), authorizationValue), { minLength: 2, maxLength: 3 })
+      .map((hs) => hs as Array<[string, string]>),
+  },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -325,7 +359,20 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
 
   it("GET /.well-known/jwks.json, GET /__sandbox/health and unknown paths: methods, paths, queries", async () => {
     const path = fc.oneof(
-      fc.constantFrom("/.well-known/jwks.json", "/__sandbox/health", "/", "/api", "/api/v2", "/api/v2/", "/api/v1/auth/token", "/API/V2/AUTH/TOKEN", "/api/login_check/", "/__sandbox", "/.well-known/", "*"),
+      fc.constantFrom(
+        "/.well-known/jwks.json",
+        "/__sandbox/health",
+        "/",
+        "/api",
+        "/api/v2",
+        "/api/v2/",
+        "/api/v1/auth/token",
+        "/API/V2/AUTH/TOKEN",
+        "/api/login_check/",
+        "/__sandbox",
+        "/.well-known/",
+        "*",
+      ),
       fc.webPath().map((p) => (p.startsWith("/") ? p : `/${p}`)),
       fc.string({ unit: "binary", maxLength: 40 }).map((s) => "/" + encodeURI(s).replace(/%5B|%5D/g, "")),
     );
@@ -335,7 +382,10 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
           method: method,
           path: path.chain(mutatePath),
           headers: fc.constant([]),
-          body: fc.oneof({ weight: 3, arbitrary: fc.constant({ body: new Uint8Array(0), type: undefined }) }, { weight: 1, arbitrary: bodyFor(["a"]) }),
+          body: fc.oneof(
+            { weight: 3, arbitrary: fc.constant({ body: new Uint8Array(0), type: undefined }) },
+            { weight: 1, arbitrary: bodyFor(["a"]) },
+          ),
         }),
       ),
       params(250),
@@ -343,7 +393,16 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
   });
 
   it("every endpoint, any method: including the ones node parses but nothing serves (TRACE, CONNECT …)", async () => {
-    const endpoint = fc.constantFrom("/api/v2/auth/token", "/api/v2/payment/orders", "/api/v2/cashout/x", "/api/v2/payment/init", "/api/login_check", "/.well-known/jwks.json", "/__sandbox/health", "/nope");
+    const endpoint = fc.constantFrom(
+      "/api/v2/auth/token",
+      "/api/v2/payment/orders",
+      "/api/v2/cashout/x",
+      "/api/v2/payment/init",
+      "/api/login_check",
+      "/.well-known/jwks.json",
+      "/__sandbox/health",
+      "/nope",
+    );
     await fc.assert(
       property(
         request({
@@ -358,8 +417,21 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
     );
   });
 
-  const endpoint = fc.constantFrom("/api/v2/auth/token", "/api/v2/payment/orders", "/api/v2/cashout/x", "/api/v2/payment/init", "/api/login_check", "/.well-known/jwks.json", "/__sandbox/health", "/nope");
-  const validBody = fc.constantFrom("", '{"api_key":"sandbox-api-key","api_secret":"sandbox-api-secret"}', '{"username":"merchant@sandbox.test","password":"sandbox-password"}');
+  const endpoint = fc.constantFrom(
+    "/api/v2/auth/token",
+    "/api/v2/payment/orders",
+    "/api/v2/cashout/x",
+    "/api/v2/payment/init",
+    "/api/login_check",
+    "/.well-known/jwks.json",
+    "/__sandbox/health",
+    "/nope",
+  );
+  const validBody = fc.constantFrom(
+    "",
+    '{"api_key":"sandbox-api-key","api_secret":"sandbox-api-secret"}',
+    '{"username":"merchant@sandbox.test","password":"sandbox-password"}',
+  );
 
   it("headers: duplicates, 16 KB values, odd casing, prototype names, control characters", async () => {
     const name = fc.oneof(
@@ -376,9 +448,21 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
     );
     const value = fc.oneof(
       { weight: 4, arbitrary: fc.string({ maxLength: 40 }).map(headerSafe) },
-      { weight: 1, arbitrary: fc.constantFrom("close", "keep-alive", "upgrade", "h2c", "websocket", `Bearer ${ACCESS}`, DEFAULT_KEY, DEFAULT_SECRET) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("close", "keep-alive", "upgrade", "h2c", "websocket", `Bearer ${ACCESS}`, DEFAULT_KEY, DEFAULT_SECRET),
+      },
       { weight: 1, arbitrary: fc.constantFrom(8 * 1024, 16 * 1024, 17 * 1024).map((n) => "v".repeat(n)) },
-      { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom("\x00", "\x01", "\x07", "\x1b", "\x7f", "\t", "\r", "\n", "\r\n ", "\xff", "\xc3\xa9"), fc.string({ maxLength: 10 })).map(([a, c, b]) => headerSafe(a) + c + headerSafe(b)) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.string({ maxLength: 10 }),
+            fc.constantFrom("\x00", "\x01", "\x07", "\x1b", "\x7f", "\t", "\r", "\n", "\r\n ", "\xff", "\xc3\xa9"),
+            fc.string({ maxLength: 10 }),
+          )
+          .map(([a, c, b]) => headerSafe(a) + c + headerSafe(b)),
+      },
     );
     const header = fc.tuple(name, value);
     const headers = fc.oneof(
@@ -387,7 +471,15 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
     );
     const arb = fc
       .record({ method: fc.constantFrom("GET", "POST", "DELETE"), path: endpoint, headers, body: validBody })
-      .map(({ method, path, headers, body }): RawRequest => shown({ method, target: path, headers: [HOST, ["Content-Type", "application/json"], ...(headers as Array<[string, string]>)], body: utf8(body) }));
+      .map(
+        ({ method, path, headers, body }): RawRequest =>
+          shown({
+            method,
+            target: path,
+            headers: [HOST, ["Content-Type", "application/json"], ...(headers as Array<[string, string]>)],
+            body: utf8(body),
+          }),
+      );
     await fc.assert(property(arb), params(250));
   });
 
@@ -398,22 +490,48 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
         method: fc.constantFrom("GET", "POST", "DELETE"),
         path: endpoint,
         host: fc.constantFrom("one", "one", "one", "none", "two", "empty"),
-        expect: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("100-continue", "100-CONTINUE", "x", "") }),
+        expect: fc.oneof(
+          { weight: 4, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom("100-continue", "100-CONTINUE", "x", "") },
+        ),
         version: fc.constantFrom("HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0"),
         framing,
         body: validBody,
       })
       .map(({ method, path, host, expect, version, framing, body }): RawRequest => {
         const hosts: Array<[string, string]> = host === "one" ? [HOST] : host === "two" ? [HOST, HOST] : host === "empty" ? [["Host", ""]] : [];
-        const h: Array<[string, string]> = [...hosts, ["Content-Type", "application/json"], ...(expect === undefined ? [] : ([["Expect", expect]] as Array<[string, string]>))];
+        const h: Array<[string, string]> = [
+          ...hosts,
+          ["Content-Type", "application/json"],
+          ...(expect === undefined ? [] : ([["Expect", expect]] as Array<[string, string]>)),
+        ];
         const bytes = utf8(body);
         const base = { method, target: path, version };
         if (framing === "chunked") return { ...base, headers: [...h, ["Transfer-Encoding", "chunked"]], body: chunked(bytes), framing: "none" };
-        if (framing === "chunked+cl") return { ...base, headers: [...h, ["Transfer-Encoding", "chunked"], ["Content-Length", String(bytes.length)]], body: chunked(bytes), framing: "none" };
-        if (framing === "two-cl") return { ...base, headers: [...h, ["Content-Length", String(bytes.length)], ["Content-Length", String(bytes.length + 1)]], body: bytes, framing: "none" };
-        if (framing === "bad-chunk") return { ...base, headers: [...h, ["Transfer-Encoding", "chunked"]], body: utf8("zz\r\n{}\r\n0\r\n\r\n"), framing: "none" };
+        if (framing === "chunked+cl")
+          return {
+            ...base,
+            headers: [...h, ["Transfer-Encoding", "chunked"], ["Content-Length", String(bytes.length)]],
+            body: chunked(bytes),
+            framing: "none",
+          };
+        if (framing === "two-cl")
+          return {
+            ...base,
+            headers: [...h, ["Content-Length", String(bytes.length)], ["Content-Length", String(bytes.length + 1)]],
+            body: bytes,
+            framing: "none",
+          };
+        if (framing === "bad-chunk")
+          return { ...base, headers: [...h, ["Transfer-Encoding", "chunked"]], body: utf8("zz\r\n{}\r\n0\r\n\r\n"), framing: "none" };
         // A well-formed first chunk, then framing that is not HTTP: the request as a whole is malformed.
-        if (framing === "chunk-then-garbage") return { ...base, headers: [...h, ["Transfer-Encoding", "chunked"]], body: Buffer.concat([Buffer.from(chunked(bytes)).subarray(0, bytes.length ? -5 : 0), utf8("zz\r\n\r\n")]), framing: "none" };
+        if (framing === "chunk-then-garbage")
+          return {
+            ...base,
+            headers: [...h, ["Transfer-Encoding", "chunked"]],
+            body: Buffer.concat([Buffer.from(chunked(bytes)).subarray(0, bytes.length ? -5 : 0), utf8("zz\r\n\r\n")]),
+            framing: "none",
+          };
         if (framing === "none") return { ...base, headers: h, body: new Uint8Array(0), framing: "none" };
         return { ...base, headers: h, body: bytes };
       })
@@ -445,7 +563,14 @@ describe("fuzz findings, minimal reproducers", { timeout: FUZZ_TIMEOUT }, () => 
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toEqual(["POST"]);
     expect(problemOf(res)).toEqual(
-      problem(405, "Method Not Allowed", "method_not_allowed", "CONNECT is not allowed on /api/v2/auth/token. Use POST.", "/api/v2/auth/token", "method_not_allowed"),
+      problem(
+        405,
+        "Method Not Allowed",
+        "method_not_allowed",
+        "CONNECT is not allowed on /api/v2/auth/token. Use POST.",
+        "/api/v2/auth/token",
+        "method_not_allowed",
+      ),
     );
   });
 

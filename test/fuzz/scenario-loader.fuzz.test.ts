@@ -32,17 +32,21 @@ function checkOutcome(run: () => unknown, file: string, text?: string): void {
     result = run();
   } catch (e) {
     if (!(e instanceof ScenarioLoadError)) {
-      throw new Error(`the loader threw ${(e as Error)?.constructor?.name ?? typeof e} instead of a ScenarioLoadError: ${String((e as Error)?.message ?? e).slice(0, 300)}`);
+      throw new Error(
+        `the loader threw ${(e as Error)?.constructor?.name ?? typeof e} instead of a ScenarioLoadError: ${String((e as Error)?.message ?? e).slice(0, 300)}`,
+      );
     }
     expect(e.problems.length, "a ScenarioLoadError with no problem in it").toBeGreaterThan(0);
     const lines = text === undefined ? 1 : text.split(/\r\n|\r|\n/).length;
     for (const p of e.problems) {
       const where = JSON.stringify(p);
       if (p.file !== file) throw new Error(`a problem names file '${p.file}', not '${file}': ${where}`);
-      if (!Number.isInteger(p.line) || p.line < 1 || p.line > lines + 1) throw new Error(`a problem's line is outside the text (${lines} lines): ${where}`);
+      if (!Number.isInteger(p.line) || p.line < 1 || p.line > lines + 1)
+        throw new Error(`a problem's line is outside the text (${lines} lines): ${where}`);
       if (!Number.isInteger(p.column) || p.column < 1) throw new Error(`a problem's column is not a column: ${where}`);
       if (typeof p.path !== "string") throw new Error(`a problem's path is not a string: ${where}`);
-      if (typeof p.message !== "string" || !/[a-z]{3}/i.test(p.message) || p.message.trim().length < 8) throw new Error(`a problem does not say what is wrong: ${where}`);
+      if (typeof p.message !== "string" || !/[a-z]{3}/i.test(p.message) || p.message.trim().length < 8)
+        throw new Error(`a problem does not say what is wrong: ${where}`);
       if (/^(Invalid input|Invalid|Required)\.?$/.test(p.message.trim())) throw new Error(`a problem says only '${p.message}': ${where}`);
     }
     expect(e.message).toBe(e.problems.map(formatProblem).join("\n"));
@@ -57,14 +61,41 @@ function checkOutcome(run: () => unknown, file: string, text?: string): void {
 
 const scalar: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 20 }),
-  fc.constantFrom("", "token", "payment-init", "GET", "1h", "-2h", "90s", "RS256", "must_match", "gone", "header:X-Pay", "body:pt", "{{faker.string.uuid}}", "{{nope}}", "{{faker.helpers.arrayElement}}", "{{faker.constructor.name}}", "{{request.path}}", "presented", "all", "started", ...PROTO_KEYS),
+  fc.constantFrom(
+    "",
+    "token",
+    "payment-init",
+    "GET",
+    "1h",
+    "-2h",
+    "90s",
+    "RS256",
+    "must_match",
+    "gone",
+    "header:X-Pay",
+    "body:pt",
+    "{{faker.string.uuid}}",
+    "{{nope}}",
+    "{{faker.helpers.arrayElement}}",
+    "{{faker.constructor.name}}",
+    "{{request.path}}",
+    "presented",
+    "all",
+    "started",
+    ...PROTO_KEYS,
+  ),
   fc.integer({ min: -5, max: 700 }),
   fc.double(),
   fc.boolean(),
   fc.constant(null),
 );
 const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
-  v: fc.oneof({ maxDepth: 3, depthSize: "small" }, scalar, fc.array(tie("v"), { maxLength: 3 }), fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTO_KEYS)), tie("v"), { maxKeys: 3 })),
+  v: fc.oneof(
+    { maxDepth: 3, depthSize: "small" },
+    scalar,
+    fc.array(tie("v"), { maxLength: 3 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTO_KEYS)), tie("v"), { maxKeys: 3 }),
+  ),
 })).v;
 
 /** A field that is usually right, sometimes of any type, sometimes missing. */
@@ -84,7 +115,11 @@ const merchant = fc.record(
   { requiredKeys: [] },
 );
 
-const durationText = fc.oneof(fc.constantFrom("90s", "59m", "1h", "1h30m", "-2h", "500ms", "1d", "2x", "", "1e400", "-0"), fc.integer({ min: -100, max: 100_000 }), fc.double());
+const durationText = fc.oneof(
+  fc.constantFrom("90s", "59m", "1h", "1h30m", "-2h", "500ms", "1d", "2x", "", "1e400", "-0"),
+  fc.integer({ min: -100, max: 100_000 }),
+  fc.double(),
+);
 
 const rule = fc.record(
   {
@@ -92,11 +127,25 @@ const rule = fc.record(
     match: field(
       fc.record(
         {
-          endpoint: field(fc.oneof(fc.constantFrom("token", "login", "payment", "cashout", "payment-init", "jwks", "any", "tokn"), fc.array(fc.constantFrom("token", "payment", "x"), { maxLength: 3 }))),
+          endpoint: field(
+            fc.oneof(
+              fc.constantFrom("token", "login", "payment", "cashout", "payment-init", "jwks", "any", "tokn"),
+              fc.array(fc.constantFrom("token", "payment", "x"), { maxLength: 3 }),
+            ),
+          ),
           method: field(fc.constantFrom("GET", "POST", "get", "BREW")),
           path: field(fc.constantFrom("/api/v2/payment/*", "/**", "no-slash", "")),
           merchant: field(fc.stringMatching(/^[a-z_]{1,10}$/)),
-          calls: field(fc.record({ nth: field(fc.integer({ min: -1, max: 5 })), from: field(fc.integer({ min: 0, max: 5 })), times: field(fc.integer({ min: 0, max: 5 })) }, { requiredKeys: [] })),
+          calls: field(
+            fc.record(
+              {
+                nth: field(fc.integer({ min: -1, max: 5 })),
+                from: field(fc.integer({ min: 0, max: 5 })),
+                times: field(fc.integer({ min: 0, max: 5 })),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
           state: field(fc.string({ maxLength: 10 })),
           clock: field(fc.record({ after: field(durationText), before: field(durationText) }, { requiredKeys: [] })),
         },
@@ -106,7 +155,17 @@ const rule = fc.record(
     then: field(
       fc.record(
         {
-          respond: field(fc.record({ status: field(fc.integer({ min: 100, max: 700 })), headers: field(fc.dictionary(fc.constantFrom("X-A", "bad header", "Retry-After"), fc.constantFrom("1", "a\nb", "ok"))), body: field(value), retry_after: field(durationText) }, { requiredKeys: [] })),
+          respond: field(
+            fc.record(
+              {
+                status: field(fc.integer({ min: 100, max: 700 })),
+                headers: field(fc.dictionary(fc.constantFrom("X-A", "bad header", "Retry-After"), fc.constantFrom("1", "a\nb", "ok"))),
+                body: field(value),
+                retry_after: field(durationText),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
           delay: field(durationText),
           drop_connection: field(fc.constant(true)),
           revoke_token: field(fc.constantFrom("presented", "all", "some")),
@@ -166,44 +225,144 @@ const asText = (doc: unknown) =>
   });
 
 /** YAML-level mutations: tokens with meaning in YAML, dropped into the text. */
-const YAML_TOKENS = ["&a ", "*a", "*b", "<<: *a\n", "!!binary ", "!!set ", "!!map ", "!!str ", "!!int ", "!!timestamp ", "!custom ", "{", "}", "[", "]", "- ", "? ", "|", ">", "---\n", "...\n", "%YAML 1.2\n---\n", "%TAG ! tag:x,2000:\n---\n", "\t", "\u0000", "\ufeff", "\r", "\n", ": ", "#", "'", '"', "@", "`", "\\u", "0x1F", "1e309", ".nan", "~", "null", "<<", "\u2028", "\ud800"];
+const YAML_TOKENS = [
+  "&a ",
+  "*a",
+  "*b",
+  "<<: *a\n",
+  "!!binary ",
+  "!!set ",
+  "!!map ",
+  "!!str ",
+  "!!int ",
+  "!!timestamp ",
+  "!custom ",
+  "{",
+  "}",
+  "[",
+  "]",
+  "- ",
+  "? ",
+  "|",
+  ">",
+  "---\n",
+  "...\n",
+  "%YAML 1.2\n---\n",
+  "%TAG ! tag:x,2000:\n---\n",
+  "\t",
+  "\u0000",
+  "\ufeff",
+  "\r",
+  "\n",
+  ": ",
+  "#",
+  "'",
+  '"',
+  "@",
+  "`",
+  "\\u",
+  "0x1F",
+  "1e309",
+  ".nan",
+  "~",
+  "null",
+  "<<",
+  "\u2028",
+  "\ud800",
+];
 
 type Mutation = (text: string) => string;
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.tuple(fc.nat(), fc.constantFrom(...YAML_TOKENS)).map(([at, tok]): Mutation => (t) => { const i = at % (t.length + 1); return t.slice(0, i) + tok + t.slice(i); }),
-  fc.tuple(fc.nat(), fc.string({ unit: "binary", maxLength: 6 })).map(([at, s]): Mutation => (t) => { const i = at % (t.length + 1); return t.slice(0, i) + s + t.slice(i); }),
-  fc.tuple(fc.nat(), fc.nat({ max: 30 })).map(([at, n]): Mutation => (t) => { const i = at % (t.length + 1); return t.slice(0, i) + t.slice(i + n); }),
-  fc.nat().map((at): Mutation => (t) => t.slice(0, at % (t.length + 1))),
+  fc.tuple(fc.nat(), fc.constantFrom(...YAML_TOKENS)).map(
+    ([at, tok]): Mutation =>
+      (t) => {
+        const i = at % (t.length + 1);
+        return t.slice(0, i) + tok + t.slice(i);
+      },
+  ),
+  fc.tuple(fc.nat(), fc.string({ unit: "binary", maxLength: 6 })).map(
+    ([at, s]): Mutation =>
+      (t) => {
+        const i = at % (t.length + 1);
+        return t.slice(0, i) + s + t.slice(i);
+      },
+  ),
+  fc.tuple(fc.nat(), fc.nat({ max: 30 })).map(
+    ([at, n]): Mutation =>
+      (t) => {
+        const i = at % (t.length + 1);
+        return t.slice(0, i) + t.slice(i + n);
+      },
+  ),
+  fc.nat().map(
+    (at): Mutation =>
+      (t) =>
+        t.slice(0, at % (t.length + 1)),
+  ),
   // line operations: drop, duplicate, swap, re-indent
-  fc.tuple(fc.nat(), fc.constantFrom("drop", "dup", "swap", "indent", "dedent", "tab")).map(([at, op]): Mutation => (t) => {
-    const lines = t.split("\n");
-    const i = at % lines.length;
-    const j = (at >> 3) % lines.length;
-    if (op === "drop") lines.splice(i, 1);
-    else if (op === "dup") lines.splice(i, 0, lines[i]!);
-    else if (op === "swap") [lines[i], lines[j]] = [lines[j]!, lines[i]!];
-    else if (op === "indent") lines[i] = "  " + lines[i];
-    else if (op === "dedent") lines[i] = lines[i]!.replace(/^ {1,2}/, "");
-    else lines[i] = lines[i]!.replace(/^ +/, "\t");
-    return lines.join("\n");
-  }),
+  fc.tuple(fc.nat(), fc.constantFrom("drop", "dup", "swap", "indent", "dedent", "tab")).map(
+    ([at, op]): Mutation =>
+      (t) => {
+        const lines = t.split("\n");
+        const i = at % lines.length;
+        const j = (at >> 3) % lines.length;
+        if (op === "drop") lines.splice(i, 1);
+        else if (op === "dup") lines.splice(i, 0, lines[i]!);
+        else if (op === "swap") [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+        else if (op === "indent") lines[i] = "  " + lines[i];
+        else if (op === "dedent") lines[i] = lines[i]!.replace(/^ {1,2}/, "");
+        else lines[i] = lines[i]!.replace(/^ +/, "\t");
+        return lines.join("\n");
+      },
+  ),
   // a value replaced by another scalar, a key by another key
-  fc.tuple(fc.nat(), fc.constantFrom("''", "[]", "{}", "-1", "0", "99999999999999999999", "1e309", "true", "null", "~", "*a", "&a x", "!!binary aGk=", "'{{nope}}'", "'{{faker.helpers.multiple}}'", "\"\\ud800\"", "-2h", "1h30m", "x".repeat(300))).map(([at, v]): Mutation => (t) => {
-    const lines = t.split("\n");
-    const candidates = lines.map((l, i) => (/:\s+\S/.test(l) ? i : -1)).filter((i) => i >= 0);
-    if (!candidates.length) return t;
-    const i = candidates[at % candidates.length]!;
-    lines[i] = lines[i]!.replace(/(:\s+).*$/, `$1${v}`);
-    return lines.join("\n");
-  }),
-  fc.tuple(fc.nat(), fc.constantFrom(...PROTO_KEYS, "nmae", "merchant", "then", "match", "rules", "<<", "? x")).map(([at, k]): Mutation => (t) => {
-    const lines = t.split("\n");
-    const candidates = lines.map((l, i) => (/^\s*-?\s*[A-Za-z_$]+:/.test(l) ? i : -1)).filter((i) => i >= 0);
-    if (!candidates.length) return t;
-    const i = candidates[at % candidates.length]!;
-    lines[i] = lines[i]!.replace(/^(\s*-?\s*)[A-Za-z_$]+:/, `$1${k}:`);
-    return lines.join("\n");
-  }),
+  fc
+    .tuple(
+      fc.nat(),
+      fc.constantFrom(
+        "''",
+        "[]",
+        "{}",
+        "-1",
+        "0",
+        "99999999999999999999",
+        "1e309",
+        "true",
+        "null",
+        "~",
+        "*a",
+        "&a x",
+        "!!binary aGk=",
+        "'{{nope}}'",
+        "'{{faker.helpers.multiple}}'",
+        '"\\ud800"',
+        "-2h",
+        "1h30m",
+        "x".repeat(300),
+      ),
+    )
+    .map(
+      ([at, v]): Mutation =>
+        (t) => {
+          const lines = t.split("\n");
+          const candidates = lines.map((l, i) => (/:\s+\S/.test(l) ? i : -1)).filter((i) => i >= 0);
+          if (!candidates.length) return t;
+          const i = candidates[at % candidates.length]!;
+          lines[i] = lines[i]!.replace(/(:\s+).*$/, `$1${v}`);
+          return lines.join("\n");
+        },
+    ),
+  fc.tuple(fc.nat(), fc.constantFrom(...PROTO_KEYS, "nmae", "merchant", "then", "match", "rules", "<<", "? x")).map(
+    ([at, k]): Mutation =>
+      (t) => {
+        const lines = t.split("\n");
+        const candidates = lines.map((l, i) => (/^\s*-?\s*[A-Za-z_$]+:/.test(l) ? i : -1)).filter((i) => i >= 0);
+        if (!candidates.length) return t;
+        const i = candidates[at % candidates.length]!;
+        lines[i] = lines[i]!.replace(/^(\s*-?\s*)[A-Za-z_$]+:/, `$1${k}:`);
+        return lines.join("\n");
+      },
+  ),
 );
 
 const mutatedFile = fc
@@ -226,7 +385,10 @@ describe("fuzz: scenario loader (in process)", { timeout: FUZZ_TIMEOUT }, () => 
 
   it("documents shaped like scenarios, as YAML or JSON text", () => {
     fc.assert(
-      fc.property(scenarioLike.chain((d) => asText(d).map((text) => ({ text }))), ({ text }) => checkOutcome(() => parseScenarioText(text, "fuzz.yaml"), "fuzz.yaml", text)),
+      fc.property(
+        scenarioLike.chain((d) => asText(d).map((text) => ({ text }))),
+        ({ text }) => checkOutcome(() => parseScenarioText(text, "fuzz.yaml"), "fuzz.yaml", text),
+      ),
       params(800),
     );
   });
@@ -274,7 +436,8 @@ describe("fuzz findings, minimal reproducers", () => {
         line: 1,
         column: 1,
         path: "",
-        message: "a YAML alias cannot be used here (Unresolved alias (the anchor must be set before the alias): a); write the value out in full instead of *alias",
+        message:
+          "a YAML alias cannot be used here (Unresolved alias (the anchor must be set before the alias): a); write the value out in full instead of *alias",
       },
     ]);
   });
@@ -285,7 +448,8 @@ describe("fuzz findings, minimal reproducers", () => {
   });
 
   it("a response body that contains itself (an alias inside its own anchor) is a ScenarioLoadError, not a stack overflow", () => {
-    const text = "name: x\ndescription: y\nmerchants: [{id: m, api_key: k, api_secret: s, payment_token: p}]\nrules:\n  - then:\n      respond:\n        status: 200\n        body: &b [*b]\n";
+    const text =
+      "name: x\ndescription: y\nmerchants: [{id: m, api_key: k, api_secret: s, payment_token: p}]\nrules:\n  - then:\n      respond:\n        status: 200\n        body: &b [*b]\n";
     checkOutcome(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
     expect(problemsOf(text)).toEqual([
       {

@@ -98,7 +98,9 @@ export function rawExchange(port: number, bytes: Buffer, options: { head?: boole
     // A server may answer and close before it has read the whole body (413): writes then fail,
     // but the answer is still there to read.
     socket.on("error", () => undefined);
-    socket.on("close", () => finish(parseResponse(received, options.head ?? false) ?? { kind: "closed", received: received.toString("latin1").slice(0, 300) }));
+    socket.on("close", () =>
+      finish(parseResponse(received, options.head ?? false) ?? { kind: "closed", received: received.toString("latin1").slice(0, 300) }),
+    );
     socket.write(bytes);
   });
 }
@@ -169,7 +171,9 @@ const LEXIK_FAILURE = JSON.stringify({ code: 401, message: "Invalid credentials.
 export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<RawOutcome, { kind: "response" }> {
   const what = `request ${describeRequest(request)}`;
   if (outcome.kind !== "response") {
-    throw new Error(`no answer (${outcome.kind === "timeout" ? "hang" : "connection closed without a complete response"}) to ${what}; received ${JSON.stringify(outcome.received)}`);
+    throw new Error(
+      `no answer (${outcome.kind === "timeout" ? "hang" : "connection closed without a complete response"}) to ${what}; received ${JSON.stringify(outcome.received)}`,
+    );
   }
   const { status } = outcome;
   if (status >= 500) throw new Error(`${status} answer to ${what}: ${outcome.body.toString("utf8").slice(0, 400)}`);
@@ -180,7 +184,9 @@ export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<
   if (lexik) return outcome;
   const type = outcome.headers.get("content-type")?.join(", ");
   if (type !== "application/problem+json") {
-    throw new Error(`${status} answer without Content-Type: application/problem+json (got ${JSON.stringify(type)}) to ${what}; answer head: ${JSON.stringify(outcome.raw)}`);
+    throw new Error(
+      `${status} answer without Content-Type: application/problem+json (got ${JSON.stringify(type)}) to ${what}; answer head: ${JSON.stringify(outcome.raw)}`,
+    );
   }
   if (head) return outcome;
   let body: unknown;
@@ -201,7 +207,9 @@ export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<
 export function refusedByHttpLayer(res: Extract<RawOutcome, { kind: "response" }>): boolean {
   if (!res.body.length) return [400, 408, 431].includes(res.status);
   try {
-    return ["http_malformed", "headers_too_large", "headers_too_many", "request_timeout", "host_missing", "expectation_unsupported"].includes(String((JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code));
+    return ["http_malformed", "headers_too_large", "headers_too_many", "request_timeout", "host_missing", "expectation_unsupported"].includes(
+      String((JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code),
+    );
   } catch {
     return false;
   }
@@ -224,7 +232,24 @@ export const anyJsonValue: fc.Arbitrary<unknown> = fc.oneof(
   { maxDepth: 3 },
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 20 }),
-  fc.constantFrom("", " ", "null", "true", "0", "-1", "1e309", "NaN", "__proto__", "constructor", "prototype", "toString", "\u0000", "\ud800", "sandbox-api-key", "sandbox-api-secret"),
+  fc.constantFrom(
+    "",
+    " ",
+    "null",
+    "true",
+    "0",
+    "-1",
+    "1e309",
+    "NaN",
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "\u0000",
+    "\ud800",
+    "sandbox-api-key",
+    "sandbox-api-secret",
+  ),
   fc.integer(),
   fc.double(),
   fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e21, 1e300, -1e300, 5e-324),
@@ -240,10 +265,12 @@ export const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", 
 /** A JSON object text whose keys come from `known` (the endpoint's own fields), prototype keys and anything. */
 export function jsonObjectText(known: readonly string[]): fc.Arbitrary<string> {
   const key = fc.oneof(fc.constantFrom(...known), fc.constantFrom(...PROTO_KEYS), fc.string({ maxLength: 12 }));
-  return fc
-    .array(fc.tuple(key, anyJsonValue), { maxLength: 5 })
-    // Written by hand so a `__proto__` key is a real own key of the text, as a client would send it.
-    .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`);
+  return (
+    fc
+      .array(fc.tuple(key, anyJsonValue), { maxLength: 5 })
+      // Written by hand so a `__proto__` key is a real own key of the text, as a client would send it.
+      .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`)
+  );
 }
 
 /** Bodies that break parsers: random bytes, invalid UTF-8, deep nesting, huge, truncated, wrong top-level types. */
@@ -252,7 +279,10 @@ export function hostileBody(maxBodyBytes: number): fc.Arbitrary<Uint8Array> {
     fc.uint8Array({ maxLength: 300 }),
     // invalid UTF-8 inside an otherwise valid JSON object
     fc
-      .tuple(fc.constantFrom([0xc3, 0x28], [0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]), fc.constantFrom("api_key", "api_secret", "username", "password", "advance", "text"))
+      .tuple(
+        fc.constantFrom([0xc3, 0x28], [0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]),
+        fc.constantFrom("api_key", "api_secret", "username", "password", "advance", "text"),
+      )
       .map(([bad, field]) => Buffer.concat([Buffer.from(`{"${field}":"`), Buffer.from(bad), Buffer.from(`"}`)])),
     // deep nesting: 1000+ levels, balanced or not, arrays or objects
     fc.tuple(fc.integer({ min: 1000, max: 30_000 }), fc.constantFrom("array", "object", "unbalanced", "mixed")).map(([depth, kind]) => {
@@ -263,7 +293,10 @@ export function hostileBody(maxBodyBytes: number): fc.Arbitrary<Uint8Array> {
     }),
     // a string field around the body limit, and far beyond it
     fc
-      .tuple(fc.constantFrom(-2, -1, 0, 1, 2, maxBodyBytes, 16 * maxBodyBytes), fc.constantFrom("api_key", "api_secret", "password", "text", "scenario"))
+      .tuple(
+        fc.constantFrom(-2, -1, 0, 1, 2, maxBodyBytes, 16 * maxBodyBytes),
+        fc.constantFrom("api_key", "api_secret", "password", "text", "scenario"),
+      )
       .map(([delta, field]) => {
         const overhead = `{"${field}":""}`.length;
         return utf8(`{"${field}":"${"x".repeat(Math.max(0, maxBodyBytes - overhead + delta))}"}`);
@@ -272,7 +305,24 @@ export function hostileBody(maxBodyBytes: number): fc.Arbitrary<Uint8Array> {
     fc.jsonValue({ maxDepth: 3 }).map((v) => utf8(JSON.stringify(v) ?? "null")),
     // truncated or noisy JSON
     fc.tuple(jsonObjectText(["api_key", "api_secret"]), fc.nat()).map(([t, n]) => utf8(t.slice(0, n % (t.length + 1)))),
-    fc.constantFrom("", " ", "{", "}", "{}", "[]", "null", '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', "\ufeff{}", '{"a":1e999999}', '{"a":"\\ud800"}', '{"a":"\\u0000"}').map(utf8),
+    fc
+      .constantFrom(
+        "",
+        " ",
+        "{",
+        "}",
+        "{}",
+        "[]",
+        "null",
+        '{"a":1,}',
+        "{'a':1}",
+        '{"a":1}{"b":2}',
+        "\ufeff{}",
+        '{"a":1e999999}',
+        '{"a":"\\ud800"}',
+        '{"a":"\\u0000"}',
+      )
+      .map(utf8),
   );
 }
 
@@ -319,7 +369,22 @@ export const anyMethod = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("TRACE", "CONNECT", "PROPFIND", "MKCOL", "LOCK", "PURGE", "QUERY", "M-SEARCH", "SEARCH", "REPORT", "LINK", "SOURCE", "ACL", "BIND"),
+    arbitrary: fc.constantFrom(
+      "TRACE",
+      "CONNECT",
+      "PROPFIND",
+      "MKCOL",
+      "LOCK",
+      "PURGE",
+      "QUERY",
+      "M-SEARCH",
+      "SEARCH",
+      "REPORT",
+      "LINK",
+      "SOURCE",
+      "ACL",
+      "BIND",
+    ),
   },
   { weight: 1, arbitrary: fc.constantFrom("get", "Post", "FOO", "BREW", "G E T", "GET\x00", "") },
   { weight: 1, arbitrary: fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/) },
@@ -328,9 +393,28 @@ export const anyMethod = fc.oneof(
 /** Query strings: tokens where they must not be, broken escapes, repeats, long. */
 export const queryString = fc.oneof(
   fc.constant(""),
-  fc.constantFrom("?", "?access_token=abc", "?token=x&token=y", "?%ZZ", "?a=%", "?a=%00", "?jwt=eyJhbGciOiJub25lIn0.e30.", "?a[b]=1", "?__proto__=1", "?bearer", "?a=b&&c", "?+=+"),
+  fc.constantFrom(
+    "?",
+    "?access_token=abc",
+    "?token=x&token=y",
+    "?%ZZ",
+    "?a=%",
+    "?a=%00",
+    "?jwt=eyJhbGciOiJub25lIn0.e30.",
+    "?a[b]=1",
+    "?__proto__=1",
+    "?bearer",
+    "?a=b&&c",
+    "?+=+",
+  ),
   fc
-    .array(fc.tuple(fc.oneof(fc.constantFrom("access_token", "token", "session", "limit", "since", "merchant", "__proto__"), fc.string({ maxLength: 8 })), fc.string({ maxLength: 16 })), { minLength: 1, maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.oneof(fc.constantFrom("access_token", "token", "session", "limit", "since", "merchant", "__proto__"), fc.string({ maxLength: 8 })),
+        fc.string({ maxLength: 16 }),
+      ),
+      { minLength: 1, maxLength: 4 },
+    )
     .map((pairs) => "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")),
 );
 

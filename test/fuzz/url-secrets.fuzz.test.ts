@@ -14,7 +14,13 @@ import { FUZZ_TIMEOUT, assertAnswer, fuzzParams, fuzzSeed, rawExchange, serializ
  */
 
 const SEED = fuzzSeed();
-const ODD = { id: "m_odd", apiKey: "odd-api-key", apiSecret: "s3cr3t+/=weird~Key", paymentToken: "pt.odd_0123456789", login: { email: "odd@sandbox.test", password: "correct horse&battery=staple" } };
+const ODD = {
+  id: "m_odd",
+  apiKey: "odd-api-key",
+  apiSecret: "s3cr3t+/=weird~Key",
+  paymentToken: "pt.odd_0123456789",
+  login: { email: "odd@sandbox.test", password: "correct horse&battery=staple" },
+};
 
 let t: TestServer;
 const log: RequestLogEntry[] = [];
@@ -111,7 +117,9 @@ function assertHidden(where: string, text: string, secret: string, request: RawR
   const tail = secret.slice(4);
   for (const reading of readings(text)) {
     if (reading.includes(tail)) {
-      throw new Error(`${where} shows ${JSON.stringify(secret)} after request ${JSON.stringify(request.target)}: ${JSON.stringify(reading.slice(Math.max(0, reading.indexOf(tail) - 80), reading.indexOf(tail) + 80))}`);
+      throw new Error(
+        `${where} shows ${JSON.stringify(secret)} after request ${JSON.stringify(request.target)}: ${JSON.stringify(reading.slice(Math.max(0, reading.indexOf(tail) - 80), reading.indexOf(tail) + 80))}`,
+      );
     }
   }
 }

@@ -11,7 +11,8 @@ import { problem, startTestServer, T0, type TestServer } from "../support/server
 
 const BASE = "https://api.merchant.test";
 const outageCredentials = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
-const detail = "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
+const detail =
+  "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
 const outageProblem = problem(503, "Service Unavailable", "service_unavailable", detail, "/api/v2/auth/token", "temporarily_unavailable");
 
 interface Answer {
@@ -22,7 +23,9 @@ interface Answer {
 
 /** Status, the headers that are not transport-specific, and the parsed body. */
 async function answer(res: Response): Promise<Answer> {
-  const headers = Object.fromEntries([...res.headers].filter(([name]) => !["date", "connection", "keep-alive", "content-length", "transfer-encoding"].includes(name)));
+  const headers = Object.fromEntries(
+    [...res.headers].filter(([name]) => !["date", "connection", "keep-alive", "content-length", "transfer-encoding"].includes(name)),
+  );
   return { status: res.status, headers, body: await res.json() };
 }
 
@@ -77,7 +80,10 @@ describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outag
 
     // Same answers in-process and over HTTP (the tokens differ only by their signing key).
     expect(inProcess.slice(0, 2)).toEqual(overHttp.slice(0, 2));
-    expect({ ...inProcess[2], body: { ...inProcess[2]!.body, access_token: "…" } }).toEqual({ ...overHttp[2], body: { ...overHttp[2]!.body, access_token: "…" } });
+    expect({ ...inProcess[2], body: { ...inProcess[2]!.body, access_token: "…" } }).toEqual({
+      ...overHttp[2],
+      body: { ...overHttp[2]!.body, access_token: "…" },
+    });
   });
 
   it("records the rule in the request log entries it shaped", () => {

@@ -64,21 +64,18 @@ function headersOf(reply: Reply): Record<string, string> {
   return out;
 }
 
-
 /** A request attributed to the scenario's merchant M (its payment token as a bearer). */
 const pay = (s: TestServer, path: string, init: RequestInit = {}) => s.call(path, bearer(M.payment_token, init));
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOUR = 3_600_000;
-const NOTE =
-  "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
+const NOTE = "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 const API_KEY_CHALLENGE = 'ApiKey realm="merchant-api", error="invalid_client"';
 const LOGIN_HEADERS = {
   deprecation: "@1735689600",
   sunset: "Wed, 30 Jun 2027 23:59:59 GMT",
   link: '</api/v2/auth/token>; rel="successor-version"',
 };
-
 
 const tokenRequest = (m: MerchantFile, secret = m.api_secret) => postJson({ api_key: m.api_key, api_secret: secret });
 const loginRequest = (m: MerchantFile) => postJson({ username: m.login!.email, password: m.login!.password });
@@ -119,7 +116,9 @@ function expectInvalidToken(reply: Reply, code: string, description: string, pat
 /** Asserts a 401 invalid_client from the token endpoint, exactly. */
 function expectInvalidClient(reply: Reply, code: string, description: string, rule?: string, status = 401) {
   expect(reply.status).toBe(status);
-  expect(reply.json).toEqual(problem(status, status === 401 ? "Unauthorized" : "Forbidden", code, description, "/api/v2/auth/token", "invalid_client"));
+  expect(reply.json).toEqual(
+    problem(status, status === 401 ? "Unauthorized" : "Forbidden", code, description, "/api/v2/auth/token", "invalid_client"),
+  );
   expect(headersOf(reply)).toEqual({
     "content-type": "application/problem+json",
     "cache-control": "no-store",
@@ -217,14 +216,25 @@ describe("respond", () => {
 
   it("the default rule name is rules[<index>]", async () => {
     const s = await start({
-      scenarios: [scenario([{ match: { path: "/api/v2/payment/nope" }, then: { set_state: "x" } }, { match: { path: "/api/v2/payment/r" }, then: { respond: { status: 200, body: "{{rule.name}}" } } }])],
+      scenarios: [
+        scenario([
+          { match: { path: "/api/v2/payment/nope" }, then: { set_state: "x" } },
+          { match: { path: "/api/v2/payment/r" }, then: { respond: { status: 200, body: "{{rule.name}}" } } },
+        ]),
+      ],
     });
     const reply = await pay(s, "/api/v2/payment/r");
     expect([reply.status, reply.text, reply.headers.get("x-sandbox-rule")]).toEqual([200, "rules[1]", "act/rules[1]"]);
   });
 
   it("{{faker.*}} is seeded: the same seed gives the same values, another seed others", async () => {
-    const rules: RuleFile[] = [{ name: "ids", match: { path: "/api/v2/payment/id" }, then: { respond: { status: 200, body: { id: "{{faker.string.uuid}}", name: "{{faker.person.firstName}}" } } } }];
+    const rules: RuleFile[] = [
+      {
+        name: "ids",
+        match: { path: "/api/v2/payment/id" },
+        then: { respond: { status: 200, body: { id: "{{faker.string.uuid}}", name: "{{faker.person.firstName}}" } } },
+      },
+    ];
     const run = async (seed: number) => {
       const s = await start({ seed, scenarios: [scenario(rules)] });
       return [(await pay(s, "/api/v2/payment/id")).json, (await pay(s, "/api/v2/payment/id")).json];
@@ -244,7 +254,15 @@ describe("respond", () => {
 
   it("a string body is text/plain, with templates filled", async () => {
     const s = await start({
-      scenarios: [scenario([{ name: "text", match: { endpoint: "jwks" }, then: { respond: { status: 200, body: "hello {{scenario.name}} at {{request.path}} for '{{merchant.id}}{{merchant.api_key}}'" } } }])],
+      scenarios: [
+        scenario([
+          {
+            name: "text",
+            match: { endpoint: "jwks" },
+            then: { respond: { status: 200, body: "hello {{scenario.name}} at {{request.path}} for '{{merchant.id}}{{merchant.api_key}}'" } },
+          },
+        ]),
+      ],
     });
     // The JWKS is unattributed: it runs the primary scenario's rules, with no merchant (empty text).
     const reply = await s.call("/.well-known/jwks.json");
@@ -274,7 +292,13 @@ describe("respond", () => {
     it(`status ${status} without a body${retryAfter === undefined ? "" : ` and retry_after ${retryAfter}`} is a problem+json ${code}`, async () => {
       const s = await start({
         scenarios: [
-          scenario([{ name: "outage", match: { endpoint: "token" }, then: { respond: { status, ...(retryAfter !== undefined && { retry_after: retryAfter }) } } }]),
+          scenario([
+            {
+              name: "outage",
+              match: { endpoint: "token" },
+              then: { respond: { status, ...(retryAfter !== undefined && { retry_after: retryAfter }) } },
+            },
+          ]),
         ],
       });
       const reply = await s.call("/api/v2/auth/token", tokenRequest(M));
@@ -293,19 +317,35 @@ describe("respond", () => {
 
   it("retry_after also sets Retry-After on an answer with a body", async () => {
     const s = await start({
-      scenarios: [scenario([{ name: "slow-down", match: { path: "/api/v2/payment/r" }, then: { respond: { status: 429, body: { wait: true }, retry_after: "1m" } } }])],
+      scenarios: [
+        scenario([
+          { name: "slow-down", match: { path: "/api/v2/payment/r" }, then: { respond: { status: 429, body: { wait: true }, retry_after: "1m" } } },
+        ]),
+      ],
     });
     const reply = await pay(s, "/api/v2/payment/r");
     expect([reply.status, reply.json]).toEqual([429, { wait: true }]);
-    expect(headersOf(reply)).toEqual({ "content-type": "application/json", "cache-control": "no-store", "retry-after": "60", "x-sandbox-rule": "act/slow-down" });
+    expect(headersOf(reply)).toEqual({
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "retry-after": "60",
+      "x-sandbox-rule": "act/slow-down",
+    });
   });
 
   it("the login answer keeps its deprecation headers when a rule answers", async () => {
     const s = await start({ scenarios: [scenario([{ name: "down", match: { endpoint: "login" }, then: { respond: { status: 503 } } }])] });
     const reply = await s.call("/api/login_check", loginRequest(M));
     const description = "Service Unavailable: simulated by scenario 'act', rule 'down'.";
-    expect(reply.json).toEqual(problem(503, "Service Unavailable", "service_unavailable", description, "/api/login_check", "temporarily_unavailable"));
-    expect(headersOf(reply)).toEqual({ "content-type": "application/problem+json", "cache-control": "no-store", ...LOGIN_HEADERS, "x-sandbox-rule": "act/down" });
+    expect(reply.json).toEqual(
+      problem(503, "Service Unavailable", "service_unavailable", description, "/api/login_check", "temporarily_unavailable"),
+    );
+    expect(headersOf(reply)).toEqual({
+      "content-type": "application/problem+json",
+      "cache-control": "no-store",
+      ...LOGIN_HEADERS,
+      "x-sandbox-rule": "act/down",
+    });
   });
 
   it("a rule name outside printable ASCII never costs the client its answer (bug: the connection is dropped)", async () => {
@@ -317,7 +357,9 @@ describe("respond", () => {
     for (const name of ["Ausfall – Token", "two\nlines"]) {
       let s: TestServer | undefined;
       try {
-        s = await start({ scenarios: [scenario([{ name, match: { path: "/api/v2/payment/named" }, then: { respond: { status: 200, body: "ok" } } }])] });
+        s = await start({
+          scenarios: [scenario([{ name, match: { path: "/api/v2/payment/named" }, then: { respond: { status: 200, body: "ok" } } }])],
+        });
       } catch (e) {
         expect(e).toBeInstanceOf(ScenarioLoadError);
         continue;
@@ -339,7 +381,15 @@ describe("respond", () => {
     try {
       s = await start({
         onInternalError: (e) => internal.push(e),
-        scenarios: [scenario([{ name: "pick", match: { path: "/api/v2/payment/pick" }, then: { respond: { status: 200, body: { v: "{{faker.helpers.arrayElement}}" } } } }])],
+        scenarios: [
+          scenario([
+            {
+              name: "pick",
+              match: { path: "/api/v2/payment/pick" },
+              then: { respond: { status: 200, body: { v: "{{faker.helpers.arrayElement}}" } } },
+            },
+          ]),
+        ],
       });
     } catch (e) {
       expect(e).toBeInstanceOf(ScenarioLoadError);
@@ -423,7 +473,9 @@ async function vi_waitFor(condition: () => boolean): Promise<void> {
 
 describe("reject_credentials", () => {
   it("on the token endpoint: 401 credentials_rejected, even with the right secret", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "reject", match: { endpoint: "token", calls: { nth: 1 } }, then: { reject_credentials: true } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "reject", match: { endpoint: "token", calls: { nth: 1 } }, then: { reject_credentials: true } }])],
+    });
     expectInvalidClient(
       await s.call("/api/v2/auth/token", tokenRequest(M)),
       "credentials_rejected",
@@ -434,11 +486,18 @@ describe("reject_credentials", () => {
   });
 
   it("on the login: Lexik's 401 {code, message}", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "reject", match: { endpoint: "login", calls: { nth: 1 } }, then: { reject_credentials: true } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "reject", match: { endpoint: "login", calls: { nth: 1 } }, then: { reject_credentials: true } }])],
+    });
     const reply = await s.call("/api/login_check", loginRequest(M));
     expect(reply.status).toBe(401);
     expect(reply.json).toEqual({ code: 401, message: "Invalid credentials." });
-    expect(headersOf(reply)).toEqual({ "content-type": "application/json", "cache-control": "no-store", ...LOGIN_HEADERS, "x-sandbox-rule": "act/reject" });
+    expect(headersOf(reply)).toEqual({
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      ...LOGIN_HEADERS,
+      "x-sandbox-rule": "act/reject",
+    });
     const ok = await s.call("/api/login_check", loginRequest(M));
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.json)).toEqual(["token"]);
@@ -448,7 +507,9 @@ describe("reject_credentials", () => {
     // README: "reject_credentials: true | refuse this request's credentials (401 credentials_rejected …)".
     // The rule validates and fires (X-Sandbox-Rule says so), but only the token endpoint and the
     // login read trace.effects.rejectCredentials: these endpoints answer 200/201 as if nothing happened.
-    const s = await start({ scenarios: [scenario([{ name: "reject", match: { endpoint: ["payment", "cashout", "payment-init"] }, then: { reject_credentials: true } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "reject", match: { endpoint: ["payment", "cashout", "payment-init"] }, then: { reject_credentials: true } }])],
+    });
     const token = await s.token(M.api_key, M.api_secret);
     for (const [path, init] of [
       ["/api/v2/payment/x", bearer(token)],
@@ -480,7 +541,13 @@ describe("disable_merchant / enable_merchant", () => {
     const disabledToken =
       "The merchant of this token ('m_act') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.";
     // The state change applies before the endpoint: this very call is refused.
-    expectInvalidToken(await s.call("/api/v2/payment/disable", bearer(token)), "merchant_disabled", disabledToken, "/api/v2/payment/disable", "act/disable");
+    expectInvalidToken(
+      await s.call("/api/v2/payment/disable", bearer(token)),
+      "merchant_disabled",
+      disabledToken,
+      "/api/v2/payment/disable",
+      "act/disable",
+    );
     expectInvalidToken(await s.call("/api/v2/cashout/x", bearer(token, { method: "POST" })), "merchant_disabled", disabledToken, "/api/v2/cashout/x");
     expectInvalidClient(await s.call("/api/v2/auth/token", tokenRequest(M)), "merchant_disabled", TOKEN_DISABLED("m_act-key"));
     expectInvalidToken(
@@ -524,7 +591,9 @@ describe("disable_merchant / enable_merchant", () => {
 describe("rotate_secret", () => {
   it("the old secret is refused from the rule on, the new one works, and it is never echoed", async () => {
     const NEW_SECRET = "rotated-Secret-9d2e";
-    const s = await start({ scenarios: [scenario([{ name: "rotate", match: { endpoint: "token", calls: { nth: 2 } }, then: { rotate_secret: NEW_SECRET } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "rotate", match: { endpoint: "token", calls: { nth: 2 } }, then: { rotate_secret: NEW_SECRET } }])],
+    });
     const replies: Reply[] = [];
     const send = async (secret: string) => {
       const r = await s.call("/api/v2/auth/token", tokenRequest(M, secret));
@@ -552,9 +621,20 @@ describe("revoke_token", () => {
     const s = await start({ scenarios: [scenario(rules)] });
     const t1 = await s.token(M.api_key, M.api_secret);
     const t2 = await s.token(M.api_key, M.api_secret);
-    expectInvalidToken(await s.call("/api/v2/payment/revoke", bearer(t1)), "token_revoked", REVOKED, "/api/v2/payment/revoke", "act/revoke-presented");
+    expectInvalidToken(
+      await s.call("/api/v2/payment/revoke", bearer(t1)),
+      "token_revoked",
+      REVOKED,
+      "/api/v2/payment/revoke",
+      "act/revoke-presented",
+    );
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(t1)), "token_revoked", REVOKED, "/api/v2/payment/x");
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t2)), { merchant: "m_act", token: t2, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t2)), {
+      merchant: "m_act",
+      token: t2,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 
   it("all: every token the merchant holds is revoked; later tokens and other merchants' work", async () => {
@@ -562,11 +642,27 @@ describe("revoke_token", () => {
     const t1 = await s.token(M.api_key, M.api_secret);
     const t2 = await s.token(M.api_key, M.api_secret);
     const td = await s.token(DEFAULT_KEY, DEFAULT_SECRET);
-    expectInvalidToken(await s.call("/api/v2/payment/revoke-all", bearer(t1)), "token_revoked", REVOKED, "/api/v2/payment/revoke-all", "act/revoke-all");
+    expectInvalidToken(
+      await s.call("/api/v2/payment/revoke-all", bearer(t1)),
+      "token_revoked",
+      REVOKED,
+      "/api/v2/payment/revoke-all",
+      "act/revoke-all",
+    );
     expectInvalidToken(await s.call("/api/v2/cashout/x", bearer(t2, { method: "POST" })), "token_revoked", REVOKED, "/api/v2/cashout/x");
     const t3 = await s.token(M.api_key, M.api_secret);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t3)), { merchant: "m_act", token: t3, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t3)), {
+      merchant: "m_act",
+      token: t3,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 });
 
@@ -591,7 +687,12 @@ describe("expire_token", () => {
     );
     s.sandbox.clock.advance(1000);
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(t1)), "token_expired", expiredEarly(now, T0 + HOUR, now + 1000), "/api/v2/payment/x");
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t2)), { merchant: "m_act", token: t2, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t2)), {
+      merchant: "m_act",
+      token: t2,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 
   it("all: every token the merchant holds expires now; later tokens and other merchants' work", async () => {
@@ -608,24 +709,43 @@ describe("expire_token", () => {
     );
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(t2)), "token_expired", expiredEarly(T0, T0 + HOUR, T0), "/api/v2/payment/x");
     const t3 = await s.token(M.api_key, M.api_secret);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t3)), { merchant: "m_act", token: t3, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(t3)), {
+      merchant: "m_act",
+      token: t3,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 });
 
 describe("issue_token", () => {
   it("expired: the token issued by this request is already expired (401 token_expired on use)", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "stale", match: { endpoint: "token", calls: { nth: 1 } }, then: { issue_token: { expired: true } } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "stale", match: { endpoint: "token", calls: { nth: 1 } }, then: { issue_token: { expired: true } } }])],
+    });
     const stale = expectTokenIssued(await s.call("/api/v2/auth/token", tokenRequest(M)), "act/stale");
     const claims = decodeJwt(stale);
     expect([claims.iat, claims.exp]).toEqual([T0 / 1000 - 3601, T0 / 1000 - 1]);
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(stale)), "token_expired", expiredMessage(T0 - 1000, T0), "/api/v2/payment/x");
     const fresh = expectTokenIssued(await s.call("/api/v2/auth/token", tokenRequest(M)));
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), { merchant: "m_act", token: fresh, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), {
+      merchant: "m_act",
+      token: fresh,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 
   it("not_before: the token is refused as not yet valid until the clock passes it", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "future", match: { endpoint: "token", calls: { nth: 1 } }, then: { issue_token: { not_before: "5m" } } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "future", match: { endpoint: "token", calls: { nth: 1 } }, then: { issue_token: { not_before: "5m" } } }])],
+    });
     const future = expectTokenIssued(await s.call("/api/v2/auth/token", tokenRequest(M)), "act/future");
     expect(decodeJwt(future).nbf).toBe(T0 / 1000 + 300);
     const notYet = (now: number) =>
@@ -634,13 +754,20 @@ describe("issue_token", () => {
     s.sandbox.clock.advance(299_000);
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(future)), "token_not_yet_valid", notYet(T0 + 299_000), "/api/v2/payment/x");
     s.sandbox.clock.advance(1000);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(future)), { merchant: "m_act", token: future, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(future)), {
+      merchant: "m_act",
+      token: future,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 });
 
 describe("rotate_signing_key", () => {
   it("true: a new key signs from now on; tokens of the old key fail with an unknown kid", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "rotate", match: { path: "/api/v2/payment/rotate" }, then: { rotate_signing_key: true } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "rotate", match: { path: "/api/v2/payment/rotate" }, then: { rotate_signing_key: true } }])],
+    });
     const kidsOf = async () => ((await s.call("/.well-known/jwks.json")).json.keys as Array<{ kid: string }>).map((k) => k.kid).sort();
     const old = await s.token(M.api_key, M.api_secret);
     const td = await s.token(DEFAULT_KEY, DEFAULT_SECRET);
@@ -650,22 +777,40 @@ describe("rotate_signing_key", () => {
     expect(oldKid).not.toBe(defaultKid);
     expect(await kidsOf()).toEqual([oldKid, defaultKid].sort());
 
-    expectInvalidToken(await s.call("/api/v2/payment/rotate", bearer(old)), "token_unknown_kid", unknownKid(oldKid), "/api/v2/payment/rotate", "act/rotate");
+    expectInvalidToken(
+      await s.call("/api/v2/payment/rotate", bearer(old)),
+      "token_unknown_kid",
+      unknownKid(oldKid),
+      "/api/v2/payment/rotate",
+      "act/rotate",
+    );
     expectInvalidToken(await s.call("/api/v2/payment/x", bearer(old)), "token_unknown_kid", unknownKid(oldKid), "/api/v2/payment/x");
 
     const fresh = await s.token(M.api_key, M.api_secret);
     const newKid = decodeProtectedHeader(fresh).kid!;
     expect([oldKid, defaultKid]).not.toContain(newKid);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), { merchant: "m_act", token: fresh, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), {
+      merchant: "m_act",
+      token: fresh,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
     expect(await kidsOf()).toEqual([newKid, defaultKid].sort());
 
     // The default scenario still signs with, and accepts, its own key.
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
     expect(decodeProtectedHeader(await s.token(DEFAULT_KEY, DEFAULT_SECRET)).kid).toBe(defaultKid);
   });
 
   it("keep_old: the old key stays accepted (and published) while the new one signs", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "overlap", match: { path: "/api/v2/payment/rotate" }, then: { rotate_signing_key: { keep_old: true } } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "overlap", match: { path: "/api/v2/payment/rotate" }, then: { rotate_signing_key: { keep_old: true } } }])],
+    });
     const old = await s.token(M.api_key, M.api_secret);
     const defaultKid = decodeProtectedHeader(await s.token(DEFAULT_KEY, DEFAULT_SECRET)).kid!;
     expectAuthenticated(await s.call("/api/v2/payment/rotate", bearer(old)), {
@@ -679,8 +824,18 @@ describe("rotate_signing_key", () => {
     const oldKid = decodeProtectedHeader(old).kid!;
     const newKid = decodeProtectedHeader(fresh).kid!;
     expect(newKid).not.toBe(oldKid);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(old)), { merchant: "m_act", token: old, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), { merchant: "m_act", token: fresh, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(old)), {
+      merchant: "m_act",
+      token: old,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), {
+      merchant: "m_act",
+      token: fresh,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
     const kids = ((await s.call("/.well-known/jwks.json")).json.keys as Array<{ kid: string }>).map((k) => k.kid).sort();
     expect(kids).toEqual([oldKid, newKid, defaultKid].sort());
   });
@@ -692,12 +847,20 @@ describe("expire_payment_token / revoke_payment_token", () => {
     ["revoke_payment_token", "revoked"],
   ] as const) {
     it(`${action}: payment/init answers 401 payment_token_${state} from the rule on`, async () => {
-      const s = await start({ scenarios: [scenario([{ name: "kill", match: { endpoint: "payment-init", calls: { nth: 2 } }, then: { [action]: true } }])] });
+      const s = await start({
+        scenarios: [scenario([{ name: "kill", match: { endpoint: "payment-init", calls: { nth: 2 } }, then: { [action]: true } }])],
+      });
       const first = await s.call("/api/v2/payment/init", initRequest(M));
       expect(first.status).toBe(201);
       expect(first.json.merchant_id).toBe("m_act");
       const description = `The merchant payment token of 'm_act' has been ${state}. Get the merchant's current payment token from its configuration; payment/init cannot work until then.`;
-      expectInvalidToken(await s.call("/api/v2/payment/init", initRequest(M)), `payment_token_${state}`, description, "/api/v2/payment/init", "act/kill");
+      expectInvalidToken(
+        await s.call("/api/v2/payment/init", initRequest(M)),
+        `payment_token_${state}`,
+        description,
+        "/api/v2/payment/init",
+        "act/kill",
+      );
       expectInvalidToken(await s.call("/api/v2/payment/init", initRequest(M)), `payment_token_${state}`, description, "/api/v2/payment/init");
       // Access tokens and the default merchant's payment token are not affected.
       const token = await s.token(M.api_key, M.api_secret);
@@ -709,14 +872,21 @@ describe("expire_payment_token / revoke_payment_token", () => {
 
 describe("login_gone", () => {
   it("/api/login_check answers 410 from the rule on, for this scenario's merchants only", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "sunset", match: { endpoint: "login", calls: { nth: 2 } }, then: { login_gone: true } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "sunset", match: { endpoint: "login", calls: { nth: 2 } }, then: { login_gone: true } }])],
+    });
     expect((await s.call("/api/login_check", loginRequest(M))).status).toBe(200);
     const description = "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.";
     for (const rule of ["act/sunset", undefined]) {
       const gone = await s.call("/api/login_check", loginRequest(M));
       expect(gone.status).toBe(410);
       expect(gone.json).toEqual(problem(410, "Gone", "login_gone", description, "/api/login_check", "gone"));
-      expect(headersOf(gone)).toEqual({ "content-type": "application/problem+json", "cache-control": "no-store", ...LOGIN_HEADERS, ...(rule && { "x-sandbox-rule": rule }) });
+      expect(headersOf(gone)).toEqual({
+        "content-type": "application/problem+json",
+        "cache-control": "no-store",
+        ...LOGIN_HEADERS,
+        ...(rule && { "x-sandbox-rule": rule }),
+      });
     }
     const def = await s.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
     expect(def.status).toBe(200);
@@ -728,13 +898,29 @@ describe("advance_clock", () => {
     const s = await start({ scenarios: [scenario([{ name: "jump", match: { path: "/api/v2/payment/jump" }, then: { advance_clock: "2h" } }])] });
     const ta = await s.token(M.api_key, M.api_secret);
     const td = await s.token(DEFAULT_KEY, DEFAULT_SECRET);
-    expectInvalidToken(await s.call("/api/v2/payment/jump", bearer(ta)), "token_expired", expiredMessage(T0 + HOUR, T0 + 2 * HOUR), "/api/v2/payment/jump", "act/jump");
+    expectInvalidToken(
+      await s.call("/api/v2/payment/jump", bearer(ta)),
+      "token_expired",
+      expiredMessage(T0 + HOUR, T0 + 2 * HOUR),
+      "/api/v2/payment/jump",
+      "act/jump",
+    );
     expect(s.sandbox.clock.now()).toBe(T0);
     expect(s.sandbox.scenario("act")!.clock.now()).toBe(T0 + 2 * HOUR);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
     const fresh = await s.token(M.api_key, M.api_secret);
     expect(decodeJwt(fresh).iat).toBe((T0 + 2 * HOUR) / 1000);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), { merchant: "m_act", token: fresh, path: "/api/v2/payment/x", expiresAt: T0 + 3 * HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), {
+      merchant: "m_act",
+      token: fresh,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + 3 * HOUR,
+    });
     expect(decodeJwt(await s.token(DEFAULT_KEY, DEFAULT_SECRET)).iat).toBe(T0 / 1000);
   });
 
@@ -745,9 +931,19 @@ describe("advance_clock", () => {
     const description = `The token says it was issued at ${iso(T0)}, after the sandbox's current time ${iso(T0 - 2 * HOUR)}. Check the clocks, then request a new access token from POST /api/v2/auth/token.`;
     expectInvalidToken(await s.call("/api/v2/payment/back", bearer(ta)), "token_not_yet_valid", description, "/api/v2/payment/back", "act/back");
     expect(s.sandbox.scenario("act")!.clock.now()).toBe(T0 - 2 * HOUR);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
     const fresh = await s.token(M.api_key, M.api_secret);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), { merchant: "m_act", token: fresh, path: "/api/v2/payment/x", expiresAt: T0 - HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(fresh)), {
+      merchant: "m_act",
+      token: fresh,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 - HOUR,
+    });
   });
 });
 
@@ -755,7 +951,9 @@ describe("advance_clock out of range", () => {
   // Regression test: a rule that moved its clock past the last date JavaScript can represent
   // answered an internal_error 500 and broke the journal for every user until a reset.
   it("is a scenario_fault 500 naming the rule; the clock stays; the journal and other merchants still work", async () => {
-    const s = await start({ scenarios: [scenario([{ name: "far", match: { path: "/api/v2/payment/far" }, then: { advance_clock: "1000000000d" } }])] });
+    const s = await start({
+      scenarios: [scenario([{ name: "far", match: { path: "/api/v2/payment/far" }, then: { advance_clock: "1000000000d" } }])],
+    });
     const ta = await s.token(M.api_key, M.api_secret);
     const r = await s.call("/api/v2/payment/far", bearer(ta));
     expect(r.status).toBe(500);
@@ -768,7 +966,12 @@ describe("advance_clock out of range", () => {
     expect(journal.status).toBe(200);
     expect(journal.json.requests.at(-1)).toMatchObject({ path: "/api/v2/payment/far", status: 500, code: "scenario_fault", rules: ["act/far"] });
     const td = await s.token(DEFAULT_KEY, DEFAULT_SECRET);
-    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), { merchant: DEFAULT_MERCHANT_ID, token: td, path: "/api/v2/payment/x", expiresAt: T0 + HOUR });
+    expectAuthenticated(await s.call("/api/v2/payment/x", bearer(td)), {
+      merchant: DEFAULT_MERCHANT_ID,
+      token: td,
+      path: "/api/v2/payment/x",
+      expiresAt: T0 + HOUR,
+    });
   });
 });
 
@@ -777,7 +980,11 @@ describe("set_state", () => {
     const s = await start({
       scenarios: [
         scenario([
-          { name: "go", match: { path: "/api/v2/payment/go" }, then: { set_state: "gone-green", respond: { status: 200, body: "{{scenario.state}}" } } },
+          {
+            name: "go",
+            match: { path: "/api/v2/payment/go" },
+            then: { set_state: "gone-green", respond: { status: 200, body: "{{scenario.state}}" } },
+          },
           { name: "show", match: { path: "/api/v2/payment/show" }, then: { respond: { status: 200, body: "{{scenario.state}}" } } },
         ]),
       ],
@@ -811,17 +1018,31 @@ describe("settings.clock_offset", () => {
   ] as const) {
     it(`${offset}: the scenario's clock runs ${ms > 0 ? "ahead of" : "behind"} the sandbox clock; others are unaffected`, async () => {
       const s = await start({
-        scenarios: [scenario([{ name: "now", match: { path: "/api/v2/payment/now" }, then: { respond: { status: 200, body: "{{now}}" } } }], { settings: { clock_offset: offset } })],
+        scenarios: [
+          scenario([{ name: "now", match: { path: "/api/v2/payment/now" }, then: { respond: { status: 200, body: "{{now}}" } } }], {
+            settings: { clock_offset: offset },
+          }),
+        ],
       });
       expect((await pay(s, "/api/v2/payment/now")).text).toBe(iso(T0 + ms));
       const ta = await s.token(M.api_key, M.api_secret);
       expect(decodeJwt(ta).iat).toBe((T0 + ms) / 1000);
-      expectAuthenticated(await s.call("/api/v2/payment/x", bearer(ta)), { merchant: "m_act", token: ta, path: "/api/v2/payment/x", expiresAt: T0 + ms + HOUR });
+      expectAuthenticated(await s.call("/api/v2/payment/x", bearer(ta)), {
+        merchant: "m_act",
+        token: ta,
+        path: "/api/v2/payment/x",
+        expiresAt: T0 + ms + HOUR,
+      });
       const td = await s.token(DEFAULT_KEY, DEFAULT_SECRET);
       expect(decodeJwt(td).iat).toBe(T0 / 1000);
       s.sandbox.clock.advance(HOUR);
       expect((await pay(s, "/api/v2/payment/now")).text).toBe(iso(T0 + ms + HOUR));
-      expectInvalidToken(await s.call("/api/v2/payment/x", bearer(ta)), "token_expired", expiredMessage(T0 + ms + HOUR, T0 + ms + HOUR), "/api/v2/payment/x");
+      expectInvalidToken(
+        await s.call("/api/v2/payment/x", bearer(ta)),
+        "token_expired",
+        expiredMessage(T0 + ms + HOUR, T0 + ms + HOUR),
+        "/api/v2/payment/x",
+      );
     });
   }
 });
@@ -838,7 +1059,11 @@ describe("several actions together", () => {
             match: { endpoint: "token", calls: { nth: 1 } },
             then: { advance_clock: "1h", set_state: "after-combo", delay: "250ms", issue_token: { expired: true } },
           },
-          { name: "probe", match: { path: "/api/v2/payment/probe", state: "after-combo" }, then: { respond: { status: 200, body: { state: "{{scenario.state}}", now: "{{now}}" } } } },
+          {
+            name: "probe",
+            match: { path: "/api/v2/payment/probe", state: "after-combo" },
+            then: { respond: { status: 200, body: { state: "{{scenario.state}}", now: "{{now}}" } } },
+          },
         ]),
       ],
     });
@@ -855,8 +1080,16 @@ describe("several actions together", () => {
     const s = await start({
       scenarios: [
         scenario([
-          { name: "first", match: { path: "/api/v2/payment/both" }, then: { respond: { status: 418, body: { by: "{{rule.name}}" } }, advance_clock: "1h" } },
-          { name: "second", match: { path: "/api/v2/payment/both" }, then: { respond: { status: 500, body: { by: "{{rule.name}}" } }, set_state: "two", disable_merchant: true } },
+          {
+            name: "first",
+            match: { path: "/api/v2/payment/both" },
+            then: { respond: { status: 418, body: { by: "{{rule.name}}" } }, advance_clock: "1h" },
+          },
+          {
+            name: "second",
+            match: { path: "/api/v2/payment/both" },
+            then: { respond: { status: 500, body: { by: "{{rule.name}}" } }, set_state: "two", disable_merchant: true },
+          },
           { name: "probe", match: { path: "/api/v2/payment/probe", state: "two" }, then: { respond: { status: 200, body: { now: "{{now}}" } } } },
         ]),
       ],
@@ -874,7 +1107,11 @@ describe("several actions together", () => {
       scenarios: [
         scenario([
           { name: "drop", match: { path: "/api/v2/payment/x", calls: { nth: 1 } }, then: { drop_connection: true } },
-          { name: "answer", match: { path: "/api/v2/payment/x" }, then: { respond: { status: 200, body: "{{scenario.state}}" }, set_state: "after-drop" } },
+          {
+            name: "answer",
+            match: { path: "/api/v2/payment/x" },
+            then: { respond: { status: 200, body: "{{scenario.state}}" }, set_state: "after-drop" },
+          },
         ]),
       ],
     });

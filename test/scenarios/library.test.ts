@@ -33,8 +33,7 @@ const INIT_PATH = "/api/v2/payment/init";
 const LOGIN_PATH = "/api/login_check";
 const JWKS_PATH = "/.well-known/jwks.json";
 const API_KEY_CHALLENGE = `ApiKey realm="${REALM}", error="invalid_client"`;
-const NOTE =
-  "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
+const NOTE = "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.";
 const INIT_NOTE = "Hosted checkout is not simulated beyond this answer; the URL is a sandbox placeholder.";
 const T0_SECONDS = T0 / 1000;
 const DEPRECATION = {
@@ -104,7 +103,6 @@ function init(paymentToken: string): RequestInit {
   return postJson({ amount: 1999, currency: "EUR" }, { authorization: `Bearer ${paymentToken}` });
 }
 
-
 function rule(scenario: LibraryName, name: string): string {
   return `${scenario}/${name}`;
 }
@@ -121,14 +119,7 @@ function expectToken(r: Reply, expiresIn = 3600, ruleHeader: string | null = nul
 }
 
 /** A 200 placeholder answer of a protected group, exactly. */
-function expectAuthenticated(
-  r: Reply,
-  token: string,
-  merchantId: string,
-  method: string,
-  path: string,
-  ruleHeader: string | null = null,
-): void {
+function expectAuthenticated(r: Reply, token: string, merchantId: string, method: string, path: string, ruleHeader: string | null = null): void {
   const claims = decodeJwt(token);
   const scope = path.startsWith("/api/v2/cashout") ? "cashout" : "payment";
   expect(r.status, r.text).toBe(200);
@@ -253,7 +244,14 @@ describe("the library files", () => {
       expect(file.merchants).toHaveLength(1);
       const m = file.merchants[0];
       const c = creds(name);
-      expect({ id: m.id, key: m.api_key, secret: m.api_secret, paymentToken: m.payment_token, email: m.login.email, password: m.login.password }).toEqual(c);
+      expect({
+        id: m.id,
+        key: m.api_key,
+        secret: m.api_secret,
+        paymentToken: m.payment_token,
+        email: m.login.email,
+        password: m.login.password,
+      }).toEqual(c);
     }
   });
 });
@@ -278,13 +276,24 @@ describe("default", () => {
     });
     for (let i = 0; i < 5; i++) {
       expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
-      expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, DEFAULT_MERCHANT_ID, "POST", "/api/v2/cashout/payout");
+      expectAuthenticated(
+        await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+        token,
+        DEFAULT_MERCHANT_ID,
+        "POST",
+        "/api/v2/cashout/payout",
+      );
     }
     // One hour later, to the second, the token has expired (default TTL 3600 s, leeway 0).
     t.sandbox.clock.advance(3599_000);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
     t.sandbox.clock.advance(1_000);
-    invalidToken(await t.call("/api/v2/payment/status", bearer(token)), "token_expired", expiredMessage(T0_SECONDS + 3600, T0_SECONDS + 3600), "/api/v2/payment/status");
+    invalidToken(
+      await t.call("/api/v2/payment/status", bearer(token)),
+      "token_expired",
+      expiredMessage(T0_SECONDS + 3600, T0_SECONDS + 3600),
+      "/api/v2/payment/status",
+    );
     await expectDefaultMerchantUnaffected(t, T0 + 3600_000);
   });
 });
@@ -308,8 +317,18 @@ describe("short-lived-tokens", () => {
 
     t.sandbox.clock.advance(1_000);
     const now = T0_SECONDS + 60;
-    invalidToken(await t.call("/api/v2/payment/status", bearer(token)), "token_expired", expiredMessage(T0_SECONDS + 60, now), "/api/v2/payment/status");
-    invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), "token_expired", expiredMessage(T0_SECONDS + 60, now), "/api/v2/cashout/payout");
+    invalidToken(
+      await t.call("/api/v2/payment/status", bearer(token)),
+      "token_expired",
+      expiredMessage(T0_SECONDS + 60, now),
+      "/api/v2/payment/status",
+    );
+    invalidToken(
+      await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+      "token_expired",
+      expiredMessage(T0_SECONDS + 60, now),
+      "/api/v2/cashout/payout",
+    );
 
     // Renewing works, and the new token again lives 60 s from now.
     const renewed = expectToken(await exchange(t, M), 60);
@@ -317,7 +336,13 @@ describe("short-lived-tokens", () => {
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(renewed)), renewed, M.id, "GET", "/api/v2/payment/status");
 
     // Isolation: the default merchant's one-hour token, issued at T0, still works at T0 + 60 s.
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     await expectDefaultMerchantUnaffected(t, T0 + 60_000);
   });
 });
@@ -334,7 +359,13 @@ describe("token-expires-after-calls", () => {
 
     // The default merchant's calls do not count toward the scenario's 4th call.
     for (let i = 0; i < 5; i++) {
-      expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+      expectAuthenticated(
+        await t.call("/api/v2/payment/status", bearer(defaultToken)),
+        defaultToken,
+        DEFAULT_MERCHANT_ID,
+        "GET",
+        "/api/v2/payment/status",
+      );
     }
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
@@ -357,7 +388,13 @@ describe("token-expires-after-calls", () => {
     }
 
     // Isolation: only the presented token of the scenario's merchant was expired.
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     await expectDefaultMerchantUnaffected(t);
   });
 });
@@ -373,8 +410,20 @@ describe("token-revoked-mid-session", () => {
     const token = expectToken(await exchange(t, M));
     const spare = expectToken(await exchange(t, M));
     const defaultToken = expectToken(await exchange(t, DEFAULT));
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
     invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), "token_revoked", REVOKED, "/api/v2/cashout/payout", RULE);
@@ -390,7 +439,13 @@ describe("token-revoked-mid-session", () => {
     expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, "POST")), renewed, M.id, "POST", "/api/v2/cashout/payout");
 
     // Isolation: the default merchant's token was not revoked.
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     await expectDefaultMerchantUnaffected(t);
   });
 });
@@ -614,14 +669,31 @@ describe("signing-key-rotation", () => {
     expect(await jwksKids(t)).toContain(oldKid);
     // The default merchant's calls do not count toward the 3rd call.
     for (let i = 0; i < 3; i++) {
-      expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+      expectAuthenticated(
+        await t.call("/api/v2/payment/status", bearer(defaultToken)),
+        defaultToken,
+        DEFAULT_MERCHANT_ID,
+        "GET",
+        "/api/v2/payment/status",
+      );
     }
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
     expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
-    invalidToken(await t.call("/api/v2/payment/status", bearer(token)), "token_unknown_kid", unknownKidMessage(oldKid), "/api/v2/payment/status", RULE);
+    invalidToken(
+      await t.call("/api/v2/payment/status", bearer(token)),
+      "token_unknown_kid",
+      unknownKidMessage(oldKid),
+      "/api/v2/payment/status",
+      RULE,
+    );
     // And from then on, without the rule.
-    invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), "token_unknown_kid", unknownKidMessage(oldKid), "/api/v2/cashout/payout");
+    invalidToken(
+      await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+      "token_unknown_kid",
+      unknownKidMessage(oldKid),
+      "/api/v2/cashout/payout",
+    );
 
     const renewed = expectToken(await exchange(t, M));
     const newKid = decodeProtectedHeader(renewed).kid!;
@@ -630,7 +702,13 @@ describe("signing-key-rotation", () => {
     expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, "POST")), renewed, M.id, "POST", "/api/v2/cashout/payout");
 
     // Isolation: the default merchant's token, key and calls are untouched.
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     await expectDefaultMerchantUnaffected(t);
 
     // The JWKS publishes the new key and the default merchant's key (its tokens must stay
@@ -660,8 +738,20 @@ describe("signing-key-rotation-overlap", () => {
     const token = expectToken(await exchange(t, M));
     const oldKid = decodeProtectedHeader(token).kid!;
     const defaultToken = expectToken(await exchange(t, DEFAULT));
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     const defaultKid = decodeProtectedHeader(defaultToken).kid!;
     // A scenario that rotates starts on a key of its own, beside the default merchant's.
     expect(oldKid).not.toBe(defaultKid);
@@ -692,7 +782,13 @@ describe("signing-key-rotation-overlap", () => {
     }
 
     // Isolation: the default merchant still signs with, and is accepted under, its own key.
-    expectAuthenticated(await t.call("/api/v2/payment/status", bearer(defaultToken)), defaultToken, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
+    expectAuthenticated(
+      await t.call("/api/v2/payment/status", bearer(defaultToken)),
+      defaultToken,
+      DEFAULT_MERCHANT_ID,
+      "GET",
+      "/api/v2/payment/status",
+    );
     const freshDefault = expectToken(await exchange(t, DEFAULT));
     expect(decodeProtectedHeader(freshDefault).kid).toBe(defaultKid);
     await expectDefaultMerchantUnaffected(t);
@@ -763,7 +859,7 @@ describe("cashout-without-scope", () => {
   const NO_SCOPE =
     "The access token of merchant 'm_cashout_without_scope' has no 'cashout' scope (it has: payment). This merchant is not allowed to use /api/v2/cashout/ endpoints; ask for the 'cashout' right or use a merchant that has it.";
 
-  it("payment calls work, cashout calls get 403 insufficient_scope with scope=\"cashout\"", async () => {
+  it('payment calls work, cashout calls get 403 insufficient_scope with scope="cashout"', async () => {
     const t = await start({ scenarios: [NAME] });
     const token = expectToken(await exchange(t, M));
     expect(decodeJwt(token).scope).toBe("payment");

@@ -39,7 +39,6 @@ function loadError(text: string, file = "x.yaml"): ScenarioLoadError {
 
 const errorOf = (text: string, file = "x.yaml") => loadError(text, file).message;
 
-
 const dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-loader-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function file(name: string, text: string): string {
@@ -158,11 +157,15 @@ describe("unknown keys, at every level, with did-you-mean", () => {
 
 describe("wrong types and values", () => {
   it("token_ttl: true", () => {
-    expect(errorOf(`${HEAD}settings:\n  token_ttl: true\n`)).toBe("x.yaml:9:14: settings.token_ttl: must be a duration such as 90s, 59m, 1h or 1h30m (no sign)");
+    expect(errorOf(`${HEAD}settings:\n  token_ttl: true\n`)).toBe(
+      "x.yaml:9:14: settings.token_ttl: must be a duration such as 90s, 59m, 1h or 1h30m (no sign)",
+    );
   });
 
   it("clock_offset: true (a signed duration)", () => {
-    expect(errorOf(`${HEAD}settings:\n  clock_offset: true\n`)).toBe("x.yaml:9:17: settings.clock_offset: must be a duration such as 90s, 59m, 1h, 1h30m or -2h");
+    expect(errorOf(`${HEAD}settings:\n  clock_offset: true\n`)).toBe(
+      "x.yaml:9:17: settings.clock_offset: must be a duration such as 90s, 59m, 1h, 1h30m or -2h",
+    );
   });
 
   it('calls.nth: "3"', () => {
@@ -219,8 +222,12 @@ describe("wrong types and values", () => {
     expect(errorOf(`${HEAD}rules:\n  - then: {delay: -5}\n`)).toBe("x.yaml:9:19: rules[0].then.delay: must not be negative");
   });
   it("a status out of range gets a message in the loader's words, not zod's", () => {
-    expect(errorOf(`${HEAD}rules:\n  - then: {respond: {status: 99}}\n`)).toBe("x.yaml:9:30: rules[0].then.respond.status: must be an HTTP status from 200 to 599");
-    expect(errorOf(`${HEAD}rules:\n  - then: {respond: {status: 600}}\n`)).toBe("x.yaml:9:30: rules[0].then.respond.status: must be an HTTP status from 200 to 599");
+    expect(errorOf(`${HEAD}rules:\n  - then: {respond: {status: 99}}\n`)).toBe(
+      "x.yaml:9:30: rules[0].then.respond.status: must be an HTTP status from 200 to 599",
+    );
+    expect(errorOf(`${HEAD}rules:\n  - then: {respond: {status: 600}}\n`)).toBe(
+      "x.yaml:9:30: rules[0].then.respond.status: must be an HTTP status from 200 to 599",
+    );
   });
   it("an empty description gets a message in the loader's words, not zod's", () => {
     expect(errorOf(HEAD.replace("description: d", 'description: ""'))).toBe("x.yaml:2:14: description: must not be empty");
@@ -313,11 +320,7 @@ describe("cross-field checks", () => {
 
   const unsorted = `${HEAD}rules:\n  - match:\n      merchant: m9\n      calls: {}\n    then:\n      respond:\n        status: 200\n        body: "{{nope}}"\n`;
   it("reports every cross-field problem of a file", () => {
-    expect(
-      loadError(unsorted)
-        .problems.map(formatProblem)
-        .sort(),
-    ).toEqual([
+    expect(loadError(unsorted).problems.map(formatProblem).sort()).toEqual([
       "x.yaml:10:17: rules[0].match.merchant: 'm9' is not a merchant of this scenario; did you mean 'm1'? (merchants: m1)",
       "x.yaml:11:14: rules[0].match.calls: calls needs nth, from or times",
       "x.yaml:15:15: rules[0].then.respond.body: '{{nope}}' is not a known placeholder; use request.method, request.path, request.query, merchant.id, merchant.api_key, scenario.name, scenario.state, rule.name, now or faker.<module>.<generator>",
@@ -449,8 +452,14 @@ describe("loading into a sandbox", () => {
   });
 
   it("two scenarios declaring the same api_key: ConfigError naming both scenarios and their sources", async () => {
-    const a = file("clash-a.yaml", `name: clash-a\ndescription: A\nmerchants:\n  - {id: m_a, api_key: shared-key, api_secret: sa, payment_token: pa}\n`);
-    const b = file("clash-b.yaml", `name: clash-b\ndescription: B\nmerchants:\n  - {id: m_b, api_key: shared-key, api_secret: sb, payment_token: pb}\n`);
+    const a = file(
+      "clash-a.yaml",
+      `name: clash-a\ndescription: A\nmerchants:\n  - {id: m_a, api_key: shared-key, api_secret: sa, payment_token: pa}\n`,
+    );
+    const b = file(
+      "clash-b.yaml",
+      `name: clash-b\ndescription: B\nmerchants:\n  - {id: m_b, api_key: shared-key, api_secret: sb, payment_token: pb}\n`,
+    );
     const attempt = createSandbox({ scenarios: [a, b] });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(attempt).rejects.toThrow(

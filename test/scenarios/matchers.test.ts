@@ -1,15 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/core/sandbox.js";
 import type { MerchantFile, RuleFile, ScenarioFile } from "../../src/scenarios/schema.js";
-import {
-  DEFAULT_KEY,
-  DEFAULT_MERCHANT_ID,
-  DEFAULT_SECRET,
-  postJson,
-  startTestServer,
-  type Reply,
-  type TestServer,
-} from "../support/server.js";
+import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
 import { bearer } from "../support/expect.js";
 
 /**
@@ -94,7 +86,6 @@ function expectNotFired(reply: Reply): void {
 function mc(s: TestServer, path: string, init: RequestInit = {}): Promise<Reply> {
   return s.call(path, bearer(s.sandbox.scenarios[0]!.merchants[0]!.paymentToken, init));
 }
-
 
 /** One request per endpoint, all attributed to merchant `m` where the endpoint can attribute. */
 function endpointRequests(m: MerchantFile): Record<string, [string, RequestInit]> {
@@ -258,10 +249,7 @@ describe("match.merchant", () => {
     expectFired(await s.call(...endpointRequests(m2).payment!), "pair", "second-only");
 
     const t1 = await s.token(m1.api_key, m1.api_secret);
-    for (const [path, init] of [
-      ...Object.values(endpointRequests(m1)),
-      ["/api/v2/payment/x", bearer(t1)] as [string, RequestInit],
-    ]) {
+    for (const [path, init] of [...Object.values(endpointRequests(m1)), ["/api/v2/payment/x", bearer(t1)] as [string, RequestInit]]) {
       expectNotFired(await s.call(path, init));
     }
     const ok = await s.call("/api/v2/payment/x", bearer(t1));
@@ -368,7 +356,9 @@ describe("match.state", () => {
   });
 
   it("a rule with a state condition never fires in the initial state 'started' unless it names it", async () => {
-    const s = await start({ scenarios: [scenario("machine", [firing("needs-x", { state: "x" }), firing("started", { state: "started", path: "/api/v2/payment/s" })])] });
+    const s = await start({
+      scenarios: [scenario("machine", [firing("needs-x", { state: "x" }), firing("started", { state: "started", path: "/api/v2/payment/s" })])],
+    });
     expectNotFired(await s.call("/.well-known/jwks.json"));
     expectFired(await mc(s, "/api/v2/payment/s"), "machine", "started");
   });
@@ -393,7 +383,12 @@ describe("match.clock", () => {
 
   it("after alone, and before alone", async () => {
     const s = await start({
-      scenarios: [scenario("timed", [firing("late", { path: "/api/v2/payment/late", clock: { after: "90s" } }), firing("early", { path: "/api/v2/payment/early", clock: { before: 90 } })])],
+      scenarios: [
+        scenario("timed", [
+          firing("late", { path: "/api/v2/payment/late", clock: { after: "90s" } }),
+          firing("early", { path: "/api/v2/payment/early", clock: { before: 90 } }),
+        ]),
+      ],
     });
     expectFired(await mc(s, "/api/v2/payment/early"), "timed", "early");
     expectNotFired(await mc(s, "/api/v2/payment/late"));
@@ -409,7 +404,9 @@ describe("match.clock", () => {
 
   it("counts from the scenario's start, whatever its clock_offset", async () => {
     const s = await start({
-      scenarios: [{ ...scenario("ahead", [firing("after-1m", { path: "/api/v2/payment/t", clock: { after: "1m" } })]), settings: { clock_offset: "2h" } }],
+      scenarios: [
+        { ...scenario("ahead", [firing("after-1m", { path: "/api/v2/payment/t", clock: { after: "1m" } })]), settings: { clock_offset: "2h" } },
+      ],
     });
     expectNotFired(await mc(s, "/api/v2/payment/t"));
     s.sandbox.clock.advance(60_000);

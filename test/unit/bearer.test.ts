@@ -122,8 +122,7 @@ describe("readBearerToken", () => {
       type: "InvalidRequest",
       code: "bearer_token_empty",
       status: 400,
-      message:
-        "The Authorization header says Bearer but carries no token. Send 'Authorization: Bearer <token>' with the access token.",
+      message: "The Authorization header says Bearer but carries no token. Send 'Authorization: Bearer <token>' with the access token.",
       challenge: "bearer",
     });
   });

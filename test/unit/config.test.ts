@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  ConfigError,
-  DEFAULT_SETTINGS,
-  parsePaymentTokenTransport,
-  resolveSettings,
-  type SettingsInput,
-} from "../../src/core/config.js";
+import { ConfigError, DEFAULT_SETTINGS, parsePaymentTokenTransport, resolveSettings, type SettingsInput } from "../../src/core/config.js";
 
 const DURATION_HELP = "write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds";
 
@@ -115,10 +109,7 @@ describe("resolveSettings: each bad value's message", () => {
     [{ issuer: "" }, "issuer must be a non-empty string"],
     [{ issuer: "   " }, "issuer must be a non-empty string"],
     [{ audience: "" }, "audience must be a non-empty string"],
-    [
-      { credentialPrecedence: "first" },
-      "credentialPrecedence 'first' is not supported; use one of: must_match, header, body, reject_both",
-    ],
+    [{ credentialPrecedence: "first" }, "credentialPrecedence 'first' is not supported; use one of: must_match, header, body, reject_both"],
     [{ disabledMerchantStatus: 404 }, "disabledMerchantStatus must be 401 or 403, got 404"],
     [{ loginMode: "off" }, "loginMode 'off' is not supported; use one of: deprecated, gone"],
     [
@@ -160,9 +151,7 @@ describe("parsePaymentTokenTransport", () => {
   });
 
   it.each(["X Payment", "X-Token:", "X(Token)", "Tök"])("refuses the header name %j", (name) => {
-    expect(() => parsePaymentTokenTransport(`header:${name}`)).toThrow(
-      `paymentTokenTransport header name '${name}' is not a valid HTTP header name`,
-    );
+    expect(() => parsePaymentTokenTransport(`header:${name}`)).toThrow(`paymentTokenTransport header name '${name}' is not a valid HTTP header name`);
   });
 
   it("passes an already parsed transport through", () => {

@@ -19,8 +19,7 @@ function refusal(fn: () => unknown): { code: string; message: string; status: nu
   throw new Error("did not throw");
 }
 
-const KEY_MISSING =
-  'api_key is missing. Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
+const KEY_MISSING = 'api_key is missing. Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
 const SECRET_MISSING =
   'api_secret is missing. Send it as the JSON body field "api_secret" (with Content-Type: application/json) or as the X-Api-Secret header.';
 
@@ -155,7 +154,9 @@ describe("extractCredentials", () => {
     });
 
     it("must_match: different values are refused, naming the conflict and not the values", () => {
-      const r = refusal(() => extractCredentials(req({ "x-api-secret": "header-secret" }), { api_key: "k", api_secret: "body-secret" }, "must_match"));
+      const r = refusal(() =>
+        extractCredentials(req({ "x-api-secret": "header-secret" }), { api_key: "k", api_secret: "body-secret" }, "must_match"),
+      );
       expect(r).toEqual({
         code: "credential_conflict",
         message:
@@ -173,9 +174,11 @@ describe("extractCredentials", () => {
       ["header", "from-header", "header"],
       ["body", "from-body", "body"],
     ])("%s precedence takes the %s value", (precedence, value, source) => {
-      expect(
-        extractCredentials(req({ "x-api-key": "from-header" }), { api_key: "from-body", api_secret: "s" }, precedence),
-      ).toEqual({ apiKey: value, apiSecret: "s", sources: { apiKey: source, apiSecret: "body" } });
+      expect(extractCredentials(req({ "x-api-key": "from-header" }), { api_key: "from-body", api_secret: "s" }, precedence)).toEqual({
+        apiKey: value,
+        apiSecret: "s",
+        sources: { apiKey: source, apiSecret: "body" },
+      });
     });
 
     it("reject_both refuses even equal values", () => {

@@ -40,16 +40,28 @@ function allStrings(alphabet: string[], max: number): string[] {
 
 describe("compileGlob", () => {
   const cases: Array<[string, string[], string[]]> = [
-    ["/api/v2/payment/*", ["/api/v2/payment/p1", "/api/v2/payment/init", "/api/v2/payment/a.b-c_d", "/api/v2/payment/"], ["/api/v2/payment/p1/x", "/api/v2/payment", "/api/v2/cashout/p1", "x/api/v2/payment/p1"]],
+    [
+      "/api/v2/payment/*",
+      ["/api/v2/payment/p1", "/api/v2/payment/init", "/api/v2/payment/a.b-c_d", "/api/v2/payment/"],
+      ["/api/v2/payment/p1/x", "/api/v2/payment", "/api/v2/cashout/p1", "x/api/v2/payment/p1"],
+    ],
     // "/**" is zero or more segments: the group's own path matches too.
     ["/api/v2/**", ["/api/v2", "/api/v2/", "/api/v2/a", "/api/v2/a/b/c/d", "/api/v2/auth/token"], ["/api/v2x", "/api/v3/a", "/x/api/v2/a"]],
     ["/api/*/token", ["/api/v2/token", "/api/v9/token", "/api//token"], ["/api/v2/auth/token", "/api/token"]],
-    ["/api/**/refund", ["/api/refund", "/api/v2/refund", "/api/v2/payment/p1/refund"], ["/api/v2/payment/p1/refunds", "/api/v2/payment/p1/refund/x", "/apirefund"]],
+    [
+      "/api/**/refund",
+      ["/api/refund", "/api/v2/refund", "/api/v2/payment/p1/refund"],
+      ["/api/v2/payment/p1/refunds", "/api/v2/payment/p1/refund/x", "/apirefund"],
+    ],
     ["/api/v2/payment/ord-*", ["/api/v2/payment/ord-1", "/api/v2/payment/ord-"], ["/api/v2/payment/order-1", "/api/v2/payment/ord-1/x"]],
     ["/api/v2/payment/*-*-*-*-*", ["/api/v2/payment/6f1c-4b-a-9-e", "/api/v2/payment/----"], ["/api/v2/payment/---", "/api/v2/payment/a-b-c-d-e/f"]],
     // "**" not after a slash is any run of characters, slashes included.
     ["/api**", ["/api", "/apis", "/api/v2/x"], ["/ap", "/v2/api"]],
-    ["/.well-known/jwks.json", ["/.well-known/jwks.json"], ["/.well-known/jwksXjson", "/.well-known/jwks.json/", "/.well-known/JWKS.json", "/x/.well-known/jwks.json"]],
+    [
+      "/.well-known/jwks.json",
+      ["/.well-known/jwks.json"],
+      ["/.well-known/jwksXjson", "/.well-known/jwks.json/", "/.well-known/JWKS.json", "/x/.well-known/jwks.json"],
+    ],
     ["/", ["/"], ["", "/a", "//"]],
   ];
   for (const [glob, yes, no] of cases) {
@@ -64,7 +76,13 @@ describe("compileGlob", () => {
     const literal = "/a.b+c?d^e$f{1}(g)|h[i]\\j";
     const g = compileGlob(literal);
     expect(g.test(literal)).toBe(true);
-    for (const path of ["/aXb+c?d^e$f{1}(g)|h[i]\\j", "/a.bbc?d^e$f{1}(g)|h[i]\\j", "/a.b+cd^e$f{1}(g)|h[i]\\j", "/a.b+c?d^e$f{1}(g)|h[i]\\", "/a.b+c?d^e$f{1}(g)|h[i]\\jx"]) {
+    for (const path of [
+      "/aXb+c?d^e$f{1}(g)|h[i]\\j",
+      "/a.bbc?d^e$f{1}(g)|h[i]\\j",
+      "/a.b+cd^e$f{1}(g)|h[i]\\j",
+      "/a.b+c?d^e$f{1}(g)|h[i]\\",
+      "/a.b+c?d^e$f{1}(g)|h[i]\\jx",
+    ]) {
       expect({ path, matches: g.test(path) }).toEqual({ path, matches: false });
     }
   });
@@ -93,14 +111,20 @@ describe("compileGlob", () => {
   });
 
   it("counts wildcards: *, ** and /** one each", () => {
-    expect([compileGlob("/api").wildcards, compileGlob("/*-*").wildcards, compileGlob("/**/x**").wildcards, compileGlob("/***").wildcards]).toEqual([0, 2, 2, 2]);
+    expect([compileGlob("/api").wildcards, compileGlob("/*-*").wildcards, compileGlob("/**/x**").wildcards, compileGlob("/***").wildcards]).toEqual([
+      0, 2, 2, 2,
+    ]);
   });
 });
 
 describe("compileGlob against the former regular expression", () => {
   // maxCachedStates 0 and 1: the sets the DFA forgets (past its bound) are computed the same way.
   // (The forgetting matcher is slower, so it gets one character less of each.)
-  for (const [maxCachedStates, globMax, pathMax] of [[undefined, 6, 7], [0, 5, 6], [1, 5, 6]] as const) {
+  for (const [maxCachedStates, globMax, pathMax] of [
+    [undefined, 6, 7],
+    [0, 5, 6],
+    [1, 5, 6],
+  ] as const) {
     it(`agrees on every pattern of up to ${globMax} characters of / * a and every path of up to ${pathMax} of / a b (DFA states kept: ${maxCachedStates ?? "default"})`, () => {
       const paths = allStrings(["/", "a", "b"], pathMax);
       for (const glob of allStrings(["/", "*", "a"], globMax)) {

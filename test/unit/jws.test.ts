@@ -7,7 +7,15 @@ import { generateSigningKey, importSigningKey } from "../../src/core/keys.js";
 // The sandbox signs its tokens with node:crypto (jws.ts) and verifies them with jose: every
 // signature it makes must be one jose accepts, byte for byte what jose would have made where the
 // algorithm is deterministic.
-const claims = { iss: "https://merchant-sandbox.test", sub: "m_1", aud: "merchant-api", iat: 1767225600, exp: 1767229200, jti: "tok_1", scope: "payment" };
+const claims = {
+  iss: "https://merchant-sandbox.test",
+  sub: "m_1",
+  aud: "merchant-api",
+  iat: 1767225600,
+  exp: 1767229200,
+  jti: "tok_1",
+  scope: "payment",
+};
 
 describe("signCompactJws", () => {
   it("HS256: the same bytes as jose's SignJWT", async () => {

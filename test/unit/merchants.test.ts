@@ -108,11 +108,7 @@ describe("MerchantRegistry", () => {
         { id: "m2", paymentToken: "mpt_test_2", login: undefined },
         "two merchants share the same api_key 'key-1'; each merchant needs its own",
       ],
-      [
-        "payment token",
-        { id: "m2", apiKey: "key-2", login: undefined },
-        "two merchants share the same payment token; each merchant needs its own",
-      ],
+      ["payment token", { id: "m2", apiKey: "key-2", login: undefined }, "two merchants share the same payment token; each merchant needs its own"],
       [
         "login e-mail (case-insensitive)",
         { id: "m2", apiKey: "key-2", paymentToken: "mpt_test_2", login: { email: "ONE@shop.test", password: "x" } },
@@ -157,9 +153,7 @@ describe("MerchantRegistry", () => {
     it("a missing id is shown as '?'", () => {
       const { id: _id, ...rest } = merchant();
       expect(configErrorOf(() => new MerchantRegistry([rest as MerchantInput]))).toBe("merchant '?': id must be a non-empty string");
-      expect(configErrorOf(() => new MerchantRegistry([null as unknown as MerchantInput]))).toBe(
-        "merchant '?': id must be a non-empty string",
-      );
+      expect(configErrorOf(() => new MerchantRegistry([null as unknown as MerchantInput]))).toBe("merchant '?': id must be a non-empty string");
     });
 
     it("refuses an unknown scope", () => {

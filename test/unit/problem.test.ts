@@ -52,9 +52,7 @@ describe("problemResponse", () => {
     const r = problemResponse(new InvalidClient("wrong_api_secret", "Check the secret."), "/api/v2/auth/token");
     expect(r.status).toBe(401);
     expect(r.headers).toEqual({ ...BASE_HEADERS, "www-authenticate": 'ApiKey realm="merchant-api", error="invalid_client"' });
-    expect(JSON.parse(r.body)).toEqual(
-      body(401, "Unauthorized", "wrong_api_secret", "Check the secret.", "invalid_client", "/api/v2/auth/token"),
-    );
+    expect(JSON.parse(r.body)).toEqual(body(401, "Unauthorized", "wrong_api_secret", "Check the secret.", "invalid_client", "/api/v2/auth/token"));
 
     const f = problemResponse(new InvalidClient("merchant_disabled", "Disabled.", 403), "/api/v2/auth/token");
     expect(f.status).toBe(403);
@@ -86,12 +84,9 @@ describe("problemResponse", () => {
     expect(r.status).toBe(403);
     expect(r.headers).toEqual({
       ...BASE_HEADERS,
-      "www-authenticate":
-        'Bearer realm="merchant-api", error="insufficient_scope", error_description="No cashout rights.", scope="cashout"',
+      "www-authenticate": 'Bearer realm="merchant-api", error="insufficient_scope", error_description="No cashout rights.", scope="cashout"',
     });
-    expect(JSON.parse(r.body)).toEqual(
-      body(403, "Forbidden", "insufficient_scope", "No cashout rights.", "insufficient_scope", "/api/v2/cashout/x"),
-    );
+    expect(JSON.parse(r.body)).toEqual(body(403, "Forbidden", "insufficient_scope", "No cashout rights.", "insufficient_scope", "/api/v2/cashout/x"));
   });
 
   it("MethodNotAllowed: 405 with Allow", () => {
@@ -154,9 +149,7 @@ describe("problemResponse", () => {
   it("the challenge cannot be split or broken by the description", () => {
     const r = problemResponse(new InvalidToken("token_malformed", 'bad "token"\r\nSet-Cookie: x=1\\'), PATH);
     const challenge = r.headers["www-authenticate"]!;
-    expect(challenge).toBe(
-      "Bearer realm=\"merchant-api\", error=\"invalid_token\", error_description=\"bad 'token'??Set-Cookie: x=1?\"",
-    );
+    expect(challenge).toBe('Bearer realm="merchant-api", error="invalid_token", error_description="bad \'token\'??Set-Cookie: x=1?"');
     expect(challenge).not.toMatch(/[\r\n]/);
   });
 });

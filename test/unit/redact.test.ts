@@ -21,15 +21,19 @@ describe("redact", () => {
     expect(redact(secret)).toBe(expected);
   });
 
-  it.each(["sandbox-api-secret", "sandbox-payment-token", "mpt_test_9f8e7d6c5b4a", JWT, "correct horse battery staple", "short-pw"])(
-    "never contains the secret %j",
-    (secret) => {
-      const out = redact(secret);
-      expect(out).not.toContain(secret);
-      // Never more than the first 4 characters.
-      expect(out).not.toContain(secret.slice(0, 5));
-    },
-  );
+  it.each([
+    "sandbox-api-secret",
+    "sandbox-payment-token",
+    "mpt_test_9f8e7d6c5b4a",
+    JWT,
+    "correct horse battery staple",
+    "short-pw",
+  ])("never contains the secret %j", (secret) => {
+    const out = redact(secret);
+    expect(out).not.toContain(secret);
+    // Never more than the first 4 characters.
+    expect(out).not.toContain(secret.slice(0, 5));
+  });
 
   it("the same input gives the same output", () => {
     expect(redact("sandbox-api-secret")).toBe(redact("sandbox-api-secret"));
@@ -53,14 +57,19 @@ describe("redactQuery", () => {
     expect(redactQuery("")).toBe("");
   });
 
-  it.each(["access_token", "token", "api_secret", "password", "payment_token", "secret", "jwt"])(
-    "redacts the value of %s and keeps the other parameters as they are",
-    (key) => {
-      const out = redactQuery(`page=2&${key}=sandbox-api-secret&sort=desc`);
-      expect(out).toBe(`page=2&${key}=sand...(18 chars, sha256:27872975)&sort=desc`);
-      expect(out).not.toContain("sandbox-api-secret");
-    },
-  );
+  it.each([
+    "access_token",
+    "token",
+    "api_secret",
+    "password",
+    "payment_token",
+    "secret",
+    "jwt",
+  ])("redacts the value of %s and keeps the other parameters as they are", (key) => {
+    const out = redactQuery(`page=2&${key}=sandbox-api-secret&sort=desc`);
+    expect(out).toBe(`page=2&${key}=sand...(18 chars, sha256:27872975)&sort=desc`);
+    expect(out).not.toContain("sandbox-api-secret");
+  });
 
   it("redacts access_token, api_secret and password together", () => {
     const out = redactQuery(`access_token=${JWT}&api_key=sandbox-api-key&api_secret=sandbox-api-secret&password=sandbox-password`);
@@ -141,14 +150,29 @@ describe("redactUrl with the secrets of loaded merchants", () => {
   const registry = () =>
     new MerchantRegistry([
       DEFAULT_MERCHANT,
-      { id: "odd", apiKey: "odd-key", apiSecret: "s3cr3t+/=weird", paymentToken: "pt-odd-0123456789", login: { email: "o@x.test", password: "correct horse battery" } },
-      { id: "short", apiKey: "short-key", apiSecret: "short-secret-123", paymentToken: "pt-short-0123456", login: { email: "s@x.test", password: "pw42" } },
+      {
+        id: "odd",
+        apiKey: "odd-key",
+        apiSecret: "s3cr3t+/=weird",
+        paymentToken: "pt-odd-0123456789",
+        login: { email: "o@x.test", password: "correct horse battery" },
+      },
+      {
+        id: "short",
+        apiKey: "short-key",
+        apiSecret: "short-secret-123",
+        paymentToken: "pt-short-0123456",
+        login: { email: "s@x.test", password: "pw42" },
+      },
     ]);
 
   it("leaves a URL with nothing secret as it came (same strings)", () => {
     const v = registry().secrets.view();
     expect(redactUrl("/api/v2/payment/status", "", v)).toEqual({ path: "/api/v2/payment/status", query: "" });
-    expect(redactUrl("/api/v2/payment/a%20b+c", "page=2&q=%ZZ&x=caf%C3%A9", v)).toEqual({ path: "/api/v2/payment/a%20b+c", query: "page=2&q=%ZZ&x=caf%C3%A9" });
+    expect(redactUrl("/api/v2/payment/a%20b+c", "page=2&q=%ZZ&x=caf%C3%A9", v)).toEqual({
+      path: "/api/v2/payment/a%20b+c",
+      query: "page=2&q=%ZZ&x=caf%C3%A9",
+    });
   });
 
   it.each([

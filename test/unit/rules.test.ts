@@ -48,7 +48,12 @@ describe("CompiledRule: no match", () => {
 describe("CompiledRule: endpoint", () => {
   it("one endpoint", () => {
     const r = rule({ endpoint: "token" });
-    expect(run(r, [{ endpoint: "token" }, { endpoint: "payment" }, { endpoint: "payment-init" }, { endpoint: "unknown" }])).toEqual([true, false, false, false]);
+    expect(run(r, [{ endpoint: "token" }, { endpoint: "payment" }, { endpoint: "payment-init" }, { endpoint: "unknown" }])).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("each endpoint name matches only itself", () => {
@@ -61,7 +66,12 @@ describe("CompiledRule: endpoint", () => {
 
   it("a list", () => {
     const r = rule({ endpoint: ["payment", "cashout"] });
-    expect(run(r, [{ endpoint: "payment" }, { endpoint: "cashout" }, { endpoint: "token" }, { endpoint: "jwks" }])).toEqual([true, true, false, false]);
+    expect(run(r, [{ endpoint: "payment" }, { endpoint: "cashout" }, { endpoint: "token" }, { endpoint: "jwks" }])).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it("any, alone or in a list, matches every endpoint", () => {
@@ -101,7 +111,12 @@ describe("CompiledRule: path", () => {
 describe("CompiledRule: merchant", () => {
   it("only that merchant; never a request without one", () => {
     const r = rule({ merchant: "m_2" });
-    expect(run(r, [{ merchantId: "m_2" }, { merchantId: "m_1" }, { merchantId: undefined }, { merchantId: "M_2" }])).toEqual([true, false, false, false]);
+    expect(run(r, [{ merchantId: "m_2" }, { merchantId: "m_1" }, { merchantId: undefined }, { merchantId: "M_2" }])).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -116,7 +131,12 @@ describe("CompiledRule: clock", () => {
   it("after is inclusive, before exclusive", () => {
     const r = rule({ clock: { after: "10m", before: "20m" } });
     const ms = [0, 599_999, 600_000, 1_199_999, 1_200_000, -1];
-    expect(run(r, ms.map((elapsedMs) => ({ elapsedMs })))).toEqual([false, false, true, true, false, false]);
+    expect(
+      run(
+        r,
+        ms.map((elapsedMs) => ({ elapsedMs })),
+      ),
+    ).toEqual([false, false, true, true, false, false]);
   });
 
   it("durations as text or as a number of seconds", () => {
@@ -152,7 +172,16 @@ describe("CompiledRule: calls", () => {
     ];
     expect(run(r, misses)).toEqual([false, false, false, false, false]);
     expect(r.callCount).toBe(0);
-    expect(run(r, [{ elapsedMs: 1000 }, ...misses, { elapsedMs: 1000 }, { elapsedMs: 1000 }])).toEqual([false, false, false, false, false, false, true, false]);
+    expect(run(r, [{ elapsedMs: 1000 }, ...misses, { elapsedMs: 1000 }, { elapsedMs: 1000 }])).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+    ]);
     expect(r.callCount).toBe(3);
   });
 

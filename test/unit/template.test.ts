@@ -1,13 +1,6 @@
 import { Faker, en, faker as globalFaker } from "@faker-js/faker";
 import { describe, expect, it } from "vitest";
-import {
-  placeholderProblem,
-  placeholdersIn,
-  renderString,
-  renderValue,
-  TemplateError,
-  type TemplateValues,
-} from "../../src/scenarios/template.js";
+import { placeholderProblem, placeholdersIn, renderString, renderValue, TemplateError, type TemplateValues } from "../../src/scenarios/template.js";
 
 /**
  * Unit tests of the `{{ … }}` placeholders of scenario response bodies (src/scenarios/template.ts):
@@ -30,11 +23,9 @@ function seeded(seed = 1): Faker {
   return f;
 }
 
-const KNOWN =
-  "request.method, request.path, request.query, merchant.id, merchant.api_key, scenario.name, scenario.state, rule.name, now";
+const KNOWN = "request.method, request.path, request.query, merchant.id, merchant.api_key, scenario.name, scenario.state, rule.name, now";
 const notKnown = (expr: string) => `'{{${expr}}}' is not a known placeholder; use ${KNOWN} or faker.<module>.<generator>`;
-const notFaker = (expr: string) =>
-  `'{{${expr}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
+const notFaker = (expr: string) => `'{{${expr}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
 
 describe("renderString", () => {
   it("fills every value placeholder", () => {
@@ -100,7 +91,15 @@ describe("renderString", () => {
   });
 
   it("a faker placeholder that is not a generator throws a TemplateError naming it", () => {
-    for (const expr of ["faker.nope.uuid", "faker.string", "faker.string.nope", "faker.string.uuid.extra", "faker._randomizer.next", "faker.string.constructor", "faker.string._private"]) {
+    for (const expr of [
+      "faker.nope.uuid",
+      "faker.string",
+      "faker.string.nope",
+      "faker.string.uuid.extra",
+      "faker._randomizer.next",
+      "faker.string.constructor",
+      "faker.string._private",
+    ]) {
       let thrown: unknown;
       try {
         renderString(`x {{${expr}}} y`, VALUES, seeded());
@@ -171,7 +170,19 @@ describe("placeholderProblem", () => {
   });
 
   it("refuses anything else, saying what is accepted", () => {
-    for (const expr of ["request", "merchant", "merchant.api_secret", "merchant.payment_token", "request.body", "Now", "rule", "", "process.env", "constructor", "__proto__"]) {
+    for (const expr of [
+      "request",
+      "merchant",
+      "merchant.api_secret",
+      "merchant.payment_token",
+      "request.body",
+      "Now",
+      "rule",
+      "",
+      "process.env",
+      "constructor",
+      "__proto__",
+    ]) {
       expect(placeholderProblem(expr, globalFaker)).toBe(notKnown(expr));
     }
   });

@@ -35,7 +35,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option("admin-token", { type: "string", describe: "The sandbox's --admin-token, if it was started with one" })
       .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
       .example("$0 report --url http://localhost:4010", "every request the sandbox has seen")
-      .example("$0 report --url http://localhost:4010 --session $SESSION_ID", "one session: the CI gate of one test run") as unknown as Argv<ReportArgs>,
+      .example(
+        "$0 report --url http://localhost:4010 --session $SESSION_ID",
+        "one session: the CI gate of one test run",
+      ) as unknown as Argv<ReportArgs>,
   handler: async (args: ArgumentsCamelCase<ReportArgs>) => {
     await guarded(async () => {
       const base = baseUrl(args.url);
@@ -50,16 +53,25 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       const body = await controlRequest(base, "GET", path, args.adminToken);
       if (args.merchant !== undefined) {
         // A mistyped merchant id would pass the gate on an empty report: say so.
-        const seen = (await controlRequest(base, "GET", `/__sandbox/requests${query({ session: args.session, merchant: args.merchant, limit: "1" })}`, args.adminToken)) as { requests?: unknown[] };
+        const seen = (await controlRequest(
+          base,
+          "GET",
+          `/__sandbox/requests${query({ session: args.session, merchant: args.merchant, limit: "1" })}`,
+          args.adminToken,
+        )) as { requests?: unknown[] };
         if (Array.isArray(seen.requests) && seen.requests.length === 0) {
-          process.stderr.write(`merchant-sandbox: note: the journal holds no request of merchant '${args.merchant}'${args.session !== undefined ? ` in session ${args.session}` : ""}; is the merchant id right?\n`);
+          process.stderr.write(
+            `merchant-sandbox: note: the journal holds no request of merchant '${args.merchant}'${args.session !== undefined ? ` in session ${args.session}` : ""}; is the merchant id right?\n`,
+          );
         }
       }
       const findings = (body as { findings?: unknown } | null)?.findings;
       if (!Array.isArray(findings) || !findings.every(isFinding)) {
         throw new CliTrouble(`GET ${base}${path} did not answer a report (no "findings" list); is ${base} a merchant-sandbox?`);
       }
-      const scope = [args.session !== undefined && `session ${args.session}`, args.merchant !== undefined && `merchant ${args.merchant}`].filter(Boolean).join(", ");
+      const scope = [args.session !== undefined && `session ${args.session}`, args.merchant !== undefined && `merchant ${args.merchant}`]
+        .filter(Boolean)
+        .join(", ");
       process.stdout.write(args.json ? JSON.stringify(body, null, 2) + "\n" : formatReport(findings, `${base} (${scope || "all requests"})`));
       process.exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : 0;
     });
@@ -69,8 +81,12 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
 function isFinding(f: unknown): f is Finding {
   const x = f as Finding;
   return (
-    typeof x === "object" && x !== null && typeof x.code === "string" && typeof x.message === "string" &&
-    ["error", "warning", "info"].includes(x.severity) && Array.isArray(x.evidence)
+    typeof x === "object" &&
+    x !== null &&
+    typeof x.code === "string" &&
+    typeof x.message === "string" &&
+    ["error", "warning", "info"].includes(x.severity) &&
+    Array.isArray(x.evidence)
   );
 }
 
@@ -177,7 +193,13 @@ const TIMEOUT_MS = 30_000;
  * One control-plane call; resolves with the parsed JSON answer of a 2xx. Anything else (no answer,
  * a refusal, not JSON) is a CliTrouble that says what happened in one line.
  */
-export async function controlRequest(base: string, method: "GET" | "POST", path: string, adminToken: string | undefined, body?: unknown): Promise<unknown> {
+export async function controlRequest(
+  base: string,
+  method: "GET" | "POST",
+  path: string,
+  adminToken: string | undefined,
+  body?: unknown,
+): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
   // The control plane refuses a POST not declared as JSON, even an empty one (it keeps web pages out).
@@ -193,7 +215,9 @@ export async function controlRequest(base: string, method: "GET" | "POST", path:
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } };
     const why = err.name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
-    throw new CliTrouble(`cannot reach the sandbox at ${base} (${why}); is it running? Check --url, or start it with 'merchant-sandbox serve' or 'docker run -p 4010:4010 merchant-sandbox'.`);
+    throw new CliTrouble(
+      `cannot reach the sandbox at ${base} (${why}); is it running? Check --url, or start it with 'merchant-sandbox serve' or 'docker run -p 4010:4010 merchant-sandbox'.`,
+    );
   }
   const text = await res.text();
   let json: unknown;

@@ -41,7 +41,10 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
       .positional("files", { type: "string", array: true, demandOption: true, describe: "Log files to scan" })
       .option("url", { type: "string", demandOption: true, describe: "The sandbox's base URL, e.g. http://localhost:4010" })
       .option("admin-token", { type: "string", describe: "The sandbox's --admin-token, if it was started with one" })
-      .example("$0 scan-logs --url http://localhost:4010 ./logs/*.log", "file:line:column of every secret in clear; exit 1 if any") as unknown as Argv<ScanLogsArgs>,
+      .example(
+        "$0 scan-logs --url http://localhost:4010 ./logs/*.log",
+        "file:line:column of every secret in clear; exit 1 if any",
+      ) as unknown as Argv<ScanLogsArgs>,
   handler: async (args: ArgumentsCamelCase<ScanLogsArgs>) => {
     let base: string;
     try {
@@ -55,11 +58,15 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
     const filesWithHits = new Set<string>();
     for (const file of args.files) {
       try {
-        const scanned = await scanFile(file, (text) => controlRequest(base, "POST", "/__sandbox/scan", args.adminToken, { text }).then(hitsOf), (hit) => {
-          hits++;
-          filesWithHits.add(file);
-          process.stdout.write(`${file}:${hit.line}:${hit.column}: ${hit.kind} of merchant ${hit.merchant} in clear text\n`);
-        });
+        const scanned = await scanFile(
+          file,
+          (text) => controlRequest(base, "POST", "/__sandbox/scan", args.adminToken, { text }).then(hitsOf),
+          (hit) => {
+            hits++;
+            filesWithHits.add(file);
+            process.stdout.write(`${file}:${hit.line}:${hit.column}: ${hit.kind} of merchant ${hit.merchant} in clear text\n`);
+          },
+        );
         lines += scanned;
       } catch (e) {
         if (e instanceof UnreadableFile) {
@@ -91,7 +98,8 @@ class UnreadableFile extends Error {}
 
 function hitsOf(body: unknown): Hit[] {
   const hits = (body as { hits?: unknown } | null)?.hits;
-  if (!Array.isArray(hits)) throw new CliTrouble(`POST /__sandbox/scan did not answer a list of hits; is the sandbox a version with /__sandbox/scan?`);
+  if (!Array.isArray(hits))
+    throw new CliTrouble(`POST /__sandbox/scan did not answer a list of hits; is the sandbox a version with /__sandbox/scan?`);
   return hits as Hit[];
 }
 

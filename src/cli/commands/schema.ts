@@ -1,6 +1,5 @@
 import type { CommandModule } from "yargs";
 
-
 /**
  * `merchant-sandbox schema`: prints the JSON Schema of scenario files, generated from the same
  * zod schema that validates them (scenarios/scenario.schema.json is this output, checked in).

@@ -60,18 +60,52 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option("token-ttl", { coerce: last, type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
       .option("leeway", { coerce: last, type: "string", default: "0s", group: SETTINGS, describe: "Clock skew tolerated when checking exp/nbf/iat" })
       .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
-      .option("issuer", { coerce: last, type: "string", default: "https://merchant-sandbox.test", group: SETTINGS, describe: "The tokens' iss claim" })
+      .option("issuer", {
+        coerce: last,
+        type: "string",
+        default: "https://merchant-sandbox.test",
+        group: SETTINGS,
+        describe: "The tokens' iss claim",
+      })
       .option("audience", { coerce: last, type: "string", default: "merchant-api", group: SETTINGS, describe: "The tokens' aud claim" })
       .option("signing-key", {
         coerce: last,
         type: "string",
         group: SETTINGS,
-        describe: "Signing key, or @path to a file: PKCS#8 PEM or private JWK (RS256/ES256), secret >= 32 bytes (HS256). Share it so replicas accept each other's tokens. Default: generated at start",
+        describe:
+          "Signing key, or @path to a file: PKCS#8 PEM or private JWK (RS256/ES256), secret >= 32 bytes (HS256). Share it so replicas accept each other's tokens. Default: generated at start",
       })
-      .option("credential-precedence", { coerce: last, type: "string", choices: [...PRECEDENCES], default: "must_match", group: SETTINGS, describe: "A credential sent in both body and header" })
-      .option("payment-token-transport", { coerce: last, type: "string", default: "authorization", group: SETTINGS, describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>" })
-      .option("disabled-merchant-status", { coerce: last, type: "number", choices: [401, 403], default: 401, group: SETTINGS, describe: "Status for a disabled merchant's token request" })
-      .option("login-mode", { coerce: last, type: "string", choices: [...LOGIN_MODES], default: "deprecated", group: SETTINGS, describe: "Deprecated /api/login_check: works with Deprecation headers, or 410" })
+      .option("credential-precedence", {
+        coerce: last,
+        type: "string",
+        choices: [...PRECEDENCES],
+        default: "must_match",
+        group: SETTINGS,
+        describe: "A credential sent in both body and header",
+      })
+      .option("payment-token-transport", {
+        coerce: last,
+        type: "string",
+        default: "authorization",
+        group: SETTINGS,
+        describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>",
+      })
+      .option("disabled-merchant-status", {
+        coerce: last,
+        type: "number",
+        choices: [401, 403],
+        default: 401,
+        group: SETTINGS,
+        describe: "Status for a disabled merchant's token request",
+      })
+      .option("login-mode", {
+        coerce: last,
+        type: "string",
+        choices: [...LOGIN_MODES],
+        default: "deprecated",
+        group: SETTINGS,
+        describe: "Deprecated /api/login_check: works with Deprecation headers, or 410",
+      })
       .option("scenario", {
         alias: "s",
         type: "string",
@@ -80,8 +114,19 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe: "Load a scenario: a library name (see `merchant-sandbox scenarios`) or a YAML/JSON file. Repeatable; the first is the primary one",
       })
       .option("scenarios-dir", { coerce: last, type: "string", group: "Scenarios:", describe: "Load every scenario file of this folder" })
-      .option("control-plane", { coerce: last, type: "boolean", default: true, group: "Control plane:", describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health" })
-      .option("admin-token", { coerce: last, type: "string", group: "Control plane:", describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted; at least 16 characters" })
+      .option("control-plane", {
+        coerce: last,
+        type: "boolean",
+        default: true,
+        group: "Control plane:",
+        describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health",
+      })
+      .option("admin-token", {
+        coerce: last,
+        type: "string",
+        group: "Control plane:",
+        describe: "Require this token (Authorization: Bearer or X-Admin-Token) on the control plane, health excepted; at least 16 characters",
+      })
       .option("allowed-hosts", {
         coerce: last,
         type: "string",
@@ -89,13 +134,55 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         describe:
           "Comma-separated Host names the control plane answers to, beyond localhost, IP addresses, single-label names (docker/CI service names) and --host: 'sandbox.ci.example', '.example.test' for a domain and its subdomains, '*' for any (unsafe: web pages get in through DNS rebinding)",
       })
-      .option("journal-size", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Requests the journal keeps (oldest dropped first)" })
-      .option("max-sessions", { coerce: last, type: "number", default: 1000, group: LIMITS, describe: "Sessions at once (creating one more gets 429)" })
-      .option("max-body-bytes", { coerce: last, type: "number", default: 64 * 1024, group: LIMITS, describe: "Largest request body (larger gets 413)" })
-      .option("max-header-bytes", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaderBytes, group: LIMITS, describe: "Largest header section (larger gets 431)" })
-      .option("max-headers", { coerce: last, type: "number", default: SERVER_LIMIT_DEFAULTS.maxHeaders, group: LIMITS, describe: "Most header fields in a request (more gets 431)" })
-      .option("headers-timeout", { coerce: last, type: "string", default: "10s", group: LIMITS, describe: "Time a client has to send its headers (then 408)" })
-      .option("request-timeout", { coerce: last, type: "string", default: "30s", group: LIMITS, describe: "Time a client has to send its whole request (then 408)" })
+      .option("journal-size", {
+        coerce: last,
+        type: "number",
+        default: 1000,
+        group: LIMITS,
+        describe: "Requests the journal keeps (oldest dropped first)",
+      })
+      .option("max-sessions", {
+        coerce: last,
+        type: "number",
+        default: 1000,
+        group: LIMITS,
+        describe: "Sessions at once (creating one more gets 429)",
+      })
+      .option("max-body-bytes", {
+        coerce: last,
+        type: "number",
+        default: 64 * 1024,
+        group: LIMITS,
+        describe: "Largest request body (larger gets 413)",
+      })
+      .option("max-header-bytes", {
+        coerce: last,
+        type: "number",
+        default: SERVER_LIMIT_DEFAULTS.maxHeaderBytes,
+        group: LIMITS,
+        describe: "Largest header section (larger gets 431)",
+      })
+      .option("max-headers", {
+        coerce: last,
+        type: "number",
+        default: SERVER_LIMIT_DEFAULTS.maxHeaders,
+        group: LIMITS,
+        describe: "Most header fields in a request (more gets 431)",
+      })
+      .option("headers-timeout", {
+        coerce: last,
+        type: "string",
+        default: "10s",
+        group: LIMITS,
+        describe: "Time a client has to send its headers (then 408)",
+      })
+      .option("request-timeout", {
+        coerce: last,
+        type: "string",
+        default: "30s",
+        group: LIMITS,
+        describe: "Time a client has to send its whole request (then 408)",
+      })
       .option("shutdown-grace", {
         coerce: last,
         type: "string",
@@ -103,9 +190,21 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         group: LIMITS,
         describe: "On SIGTERM/SIGINT, time the requests in flight have to be answered before they are cut (a second signal stops at once)",
       })
-      .option("session-idle-ttl", { coerce: last, type: "string", default: "30m", group: "Control plane:", describe: "Sessions unused this long are reaped" })
+      .option("session-idle-ttl", {
+        coerce: last,
+        type: "string",
+        default: "30m",
+        group: "Control plane:",
+        describe: "Sessions unused this long are reaped",
+      })
       .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
-      .option("log-format", { coerce: last, type: "string", choices: [...LOG_FORMATS], default: "text", describe: "Request log on stdout: one line per request" })
+      .option("log-format", {
+        coerce: last,
+        type: "string",
+        choices: [...LOG_FORMATS],
+        default: "text",
+        describe: "Request log on stdout: one line per request",
+      })
       .example("$0 serve", "the default merchant on :4010 (api_key sandbox-api-key)")
       .example("$0 serve --token-ttl 60s --alg ES256", "short-lived ES256 tokens")
       .example("$0 serve --scenario token-endpoint-outage", "a library scenario, beside the default merchant")
@@ -142,7 +241,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       onInternalError: (error, entry) =>
         process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
     };
-    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
+      usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
     const graceMs = shutdownGraceMs(args.shutdownGrace);
     const sandbox = await createSandbox(options).catch((e: unknown) => {
       if (e instanceof ConfigError) usage(asFlagMessage(e));
@@ -237,16 +337,22 @@ function serverLimits(args: ServeArgs): ServerOptions {
   const headersTimeoutMs = duration(args.headersTimeout, "--headers-timeout");
   const requestTimeoutMs = duration(args.requestTimeout, "--request-timeout");
   if (headersTimeoutMs > requestTimeoutMs) {
-    usage(`--headers-timeout (${args.headersTimeout}) cannot be longer than --request-timeout (${args.requestTimeout}): the headers are part of the request`);
+    usage(
+      `--headers-timeout (${args.headersTimeout}) cannot be longer than --request-timeout (${args.requestTimeout}): the headers are part of the request`,
+    );
   }
   // At least 32: a browser behind a proxy or two sends about 20, and a lower limit refuses them.
-  if (!Number.isInteger(args.maxHeaders) || args.maxHeaders < 32) usage(`--max-headers must be a whole number of header fields, at least 32, got '${String(args.maxHeaders)}'`);
+  if (!Number.isInteger(args.maxHeaders) || args.maxHeaders < 32)
+    usage(`--max-headers must be a whole number of header fields, at least 32, got '${String(args.maxHeaders)}'`);
   return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), maxHeaders: args.maxHeaders, headersTimeoutMs, requestTimeoutMs };
 }
 
 /** --allowed-hosts as a list, plus the address bound when it is a name (the sandbox answers to it). */
 function allowedHosts(args: ServeArgs): string[] {
-  const given = (args.allowedHosts ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "");
+  const given = (args.allowedHosts ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
   const bound = hostName(args.host);
   return bound === undefined ? given : [...given, bound];
 }

@@ -59,7 +59,12 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): Cla
   for (const { scenario, source } of all) {
     const owner = { name: scenario.name, source };
     const nameOwner = owners.get(`name:${scenario.name}`);
-    if (nameOwner) problems.push({ source, path: ["name"], message: `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name` });
+    if (nameOwner)
+      problems.push({
+        source,
+        path: ["name"],
+        message: `scenario '${scenario.name}' is also defined in ${nameOwner.source}; give each its own name`,
+      });
     owners.set(`name:${scenario.name}`, owner);
     scenario.merchants.forEach((m, i) => {
       const claims: Array<[string, string, string]> = [

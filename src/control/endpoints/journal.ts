@@ -8,7 +8,10 @@ export const requestsEndpoint: Endpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant", "since", "limit"].includes(key)) {
-      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/requests does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`);
+      throw new InvalidRequest(
+        "unknown_parameter",
+        `GET /__sandbox/requests does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`,
+      );
     }
   }
   const limitText = q.get("limit");
@@ -34,7 +37,10 @@ export const reportEndpoint: Endpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant"].includes(key)) {
-      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/report does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session and merchant.`);
+      throw new InvalidRequest(
+        "unknown_parameter",
+        `GET /__sandbox/report does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session and merchant.`,
+      );
     }
   }
   const entries = ctx.journal.list({

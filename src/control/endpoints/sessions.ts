@@ -10,7 +10,9 @@ import { analyze } from "../report.js";
 /** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
 export const sessionsEndpoint: Endpoint = async (request, ctx) => {
   if (request.method === "GET") {
-    return jsonResponse(200, { sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })) });
+    return jsonResponse(200, {
+      sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })),
+    });
   }
   const body = controlBody(request, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
   onlyFields(body, ["scenario"], "POST /__sandbox/sessions");
@@ -41,7 +43,9 @@ export async function sessionEndpoint(
   const session = ctx.sessions.get(id);
   if (!session) {
     const shown = redactValue(id, ctx.merchants.secrets.view());
-    throw new NotFound(`There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`);
+    throw new NotFound(
+      `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+    );
   }
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
   switch (sub) {
@@ -53,7 +57,10 @@ export async function sessionEndpoint(
       return jsonResponse(200, { ...ctx.sessions.info(session), state: session.instance.state, clock: clockView(session.instance.clock) });
     case "clock":
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
-      return jsonResponse(200, applyClockChange(session.instance.clock, controlBody(request, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`));
+      return jsonResponse(
+        200,
+        applyClockChange(session.instance.clock, controlBody(request, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`),
+      );
     case "reset":
       ctx.sessions.reset(session);
       return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });

@@ -1,11 +1,4 @@
-import {
-  GROUP_400_CODES,
-  GROUP_401_CODES,
-  INIT_400_CODES,
-  INIT_401_CODES,
-  TOKEN_400_CODES,
-  TOKEN_401_CODES,
-} from "./error-codes.js";
+import { GROUP_400_CODES, GROUP_401_CODES, INIT_400_CODES, INIT_401_CODES, TOKEN_400_CODES, TOKEN_401_CODES } from "./error-codes.js";
 
 /**
  * `components.securitySchemes`, `components.headers` and the shared `components.responses` of the
@@ -71,7 +64,8 @@ export const headers = {
     schema: { ...str, examples: ['ApiKey realm="merchant-api", error="invalid_client"'] },
   },
   "Retry-After": {
-    description: "Seconds to wait, on answers a scenario rule scripts with `retry_after` (e.g. the `token-endpoint-outage` and `token-rate-limited` library scenarios).",
+    description:
+      "Seconds to wait, on answers a scenario rule scripts with `retry_after` (e.g. the `token-endpoint-outage` and `token-rate-limited` library scenarios).",
     schema: { type: "integer", minimum: 0, examples: [30] },
   },
   "Cache-Control-NoStore": {
@@ -104,10 +98,7 @@ const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const problemJson = (codes: readonly string[], fixed: Record<string, unknown>) => ({
   "application/problem+json": {
     schema: {
-      allOf: [
-        { $ref: "#/components/schemas/ProblemDetails" },
-        { type: "object", properties: { ...fixed, code: { enum: codes } } },
-      ],
+      allOf: [{ $ref: "#/components/schemas/ProblemDetails" }, { type: "object", properties: { ...fixed, code: { enum: codes } } }],
     },
   },
 });
@@ -122,7 +113,8 @@ export const responses = {
     content: problemJson(TOKEN_400_CODES, { status: { const: 400 }, error: { const: "invalid_request" } }),
   },
   TokenUnauthorized: {
-    description: "Unknown api_key, wrong api_secret, a disabled merchant (unless the setting makes that 403), or credentials a scenario rule rejects.",
+    description:
+      "Unknown api_key, wrong api_secret, a disabled merchant (unless the setting makes that 403), or credentials a scenario rule rejects.",
     headers: { ...ruled, "WWW-Authenticate": h("WWW-Authenticate-ApiKey") },
     content: problemJson(TOKEN_401_CODES, { status: { const: 401 }, error: { const: "invalid_client" } }),
   },
@@ -143,7 +135,8 @@ export const responses = {
     content: problemJson(GROUP_401_CODES, { status: { const: 401 } }),
   },
   InsufficientScope: {
-    description: "A valid access token without the group's scope (e.g. a merchant with payment rights only, on cashout). The challenge names the scope.",
+    description:
+      "A valid access token without the group's scope (e.g. a merchant with payment rights only, on cashout). The challenge names the scope.",
     headers: bearerChallenge,
     content: problemJson(["insufficient_scope"], { status: { const: 403 }, error: { const: "insufficient_scope" } }),
   },

@@ -38,7 +38,10 @@ const guarded = {
     "A request a web page could have made: a Host the sandbox does not answer to (DNS rebinding; allow names with --allowed-hosts), or an Origin other than the sandbox's own, `Origin: null` or `Sec-Fetch-Site: cross-site`. Call the control plane from a script or CI.",
     ["host_not_allowed", "cross_site_request"],
   ),
-  "404": problem("The control plane is turned off (--no-control-plane); or, under /sessions/{id}, no such session (deleted, reaped after being idle, never created).", ["not_found"]),
+  "404": problem(
+    "The control plane is turned off (--no-control-plane); or, under /sessions/{id}, no such session (deleted, reaped after being idle, never created).",
+    ["not_found"],
+  ),
   "405": problem("Another method; `Allow` lists the ones this path takes.", ["method_not_allowed"], { Allow: h("Allow") }),
 };
 /** Every control-plane POST: a web page can send a form or text unasked, but not JSON. */
@@ -54,7 +57,12 @@ const bodyRefusals = (codes: readonly string[]) => ({
 });
 const clockBody = {
   required: false,
-  content: { "application/json": { schema: s("ClockChange"), examples: { advance: { value: { advance: "61m" } }, freeze: { value: { set: "2026-01-01T00:00:00Z", freeze: true } } } } },
+  content: {
+    "application/json": {
+      schema: s("ClockChange"),
+      examples: { advance: { value: { advance: "61m" } }, freeze: { value: { set: "2026-01-01T00:00:00Z", freeze: true } } },
+    },
+  },
 };
 const CLOCK_CODES = ["unknown_field", "clock_change_missing", "clock_set_invalid", "clock_advance_invalid", "clock_freeze_invalid"];
 const sessionId = {
@@ -89,11 +97,21 @@ export const controlPaths = withHead({
       description: "The whole surface, merchant API and control plane, as OpenAPI 3.1; `info.version` is the package version.",
       security: ADMIN,
       responses: {
-        "200": json("The OpenAPI document.", { type: "object" }, { "Cache-Control": { description: "Revalidate each time.", schema: { const: "no-cache" } } }),
+        "200": json(
+          "The OpenAPI document.",
+          { type: "object" },
+          { "Cache-Control": { description: "Revalidate each time.", schema: { const: "no-cache" } } },
+        ),
         ...guarded,
       },
     },
-    head: { tags: TAG, operationId: "openApiDocumentHead", summary: "This document's headers", security: ADMIN, responses: { "200": { description: "As GET, without a body." } } },
+    head: {
+      tags: TAG,
+      operationId: "openApiDocumentHead",
+      summary: "This document's headers",
+      security: ADMIN,
+      responses: { "200": { description: "As GET, without a body." } },
+    },
   },
   "/__sandbox/sessions": {
     post: {
@@ -162,7 +180,8 @@ export const controlPaths = withHead({
       tags: TAG,
       operationId: "resetSession",
       summary: "Back to a fresh start",
-      description: "The session's scenario state, merchants and clock as they started; every token issued to it so far is revoked. Credentials stay the same.",
+      description:
+        "The session's scenario state, merchants and clock as they started; every token issued to it so far is revoked. Credentials stay the same.",
       security: ADMIN,
       responses: { "200": json("Reset.", s("SessionReset")), ...jsonRequired, ...guarded },
     },
@@ -214,7 +233,13 @@ export const controlPaths = withHead({
       security: ADMIN,
       parameters: [
         ...filters,
-        { name: "since", in: "query", required: false, description: "Only entries after this request id (`req_12`) or ISO time.", schema: { type: "string" } },
+        {
+          name: "since",
+          in: "query",
+          required: false,
+          description: "Only entries after this request id (`req_12`) or ISO time.",
+          schema: { type: "string" },
+        },
         { name: "limit", in: "query", required: false, description: "At most this many, the newest.", schema: { type: "integer", minimum: 1 } },
       ],
       responses: {
@@ -244,7 +269,10 @@ export const controlPaths = withHead({
       description:
         "For clients that verify tokens themselves: one token of the catalogue for a merchant, with its header, claims and the code the sandbox answers for it on /api/v2/payment/*.",
       security: ADMIN,
-      requestBody: { required: false, content: { "application/json": { schema: s("MintRequest"), example: { merchant: "sandbox-api-key", variant: "expired" } } } },
+      requestBody: {
+        required: false,
+        content: { "application/json": { schema: s("MintRequest"), example: { merchant: "sandbox-api-key", variant: "expired" } } },
+      },
       responses: {
         "201": json("The token.", s("MintedToken")),
         ...bodyRefusals(["unknown_field", "mint_field_invalid", "mint_variant_unknown", "mint_ttl_invalid"]),
@@ -286,7 +314,16 @@ function withHead<T extends Record<string, object>>(paths: T): T {
       continue;
     }
     const responses = Object.fromEntries(Object.entries(get.responses).map(([status, { content: _body, ...rest }]) => [status, rest]));
-    out[path] = { ...item, head: { ...get, operationId: `${get.operationId}Head`, summary: `${get.summary} (headers only)`, description: "As GET, without a body: the same status and headers, content-length included.", responses } };
+    out[path] = {
+      ...item,
+      head: {
+        ...get,
+        operationId: `${get.operationId}Head`,
+        summary: `${get.summary} (headers only)`,
+        description: "As GET, without a body: the same status and headers, content-length included.",
+        responses,
+      },
+    };
   }
   return out as T;
 }

@@ -43,7 +43,12 @@ export const controlSchemas = {
     properties: {
       status: { const: "ok" },
       version: { type: "string", description: "The package version.", examples: ["0.1.0"] },
-      scenarios: { type: "array", items: { type: "string" }, description: "Names of the loaded scenarios, sessions' included.", examples: [["default"]] },
+      scenarios: {
+        type: "array",
+        items: { type: "string" },
+        description: "Names of the loaded scenarios, sessions' included.",
+        examples: [["default"]],
+      },
     },
   },
   Clock: {
@@ -87,7 +92,10 @@ export const controlSchemas = {
       scenario: { type: "string" },
       merchant: { ...ref("SessionMerchant"), description: "The scenario's first merchant." },
       merchants: { type: "array", items: ref("SessionMerchant") },
-      expires_at: { ...isoTime, description: "When the session is reaped if it stays idle (wall-clock time; `--session-idle-ttl`, 30 minutes by default)." },
+      expires_at: {
+        ...isoTime,
+        description: "When the session is reaped if it stays idle (wall-clock time; `--session-idle-ttl`, 30 minutes by default).",
+      },
     },
   },
   SessionDetail: {
@@ -96,7 +104,10 @@ export const controlSchemas = {
       {
         type: "object",
         required: ["state", "clock"],
-        properties: { state: { type: "string", description: "The scenario's state (`started` at first; rules' `set_state` moves it)." }, clock: ref("Clock") },
+        properties: {
+          state: { type: "string", description: "The scenario's state (`started` at first; rules' `set_state` moves it)." },
+          clock: ref("Clock"),
+        },
       },
     ],
   },
@@ -126,7 +137,8 @@ export const controlSchemas = {
   },
   JournalEntry: {
     type: "object",
-    description: "What one request of the integration did. Built from what the sandbox learnt, never from raw values: no secret, password, payment token or JWT, only token ids and redacted query strings.",
+    description:
+      "What one request of the integration did. Built from what the sandbox learnt, never from raw values: no secret, password, payment token or JWT, only token ids and redacted query strings.",
     required: ["id", "seq", "time", "sandboxTime", "method", "path", "query", "status", "durationMs", "endpoint", "scenario"],
     properties: {
       id: { type: "string", pattern: "^req_[0-9]+$" },
@@ -176,7 +188,11 @@ export const controlSchemas = {
     description: "Something the integration did wrong (or should know), read from the journal.",
     required: ["code", "severity", "message", "evidence"],
     properties: {
-      code: { type: "string", description: "A stable finding code.", examples: ["token_per_call", "expired_token_reused", "retry_ignores_retry_after"] },
+      code: {
+        type: "string",
+        description: "A stable finding code.",
+        examples: ["token_per_call", "expired_token_reused", "retry_ignores_retry_after"],
+      },
       severity: { type: "string", enum: ["error", "warning", "info"], description: "`error` should fail a CI gate." },
       message: { type: "string", description: "What happened and how to fix it." },
       evidence: { type: "array", items: { type: "string" }, description: "Ids (`req_<n>`) of the requests that show it." },
@@ -221,9 +237,17 @@ export const controlSchemas = {
     type: "object",
     additionalProperties: false,
     properties: {
-      merchant: { type: "string", description: "An api_key or merchant id; the primary scenario's first merchant when absent.", examples: ["sandbox-api-key"] },
+      merchant: {
+        type: "string",
+        description: "An api_key or merchant id; the primary scenario's first merchant when absent.",
+        examples: ["sandbox-api-key"],
+      },
       variant: ref("MintVariant"),
-      ttl: { type: ["string", "number"], description: "Lifetime of the token (`90s`, `59m`, `1h`, or seconds); the scenario's token TTL when absent.", examples: ["90s"] },
+      ttl: {
+        type: ["string", "number"],
+        description: "Lifetime of the token (`90s`, `59m`, `1h`, or seconds); the scenario's token TTL when absent.",
+        examples: ["90s"],
+      },
     },
   },
   MintVariant: {
