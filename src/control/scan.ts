@@ -124,7 +124,7 @@ function secretIndex(merchants: readonly Merchant[]): Map<string, Array<{ kind: 
  * comes from the sandbox's own ring by `kid`, and the algorithm from that key, never the token.
  */
 async function issuedBySandbox(token: string, findKey: KeyLookup): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
-  let header;
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
   } catch {

@@ -47,7 +47,7 @@ function pick(
     throw new InvalidRequest("credential_header_repeated", `The ${spec.headerLabel} header was sent more than once. Send it exactly once.`);
   }
   const fromHeader = headerValue(request, spec.header);
-  const hasBodyField = body !== undefined && Object.prototype.hasOwnProperty.call(body, spec.field);
+  const hasBodyField = body !== undefined && Object.hasOwn(body, spec.field);
   const fromBody = hasBodyField ? body[spec.field] : undefined;
   if (hasBodyField && typeof fromBody !== "string") {
     const kind = fromBody === null ? "null" : Array.isArray(fromBody) ? "an array" : typeof fromBody;

@@ -66,7 +66,8 @@ export class SecretIndex {
   }
 
   view(): SecretView {
-    return (this.cached ??= buildView(this.counts.keys()));
+    this.cached ??= buildView(this.counts.keys());
+    return this.cached;
   }
 }
 

@@ -98,7 +98,9 @@ class LazyDfa {
     // A character acts apart when it is a literal of the pattern, the slash (* stops there) or a
     // line terminator (** stops there); any two others lead every set to the same set.
     const special = new Set<number>([SLASH, 0x0a, 0x0d, 0x2028, 0x2029]);
-    kinds.forEach((kind, s) => kind === LITERAL && special.add(codes[s]!));
+    kinds.forEach((kind, s) => {
+      if (kind === LITERAL) special.add(codes[s]!);
+    });
     let id = 0;
     for (const ch of special) {
       id++;

@@ -172,7 +172,7 @@ function* pieces(line: string): Generator<{ text: string; offset: number }> {
 
 /** The lines of a file without their "\n" or "\r\n", streamed; read errors become UnreadableFile. */
 async function* readLines(file: string): AsyncGenerator<string> {
-  let handle;
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(file, "r");
     if ((await handle.stat()).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });

@@ -19,7 +19,7 @@ export const sessionsEndpoint: Endpoint = async (request, ctx) => {
   if (body.scenario !== undefined && typeof body.scenario !== "string") {
     throw new InvalidRequest("session_scenario_invalid", `"scenario" must be the name of a scenario, such as "default" or "token-endpoint-outage".`);
   }
-  let session;
+  let session: Awaited<ReturnType<typeof ctx.sessions.create>>;
   try {
     session = await ctx.sessions.create(body.scenario as string | undefined);
   } catch (e) {
