@@ -19,30 +19,39 @@ import { tokensEndpoint } from "./endpoints/tokens.js";
  * and is absent (404) with --no-control-plane.
  */
 interface ControlRoute {
+  /** The path as the OpenAPI document writes it; `{id}` is one path segment, passed to the handler. */
+  path: string;
   pattern: RegExp;
   methods: string[];
   handler: (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace, params: string[]) => ReturnType<Endpoint>;
 }
 
+/** A route's pattern, made from its documented path so the two cannot disagree. */
+function controlRoute(path: string, methods: string[], handler: ControlRoute["handler"]): ControlRoute {
+  const source = path.replace(/[.]/g, "\\.").replace(/\{id\}/g, "([^/]+)");
+  return { path, pattern: new RegExp(`^${source}$`), methods, handler };
+}
+
 const ROUTES: ControlRoute[] = [
-  { pattern: /^\/__sandbox\/health$/, methods: ["GET", "HEAD"], handler: (r, c, t) => healthEndpoint(r, c, t) },
-  { pattern: /^\/__sandbox\/openapi\.json$/, methods: ["GET", "HEAD"], handler: openApiEndpoint },
-  { pattern: /^\/__sandbox\/sessions$/, methods: ["GET", "HEAD", "POST"], handler: sessionsEndpoint },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)$/, methods: ["GET", "HEAD", "DELETE"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "") },
-  {
-    pattern: /^\/__sandbox\/sessions\/([^/]+)\/clock$/,
-    methods: ["GET", "HEAD", "POST"],
-    handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock"),
-  },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/reset$/, methods: ["POST"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset") },
-  { pattern: /^\/__sandbox\/sessions\/([^/]+)\/report$/, methods: ["GET", "HEAD"], handler: (r, c, t, p) => sessionEndpoint(r, c, t, p, "report") },
-  { pattern: /^\/__sandbox\/clock$/, methods: ["GET", "HEAD", "POST"], handler: clockEndpoint },
-  { pattern: /^\/__sandbox\/reset$/, methods: ["POST"], handler: resetEndpoint },
-  { pattern: /^\/__sandbox\/requests$/, methods: ["GET", "HEAD"], handler: requestsEndpoint },
-  { pattern: /^\/__sandbox\/report$/, methods: ["GET", "HEAD"], handler: reportEndpoint },
-  { pattern: /^\/__sandbox\/tokens$/, methods: ["POST"], handler: tokensEndpoint },
-  { pattern: /^\/__sandbox\/scan$/, methods: ["POST"], handler: scanEndpoint },
+  controlRoute("/__sandbox/health", ["GET", "HEAD"], (r, c, t) => healthEndpoint(r, c, t)),
+  controlRoute("/__sandbox/openapi.json", ["GET", "HEAD"], openApiEndpoint),
+  controlRoute("/__sandbox/sessions", ["GET", "HEAD", "POST"], sessionsEndpoint),
+  controlRoute("/__sandbox/sessions/{id}", ["GET", "HEAD", "DELETE"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "")),
+  controlRoute("/__sandbox/sessions/{id}/clock", ["GET", "HEAD", "POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock")),
+  controlRoute("/__sandbox/sessions/{id}/reset", ["POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset")),
+  controlRoute("/__sandbox/sessions/{id}/report", ["GET", "HEAD"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "report")),
+  controlRoute("/__sandbox/clock", ["GET", "HEAD", "POST"], clockEndpoint),
+  controlRoute("/__sandbox/reset", ["POST"], resetEndpoint),
+  controlRoute("/__sandbox/requests", ["GET", "HEAD"], requestsEndpoint),
+  controlRoute("/__sandbox/report", ["GET", "HEAD"], reportEndpoint),
+  controlRoute("/__sandbox/tokens", ["POST"], tokensEndpoint),
+  controlRoute("/__sandbox/scan", ["POST"], scanEndpoint),
 ];
+
+/** Every control-plane path and the methods it answers: what the OpenAPI document must list. */
+export function controlRouteTable(): Array<{ path: string; methods: readonly string[] }> {
+  return ROUTES.map(({ path, methods }) => ({ path, methods }));
+}
 
 export const controlEndpoint: Endpoint = (request, ctx, trace) => {
   for (const route of ROUTES) {
