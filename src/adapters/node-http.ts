@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
-import type { Sandbox } from "../core/sandbox.js";
+import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";

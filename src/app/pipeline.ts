@@ -1,11 +1,11 @@
-import type { RequestTrace, SandboxContext } from "./context.js";
-import { attributeMerchant, presentedTokenId } from "./attribution.js";
-import { SandboxError } from "./errors.js";
-import type { SandboxRequest, SandboxResponse } from "./http-types.js";
-import { printable } from "./printable.js";
-import { problemResponse } from "./problem.js";
-import { redactUrl } from "./redact.js";
-import { route } from "./router.js";
+import type { RequestTrace, SandboxContext } from "../core/context.js";
+import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
+import { SandboxError } from "../core/errors.js";
+import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import { printable } from "../core/printable.js";
+import { problemResponse } from "../core/problem.js";
+import { redactUrl } from "../core/redact.js";
+import { route } from "./routes.js";
 import { runRules } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 

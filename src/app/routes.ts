@@ -1,5 +1,5 @@
-import type { Scope } from "./config.js";
-import type { Endpoint, EndpointName, RequestTrace, SandboxContext } from "./context.js";
+import type { Scope } from "../core/config.js";
+import type { Endpoint, EndpointName, RequestTrace, SandboxContext } from "../core/context.js";
 import { jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { controlEndpoint } from "../control/router.js";
 import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
