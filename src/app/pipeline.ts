@@ -1,12 +1,13 @@
-import type { RequestTrace, SandboxContext } from "../core/context.js";
+import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
+import type { SandboxContext } from "./context.js";
 import { route } from "./routes.js";
-import { runRules } from "../scenarios/actions.js";
+import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 
 /**
@@ -55,7 +56,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const sessionId = attributed && ctx.scenarios.of(attributed).sessionId;
     // A session idle past its limit ends here, before its credentials can be used again.
     if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
-    const trace: RequestTrace = {
+    const trace: ScenarioTrace = {
       endpoint: r.name,
       // Redacted once, before anything can echo it: the log, the journal and the answer agree.
       shown: redactUrl(request.path, request.query, ctx.merchants.secrets.view()),
@@ -136,7 +137,7 @@ interface Outcome {
  * The journal record of a request of the integration (control-plane calls are not journaled).
  * Times stay numbers here; the journal formats them when it is read, not on every request.
  */
-function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, outcome: Outcome, response: SandboxResponse): void {
+function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTrace, outcome: Outcome, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
   // Only the session's own client keeps it alive; a request that just names its merchant does not.
   if (session && trace.identityProven) ctx.sessions.touch(session);

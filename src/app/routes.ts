@@ -1,11 +1,12 @@
 import type { Scope } from "../core/config.js";
-import type { Endpoint, EndpointName, RequestTrace, SandboxContext } from "../core/context.js";
+import type { Endpoint, EndpointName, RequestTrace } from "../core/context.js";
 import { jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { controlEndpoint } from "../control/router.js";
 import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
 import { paymentInitEndpoint } from "../endpoints/payment-init.js";
 import { protectedEndpoint } from "../endpoints/protected.js";
 import { tokenEndpoint } from "../endpoints/token.js";
+import type { SandboxContext } from "./context.js";
 
 /**
  * Routing by exact path first, then by group prefix: one map lookup or two string tests per
@@ -13,7 +14,8 @@ import { tokenEndpoint } from "../endpoints/token.js";
  */
 export interface Route {
   name: EndpointName;
-  endpoint: Endpoint;
+  /** Merchant API endpoints take a narrower context than the whole sandbox; the control plane takes it all. */
+  endpoint: Endpoint<SandboxContext>;
   /** Headers every answer of this route carries, refusals included (the deprecated login's). */
   headers?: (ctx: SandboxContext, trace: RequestTrace) => Record<string, string>;
 }

@@ -1,4 +1,4 @@
-import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import { jsonResponse, type Endpoint, type EndpointContext } from "../core/context.js";
 import { Gone, InvalidRequest, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
@@ -58,7 +58,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
 /** The same three headers for every answer of a sandbox: formatted once, not per request. */
 const formatted = new WeakMap<object, Record<string, string>>();
 
-export function deprecationHeaders(ctx: SandboxContext): Record<string, string> {
+export function deprecationHeaders(ctx: EndpointContext): Record<string, string> {
   let headers = formatted.get(ctx.settings);
   if (!headers) {
     headers = {

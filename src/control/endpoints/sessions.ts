@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint, type RequestTrace, type SandboxContext } from "../../core/context.js";
+import { jsonResponse, type RequestTrace } from "../../core/context.js";
+import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import { redactValue } from "../../core/redact.js";
@@ -8,7 +9,7 @@ import { applyClockChange, clockView } from "../clock-ops.js";
 import { analyze } from "../report.js";
 
 /** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
-export const sessionsEndpoint: Endpoint = async (request, ctx) => {
+export const sessionsEndpoint: ControlEndpoint = async (request, ctx) => {
   if (request.method === "GET") {
     return jsonResponse(200, {
       sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })),
@@ -34,7 +35,7 @@ export const sessionsEndpoint: Endpoint = async (request, ctx) => {
 /** One session: GET/DELETE, and its clock, reset and report. */
 export async function sessionEndpoint(
   request: SandboxRequest,
-  ctx: SandboxContext,
+  ctx: ControlContext,
   _trace: RequestTrace,
   params: string[],
   sub: "" | "clock" | "reset" | "report",
