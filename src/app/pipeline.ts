@@ -2,6 +2,7 @@ import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
@@ -46,7 +47,9 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const started = performance.now();
     const arrivedMs = Date.now();
     const r = route(request.path);
-    const claimed = await attributeMerchant(request, r.name, {
+    // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
+    const body = new RequestBody(request.body);
+    const claimed = await attributeMerchant(request, body, r.name, {
       registry: ctx.merchants,
       transports: ctx.scenarios.paymentTokenTransports(),
       maxBodyBytes: ctx.settings.maxBodyBytes,
@@ -60,6 +63,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       endpoint: r.name,
       // Redacted once, before anything can echo it: the log, the journal and the answer agree.
       shown: redactUrl(request.path, request.query, ctx.merchants.secrets.view()),
+      body,
       // The named merchant's scenario shapes the answer (its settings), proven or not.
       scenario: attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.

@@ -6,6 +6,7 @@ import type { ShownUrl } from "./redact.js";
 import type { KeyRing } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
+import type { RequestBody } from "./json-body.js";
 
 /**
  * What a merchant API endpoint may use: the merchants, the token service, the settings and a
@@ -65,6 +66,8 @@ export interface RequestTrace {
   endpoint: EndpointName;
   /** The request's path and query with every secret redacted: all an answer, the log or the journal may echo. */
   shown: ShownUrl;
+  /** The request's body, decoded as JSON at most once, by attribution or the endpoint (whichever reads it first). */
+  readonly body: RequestBody;
   /** The scenario the request was attributed to (the primary one when no merchant could be read). */
   scenario: ScenarioView;
   merchantId?: string;

@@ -17,7 +17,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   }
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, {
+  const body = readJsonObject(request, trace.body, {
     strictContentType: true,
     endpoint: "POST /api/login_check",
     example: '{"username": "<e-mail>", "password": "..."}',

@@ -12,7 +12,7 @@ import { secretMatches } from "../core/merchants.js";
 export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/auth/token", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, {
+  const body = readJsonObject(request, trace.body, {
     strictContentType: true,
     endpoint: "POST /api/v2/auth/token",
     example: '{"api_key": "...", "api_secret": "..."}',

@@ -4,9 +4,9 @@ import { controlBody } from "../body.js";
 import { applyClockChange, clockView } from "../clock-ops.js";
 
 /** GET/POST /__sandbox/clock: the sandbox clock, which every scenario and session clock follows. */
-export const clockEndpoint: ControlEndpoint = (request, ctx) => {
+export const clockEndpoint: ControlEndpoint = (request, ctx, trace) => {
   if (request.method === "GET") return jsonResponse(200, clockView(ctx.clock));
-  const body = controlBody(request, "POST /__sandbox/clock", '{"advance": "59m"}');
+  const body = controlBody(request, trace.body, "POST /__sandbox/clock", '{"advance": "59m"}');
   return jsonResponse(200, applyClockChange(ctx.clock, body, "POST /__sandbox/clock"));
 };
 
