@@ -9,7 +9,7 @@ import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserErro
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
  * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
- * in-process use; as a server it costs ~8x the CPU per request, see DESIGN.md.)
+ * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
  */
 
 export interface ServerOptions {

@@ -3,7 +3,7 @@ import { headerValue, type SandboxRequest } from "./http-types.js";
 import { printable } from "./printable.js";
 
 /**
- * Reading a JSON request body, with the refusals DESIGN.md fixes: 413 past the size limit,
+ * Reading a JSON request body, with the refusals of docs/architecture.md: 413 past the size limit,
  * 415 for a body that is not declared as JSON, 400 for JSON that does not parse or is not an object.
  */
 
