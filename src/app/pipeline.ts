@@ -7,7 +7,7 @@ import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
 import type { SandboxContext } from "./context.js";
-import { route } from "./routes.js";
+import { createRouter } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 
@@ -43,6 +43,7 @@ export interface PipelineHooks {
 }
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
+  const route = createRouter(ctx.settings);
   return async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
@@ -79,10 +80,10 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // request that merely names a merchant must not script what its real client sees.
       const proven = trace.identityProven ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(request, ctx, trace));
-      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
+      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
     } catch (e) {
       thrown = e;
-      response = problemResponse(e, trace.shown.path, r.headers?.(ctx, trace));
+      response = problemResponse(e, trace.shown.path, r.headers);
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {

@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint, type EndpointContext } from "../core/context.js";
+import type { SandboxSettings } from "../core/config.js";
+import { jsonResponse, type Endpoint } from "../core/context.js";
 import { Gone, InvalidRequest, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
@@ -55,18 +56,11 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   return jsonResponse(200, { token });
 };
 
-/** The same three headers for every answer of a sandbox: formatted once, not per request. */
-const formatted = new WeakMap<object, Record<string, string>>();
-
-export function deprecationHeaders(ctx: EndpointContext): Record<string, string> {
-  let headers = formatted.get(ctx.settings);
-  if (!headers) {
-    headers = {
-      deprecation: `@${Math.floor(ctx.settings.loginDeprecatedAt.getTime() / 1000)}`,
-      sunset: ctx.settings.loginSunsetAt.toUTCString(),
-      link: '</api/v2/auth/token>; rel="successor-version"',
-    };
-    formatted.set(ctx.settings, headers);
-  }
-  return headers;
+/** The three headers of every answer of the login, from the sandbox's settings (the router formats them once per sandbox). */
+export function deprecationHeaders(settings: SandboxSettings): Record<string, string> {
+  return {
+    deprecation: `@${Math.floor(settings.loginDeprecatedAt.getTime() / 1000)}`,
+    sunset: settings.loginSunsetAt.toUTCString(),
+    link: '</api/v2/auth/token>; rel="successor-version"',
+  };
 }
