@@ -1,5 +1,6 @@
 /**
- * The layering rules of src/, checked in CI (`npm run lint:layers`). docs/architecture.md is the map they keep true.
+ * The layering rules of src/, checked in CI (`npm run lint:layers`). docs/architecture.md is the map they keep true:
+ * core <- scenarios, endpoints <- control <- app <- adapters, log, cli.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -18,6 +19,34 @@ module.exports = {
         "src/core is the domain: it imports nothing above it (app, endpoints, control, scenarios, adapters, cli, log). The wiring that knows every part lives in src/app.",
       from: { path: "^src/core/" },
       to: { path: "^src/", pathNot: "^src/core/" },
+    },
+    {
+      name: "endpoints-see-only-core",
+      severity: "error",
+      comment: "A merchant API endpoint works from the EndpointContext and core's domain; the pipeline (src/app) hands it everything else.",
+      from: { path: "^src/endpoints/" },
+      to: { path: "^src/", pathNot: "^src/(core|endpoints)/" },
+    },
+    {
+      name: "scenarios-see-only-core",
+      severity: "error",
+      comment: "Scenarios (files, rules, actions) build on the domain only; the pipeline in src/app runs them.",
+      from: { path: "^src/scenarios/" },
+      to: { path: "^src/", pathNot: "^src/(core|scenarios)/" },
+    },
+    {
+      name: "control-is-below-app",
+      severity: "error",
+      comment: "The control plane uses core, scenarios and endpoints; only src/app wires it in, and the adapters and CLI sit above both.",
+      from: { path: "^src/control/" },
+      to: { path: "^src/(app|adapters|cli|log)/" },
+    },
+    {
+      name: "app-is-below-the-edges",
+      severity: "error",
+      comment: "src/app builds the sandbox; adapters, the CLI and the log formats use it, never the other way round.",
+      from: { path: "^src/(app|core|endpoints|scenarios|control)/" },
+      to: { path: "^src/(adapters|cli|log)/" },
     },
     {
       name: "no-orphans",

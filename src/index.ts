@@ -2,7 +2,7 @@
  * merchant-sandbox as a library: build a sandbox with `createSandbox()`, then serve it over HTTP
  * (`startServer`) or in-process with msw (`merchant-sandbox/msw`).
  */
-export { createSandbox, type Sandbox, type SandboxOptions, type RequestLogEntry } from "./core/sandbox.js";
+export { createSandbox, type Sandbox, type SandboxOptions, type RequestLogEntry } from "./app/sandbox.js";
 export type { SandboxRequest, SandboxResponse } from "./core/http-types.js";
 export { SandboxClock } from "./core/clock.js";
 export { ConfigError, DEFAULT_SETTINGS, type SandboxSettings, type SettingsInput } from "./core/config.js";

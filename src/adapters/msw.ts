@@ -1,6 +1,6 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { SandboxRequest } from "../core/http-types.js";
-import type { Sandbox } from "../core/sandbox.js";
+import type { Sandbox } from "../app/sandbox.js";
 
 /**
  * msw handlers built from the core, for in-process use (`setupServer(...createMswHandlers(sb, {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
-import type { Sandbox } from "../core/sandbox.js";
+import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
@@ -9,7 +9,7 @@ import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserErro
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
  * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
- * in-process use; as a server it costs ~8x the CPU per request, see DESIGN.md.)
+ * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
  */
 
 export interface ServerOptions {

@@ -1,10 +1,10 @@
 import { InvalidRequest } from "../core/errors.js";
 import type { SandboxRequest } from "../core/http-types.js";
-import { readJsonObject } from "../core/json-body.js";
+import { readJsonObject, type RequestBody } from "../core/json-body.js";
 
 /** A control-plane JSON body (an empty body is `{}`), with the same 400/415 rules as the API. */
-export function controlBody(request: SandboxRequest, endpoint: string, example: string): Record<string, unknown> {
-  return readJsonObject(request, { strictContentType: true, endpoint, example }) ?? {};
+export function controlBody(request: SandboxRequest, body: RequestBody, endpoint: string, example: string): Record<string, unknown> {
+  return readJsonObject(request, body, { strictContentType: true, endpoint, example }) ?? {};
 }
 
 /** Refuses fields the endpoint does not take, naming the ones it does. */

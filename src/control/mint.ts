@@ -1,5 +1,4 @@
 import type { JWTPayload } from "jose";
-import type { SandboxContext } from "../core/context.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
@@ -8,6 +7,7 @@ import { signCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
 import { closest } from "../scenarios/suggest.js";
+import type { ControlContext } from "./context.js";
 
 /**
  * Minting tokens on demand (POST /__sandbox/tokens), valid or deliberately bad, so a client that
@@ -45,7 +45,7 @@ export interface MintedToken {
   expected_error: string | null;
 }
 
-export async function mintToken(ctx: SandboxContext, request: MintRequest): Promise<MintedToken> {
+export async function mintToken(ctx: ControlContext, request: MintRequest): Promise<MintedToken> {
   const variant = request.variant ?? "valid";
   // An own-property check, not `in`: "constructor", "__proto__" or "toString" are on every
   // object's prototype, and used to mint a valid token under a variant that does not exist.
@@ -113,7 +113,7 @@ export async function mintToken(ctx: SandboxContext, request: MintRequest): Prom
   return { token, variant, header, claims, expected_error: MINT_VARIANTS[variant] ?? null };
 }
 
-function findMerchant(ctx: SandboxContext, ref: string | undefined): Merchant {
+function findMerchant(ctx: ControlContext, ref: string | undefined): Merchant {
   if (ref === undefined) return ctx.scenarios.primary.merchants[0]!;
   const m = ctx.merchants.byKey(ref) ?? ctx.merchants.findById(ref);
   if (!m)

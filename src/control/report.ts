@@ -1,5 +1,6 @@
 import type { JournalEntry } from "./journal.js";
 import type { Check } from "./findings/common.js";
+import type { Finding } from "./findings/finding.js";
 import {
   conflictingCredentials,
   credentialsInQuery,
@@ -13,16 +14,9 @@ import { hammeringAfterError, retryIgnoresRetryAfter } from "./findings/retries.
 import { expiredTokenReused, noProactiveRenewal, tokenPerCall } from "./findings/tokens.js";
 
 /**
- * The integration report: what the integration did wrong, read from the journal. Each finding has
- * a stable code, a severity (`error` fails a CI gate), a message that says how to fix it, and the
- * ids of the requests that show it.
+ * The integration report: what the integration did wrong, read from the journal (see Finding).
  */
-export interface Finding {
-  code: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  evidence: string[];
-}
+export type { Finding } from "./findings/finding.js";
 
 /** Every check, each a pure function of the entries giving at most one finding per merchant. */
 export const CHECKS: readonly Check[] = [

@@ -1,8 +1,9 @@
-import type { Endpoint, RequestTrace, SandboxContext } from "../core/context.js";
+import type { RequestTrace } from "../core/context.js";
 import { AdminTokenRequired, MethodNotAllowed, NotFound } from "../core/errors.js";
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
 import { secretMatches } from "../core/merchants.js";
 import { assertFromThisSite, assertJsonDeclared } from "./access.js";
+import type { ControlContext, ControlEndpoint } from "./context.js";
 import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
 import { openApiEndpoint } from "./endpoints/openapi.js";
@@ -23,7 +24,7 @@ interface ControlRoute {
   path: string;
   pattern: RegExp;
   methods: string[];
-  handler: (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace, params: string[]) => ReturnType<Endpoint>;
+  handler: (request: SandboxRequest, ctx: ControlContext, trace: RequestTrace, params: string[]) => ReturnType<ControlEndpoint>;
 }
 
 /** A route's pattern, made from its documented path so the two cannot disagree. */
@@ -53,7 +54,7 @@ export function controlRouteTable(): Array<{ path: string; methods: readonly str
   return ROUTES.map(({ path, methods }) => ({ path, methods }));
 }
 
-export const controlEndpoint: Endpoint = (request, ctx, trace) => {
+export const controlEndpoint: ControlEndpoint = (request, ctx, trace) => {
   for (const route of ROUTES) {
     const m = route.pattern.exec(request.path);
     if (!m) continue;
@@ -78,7 +79,7 @@ export const controlEndpoint: Endpoint = (request, ctx, trace) => {
 };
 
 /** With --admin-token, the control plane wants `Authorization: Bearer <token>` or `X-Admin-Token`. */
-function assertAdmin(request: SandboxRequest, ctx: SandboxContext): void {
+function assertAdmin(request: SandboxRequest, ctx: ControlContext): void {
   const expected = ctx.control.adminToken;
   if (expected === undefined) return;
   const auth = headerValue(request, "authorization");

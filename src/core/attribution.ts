@@ -2,7 +2,7 @@ import type { PaymentTokenTransport } from "./config.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
 import { secretMatches, type Merchant, type MerchantRegistry } from "./merchants.js";
-import { decodeJson } from "./json-body.js";
+import type { RequestBody } from "./json-body.js";
 
 /**
  * Which merchant a request comes from, and whether it proved it. A request may only *name* a
@@ -34,16 +34,21 @@ export interface AttributionDeps {
   provenSubject: (token: string) => Promise<string | undefined>;
 }
 
-export async function attributeMerchant(request: SandboxRequest, endpoint: EndpointName, deps: AttributionDeps): Promise<Attribution | undefined> {
+export async function attributeMerchant(
+  request: SandboxRequest,
+  body: RequestBody,
+  endpoint: EndpointName,
+  deps: AttributionDeps,
+): Promise<Attribution | undefined> {
   switch (endpoint) {
     case "token":
-      return byApiKey(request, deps);
+      return byApiKey(request, jsonBody(body, deps.maxBodyBytes), deps);
     case "login": {
-      const body = jsonBody(request, deps.maxBodyBytes);
-      const id = typeof body?.username === "string" ? body.username : body?.email;
+      const fields = jsonBody(body, deps.maxBodyBytes);
+      const id = typeof fields?.username === "string" ? fields.username : fields?.email;
       const merchant = typeof id === "string" ? deps.registry.byLoginEmail(id) : undefined;
       if (!merchant) return undefined;
-      const password = body?.password;
+      const password = fields?.password;
       const proven = typeof password === "string" && merchant.login !== undefined && secretMatches(password, merchant.login.password);
       return { merchant, proven };
     }
@@ -59,7 +64,7 @@ export async function attributeMerchant(request: SandboxRequest, endpoint: Endpo
             ? bearerOf(request)
             : t.kind === "header"
               ? headerValue(request, t.name)?.trim()
-              : (jsonBody(request, deps.maxBodyBytes)?.[t.field] as unknown);
+              : (jsonBody(body, deps.maxBodyBytes)?.[t.field] as unknown);
         if (typeof value !== "string") continue;
         const found = await byToken(value, deps);
         if (found) return found;
@@ -72,8 +77,7 @@ export async function attributeMerchant(request: SandboxRequest, endpoint: Endpo
 }
 
 /** The api_key (header first, then body) names the merchant; a matching api_secret proves it. */
-function byApiKey(request: SandboxRequest, deps: AttributionDeps): Attribution | undefined {
-  const body = jsonBody(request, deps.maxBodyBytes);
+function byApiKey(request: SandboxRequest, body: Record<string, unknown> | undefined, deps: AttributionDeps): Attribution | undefined {
   const headerKey = headerValue(request, "x-api-key");
   const merchant =
     (headerKey === undefined ? undefined : deps.registry.byKey(headerKey)) ??
@@ -128,9 +132,9 @@ export function bearerOf(request: SandboxRequest): string | undefined {
 }
 
 /** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */
-function jsonBody(request: SandboxRequest, maxBodyBytes: number): Record<string, unknown> | undefined {
-  if (request.body.byteLength === 0 || request.body.byteLength > maxBodyBytes) return undefined;
-  const decoded = decodeJson(request.body);
+function jsonBody(body: RequestBody, maxBodyBytes: number): Record<string, unknown> | undefined {
+  if (body.bytes.byteLength === 0 || body.bytes.byteLength > maxBodyBytes) return undefined;
+  const decoded = body.decoded();
   if (decoded.kind !== "ok") return undefined;
   const parsed = decoded.value;
   return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;

@@ -1,7 +1,7 @@
 import { parseDurationSeconds } from "./duration.js";
 
 /**
- * Settings of one sandbox, their defaults (DESIGN.md, "Default behaviour contract") and their
+ * Settings of one sandbox, their defaults (docs/architecture.md, "Defaults and published values") and their
  * validation. Every setting a user can pass is checked here once, with an error that names the
  * setting, what was given and what is accepted.
  */

@@ -1,52 +1,50 @@
 import type { Faker } from "@faker-js/faker";
 import type { AccessTokens } from "./access-tokens.js";
 import type { SandboxClock } from "./clock.js";
-import type { PaymentTokenTransport, SandboxSettings } from "./config.js";
+import type { SandboxSettings } from "./config.js";
 import type { ShownUrl } from "./redact.js";
 import type { KeyRing } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import type { SandboxRequest, SandboxResponse } from "./http-types.js";
-import type { TokenLedger } from "./token-ledger.js";
-import type { ScenarioInstance } from "../scenarios/instance.js";
-import type { Journal } from "../control/journal.js";
-import type { SessionStore } from "../control/sessions.js";
-import type { HostPolicy } from "../control/access.js";
+import type { RequestBody } from "./json-body.js";
 
-/** Everything an endpoint may use: the state of one sandbox, shared by nothing else. */
-export interface SandboxContext {
+/**
+ * What a merchant API endpoint may use: the merchants, the token service, the settings and a
+ * read-only view of the scenarios. Not the control plane's sessions, journal or reset: those are
+ * in ControlContext (src/control/context.ts), which only control-plane endpoints receive.
+ */
+export interface EndpointContext {
   readonly version: string;
   /** Sandbox-wide settings (issuer, audience, body limit) and the defaults scenarios start from. */
   readonly settings: SandboxSettings;
-  /** The sandbox clock; every scenario's clock follows it. */
-  readonly clock: SandboxClock;
   readonly merchants: MerchantRegistry;
   readonly ring: KeyRing;
-  readonly ledger: TokenLedger;
   readonly tokens: AccessTokens;
   /** Seeded: ids and checkout URLs repeat run to run for the same seed. */
   readonly faker: Faker;
   /** The next token id (jti): unique across restarts and replicas, unless seededTokenIds. */
   newTokenId(): string;
-  readonly scenarios: ScenarioSet;
-  /** Waits (scenario delays); injectable so tests need not sleep. */
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly journal: Journal;
-  readonly sessions: SessionStore;
-  readonly control: { readonly enabled: boolean; readonly adminToken: string | undefined; readonly allowedHosts: HostPolicy };
-  /** The whole sandbox back to how it started (POST /__sandbox/reset). */
-  resetAll(): void;
+  readonly scenarios: ScenarioLookup;
 }
 
-/** The loaded scenarios and who owns which merchant. */
-export interface ScenarioSet {
-  readonly all: readonly ScenarioInstance[];
+/**
+ * What an endpoint sees of a scenario: its name, its settings and its clock. The rules, state and
+ * sessions of a scenario belong to the pipeline and the control plane, not to endpoints.
+ */
+export interface ScenarioView {
+  readonly name: string;
+  readonly settings: SandboxSettings;
+  /** The scenario's own clock (the sandbox clock plus the scenario's offset and rule changes). */
+  readonly clock: SandboxClock;
+  readonly merchants: readonly Merchant[];
+}
+
+/** The scenarios as endpoints may look them up. */
+export interface ScenarioLookup {
   /** The scenarios loaded at start (not sessions' copies). */
-  readonly loaded: readonly ScenarioInstance[];
-  /** The scenario whose rules and settings apply to requests no merchant can be read from. */
-  readonly primary: ScenarioInstance;
-  of(merchant: Merchant): ScenarioInstance;
-  /** Every place a payment token may be sent, across scenarios (payment/init looks in each). */
-  paymentTokenTransports(): PaymentTokenTransport[];
+  readonly loaded: readonly ScenarioView[];
+  /** The scenario that owns this merchant. */
+  of(merchant: Merchant): ScenarioView;
   /** The kids of every key some scenario still accepts: the JWKS. */
   acceptedKids(): Set<string>;
 }
@@ -68,7 +66,10 @@ export interface RequestTrace {
   endpoint: EndpointName;
   /** The request's path and query with every secret redacted: all an answer, the log or the journal may echo. */
   shown: ShownUrl;
-  scenario: ScenarioInstance;
+  /** The request's body, decoded as JSON at most once, by attribution or the endpoint (whichever reads it first). */
+  readonly body: RequestBody;
+  /** The scenario the request was attributed to (the primary one when no merchant could be read). */
+  scenario: ScenarioView;
   merchantId?: string;
   /**
    * The request proved it is `merchantId` (a matching secret or password, a payment token, a JWT
@@ -85,7 +86,12 @@ export interface RequestTrace {
 
 export type EndpointName = "token" | "payment" | "cashout" | "payment-init" | "login" | "jwks" | "control" | "unknown";
 
-export type Endpoint = (request: SandboxRequest, ctx: SandboxContext, trace: RequestTrace) => Promise<SandboxResponse> | SandboxResponse;
+/** An endpoint: merchant API endpoints take the EndpointContext, control-plane ones a wider context. */
+export type Endpoint<C extends EndpointContext = EndpointContext> = (
+  request: SandboxRequest,
+  ctx: C,
+  trace: RequestTrace,
+) => Promise<SandboxResponse> | SandboxResponse;
 
 /** A JSON response; `no-store` unless said otherwise, since almost everything here is about credentials. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): SandboxResponse {

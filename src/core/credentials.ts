@@ -5,7 +5,7 @@ import { headerCount, headerValue, type SandboxRequest } from "./http-types.js";
 /**
  * Where the token exchange finds `api_key` and `api_secret`: the JSON body field or the
  * `X-Api-Key` / `X-Api-Secret` header, each credential on its own. When a credential comes both
- * ways, the precedence setting decides (DESIGN.md: `must_match` by default).
+ * ways, the precedence setting decides (`must_match` by default, docs/architecture.md).
  */
 
 interface CredentialSpec {

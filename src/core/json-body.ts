@@ -3,7 +3,7 @@ import { headerValue, type SandboxRequest } from "./http-types.js";
 import { printable } from "./printable.js";
 
 /**
- * Reading a JSON request body, with the refusals DESIGN.md fixes: 413 past the size limit,
+ * Reading a JSON request body, with the refusals of docs/architecture.md: 413 past the size limit,
  * 415 for a body that is not declared as JSON, 400 for JSON that does not parse or is not an object.
  */
 
@@ -28,6 +28,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  */
 export function readJsonObject(
   request: SandboxRequest,
+  body: RequestBody,
   options: {
     strictContentType: boolean;
     endpoint: string;
@@ -43,7 +44,7 @@ export function readJsonObject(
       `${options.endpoint} takes a JSON body, but the request says Content-Type: ${printableType(contentType)}. Send the body as JSON with the header 'Content-Type: application/json'.`,
     );
   }
-  const decoded = decodeJson(request.body);
+  const decoded = body.decoded();
   if (decoded.kind === "not_utf8") {
     if (!declaredJson) return undefined;
     throw new InvalidRequest("body_not_utf8", `The request body is not valid UTF-8. Send the JSON body encoded as UTF-8.`);
@@ -64,29 +65,36 @@ export function readJsonObject(
   return parsed as Record<string, unknown>;
 }
 
-type Decoded = { kind: "ok"; value: unknown } | { kind: "not_utf8" } | { kind: "malformed"; error: unknown };
-/** One decode per body: attribution and the endpoint both read it (keyed by the body's bytes). */
-const decodedBodies = new WeakMap<Uint8Array, Decoded>();
+export type DecodedBody = { kind: "ok"; value: unknown } | { kind: "not_utf8" } | { kind: "malformed"; error: unknown };
 
-/** The body decoded as UTF-8 JSON, once per request. */
-export function decodeJson(body: Uint8Array): Decoded {
-  let decoded = decodedBodies.get(body);
-  if (decoded) return decoded;
-  let text: string | undefined;
+/**
+ * A request's body, decoded as UTF-8 JSON at most once, by whichever reads it first: attribution
+ * (to see whose credentials are in it) or the endpoint. The pipeline makes one per request and
+ * carries it on the trace, so the decode is shared without any state outside the request.
+ */
+export class RequestBody {
+  private decodedBody: DecodedBody | undefined;
+
+  constructor(readonly bytes: Uint8Array) {}
+
+  decoded(): DecodedBody {
+    this.decodedBody ??= decodeJson(this.bytes);
+    return this.decodedBody;
+  }
+}
+
+function decodeJson(body: Uint8Array): DecodedBody {
+  let text: string;
   try {
     text = decoder.decode(body);
   } catch {
-    decoded = { kind: "not_utf8" };
+    return { kind: "not_utf8" };
   }
-  if (text !== undefined) {
-    try {
-      decoded = { kind: "ok", value: JSON.parse(text) };
-    } catch (error) {
-      decoded = { kind: "malformed", error };
-    }
+  try {
+    return { kind: "ok", value: JSON.parse(text) };
+  } catch (error) {
+    return { kind: "malformed", error };
   }
-  decodedBodies.set(body, decoded!);
-  return decoded!;
 }
 
 function printableType(contentType: string | undefined): string {

@@ -36,7 +36,7 @@ export interface Merchant {
   paymentTokenState?: "expired" | "revoked";
 }
 
-/** The built-in default merchant of DESIGN.md: published sandbox values, redacted in logs all the same. */
+/** The built-in default merchant (docs/architecture.md): published sandbox values, redacted in logs all the same. */
 export const DEFAULT_MERCHANT: Readonly<MerchantInput> = Object.freeze({
   id: "merchant_sandbox_default",
   name: "Sandbox Default Merchant",

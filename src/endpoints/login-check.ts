@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import type { SandboxSettings } from "../core/config.js";
+import { jsonResponse, type Endpoint } from "../core/context.js";
 import { Gone, InvalidRequest, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
@@ -17,7 +18,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   }
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, {
+  const body = readJsonObject(request, trace.body, {
     strictContentType: true,
     endpoint: "POST /api/login_check",
     example: '{"username": "<e-mail>", "password": "..."}',
@@ -55,18 +56,11 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   return jsonResponse(200, { token });
 };
 
-/** The same three headers for every answer of a sandbox: formatted once, not per request. */
-const formatted = new WeakMap<object, Record<string, string>>();
-
-export function deprecationHeaders(ctx: SandboxContext): Record<string, string> {
-  let headers = formatted.get(ctx.settings);
-  if (!headers) {
-    headers = {
-      deprecation: `@${Math.floor(ctx.settings.loginDeprecatedAt.getTime() / 1000)}`,
-      sunset: ctx.settings.loginSunsetAt.toUTCString(),
-      link: '</api/v2/auth/token>; rel="successor-version"',
-    };
-    formatted.set(ctx.settings, headers);
-  }
-  return headers;
+/** The three headers of every answer of the login, from the sandbox's settings (the router formats them once per sandbox). */
+export function deprecationHeaders(settings: SandboxSettings): Record<string, string> {
+  return {
+    deprecation: `@${Math.floor(settings.loginDeprecatedAt.getTime() / 1000)}`,
+    sunset: settings.loginSunsetAt.toUTCString(),
+    link: '</api/v2/auth/token>; rel="successor-version"',
+  };
 }

@@ -18,7 +18,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   assertNoTokenInQuery(request);
   // The transport of the scenario the token belongs to (found wherever it was sent), else the primary's.
   const transport = trace.scenario.settings.paymentTokenTransport;
-  const body = readJsonObject(request, {
+  const body = readJsonObject(request, trace.body, {
     strictContentType: transport.kind === "body",
     endpoint: "POST /api/v2/payment/init",
     example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',

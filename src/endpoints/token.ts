@@ -1,4 +1,4 @@
-import { jsonResponse, type Endpoint, type SandboxContext } from "../core/context.js";
+import { jsonResponse, type Endpoint, type EndpointContext } from "../core/context.js";
 import { redact } from "../core/redact.js";
 import { extractCredentials } from "../core/credentials.js";
 import { InvalidClient, MethodNotAllowed } from "../core/errors.js";
@@ -12,7 +12,7 @@ import { secretMatches } from "../core/merchants.js";
 export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/auth/token", ["POST"]);
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, {
+  const body = readJsonObject(request, trace.body, {
     strictContentType: true,
     endpoint: "POST /api/v2/auth/token",
     example: '{"api_key": "...", "api_secret": "..."}',
@@ -69,7 +69,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
  * The loaded merchants' api_keys are public, so naming them helps; the unknown value itself is shown
  * only redacted, since integrations that swap the fields send their secret as the api_key.
  */
-function knownKeys(ctx: SandboxContext): string {
+function knownKeys(ctx: EndpointContext): string {
   // Only the scenarios loaded at start: a session's api_key is no one else's business.
   const keys = ctx.scenarios.loaded.flatMap((s) => s.merchants.map((m) => `'${m.apiKey}'`));
   return keys.length <= 5 ? `loaded: ${keys.join(", ")}` : `${keys.length} are loaded, e.g. ${keys.slice(0, 3).join(", ")}`;

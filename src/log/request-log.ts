@@ -1,4 +1,4 @@
-import type { RequestLogEntry } from "../core/sandbox.js";
+import type { RequestLogEntry } from "../app/sandbox.js";
 
 /**
  * The request log: one line per request, as text for people or JSON for log pipelines. Entries

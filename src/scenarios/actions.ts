@@ -1,16 +1,32 @@
-import type { RequestTrace, SandboxContext } from "../core/context.js";
+import type { Faker } from "@faker-js/faker";
+import type { RequestTrace } from "../core/context.js";
 import { ClockRangeError } from "../core/clock.js";
 import { parseDuration, parseSignedDuration } from "../core/duration.js";
 import { SandboxError, ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { presentedTokenId } from "../core/attribution.js";
-import type { Merchant } from "../core/merchants.js";
+import type { Merchant, MerchantRegistry } from "../core/merchants.js";
 import { problemResponse, statusTitle } from "../core/problem.js";
 import type { ShownUrl } from "../core/redact.js";
+import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "./instance.js";
 import type { CompiledRule } from "./rules.js";
 import type { ThenFile } from "./schema.js";
 import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
+
+/** What a rule's actions may use: the merchants and tokens they change, template values, and a way to wait. */
+export interface RuleContext {
+  readonly merchants: MerchantRegistry;
+  readonly ledger: TokenLedger;
+  readonly faker: Faker;
+  /** Waits (scenario delays); injectable so tests need not sleep. */
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** The trace of a request whose scenario is a running instance, rules and all (the pipeline's). */
+export interface ScenarioTrace extends RequestTrace {
+  scenario: ScenarioInstance;
+}
 
 /**
  * Running a scenario's rules for one request, before the endpoint. The request is the scenario's
@@ -23,8 +39,8 @@ import { renderString, renderValue, TemplateError, type TemplateValues } from ".
  */
 export async function runRules(
   request: SandboxRequest,
-  ctx: SandboxContext,
-  trace: RequestTrace,
+  ctx: RuleContext,
+  trace: ScenarioTrace,
   attributed: Merchant | undefined,
 ): Promise<SandboxResponse | undefined> {
   const scenario = trace.scenario;
@@ -75,7 +91,7 @@ async function applyStateChanges(
   then: ThenFile,
   rule: CompiledRule,
   scenario: ScenarioInstance,
-  ctx: SandboxContext,
+  ctx: RuleContext,
   trace: RequestTrace,
   request: SandboxRequest,
   attributed: Merchant | undefined,
@@ -128,7 +144,7 @@ function targetMerchants(rule: CompiledRule, scenario: ScenarioInstance, attribu
 }
 
 /** The jti of the bearer token on this request, if the sandbox issued it to this scenario's merchants. */
-function presentedTokenOf(request: SandboxRequest, ctx: SandboxContext, scenario: ScenarioInstance): string | undefined {
+function presentedTokenOf(request: SandboxRequest, ctx: RuleContext, scenario: ScenarioInstance): string | undefined {
   const jti = presentedTokenId(request);
   const record = jti === undefined ? undefined : ctx.ledger.get(jti);
   return record && scenario.findMerchant(record.merchantId) ? jti : undefined;
@@ -138,7 +154,7 @@ function respond(
   spec: NonNullable<ThenFile["respond"]>,
   rule: CompiledRule,
   scenario: ScenarioInstance,
-  ctx: SandboxContext,
+  ctx: RuleContext,
   request: SandboxRequest,
   merchant: Merchant | undefined,
   shown: ShownUrl,

@@ -1,7 +1,7 @@
 import type { ScenarioFile } from "./schema.js";
 
 /**
- * The built-in `default` scenario: the merchant of DESIGN.md with its published sandbox
+ * The built-in `default` scenario: the default merchant (docs/architecture.md) with its published sandbox
  * credentials, and no rules. scenarios/default.yaml is the same scenario as a file (a test keeps
  * the two equal); this copy exists so library users need no file system.
  */

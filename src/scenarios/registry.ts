@@ -1,10 +1,22 @@
 import type { SandboxClock } from "../core/clock.js";
 import type { PaymentTokenTransport, SandboxSettings } from "../core/config.js";
-import type { ScenarioSet } from "../core/context.js";
+import type { ScenarioLookup } from "../core/context.js";
 import type { KeyRing } from "../core/keys.js";
 import type { Merchant, MerchantRegistry } from "../core/merchants.js";
 import { ScenarioInstance } from "./instance.js";
 import type { ScenarioFile } from "./schema.js";
+
+/** The loaded scenarios and who owns which merchant: the registry as the pipeline and the control plane read it. */
+export interface ScenarioSet extends ScenarioLookup {
+  readonly all: readonly ScenarioInstance[];
+  /** The scenarios loaded at start (not sessions' copies). */
+  readonly loaded: readonly ScenarioInstance[];
+  /** The scenario whose rules and settings apply to requests no merchant can be read from. */
+  readonly primary: ScenarioInstance;
+  of(merchant: Merchant): ScenarioInstance;
+  /** Every place a payment token may be sent, across scenarios (attribution looks in each). */
+  paymentTokenTransports(): PaymentTokenTransport[];
+}
 
 /**
  * The running scenarios of one sandbox: those loaded at start and the private copies that sessions

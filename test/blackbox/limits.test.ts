@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
-import { createSandbox } from "../../src/core/sandbox.js";
+import { createSandbox } from "../../src/app/sandbox.js";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
 import { DEFAULT_KEY, DEFAULT_SECRET, T0, postJson, problem } from "../support/server.js";
 

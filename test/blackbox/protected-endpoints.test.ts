@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportSPKI, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/core/sandbox.js";
+import { createSandbox } from "../../src/app/sandbox.js";
 import {
   DEFAULT_MERCHANT_ID,
   DEFAULT_PAYMENT_TOKEN,

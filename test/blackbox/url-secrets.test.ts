@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RequestLogEntry } from "../../src/core/sandbox.js";
+import type { RequestLogEntry } from "../../src/app/sandbox.js";
 import { DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
 
 /**

@@ -1,7 +1,7 @@
 import { setupServer } from "msw/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { createSandbox } from "../../src/core/sandbox.js";
+import { createSandbox } from "../../src/app/sandbox.js";
 import { expectProblem } from "../support/expect.js";
 import {
   DEFAULT_KEY,

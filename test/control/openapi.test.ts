@@ -43,7 +43,7 @@ function operations(doc: Doc): string[] {
 }
 
 /**
- * The routes the sandbox serves. Merchant API: the exact paths of src/core/router.ts (each with the
+ * The routes the sandbox serves. Merchant API: the exact paths of src/app/routes.ts (each with the
  * methods its endpoint takes) and the two groups, any method. Control plane: read from the route
  * table of src/control/router.ts, so a route added there must be documented.
  */
@@ -62,7 +62,7 @@ function controlRoutes(): Record<string, string[]> {
 }
 
 function exactMerchantPaths(): string[] {
-  return [...read("src/core/router.ts").matchAll(/\["(\/[^"]+)", \{ name:/g)].map((m) => m[1]!);
+  return [...read("src/app/routes.ts").matchAll(/\["(\/[^"]+)", \{ name:/g)].map((m) => m[1]!);
 }
 
 /** Every .ts file under src/. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { DEFAULT_MERCHANT } from "../../src/core/merchants.js";
-import type { RequestLogEntry } from "../../src/core/sandbox.js";
+import type { RequestLogEntry } from "../../src/app/sandbox.js";
 import { postJson, startTestServer, type TestServer } from "../support/server.js";
 import { FUZZ_TIMEOUT, assertAnswer, fuzzParams, fuzzSeed, rawExchange, serialize, shown, type RawRequest } from "./support.js";
 

@@ -1,7 +1,7 @@
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { createSandbox, type RequestLogEntry, type Sandbox } from "../../src/core/sandbox.js";
+import { createSandbox, type RequestLogEntry, type Sandbox } from "../../src/app/sandbox.js";
 import { problem, startTestServer, T0, type TestServer } from "../support/server.js";
 
 /**

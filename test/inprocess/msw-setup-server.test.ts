@@ -1,6 +1,6 @@
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createSandbox, type Sandbox } from "../../src/core/sandbox.js";
+import { createSandbox, type Sandbox } from "../../src/app/sandbox.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 
 /**

@@ -5,7 +5,7 @@ import { setupServer } from "msw/node";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, type SandboxOptions } from "../../src/core/sandbox.js";
+import { createSandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { T0 } from "../support/server.js";

@@ -1,7 +1,7 @@
 import { Faker, en } from "@faker-js/faker";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/core/sandbox.js";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
 import { ScenarioLoadError } from "../../src/scenarios/load.js";
 import type { MerchantFile, RuleFile, ScenarioFile } from "../../src/scenarios/schema.js";
 import {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { parse as parseYaml } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/core/sandbox.js";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
 import {
   DEFAULT_KEY,
   DEFAULT_MERCHANT_ID,

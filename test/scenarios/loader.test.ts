@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/config.js";
-import { createSandbox } from "../../src/core/sandbox.js";
+import { createSandbox } from "../../src/app/sandbox.js";
 import { DEFAULT_SCENARIO } from "../../src/scenarios/default-scenario.js";
 import { LIBRARY_DIR, libraryNames, resolveScenario } from "../../src/scenarios/library.js";
 import { formatProblem, loadScenarioFile, parseScenarioText, ScenarioLoadError, type ScenarioProblem } from "../../src/scenarios/load.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/core/sandbox.js";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
 import type { MerchantFile, RuleFile, ScenarioFile } from "../../src/scenarios/schema.js";
 import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
 import { bearer } from "../support/expect.js";

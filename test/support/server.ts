@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/core/sandbox.js";
+import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { redact, redactUrl } from "../../src/core/redact.js";
 import { DEFAULT_MERCHANT, MerchantRegistry } from "../../src/core/merchants.js";
 import { EMPTY_VIEW, MIN_ANYWHERE_LENGTH, SecretIndex } from "../../src/core/secret-index.js";
-import { createSandbox, type RequestLogEntry } from "../../src/core/sandbox.js";
+import { createSandbox, type RequestLogEntry } from "../../src/app/sandbox.js";
 
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
 

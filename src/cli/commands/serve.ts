@@ -6,7 +6,7 @@ import { parseDuration } from "../../core/duration.js";
 import { earlyStartKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
-import { createSandbox, type SandboxOptions } from "../../core/sandbox.js";
+import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";

@@ -1,10 +1,11 @@
-import { jsonResponse, type Endpoint } from "../../core/context.js";
+import { jsonResponse } from "../../core/context.js";
+import type { ControlEndpoint } from "../context.js";
 import { InvalidRequest } from "../../core/errors.js";
 import { redactValue } from "../../core/redact.js";
 import { analyze } from "../report.js";
 
 /** GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest first. */
-export const requestsEndpoint: Endpoint = (request, ctx) => {
+export const requestsEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant", "since", "limit"].includes(key)) {
@@ -33,7 +34,7 @@ export const requestsEndpoint: Endpoint = (request, ctx) => {
 };
 
 /** GET /__sandbox/report[?session=&merchant=]: the findings over the whole journal (or a part). */
-export const reportEndpoint: Endpoint = (request, ctx) => {
+export const reportEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant"].includes(key)) {

@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint } from "../../core/context.js";
+import { jsonResponse } from "../../core/context.js";
+import type { ControlEndpoint } from "../context.js";
 import { InvalidRequest } from "../../core/errors.js";
 import { assertBodySize } from "../../core/json-body.js";
 import { controlBody, onlyFields } from "../body.js";
@@ -10,9 +11,9 @@ import { scanText } from "../scan.js";
  * password, or a JWT this sandbox signed). The answer says where and what, never the secret. The
  * body is bounded by the body size limit (64 KiB by default): send a large log in chunks of lines.
  */
-export const scanEndpoint: Endpoint = async (request, ctx) => {
+export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = controlBody(request, "POST /__sandbox/scan", '{"text": "<the log lines to scan>"}');
+  const body = controlBody(request, trace.body, "POST /__sandbox/scan", '{"text": "<the log lines to scan>"}');
   onlyFields(body, ["text"], "POST /__sandbox/scan");
   if (typeof body.text !== "string") {
     throw new InvalidRequest(

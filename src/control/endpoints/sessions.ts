@@ -1,4 +1,5 @@
-import { jsonResponse, type Endpoint, type RequestTrace, type SandboxContext } from "../../core/context.js";
+import { jsonResponse, type RequestTrace } from "../../core/context.js";
+import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import { redactValue } from "../../core/redact.js";
@@ -8,13 +9,13 @@ import { applyClockChange, clockView } from "../clock-ops.js";
 import { analyze } from "../report.js";
 
 /** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
-export const sessionsEndpoint: Endpoint = async (request, ctx) => {
+export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   if (request.method === "GET") {
     return jsonResponse(200, {
       sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })),
     });
   }
-  const body = controlBody(request, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
+  const body = controlBody(request, trace.body, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
   onlyFields(body, ["scenario"], "POST /__sandbox/sessions");
   if (body.scenario !== undefined && typeof body.scenario !== "string") {
     throw new InvalidRequest("session_scenario_invalid", `"scenario" must be the name of a scenario, such as "default" or "token-endpoint-outage".`);
@@ -34,8 +35,8 @@ export const sessionsEndpoint: Endpoint = async (request, ctx) => {
 /** One session: GET/DELETE, and its clock, reset and report. */
 export async function sessionEndpoint(
   request: SandboxRequest,
-  ctx: SandboxContext,
-  _trace: RequestTrace,
+  ctx: ControlContext,
+  trace: RequestTrace,
   params: string[],
   sub: "" | "clock" | "reset" | "report",
 ): Promise<SandboxResponse> {
@@ -59,7 +60,7 @@ export async function sessionEndpoint(
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
       return jsonResponse(
         200,
-        applyClockChange(session.instance.clock, controlBody(request, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`),
+        applyClockChange(session.instance.clock, controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`),
       );
     case "reset":
       ctx.sessions.reset(session);

@@ -1,5 +1,5 @@
 import type { JournalEntry } from "../journal.js";
-import type { Finding } from "../report.js";
+import type { Finding } from "./finding.js";
 
 /**
  * Helpers shared by the findings: every finding is a pure function of the journal entries (oldest

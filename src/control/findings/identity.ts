@@ -1,5 +1,5 @@
 import type { JournalEntry } from "../journal.js";
-import type { Finding } from "../report.js";
+import type { Finding } from "./finding.js";
 import { byMerchant, evidenceOf, plural } from "./common.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { JournalEntry } from "../journal.js";
-import type { Finding } from "../report.js";
+import type { Finding } from "./finding.js";
 import { byMerchant, endpointLabel, evidenceOf, isFailure, plural, sandboxMs, subject, type Check } from "./common.js";
 
 /** How the integration retries: Retry-After honoured, failures not hammered. */

@@ -1,5 +1,5 @@
 import type { JournalEntry } from "../journal.js";
-import type { Finding } from "../report.js";
+import type { Finding } from "./finding.js";
 import { byMerchant, evidenceOf, isExchange, isProtectedCall, plural, subject, type Check } from "./common.js";
 
 /** How the access token is handled over time: reused, renewed in time, dropped when refused. */

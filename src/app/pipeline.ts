@@ -1,12 +1,14 @@
-import type { RequestTrace, SandboxContext } from "./context.js";
-import { attributeMerchant, presentedTokenId } from "./attribution.js";
-import { SandboxError } from "./errors.js";
-import type { SandboxRequest, SandboxResponse } from "./http-types.js";
-import { printable } from "./printable.js";
-import { problemResponse } from "./problem.js";
-import { redactUrl } from "./redact.js";
-import { route } from "./router.js";
-import { runRules } from "../scenarios/actions.js";
+import type { RequestTrace } from "../core/context.js";
+import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
+import { SandboxError } from "../core/errors.js";
+import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import { RequestBody } from "../core/json-body.js";
+import { printable } from "../core/printable.js";
+import { problemResponse } from "../core/problem.js";
+import { redactUrl } from "../core/redact.js";
+import type { SandboxContext } from "./context.js";
+import { createRouter } from "./routes.js";
+import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 
 /**
@@ -41,11 +43,14 @@ export interface PipelineHooks {
 }
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
+  const route = createRouter(ctx.settings);
   return async function handle(request: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
     const r = route(request.path);
-    const claimed = await attributeMerchant(request, r.name, {
+    // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
+    const body = new RequestBody(request.body);
+    const claimed = await attributeMerchant(request, body, r.name, {
       registry: ctx.merchants,
       transports: ctx.scenarios.paymentTokenTransports(),
       maxBodyBytes: ctx.settings.maxBodyBytes,
@@ -55,10 +60,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const sessionId = attributed && ctx.scenarios.of(attributed).sessionId;
     // A session idle past its limit ends here, before its credentials can be used again.
     if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
-    const trace: RequestTrace = {
+    const trace: ScenarioTrace = {
       endpoint: r.name,
       // Redacted once, before anything can echo it: the log, the journal and the answer agree.
       shown: redactUrl(request.path, request.query, ctx.merchants.secrets.view()),
+      body,
       // The named merchant's scenario shapes the answer (its settings), proven or not.
       scenario: attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.
@@ -74,10 +80,10 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // request that merely names a merchant must not script what its real client sees.
       const proven = trace.identityProven ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(request, ctx, trace));
-      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers(ctx, trace) } };
+      if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
     } catch (e) {
       thrown = e;
-      response = problemResponse(e, trace.shown.path, r.headers?.(ctx, trace));
+      response = problemResponse(e, trace.shown.path, r.headers);
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {
@@ -136,7 +142,7 @@ interface Outcome {
  * The journal record of a request of the integration (control-plane calls are not journaled).
  * Times stay numbers here; the journal formats them when it is read, not on every request.
  */
-function record(ctx: SandboxContext, request: SandboxRequest, trace: RequestTrace, outcome: Outcome, response: SandboxResponse): void {
+function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTrace, outcome: Outcome, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
   // Only the session's own client keeps it alive; a request that just names its merchant does not.
   if (session && trace.identityProven) ctx.sessions.touch(session);

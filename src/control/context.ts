@@ -1,0 +1,33 @@
+import type { SandboxClock } from "../core/clock.js";
+import type { Endpoint, EndpointContext } from "../core/context.js";
+import type { TokenLedger } from "../core/token-ledger.js";
+import type { ScenarioSet } from "../scenarios/registry.js";
+import type { HostPolicy } from "./access.js";
+import type { Journal } from "./journal.js";
+import type { SessionStore } from "./sessions.js";
+
+/**
+ * What the control plane (/__sandbox/) may use: the whole sandbox, its sessions, journal and reset
+ * included. Merchant API endpoints get only the EndpointContext this extends.
+ */
+export interface ControlContext extends EndpointContext {
+  /** The sandbox clock; every scenario's clock follows it. */
+  readonly clock: SandboxClock;
+  readonly ledger: TokenLedger;
+  readonly scenarios: ScenarioSet;
+  readonly journal: Journal;
+  readonly sessions: SessionStore;
+  readonly control: ControlSettings;
+  /** The whole sandbox back to how it started (POST /__sandbox/reset). */
+  resetAll(): void;
+}
+
+/** Who may reach the control plane, and whether it answers at all. */
+export interface ControlSettings {
+  readonly enabled: boolean;
+  readonly adminToken: string | undefined;
+  readonly allowedHosts: HostPolicy;
+}
+
+/** A control-plane endpoint. */
+export type ControlEndpoint = Endpoint<ControlContext>;
