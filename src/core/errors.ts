@@ -31,14 +31,21 @@ export interface SandboxErrorInit {
   scope?: string;
 }
 
-let savedStackTraceLimit = Error.stackTraceLimit;
-function withoutStackTrace(message: string): string {
-  savedStackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  return message;
-}
+/**
+ * The prototype of every refusal: `Error.prototype` in its chain, so a refusal is `instanceof
+ * Error` and prints as one, but built without running Error's constructor, which is what captures
+ * a stack trace. A refusal is an expected answer, not a bug, and capturing a stack for it was the
+ * largest single cost of answering a refused request. Lowering the global `Error.stackTraceLimit`
+ * around `super()` did the same but changed state every module in the process shares (and lost
+ * the stack of any error built while it was 0); skipping the constructor touches nothing global.
+ */
+function Refusal(): void {}
+Refusal.prototype = Object.create(Error.prototype, {
+  constructor: { value: Refusal, writable: true, configurable: true },
+});
+const StacklessError = Refusal as unknown as new () => Error;
 
-export abstract class SandboxError extends Error {
+export abstract class SandboxError extends StacklessError {
   abstract readonly code: string;
   abstract readonly status: number;
   /** The OAuth error code, or undefined when RFC 6750 says to send none (no credentials at all). */
@@ -51,14 +58,20 @@ export abstract class SandboxError extends Error {
     readonly description: string,
     init: SandboxErrorInit = {},
   ) {
-    // A refusal is an expected answer, not a bug: capturing a stack trace for it was the largest
-    // single cost of answering a refused request. The limit is lowered only while Error runs.
-    super(withoutStackTrace(description));
-    Error.stackTraceLimit = savedStackTraceLimit;
-    this.name = new.target.name;
+    super();
     this.headers = init.headers ?? {};
     this.challenge = init.challenge;
     this.scope = init.scope;
+  }
+
+  /** The class name, read from the prototype: nothing to store per refusal. */
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  /** The description, as `Error#message` for anything that reads a thrown value that way. */
+  override get message(): string {
+    return this.description;
   }
 }
 
