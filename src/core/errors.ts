@@ -7,20 +7,9 @@
  * through `redact()` first. The single mapper to a response lives in `problem.ts`.
  */
 
-export type OAuthError =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_token"
-  | "insufficient_scope"
-  | "unsupported_media_type"
-  | "method_not_allowed"
-  | "not_found"
-  | "payload_too_large"
-  | "gone"
-  | "access_denied"
-  | "server_error"
-  | "temporarily_unavailable"
-  | "rate_limited";
+import type { CodeWith, ErrorCode, OAuthError } from "./error-catalogue.js";
+
+export type { ErrorCode, OAuthError } from "./error-catalogue.js";
 
 export interface SandboxErrorInit {
   /** Extra response headers (`Allow`, `Retry-After` …). `WWW-Authenticate` is built by the mapper. */
@@ -46,7 +35,8 @@ Refusal.prototype = Object.create(Error.prototype, {
 const StacklessError = Refusal as unknown as new () => Error;
 
 export abstract class SandboxError extends StacklessError {
-  abstract readonly code: string;
+  /** The stable code, from the catalogue (error-catalogue.ts): a code that is not there does not compile. */
+  abstract readonly code: ErrorCode;
   abstract readonly status: number;
   /** The OAuth error code, or undefined when RFC 6750 says to send none (no credentials at all). */
   abstract readonly error: OAuthError | undefined;
@@ -80,7 +70,7 @@ export class InvalidRequest extends SandboxError {
   readonly status = 400;
   readonly error = "invalid_request" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<400, "invalid_request">,
     description: string,
     init?: SandboxErrorInit,
   ) {
@@ -92,7 +82,7 @@ export class InvalidRequest extends SandboxError {
 export class InvalidClient extends SandboxError {
   readonly error = "invalid_client" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<401 | 403, "invalid_client">,
     description: string,
     readonly status: 401 | 403 = 401,
   ) {
@@ -115,7 +105,7 @@ export class InvalidToken extends SandboxError {
   readonly status = 401;
   readonly error = "invalid_token" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<401, "invalid_token">,
     description: string,
   ) {
     super(description, { challenge: "bearer" });
@@ -167,8 +157,8 @@ export class NotFound extends SandboxError {
 export class Gone extends SandboxError {
   readonly status = 410;
   readonly error = "gone" as const;
-  readonly code: string;
-  constructor(code: string, description: string, init?: SandboxErrorInit) {
+  readonly code: CodeWith<410, "gone">;
+  constructor(code: CodeWith<410, "gone">, description: string, init?: SandboxErrorInit) {
     super(description, init);
     this.code = code;
   }
@@ -187,7 +177,7 @@ export class InternalError extends SandboxError {
  */
 export class SimulatedFailure extends SandboxError {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly error: OAuthError | undefined;
   constructor(status: number, description: string, headers: Record<string, string>) {
     super(description, { headers });

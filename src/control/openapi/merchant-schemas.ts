@@ -1,3 +1,4 @@
+import { OAUTH_ERRORS } from "../../core/error-catalogue.js";
 import { errorCodeSchema } from "./error-codes.js";
 
 /**
@@ -47,21 +48,7 @@ export const merchantSchemas = {
   OAuthError: {
     type: "string",
     description: "The OAuth-style `error` member (RFC 6749 §5.2, RFC 6750 §3.1), extended with one value per HTTP refusal.",
-    enum: [
-      "invalid_request",
-      "invalid_client",
-      "invalid_token",
-      "insufficient_scope",
-      "unsupported_media_type",
-      "method_not_allowed",
-      "not_found",
-      "payload_too_large",
-      "gone",
-      "access_denied",
-      "server_error",
-      "temporarily_unavailable",
-      "rate_limited",
-    ],
+    enum: OAUTH_ERRORS,
   },
   TokenRequest: {
     type: "object",
