@@ -99,7 +99,7 @@ describe("GET /__sandbox/openapi.json", () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get("content-type")).toBe("application/json");
     expect(reply.headers.get("cache-control")).toBe("no-cache");
-    expect(doc).toEqual(openApiDocument(PKG.version));
+    expect(doc).toEqual(openApiDocument(PKG.version, controlRouteTable()));
   });
 
   it("is a valid OpenAPI 3.1 document (@readme/openapi-parser)", async () => {

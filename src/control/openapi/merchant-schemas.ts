@@ -1,5 +1,6 @@
 import { OAUTH_ERRORS } from "../../core/error-catalogue.js";
 import { errorCodeSchema } from "./error-codes.js";
+import { ref } from "./ref.js";
 
 /**
  * `components.schemas` of the OpenAPI document, merchant API half: the bodies the API takes and
@@ -7,7 +8,6 @@ import { errorCodeSchema } from "./error-codes.js";
  */
 
 const isoTime = { type: "string", format: "date-time" } as const;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 export const merchantSchemas = {
   ProblemDetails: {
@@ -25,8 +25,8 @@ export const merchantSchemas = {
       title: { type: "string", description: "The status's reason phrase.", examples: ["Unauthorized"] },
       status: { type: "integer", minimum: 400, maximum: 599 },
       detail: { type: "string" },
-      code: ref("ErrorCode"),
-      error: { ...ref("OAuthError"), description: "Absent on a 401 for a request with no credentials at all (RFC 6750 §3.1)." },
+      code: ref("schemas", "ErrorCode"),
+      error: { ...ref("schemas", "OAuthError"), description: "Absent on a 401 for a request with no credentials at all (RFC 6750 §3.1)." },
       error_description: { type: "string" },
       instance: { type: "string", description: "The request path.", examples: ["/api/v2/auth/token"] },
     },
@@ -158,7 +158,7 @@ export const merchantSchemas = {
     type: "object",
     description: "RFC 7517 key set: every public key some loaded scenario still accepts (two during a rotation overlap); empty with HS256.",
     required: ["keys"],
-    properties: { keys: { type: "array", items: ref("Jwk") } },
+    properties: { keys: { type: "array", items: ref("schemas", "Jwk") } },
   },
   Jwk: {
     type: "object",
