@@ -4,7 +4,7 @@ import { controlDocs } from "./openapi/control-operations.js";
 import { controlSchemas } from "./openapi/control-schemas.js";
 import { merchantDocs } from "./openapi/merchant-operations.js";
 import { merchantSchemas } from "./openapi/merchant-schemas.js";
-import { pathsOf } from "./openapi/operations.js";
+import { pathsOf, shareResponses } from "./openapi/operations.js";
 
 /**
  * The OpenAPI 3.1 document of the whole surface, served at GET /__sandbox/openapi.json: the
@@ -18,6 +18,7 @@ export function openApiDocument(
   version: string,
   controlRoutes: ReadonlyArray<{ path: string; methods: readonly string[] }>,
 ): Record<string, unknown> {
+  const { paths, responses } = shareResponses({ ...pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs), ...pathsOf(controlRoutes, controlDocs) });
   return {
     openapi: "3.1.0",
     info: {
@@ -53,9 +54,10 @@ export function openApiDocument(
           "Under /__sandbox/: sessions, clocks, resets, the request journal, the integration report and token minting, for test harnesses. Never used by the integration itself. Guarded by the admin token when the sandbox was started with one; only health answers with --no-control-plane.",
       },
     ],
-    paths: { ...pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs), ...pathsOf(controlRoutes, controlDocs) },
+    paths,
     components: {
       schemas: { ...merchantSchemas, ...controlSchemas },
+      responses,
       headers,
       securitySchemes,
     },

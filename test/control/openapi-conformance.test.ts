@@ -1,3 +1,4 @@
+import { dereference } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/control/openapi.js";
 import { controlRouteTable } from "../../src/control/router.js";
@@ -32,7 +33,8 @@ const OVERSIZE = "x".repeat(70_000);
 /** The headers a client acts on: when an answer has one, its documented response must list it. */
 const SIGNIFICANT_HEADERS = ["www-authenticate", "allow", "retry-after", "deprecation", "sunset", "link", "location", "pragma", "x-sandbox-rule"];
 
-const doc = openApiDocument("0.0.0", controlRouteTable()) as unknown as Doc;
+/** The document with its shared responses resolved, and each of its operations. */
+const doc = (await dereference(openApiDocument("0.0.0", controlRouteTable()) as never)) as unknown as Doc;
 const operations = Object.entries(doc.paths).flatMap(([template, item]) =>
   METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), template, op: item[m] as Operation })),
 );

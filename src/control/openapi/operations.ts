@@ -145,3 +145,42 @@ function withoutBodies(responses: Record<string, object>): Record<string, object
     Object.entries(responses).map(([status, { content: _body, ...rest }]: [string, { content?: unknown }]) => [status, rest]),
   );
 }
+
+/**
+ * Moves every response that several operations share (the groups' seven methods, the control
+ * plane's guarded refusals …) into `components.responses`, named by its status's reason phrase, and
+ * refers to it: the same document, under half the size.
+ */
+const SUCCESS_TITLES: Record<string, string> = { "200": "Ok", "201": "Created", "204": "NoContent" };
+
+export function shareResponses(paths: Record<string, object>): { paths: Record<string, object>; responses: Record<string, object> } {
+  const uses = new Map<string, number>();
+  const each = (visit: (response: object, status: string, responses: Record<string, object>) => void) => {
+    for (const item of Object.values(paths) as Array<Record<string, { responses?: Record<string, object> }>>) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op?.responses ?? {})) visit(response, status, op.responses!);
+      }
+    }
+  };
+  each((response) => {
+    const key = JSON.stringify(response);
+    uses.set(key, (uses.get(key) ?? 0) + 1);
+  });
+  const names = new Map<string, string>();
+  const responses: Record<string, object> = {};
+  each((response, status, owner) => {
+    const key = JSON.stringify(response);
+    if ((uses.get(key) ?? 0) < 2) return;
+    let name = names.get(key);
+    if (!name) {
+      const base =
+        status === "default" ? "Scripted" : (STATUS_TITLES[Number(status)] ?? SUCCESS_TITLES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, "");
+      name = base;
+      for (let n = 2; responses[name]; n++) name = `${base}${n}`;
+      names.set(key, name);
+      responses[name] = response;
+    }
+    owner[status] = ref("responses", name);
+  });
+  return { paths, responses };
+}
