@@ -1,6 +1,7 @@
 import yargs, { type CommandModule } from "yargs";
 import { keepOnlyEnvOf } from "./env.js";
 import { hideBin } from "yargs/helpers";
+import { errorsCommand } from "./commands/errors.js";
 import { reportCommand } from "./commands/report.js";
 import { scanLogsCommand } from "./commands/scan-logs.js";
 import { scenariosCommand } from "./commands/scenarios.js";
@@ -28,7 +29,7 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-const COMMANDS = [serveCommand, validateCommand, scenariosCommand, schemaCommand, reportCommand, scanLogsCommand] as CommandModule[];
+const COMMANDS = [serveCommand, validateCommand, scenariosCommand, schemaCommand, errorsCommand, reportCommand, scanLogsCommand] as CommandModule[];
 keepOnlyEnvOf(hideBin(process.argv), COMMANDS, (line) => process.stderr.write(line + "\n"));
 
 await yargs(hideBin(process.argv))

@@ -1,16 +1,24 @@
-import { headers, responses, securitySchemes } from "./openapi/components.js";
-import { controlPaths } from "./openapi/control-paths.js";
-import { merchantPaths } from "./openapi/merchant-paths.js";
+import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
+import { headers, securitySchemes } from "./openapi/components.js";
+import { controlDocs } from "./openapi/control-operations.js";
 import { controlSchemas } from "./openapi/control-schemas.js";
+import { merchantDocs } from "./openapi/merchant-operations.js";
 import { merchantSchemas } from "./openapi/merchant-schemas.js";
+import { pathsOf, shareResponses } from "./openapi/operations.js";
 
 /**
  * The OpenAPI 3.1 document of the whole surface, served at GET /__sandbox/openapi.json: the
  * merchant API as the sandbox simulates it (with every refusal and its stable code) and the
- * control plane. Its parts live in ./openapi/; test/control/openapi.test.ts validates it and checks
- * it against the router and the codes the source throws.
+ * control plane. Its paths are generated from the route tables (the merchant API's, and the control
+ * plane's, which its router passes in) and the hand-written prose of each operation in ./openapi/,
+ * their refusal responses from the error catalogue. test/control/openapi.test.ts validates it and
+ * drives every operation over HTTP to check each answer is documented.
  */
-export function openApiDocument(version: string): Record<string, unknown> {
+export function openApiDocument(
+  version: string,
+  controlRoutes: ReadonlyArray<{ path: string; methods: readonly string[] }>,
+): Record<string, unknown> {
+  const { paths, responses } = shareResponses({ ...pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs), ...pathsOf(controlRoutes, controlDocs) });
   return {
     openapi: "3.1.0",
     info: {
@@ -46,7 +54,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           "Under /__sandbox/: sessions, clocks, resets, the request journal, the integration report and token minting, for test harnesses. Never used by the integration itself. Guarded by the admin token when the sandbox was started with one; only health answers with --no-control-plane.",
       },
     ],
-    paths: { ...merchantPaths, ...controlPaths },
+    paths,
     components: {
       schemas: { ...merchantSchemas, ...controlSchemas },
       responses,

@@ -35,7 +35,7 @@ function controlRoute(path: string, methods: string[], handler: ControlRoute["ha
 
 const ROUTES: ControlRoute[] = [
   controlRoute("/__sandbox/health", ["GET", "HEAD"], (r, c, t) => healthEndpoint(r, c, t)),
-  controlRoute("/__sandbox/openapi.json", ["GET", "HEAD"], openApiEndpoint),
+  controlRoute("/__sandbox/openapi.json", ["GET", "HEAD"], (_r, c) => openApiEndpoint(c, controlRouteTable())),
   controlRoute("/__sandbox/sessions", ["GET", "HEAD", "POST"], sessionsEndpoint),
   controlRoute("/__sandbox/sessions/{id}", ["GET", "HEAD", "DELETE"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "")),
   controlRoute("/__sandbox/sessions/{id}/clock", ["GET", "HEAD", "POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock")),

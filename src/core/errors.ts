@@ -7,20 +7,9 @@
  * through `redact()` first. The single mapper to a response lives in `problem.ts`.
  */
 
-export type OAuthError =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_token"
-  | "insufficient_scope"
-  | "unsupported_media_type"
-  | "method_not_allowed"
-  | "not_found"
-  | "payload_too_large"
-  | "gone"
-  | "access_denied"
-  | "server_error"
-  | "temporarily_unavailable"
-  | "rate_limited";
+import type { CodeWith, ErrorCode, OAuthError } from "./error-catalogue.js";
+
+export type { ErrorCode, OAuthError } from "./error-catalogue.js";
 
 export interface SandboxErrorInit {
   /** Extra response headers (`Allow`, `Retry-After` …). `WWW-Authenticate` is built by the mapper. */
@@ -31,15 +20,23 @@ export interface SandboxErrorInit {
   scope?: string;
 }
 
-let savedStackTraceLimit = Error.stackTraceLimit;
-function withoutStackTrace(message: string): string {
-  savedStackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  return message;
-}
+/**
+ * The prototype of every refusal: `Error.prototype` in its chain, so a refusal is `instanceof
+ * Error` and prints as one, but built without running Error's constructor, which is what captures
+ * a stack trace. A refusal is an expected answer, not a bug, and capturing a stack for it was the
+ * largest single cost of answering a refused request. Lowering the global `Error.stackTraceLimit`
+ * around `super()` did the same but changed state every module in the process shares (and lost
+ * the stack of any error built while it was 0); skipping the constructor touches nothing global.
+ */
+function Refusal(): void {}
+Refusal.prototype = Object.create(Error.prototype, {
+  constructor: { value: Refusal, writable: true, configurable: true },
+});
+const StacklessError = Refusal as unknown as new () => Error;
 
-export abstract class SandboxError extends Error {
-  abstract readonly code: string;
+export abstract class SandboxError extends StacklessError {
+  /** The stable code, from the catalogue (error-catalogue.ts): a code that is not there does not compile. */
+  abstract readonly code: ErrorCode;
   abstract readonly status: number;
   /** The OAuth error code, or undefined when RFC 6750 says to send none (no credentials at all). */
   abstract readonly error: OAuthError | undefined;
@@ -51,14 +48,20 @@ export abstract class SandboxError extends Error {
     readonly description: string,
     init: SandboxErrorInit = {},
   ) {
-    // A refusal is an expected answer, not a bug: capturing a stack trace for it was the largest
-    // single cost of answering a refused request. The limit is lowered only while Error runs.
-    super(withoutStackTrace(description));
-    Error.stackTraceLimit = savedStackTraceLimit;
-    this.name = new.target.name;
+    super();
     this.headers = init.headers ?? {};
     this.challenge = init.challenge;
     this.scope = init.scope;
+  }
+
+  /** The class name, read from the prototype: nothing to store per refusal. */
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  /** The description, as `Error#message` for anything that reads a thrown value that way. */
+  override get message(): string {
+    return this.description;
   }
 }
 
@@ -67,7 +70,7 @@ export class InvalidRequest extends SandboxError {
   readonly status = 400;
   readonly error = "invalid_request" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<400, "invalid_request">,
     description: string,
     init?: SandboxErrorInit,
   ) {
@@ -79,7 +82,7 @@ export class InvalidRequest extends SandboxError {
 export class InvalidClient extends SandboxError {
   readonly error = "invalid_client" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<401 | 403, "invalid_client">,
     description: string,
     readonly status: 401 | 403 = 401,
   ) {
@@ -102,7 +105,7 @@ export class InvalidToken extends SandboxError {
   readonly status = 401;
   readonly error = "invalid_token" as const;
   constructor(
-    readonly code: string,
+    readonly code: CodeWith<401, "invalid_token">,
     description: string,
   ) {
     super(description, { challenge: "bearer" });
@@ -154,8 +157,8 @@ export class NotFound extends SandboxError {
 export class Gone extends SandboxError {
   readonly status = 410;
   readonly error = "gone" as const;
-  readonly code: string;
-  constructor(code: string, description: string, init?: SandboxErrorInit) {
+  readonly code: CodeWith<410, "gone">;
+  constructor(code: CodeWith<410, "gone">, description: string, init?: SandboxErrorInit) {
     super(description, init);
     this.code = code;
   }
@@ -174,7 +177,7 @@ export class InternalError extends SandboxError {
  */
 export class SimulatedFailure extends SandboxError {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly error: OAuthError | undefined;
   constructor(status: number, description: string, headers: Record<string, string>) {
     super(description, { headers });

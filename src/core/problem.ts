@@ -1,34 +1,18 @@
+import { problemType, STATUS_TITLES } from "./error-catalogue.js";
 import { InternalError, SandboxError } from "./errors.js";
 import type { SandboxResponse } from "./http-types.js";
 
 /**
  * The one mapper from a refusal to a response: an RFC 9457 `application/problem+json` body that
  * also carries the OAuth members `error` and `error_description`, so both kinds of client parse it,
- * plus the `WWW-Authenticate` challenge of RFC 6750 where the error calls for one.
+ * plus the `WWW-Authenticate` challenge of RFC 6750 where the error calls for one. The `type` and
+ * `title` come from the error catalogue (error-catalogue.ts), as do the documents that describe them.
  */
 
 export const REALM = "merchant-api";
-const PROBLEM_TYPE_BASE = "urn:merchant-sandbox:problem:";
-
-const TITLES: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  410: "Gone",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  417: "Expectation Failed",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  503: "Service Unavailable",
-};
 
 export function statusTitle(status: number): string {
-  return TITLES[status] ?? "Error";
+  return STATUS_TITLES[status] ?? "Error";
 }
 
 export interface ProblemBody {
@@ -54,7 +38,7 @@ export function problemResponse(thrown: unknown, path: string, extraHeaders?: Re
           "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
         );
   const body: ProblemBody = {
-    type: PROBLEM_TYPE_BASE + err.code,
+    type: problemType(err.code),
     title: statusTitle(err.status),
     status: err.status,
     detail: err.description,

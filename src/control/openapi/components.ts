@@ -1,8 +1,6 @@
-import { GROUP_400_CODES, GROUP_401_CODES, INIT_400_CODES, INIT_401_CODES, TOKEN_400_CODES, TOKEN_401_CODES } from "./error-codes.js";
-
 /**
- * `components.securitySchemes`, `components.headers` and the shared `components.responses` of the
- * OpenAPI document.
+ * `components.securitySchemes` and `components.headers` of the OpenAPI document (the responses are
+ * generated per operation: operations.ts).
  */
 
 export const securitySchemes = {
@@ -91,100 +89,5 @@ export const headers = {
     description:
       "`<scenario>/<rule>[, …]`: the scenario rules that fired for this request and shaped its answer (a scripted status, a delay, a rejected or expired credential …). Absent when no rule fired, so scripted behaviour is never mistaken for a real fault.",
     schema: { ...str, examples: ["token-endpoint-outage/outage"] },
-  },
-} as const;
-
-const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const problemJson = (codes: readonly string[], fixed: Record<string, unknown>) => ({
-  "application/problem+json": {
-    schema: {
-      allOf: [{ $ref: "#/components/schemas/ProblemDetails" }, { type: "object", properties: { ...fixed, code: { enum: codes } } }],
-    },
-  },
-});
-const ruled = { "Cache-Control": h("Cache-Control-NoStore"), "X-Sandbox-Rule": h("X-Sandbox-Rule") };
-const bearerChallenge = { ...ruled, "WWW-Authenticate": h("WWW-Authenticate-Bearer") };
-
-export const responses = {
-  TokenBadRequest: {
-    description:
-      "A credential is missing or empty (the message names both ways to send it), sent twice with different values, not a string, or the JSON body is malformed or not an object.",
-    headers: ruled,
-    content: problemJson(TOKEN_400_CODES, { status: { const: 400 }, error: { const: "invalid_request" } }),
-  },
-  TokenUnauthorized: {
-    description:
-      "Unknown api_key, wrong api_secret, a disabled merchant (unless the setting makes that 403), or credentials a scenario rule rejects.",
-    headers: { ...ruled, "WWW-Authenticate": h("WWW-Authenticate-ApiKey") },
-    content: problemJson(TOKEN_401_CODES, { status: { const: 401 }, error: { const: "invalid_client" } }),
-  },
-  TokenForbidden: {
-    description: "A disabled merchant, with `--disabled-merchant-status 403`.",
-    headers: { ...ruled, "WWW-Authenticate": h("WWW-Authenticate-ApiKey") },
-    content: problemJson(["merchant_disabled"], { status: { const: 403 }, error: { const: "invalid_client" } }),
-  },
-  BearerBadRequest: {
-    description: "The Authorization header is not Bearer, empty, malformed or repeated, or a token was sent in the query string.",
-    headers: bearerChallenge,
-    content: problemJson(GROUP_400_CODES, { status: { const: 400 }, error: { const: "invalid_request" } }),
-  },
-  BearerUnauthorized: {
-    description:
-      "No credentials (bare challenge, no `error`), or an access token that is expired, revoked, tampered, foreign, of the wrong kind (the payment token, the login's JWT, a JWE) or whose merchant was disabled. The description says which and how to recover: get a new token from POST /api/v2/auth/token.",
-    headers: bearerChallenge,
-    content: problemJson(GROUP_401_CODES, { status: { const: 401 } }),
-  },
-  InsufficientScope: {
-    description:
-      "A valid access token without the group's scope (e.g. a merchant with payment rights only, on cashout). The challenge names the scope.",
-    headers: bearerChallenge,
-    content: problemJson(["insufficient_scope"], { status: { const: 403 }, error: { const: "insufficient_scope" } }),
-  },
-  PaymentInitBadRequest: {
-    description:
-      "The Authorization header is malformed (with a Bearer challenge), the payment token header is repeated or the body field is not a string (header/body transports), or a body declared as JSON does not parse or is not an object.",
-    headers: bearerChallenge,
-    content: problemJson(INIT_400_CODES, { status: { const: 400 }, error: { const: "invalid_request" } }),
-  },
-  PaymentInitUnauthorized: {
-    description:
-      "No payment token, the JWT access token instead of it (`access_token_on_payment_init`: the message explains the two tokens), an unknown, expired or revoked payment token, or a disabled merchant's.",
-    headers: bearerChallenge,
-    content: problemJson(INIT_401_CODES, { status: { const: 401 } }),
-  },
-  MethodNotAllowed: {
-    description: "The endpoint does not take this method.",
-    headers: { ...ruled, Allow: h("Allow") },
-    content: problemJson(["method_not_allowed"], { status: { const: 405 }, error: { const: "method_not_allowed" } }),
-  },
-  PayloadTooLarge: {
-    description: "The body is over the limit (64 KiB by default). The connection is closed after the answer.",
-    headers: ruled,
-    content: problemJson(["payload_too_large"], { status: { const: 413 }, error: { const: "payload_too_large" } }),
-  },
-  UnsupportedMediaType: {
-    description: "A body that is not declared as JSON: send `Content-Type: application/json`.",
-    headers: ruled,
-    content: problemJson(["unsupported_media_type"], { status: { const: 415 }, error: { const: "unsupported_media_type" } }),
-  },
-  RateLimited: {
-    description: "Only when a scenario rule scripts it (e.g. the `token-rate-limited` library scenario): the sandbox itself never rate-limits.",
-    headers: { ...ruled, "Retry-After": h("Retry-After") },
-    content: problemJson(["rate_limited"], { status: { const: 429 }, error: { const: "rate_limited" } }),
-  },
-  ServiceUnavailable: {
-    description: "Only when a scenario rule scripts an outage (e.g. the `token-endpoint-outage` library scenario).",
-    headers: { ...ruled, "Retry-After": h("Retry-After") },
-    content: problemJson(["service_unavailable"], { status: { const: 503 }, error: { const: "temporarily_unavailable" } }),
-  },
-  Scripted: {
-    description:
-      "Any other answer a scenario rule scripts with `respond: {status, headers, body}` (a problem+json saying it is simulated, and by which rule, when the rule gives no body; else the rule's JSON or text body), marked by X-Sandbox-Rule. A rule may also delay the answer or drop the connection without one. 500 `internal_error` is a bug of the sandbox; 500 `scenario_fault` a rule that cannot be carried out.",
-    headers: { "X-Sandbox-Rule": h("X-Sandbox-Rule"), "Retry-After": h("Retry-After") },
-    content: {
-      "application/problem+json": { schema: { $ref: "#/components/schemas/ProblemDetails" } },
-      "application/json": { schema: {} },
-      "text/plain": { schema: { type: "string" } },
-    },
   },
 } as const;

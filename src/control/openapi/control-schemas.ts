@@ -1,10 +1,10 @@
+import { ref } from "./ref.js";
 /**
  * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
  * the report, token minting and log scanning. Field lists follow src/control.
  */
 
 const isoTime = { type: "string", format: "date-time" } as const;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 export const MINT_VARIANT_VALUES = [
   "valid",
@@ -90,8 +90,8 @@ export const controlSchemas = {
     properties: {
       id: { type: "string", pattern: "^ses_[0-9a-f]{16}$" },
       scenario: { type: "string" },
-      merchant: { ...ref("SessionMerchant"), description: "The scenario's first merchant." },
-      merchants: { type: "array", items: ref("SessionMerchant") },
+      merchant: { ...ref("schemas", "SessionMerchant"), description: "The scenario's first merchant." },
+      merchants: { type: "array", items: ref("schemas", "SessionMerchant") },
       expires_at: {
         ...isoTime,
         description: "When the session is reaped if it stays idle (wall-clock time; `--session-idle-ttl`, 30 minutes by default).",
@@ -100,13 +100,13 @@ export const controlSchemas = {
   },
   SessionDetail: {
     allOf: [
-      ref("Session"),
+      ref("schemas", "Session"),
       {
         type: "object",
         required: ["state", "clock"],
         properties: {
           state: { type: "string", description: "The scenario's state (`started` at first; rules' `set_state` moves it)." },
-          clock: ref("Clock"),
+          clock: ref("schemas", "Clock"),
         },
       },
     ],
@@ -128,12 +128,12 @@ export const controlSchemas = {
   SessionReset: {
     type: "object",
     required: ["reset", "session", "clock"],
-    properties: { reset: { const: true }, session: { type: "string" }, clock: ref("Clock") },
+    properties: { reset: { const: true }, session: { type: "string" }, clock: ref("schemas", "Clock") },
   },
   SandboxReset: {
     type: "object",
     required: ["reset", "scenarios", "clock"],
-    properties: { reset: { const: true }, scenarios: { type: "array", items: { type: "string" } }, clock: ref("Clock") },
+    properties: { reset: { const: true }, scenarios: { type: "array", items: { type: "string" } }, clock: ref("schemas", "Clock") },
   },
   JournalEntry: {
     type: "object",
@@ -179,7 +179,7 @@ export const controlSchemas = {
     type: "object",
     required: ["requests", "capacity"],
     properties: {
-      requests: { type: "array", items: ref("JournalEntry"), description: "Oldest first." },
+      requests: { type: "array", items: ref("schemas", "JournalEntry"), description: "Oldest first." },
       capacity: { type: "integer", description: "How many entries the ring buffer keeps (`--journal-size`, 1000 by default); the oldest go first." },
     },
   },
@@ -201,12 +201,12 @@ export const controlSchemas = {
   Report: {
     type: "object",
     required: ["findings"],
-    properties: { findings: { type: "array", items: ref("Finding") } },
+    properties: { findings: { type: "array", items: ref("schemas", "Finding") } },
   },
   SessionReport: {
     type: "object",
     required: ["session", "findings"],
-    properties: { session: { type: "string" }, findings: { type: "array", items: ref("Finding") } },
+    properties: { session: { type: "string" }, findings: { type: "array", items: ref("schemas", "Finding") } },
   },
   ScanRequest: {
     type: "object",
@@ -242,7 +242,7 @@ export const controlSchemas = {
         description: "An api_key or merchant id; the primary scenario's first merchant when absent.",
         examples: ["sandbox-api-key"],
       },
-      variant: ref("MintVariant"),
+      variant: ref("schemas", "MintVariant"),
       ttl: {
         type: ["string", "number"],
         description: "Lifetime of the token (`90s`, `59m`, `1h`, or seconds); the scenario's token TTL when absent.",
@@ -261,7 +261,7 @@ export const controlSchemas = {
     required: ["token", "variant", "header", "claims", "expected_error"],
     properties: {
       token: { type: "string", description: "The compact JWT. Valid and `login_token` tokens are recorded, so revocation and resets apply to them." },
-      variant: ref("MintVariant"),
+      variant: ref("schemas", "MintVariant"),
       header: { type: "object", description: "The token's protected header (alg, kid, typ)." },
       claims: {
         type: "object",

@@ -1,4 +1,6 @@
+import { OAUTH_ERRORS } from "../../core/error-catalogue.js";
 import { errorCodeSchema } from "./error-codes.js";
+import { ref } from "./ref.js";
 
 /**
  * `components.schemas` of the OpenAPI document, merchant API half: the bodies the API takes and
@@ -6,7 +8,6 @@ import { errorCodeSchema } from "./error-codes.js";
  */
 
 const isoTime = { type: "string", format: "date-time" } as const;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 export const merchantSchemas = {
   ProblemDetails: {
@@ -24,8 +25,8 @@ export const merchantSchemas = {
       title: { type: "string", description: "The status's reason phrase.", examples: ["Unauthorized"] },
       status: { type: "integer", minimum: 400, maximum: 599 },
       detail: { type: "string" },
-      code: ref("ErrorCode"),
-      error: { ...ref("OAuthError"), description: "Absent on a 401 for a request with no credentials at all (RFC 6750 §3.1)." },
+      code: ref("schemas", "ErrorCode"),
+      error: { ...ref("schemas", "OAuthError"), description: "Absent on a 401 for a request with no credentials at all (RFC 6750 §3.1)." },
       error_description: { type: "string" },
       instance: { type: "string", description: "The request path.", examples: ["/api/v2/auth/token"] },
     },
@@ -47,21 +48,7 @@ export const merchantSchemas = {
   OAuthError: {
     type: "string",
     description: "The OAuth-style `error` member (RFC 6749 §5.2, RFC 6750 §3.1), extended with one value per HTTP refusal.",
-    enum: [
-      "invalid_request",
-      "invalid_client",
-      "invalid_token",
-      "insufficient_scope",
-      "unsupported_media_type",
-      "method_not_allowed",
-      "not_found",
-      "payload_too_large",
-      "gone",
-      "access_denied",
-      "server_error",
-      "temporarily_unavailable",
-      "rate_limited",
-    ],
+    enum: OAUTH_ERRORS,
   },
   TokenRequest: {
     type: "object",
@@ -171,7 +158,7 @@ export const merchantSchemas = {
     type: "object",
     description: "RFC 7517 key set: every public key some loaded scenario still accepts (two during a rotation overlap); empty with HS256.",
     required: ["keys"],
-    properties: { keys: { type: "array", items: ref("Jwk") } },
+    properties: { keys: { type: "array", items: ref("schemas", "Jwk") } },
   },
   Jwk: {
     type: "object",

@@ -1,0 +1,274 @@
+import type { ErrorCode } from "../../core/error-catalogue.js";
+import type { OperationDoc, PathDoc } from "./operations.js";
+import { ref } from "./ref.js";
+
+/**
+ * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
+ * document, sessions, clocks, resets, the request journal, the integration report and token
+ * minting. Everything but health refuses web pages (another site's Origin, a Host it does not
+ * answer to), needs the admin token when one is set, and answers 404 with --no-control-plane.
+ * Control-plane calls run no scenario rules and are not journaled. The refusal responses are
+ * generated from the codes listed here and the error catalogue (operations.ts).
+ */
+
+const ADMIN = [{ AdminToken: [] }, { AdminTokenHeader: [] }, {}];
+
+const json = (description: string, schema: object, headers: Record<string, unknown> = {}) => ({
+  description,
+  headers: { "Cache-Control": ref("headers", "Cache-Control-NoStore"), ...headers },
+  content: { "application/json": { schema } },
+});
+
+/** The refusals of every admin-guarded operation. */
+const GUARDED: readonly ErrorCode[] = ["admin_token_required", "host_not_allowed", "cross_site_request", "not_found", "method_not_allowed"];
+/** A POST: a web page can send a form or text unasked, but not JSON. */
+const POSTED: readonly ErrorCode[] = [...GUARDED, "control_json_required"];
+/** A POST that reads a JSON body. */
+const WITH_BODY: readonly ErrorCode[] = [...POSTED, "body_malformed_json", "body_not_object", "body_not_utf8", "unknown_field"];
+const CLOCK: readonly ErrorCode[] = [
+  ...WITH_BODY,
+  "clock_change_missing",
+  "clock_set_invalid",
+  "clock_out_of_range",
+  "clock_advance_invalid",
+  "clock_freeze_invalid",
+];
+
+const NOTES = {
+  401: "The sandbox was started with an admin token and the request lacks it or sends a wrong one.",
+  403: "A request a web page could have made: a Host the sandbox does not answer to (DNS rebinding; allow names with --allowed-hosts), or an Origin other than the sandbox's own, `Origin: null` or `Sec-Fetch-Site: cross-site`. Call the control plane from a script or CI.",
+  404: "The control plane is turned off (--no-control-plane); or, under /sessions/{id}, no such session (deleted, reaped after being idle, never created).",
+  405: "Another method; `Allow` lists the ones this path takes.",
+  415: "Not declared as JSON: a POST needs `Content-Type: application/json`, with an empty body too.",
+};
+const BODY_NOTES = {
+  ...NOTES,
+  400: "A field it does not take, a field of the wrong type or value, or a malformed JSON body (a body over the size limit arrives cut short, and so is malformed).",
+};
+
+/** An admin-guarded operation. */
+const op = (doc: Omit<OperationDoc, "security">): OperationDoc => ({
+  security: ADMIN,
+  notes: doc.refusals.includes("unknown_field") ? BODY_NOTES : NOTES,
+  ...doc,
+});
+const path = (operations: PathDoc["operations"], parameters?: readonly object[]): PathDoc => ({
+  tag: "Control plane",
+  scripted: false,
+  challenge: { header: "WWW-Authenticate-Bearer", statuses: [401] },
+  ...(parameters && { parameters }),
+  operations,
+});
+
+const clockBody = {
+  required: false,
+  content: {
+    "application/json": {
+      schema: ref("schemas", "ClockChange"),
+      examples: { advance: { value: { advance: "61m" } }, freeze: { value: { set: "2026-01-01T00:00:00Z", freeze: true } } },
+    },
+  },
+};
+const sessionId = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The session id from POST /__sandbox/sessions.",
+  schema: { type: "string", examples: ["ses_0123456789abcdef"] },
+};
+const filters = [
+  { name: "session", in: "query", required: false, description: "Only this session's requests.", schema: { type: "string" } },
+  { name: "merchant", in: "query", required: false, description: "Only this merchant's requests (a merchant id).", schema: { type: "string" } },
+];
+
+export const controlDocs: Record<string, PathDoc> = {
+  "/__sandbox/health": path({
+    get: {
+      operationId: "health",
+      summary: "Liveness and readiness",
+      description: "Always open (no admin token, any Host and Origin, even with --no-control-plane): for probes and the image's HEALTHCHECK.",
+      security: [],
+      responses: { "200": json("Up.", ref("schemas", "Health")) },
+      refusals: ["method_not_allowed"],
+      notes: NOTES,
+    },
+  }),
+  "/__sandbox/openapi.json": path({
+    get: op({
+      operationId: "openApiDocument",
+      summary: "This document",
+      description: "The whole surface, merchant API and control plane, as OpenAPI 3.1; `info.version` is the package version.",
+      responses: {
+        "200": json(
+          "The OpenAPI document.",
+          { type: "object" },
+          { "Cache-Control": { description: "Revalidate each time.", schema: { const: "no-cache" } } },
+        ),
+      },
+      refusals: GUARDED,
+    }),
+  }),
+  "/__sandbox/sessions": path({
+    post: op({
+      operationId: "createSession",
+      summary: "A private copy of a scenario, with fresh credentials",
+      description:
+        "For parallel tests against one sandbox: the scenario's merchants with new random credentials, its own state, clock and rules. Configure the integration with the answer's credentials; they select the session. Idle sessions are reaped (`expires_at`), and there are at most `--max-sessions`.",
+      requestBody: { required: false, content: { "application/json": { schema: ref("schemas", "SessionCreate") } } },
+      responses: { "201": json("The session.", ref("schemas", "Session"), { Location: ref("headers", "Location") }) },
+      refusals: [...WITH_BODY, "session_scenario_invalid", "session_scenario_unknown", "too_many_sessions"],
+    }),
+    get: op({
+      operationId: "listSessions",
+      summary: "The live sessions",
+      responses: { "200": json("The sessions.", ref("schemas", "SessionList")) },
+      refusals: GUARDED,
+    }),
+  }),
+  "/__sandbox/sessions/{id}": path(
+    {
+      get: op({
+        operationId: "getSession",
+        summary: "One session: credentials, state and clock",
+        responses: { "200": json("The session.", ref("schemas", "SessionDetail")) },
+        refusals: GUARDED,
+      }),
+      delete: op({
+        operationId: "deleteSession",
+        summary: "End a session",
+        description: "Its merchants, tokens and rules are gone at once.",
+        responses: { "204": { description: "Deleted.", headers: { "Cache-Control": ref("headers", "Cache-Control-NoStore") } } },
+        refusals: GUARDED,
+      }),
+    },
+    [sessionId],
+  ),
+  "/__sandbox/sessions/{id}/clock": path(
+    {
+      get: op({
+        operationId: "getSessionClock",
+        summary: "The session's clock",
+        responses: { "200": json("Its clock.", ref("schemas", "Clock")) },
+        refusals: GUARDED,
+      }),
+      post: op({
+        operationId: "changeSessionClock",
+        summary: "Move, set or freeze the session's clock",
+        description: "Only this session's tokens and rules see the change: e.g. advance 61m to make its access tokens expire.",
+        requestBody: clockBody,
+        responses: { "200": json("The clock after the change.", ref("schemas", "Clock")) },
+        refusals: CLOCK,
+      }),
+    },
+    [sessionId],
+  ),
+  "/__sandbox/sessions/{id}/reset": path(
+    {
+      post: op({
+        operationId: "resetSession",
+        summary: "Back to a fresh start",
+        description:
+          "The session's scenario state, merchants and clock as they started; every token issued to it so far is revoked. Credentials stay the same.",
+        responses: { "200": json("Reset.", ref("schemas", "SessionReset")) },
+        refusals: POSTED,
+      }),
+    },
+    [sessionId],
+  ),
+  "/__sandbox/sessions/{id}/report": path(
+    {
+      get: op({
+        operationId: "sessionReport",
+        summary: "The integration report of one session",
+        responses: { "200": json("Its findings.", ref("schemas", "SessionReport")) },
+        refusals: GUARDED,
+      }),
+    },
+    [sessionId],
+  ),
+  "/__sandbox/clock": path({
+    get: op({
+      operationId: "getClock",
+      summary: "The sandbox clock",
+      description: "The clock every scenario and session clock follows (scenarios may run at an offset from it).",
+      responses: { "200": json("The clock.", ref("schemas", "Clock")) },
+      refusals: GUARDED,
+    }),
+    post: op({
+      operationId: "changeClock",
+      summary: "Move, set or freeze the sandbox clock",
+      requestBody: clockBody,
+      responses: { "200": json("The clock after the change.", ref("schemas", "Clock")) },
+      refusals: CLOCK,
+    }),
+  }),
+  "/__sandbox/reset": path({
+    post: op({
+      operationId: "resetSandbox",
+      summary: "The whole sandbox as it started",
+      description: "Deletes every session, resets every scenario and the clock, revokes every token issued so far, and empties the journal.",
+      responses: { "200": json("Reset.", ref("schemas", "SandboxReset")) },
+      refusals: POSTED,
+    }),
+  }),
+  "/__sandbox/requests": path({
+    get: op({
+      operationId: "listRequests",
+      summary: "The redacted request journal",
+      description: "The integration's requests (control-plane calls excluded), oldest first, from a bounded ring buffer.",
+      parameters: [
+        ...filters,
+        {
+          name: "since",
+          in: "query",
+          required: false,
+          description: "Only entries after this request id (`req_12`) or ISO time.",
+          schema: { type: "string" },
+        },
+        { name: "limit", in: "query", required: false, description: "At most this many, the newest.", schema: { type: "integer", minimum: 1 } },
+      ],
+      responses: { "200": json("The entries.", ref("schemas", "Journal")) },
+      refusals: [...GUARDED, "unknown_parameter", "limit_invalid", "since_invalid"],
+      notes: { ...NOTES, 400: "A parameter it does not take, or a bad `limit` or `since`." },
+    }),
+  }),
+  "/__sandbox/report": path({
+    get: op({
+      operationId: "report",
+      summary: "The integration report",
+      description:
+        "What the integration did wrong, read from the journal: a new token per call, an expired token reused, the JWT on payment/init, the deprecated login used, retries that ignore Retry-After … Each finding has a stable code, a severity and the ids of the requests that show it.",
+      parameters: filters,
+      responses: { "200": json("The findings.", ref("schemas", "Report")) },
+      refusals: [...GUARDED, "unknown_parameter"],
+      notes: { ...NOTES, 400: "A parameter it does not take." },
+    }),
+  }),
+  "/__sandbox/tokens": path({
+    post: op({
+      operationId: "mintToken",
+      summary: "Mint a token, valid or deliberately bad",
+      description:
+        "For clients that verify tokens themselves: one token of the catalogue for a merchant, with its header, claims and the code the sandbox answers for it on /api/v2/payment/*.",
+      requestBody: {
+        required: false,
+        content: { "application/json": { schema: ref("schemas", "MintRequest"), example: { merchant: "sandbox-api-key", variant: "expired" } } },
+      },
+      responses: { "201": json("The token.", ref("schemas", "MintedToken")) },
+      refusals: [...WITH_BODY, "mint_field_invalid", "mint_variant_unknown", "mint_ttl_invalid"],
+      notes: { ...BODY_NOTES, 404: "No merchant with this api_key or id, or the control plane is off." },
+    }),
+  }),
+  "/__sandbox/scan": path({
+    post: op({
+      operationId: "scanLogs",
+      summary: "Find this sandbox's secrets in log text",
+      description:
+        "Where the text holds, in clear, a secret of a merchant the sandbox knows now (api_secret, payment token or login password) or a JWT this sandbox signed (access, login or minted token, expired or not: its signature proves it). Each hit says where and what, never the secret. The body is bounded by the size limit: send a large log in chunks of lines.",
+      requestBody: { required: true, content: { "application/json": { schema: ref("schemas", "ScanRequest") } } },
+      responses: { "200": json("The hits (none when the text is clean).", ref("schemas", "ScanResult")) },
+      refusals: [...WITH_BODY, "scan_text_missing", "scan_text_invalid", "payload_too_large"],
+      notes: { ...BODY_NOTES, 413: "The body is over the limit: send fewer lines at a time." },
+    }),
+  }),
+};

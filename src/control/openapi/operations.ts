@@ -1,0 +1,186 @@
+import { catalogueEntry, type ErrorCode, STATUS_TITLES } from "../../core/error-catalogue.js";
+import { ref } from "./ref.js";
+
+/**
+ * Builds the document's `paths` from a route table (the paths and methods the router serves) and
+ * the hand-written prose of each operation. Every refusal response is generated: an operation
+ * names the codes it can answer, and the error catalogue gives each code's status and OAuth error,
+ * so a status or code is documented exactly where the operation says it can be answered.
+ */
+
+export type Method = "get" | "head" | "post" | "put" | "patch" | "delete" | "options";
+
+/** A code the operation can answer, at its catalogue status, or at one status of several (`[code, status]`). */
+export type Refusal = ErrorCode | readonly [ErrorCode, number];
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  security: readonly object[];
+  parameters?: readonly object[];
+  requestBody?: object;
+  /** The answers that are not problem+json refusals (successes, the login's Lexik 401), as written. */
+  responses: Record<string, object>;
+  /** Every code the operation can refuse with. */
+  refusals: readonly Refusal[];
+  /** Prose for a refusal status where the codes' meanings (schema ErrorCode) need context. */
+  notes?: Partial<Record<number, string>>;
+}
+
+export interface PathDoc {
+  tag: string;
+  summary?: string;
+  parameters?: readonly object[];
+  deprecated?: boolean;
+  /** Headers every answer of this path carries (the deprecated login's), refusals included. */
+  headers?: Record<string, object>;
+  /** The challenge header the refusals of these statuses carry. */
+  challenge?: { header: "WWW-Authenticate-Bearer" | "WWW-Authenticate-ApiKey"; statuses: readonly number[] };
+  /** Scenario rules shape this path's answers: X-Sandbox-Rule, and the `default` scripted answer. */
+  scripted: boolean;
+  /** One entry per method; a HEAD the router serves and this leaves out is documented as its GET without a body. */
+  operations: Partial<Record<Method, OperationDoc>>;
+}
+
+/** What the server itself refuses before any route, and a bug of ours: every operation can answer these. */
+const EVERYWHERE: readonly ErrorCode[] = [
+  "http_malformed",
+  "host_missing",
+  "request_timeout",
+  "expectation_unsupported",
+  "headers_too_large",
+  "headers_too_many",
+  "internal_error",
+];
+/** What any scenario rule can script on a path it shapes (other statuses: the `default` answer). */
+const SCRIPTABLE: readonly ErrorCode[] = ["rate_limited", "service_unavailable", "scenario_fault"];
+
+const SCRIPTED_ANSWER = {
+  description:
+    "Any other answer a scenario rule scripts with `respond: {status, headers, body}` (a problem+json saying it is simulated, and by which rule, when the rule gives no body; else the rule's JSON or text body), marked by X-Sandbox-Rule. A rule may also delay the answer or drop the connection without one.",
+  headers: { "X-Sandbox-Rule": ref("headers", "X-Sandbox-Rule"), "Retry-After": ref("headers", "Retry-After") },
+  content: {
+    "application/problem+json": { schema: ref("schemas", "ProblemDetails") },
+    "application/json": { schema: {} },
+    "text/plain": { schema: { type: "string" } },
+  },
+};
+
+/** The `paths` of the routes in `table`, each written by `docs` (a route without one is a bug: it throws). */
+export function pathsOf(table: ReadonlyArray<{ path: string; methods: readonly string[] }>, docs: Record<string, PathDoc>): Record<string, object> {
+  const paths: Record<string, object> = {};
+  for (const { path, methods } of table) {
+    const doc = docs[path];
+    if (!doc) throw new Error(`The OpenAPI document has no prose for the route ${path}.`);
+    const item: Record<string, unknown> = {
+      ...(doc.summary && { summary: doc.summary }),
+      ...(doc.parameters && { parameters: doc.parameters }),
+    };
+    for (const method of methods.map((m) => m.toLowerCase() as Method)) {
+      const op = doc.operations[method] ?? (method === "head" ? headOf(doc.operations.get) : undefined);
+      if (!op) throw new Error(`The OpenAPI document has no prose for ${method.toUpperCase()} ${path}.`);
+      item[method] = operation(doc, op, method === "head");
+    }
+    paths[path] = item;
+  }
+  return paths;
+}
+
+function headOf(get: OperationDoc | undefined): OperationDoc | undefined {
+  return (
+    get && {
+      ...get,
+      operationId: `${get.operationId}Head`,
+      summary: `${get.summary} (headers only)`,
+      description: "As GET, without a body: the same status and headers, content-length included.",
+    }
+  );
+}
+
+function operation(doc: PathDoc, op: OperationDoc, head: boolean): object {
+  const { refusals, notes, responses: written, requestBody, ...prose } = op;
+  const responses: Record<string, object> = { ...written };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const refusal of [...refusals, ...(doc.scripted ? SCRIPTABLE : []), ...EVERYWHERE]) {
+    const [code, statuses] = typeof refusal === "string" ? [refusal, catalogueEntry(refusal).status] : [refusal[0], [refusal[1]]];
+    for (const status of statuses) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  }
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    if (responses[status] === undefined) responses[status] = refusalResponse(doc, status, byStatus.get(status)!, notes?.[status]);
+  }
+  if (doc.scripted) responses.default = SCRIPTED_ANSWER;
+  return {
+    tags: [doc.tag],
+    ...prose,
+    ...(doc.deprecated && { deprecated: true }),
+    ...(requestBody && !head && { requestBody }),
+    responses: head ? withoutBodies(responses) : responses,
+  };
+}
+
+function refusalResponse(doc: PathDoc, status: number, codes: ErrorCode[], note: string | undefined): object {
+  // The OAuth error is fixed only when every code at this status sends the same one.
+  const errors = new Set(codes.map((c) => (catalogueEntry(c).error.length === 1 ? catalogueEntry(c).error[0] : undefined)));
+  const error = errors.size === 1 ? [...errors][0] : undefined;
+  const headers: Record<string, object> = {
+    "Cache-Control": ref("headers", "Cache-Control-NoStore"),
+    ...(doc.scripted && { "X-Sandbox-Rule": ref("headers", "X-Sandbox-Rule") }),
+    ...doc.headers,
+    ...(status === 405 && { Allow: ref("headers", "Allow") }),
+    ...((status === 429 || status === 503) && { "Retry-After": ref("headers", "Retry-After") }),
+    ...(doc.challenge?.statuses.includes(status) ? { "WWW-Authenticate": ref("headers", doc.challenge.header) } : {}),
+  };
+  const fixed = { status: { const: status }, ...(error && { error: { const: error } }), code: { enum: codes } };
+  return {
+    description:
+      note ?? `${STATUS_TITLES[status]}: ${codes.map((c) => `\`${c}\``).join(", ")} (see ErrorCode for what each means and how to fix it).`,
+    headers,
+    content: { "application/problem+json": { schema: { allOf: [ref("schemas", "ProblemDetails"), { type: "object", properties: fixed }] } } },
+  };
+}
+
+function withoutBodies(responses: Record<string, object>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, { content: _body, ...rest }]: [string, { content?: unknown }]) => [status, rest]),
+  );
+}
+
+/**
+ * Moves every response that several operations share (the groups' seven methods, the control
+ * plane's guarded refusals …) into `components.responses`, named by its status's reason phrase, and
+ * refers to it: the same document, under half the size.
+ */
+const SUCCESS_TITLES: Record<string, string> = { "200": "Ok", "201": "Created", "204": "NoContent" };
+
+export function shareResponses(paths: Record<string, object>): { paths: Record<string, object>; responses: Record<string, object> } {
+  const uses = new Map<string, number>();
+  const each = (visit: (response: object, status: string, responses: Record<string, object>) => void) => {
+    for (const item of Object.values(paths) as Array<Record<string, { responses?: Record<string, object> }>>) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op?.responses ?? {})) visit(response, status, op.responses!);
+      }
+    }
+  };
+  each((response) => {
+    const key = JSON.stringify(response);
+    uses.set(key, (uses.get(key) ?? 0) + 1);
+  });
+  const names = new Map<string, string>();
+  const responses: Record<string, object> = {};
+  each((response, status, owner) => {
+    const key = JSON.stringify(response);
+    if ((uses.get(key) ?? 0) < 2) return;
+    let name = names.get(key);
+    if (!name) {
+      const base =
+        status === "default" ? "Scripted" : (STATUS_TITLES[Number(status)] ?? SUCCESS_TITLES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, "");
+      name = base;
+      for (let n = 2; responses[name]; n++) name = `${base}${n}`;
+      names.set(key, name);
+      responses[name] = response;
+    }
+    owner[status] = ref("responses", name);
+  });
+  return { paths, responses };
+}
