@@ -1,11 +1,8 @@
-import type { SandboxSettings, Scope } from "../core/config.js";
+import type { SandboxSettings } from "../core/config.js";
 import type { Endpoint, EndpointName } from "../core/context.js";
-import { jwksEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { controlEndpoint } from "../control/router.js";
-import { deprecationHeaders, loginCheckEndpoint } from "../endpoints/login-check.js";
-import { paymentInitEndpoint } from "../endpoints/payment-init.js";
-import { protectedEndpoint } from "../endpoints/protected.js";
-import { tokenEndpoint } from "../endpoints/token.js";
+import { notFoundEndpoint } from "../endpoints/discovery.js";
+import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
 import type { SandboxContext } from "./context.js";
 
 /**
@@ -23,11 +20,6 @@ export interface Route {
 /** Everything under /__sandbox/ is the control plane (health included), routed by its own table. */
 const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 
-const GROUPS: Array<{ prefix: string; route: Route }> = (["payment", "cashout"] as Scope[]).map((scope) => ({
-  prefix: `/api/v2/${scope}`,
-  route: { name: scope, endpoint: protectedEndpoint(scope) },
-}));
-
 const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
 
 /**
@@ -35,17 +27,18 @@ const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
  * settings, so they are formatted here once rather than per request (or cached in the module).
  */
 export function createRouter(settings: SandboxSettings): (path: string) => Route {
-  const exact = new Map<string, Route>([
-    ["/api/v2/auth/token", { name: "token", endpoint: tokenEndpoint }],
-    ["/api/v2/payment/init", { name: "payment-init", endpoint: paymentInitEndpoint }],
-    ["/api/login_check", { name: "login", endpoint: loginCheckEndpoint, headers: deprecationHeaders(settings) }],
-    ["/.well-known/jwks.json", { name: "jwks", endpoint: jwksEndpoint }],
-  ]);
+  const exact = new Map<string, Route>();
+  const groups: Array<{ prefix: string; route: Route }> = [];
+  for (const { path, name, endpoint, groupPrefix, headers } of MERCHANT_ROUTE_TABLE) {
+    const route: Route = headers ? { name, endpoint, headers: headers(settings) } : { name, endpoint };
+    if (groupPrefix) groups.push({ prefix: groupPrefix, route });
+    else exact.set(path, route);
+  }
   return (path) => {
     const found = exact.get(path);
     if (found) return found;
     if (path.startsWith("/__sandbox/")) return CONTROL;
-    for (const group of GROUPS) {
+    for (const group of groups) {
       if (path === group.prefix || path.startsWith(group.prefix + "/")) return group.route;
     }
     return NOT_FOUND;

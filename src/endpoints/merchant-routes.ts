@@ -1,15 +1,41 @@
+import type { SandboxSettings, Scope } from "../core/config.js";
+import type { Endpoint, EndpointName } from "../core/context.js";
+import { jwksEndpoint } from "./discovery.js";
+import { deprecationHeaders, loginCheckEndpoint } from "./login-check.js";
+import { paymentInitEndpoint } from "./payment-init.js";
+import { protectedEndpoint } from "./protected.js";
+import { tokenEndpoint } from "./token.js";
+
 /**
- * The merchant API's routes as the OpenAPI document writes them: the exact paths of
- * src/core/router.ts, each with the methods its endpoint takes (the rest answer 405), and the two
- * protected groups, which take any method on any path under their prefix (`{path}`).
+ * The merchant API's routes, in one table that both the router (src/app/routes.ts) and the OpenAPI
+ * document read, so a route cannot be served undocumented or documented unserved. `path` is the
+ * documented form; the two protected groups take any method on any path under their prefix, which
+ * the document writes as `{path}`.
  */
+export interface MerchantRoute {
+  path: string;
+  name: EndpointName;
+  /** The methods its endpoint takes; the endpoint answers the rest 405 with this list in `Allow`. */
+  methods: readonly string[];
+  endpoint: Endpoint;
+  /** For a protected group: the prefix every path under it starts with. */
+  groupPrefix?: string;
+  /** Headers every answer of the route carries, refusals included (the deprecated login's), per sandbox. */
+  headers?: (settings: SandboxSettings) => Record<string, string>;
+}
+
 const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
-export const MERCHANT_ROUTE_TABLE: ReadonlyArray<{ path: string; methods: readonly string[] }> = [
-  { path: "/api/v2/auth/token", methods: ["POST"] },
-  { path: "/api/v2/payment/init", methods: ["POST"] },
-  { path: "/api/v2/payment/{path}", methods: ANY_METHOD },
-  { path: "/api/v2/cashout/{path}", methods: ANY_METHOD },
-  { path: "/.well-known/jwks.json", methods: ["GET", "HEAD"] },
-  { path: "/api/login_check", methods: ["POST"] },
+function protectedGroup(scope: Scope): MerchantRoute {
+  const prefix = `/api/v2/${scope}`;
+  return { path: `${prefix}/{path}`, name: scope, methods: ANY_METHOD, endpoint: protectedEndpoint(scope), groupPrefix: prefix };
+}
+
+export const MERCHANT_ROUTE_TABLE: readonly MerchantRoute[] = [
+  { path: "/api/v2/auth/token", name: "token", methods: ["POST"], endpoint: tokenEndpoint },
+  { path: "/api/v2/payment/init", name: "payment-init", methods: ["POST"], endpoint: paymentInitEndpoint },
+  protectedGroup("payment"),
+  protectedGroup("cashout"),
+  { path: "/.well-known/jwks.json", name: "jwks", methods: ["GET", "HEAD"], endpoint: jwksEndpoint },
+  { path: "/api/login_check", name: "login", methods: ["POST"], endpoint: loginCheckEndpoint, headers: deprecationHeaders },
 ];
