@@ -153,12 +153,40 @@ function withoutBodies(responses: Record<string, object>): Record<string, object
  */
 const SUCCESS_TITLES: Record<string, string> = { "200": "Ok", "201": "Created", "204": "NoContent" };
 
+interface Where {
+  path: string;
+  method: string;
+  operationId: string;
+}
+
+/**
+ * A readable name for a shared response: the status's title, `Control…` for the control plane's
+ * variant (its own challenge and codes), `…Head` for HEAD's (no body), and the first operation's
+ * id where one status still has several shapes.
+ */
+function responseName(base: string, where: Where, taken: (name: string) => boolean): string {
+  const plane = where.path.startsWith("/__sandbox/") ? "Control" : "";
+  const head = where.method === "head" ? "Head" : "";
+  const candidates = [
+    base,
+    `${plane}${base}${head}`,
+    `${plane}${base}${head}For${where.operationId.charAt(0).toUpperCase()}${where.operationId.slice(1)}`,
+  ];
+  const free = candidates.find((name) => !taken(name));
+  if (free) return free;
+  let n = 2;
+  while (taken(`${candidates[2]}${n}`)) n++;
+  return `${candidates[2]}${n}`;
+}
+
 export function shareResponses(paths: Record<string, object>): { paths: Record<string, object>; responses: Record<string, object> } {
   const uses = new Map<string, number>();
-  const each = (visit: (response: object, status: string, responses: Record<string, object>) => void) => {
-    for (const item of Object.values(paths) as Array<Record<string, { responses?: Record<string, object> }>>) {
-      for (const op of Object.values(item)) {
-        for (const [status, response] of Object.entries(op?.responses ?? {})) visit(response, status, op.responses!);
+  type Operation = { operationId?: string; responses?: Record<string, object> };
+  const each = (visit: (response: object, status: string, responses: Record<string, object>, where: Where) => void) => {
+    for (const [path, item] of Object.entries(paths) as Array<[string, Record<string, Operation>]>) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = { path, method, operationId: op?.operationId ?? "" };
+        for (const [status, response] of Object.entries(op?.responses ?? {})) visit(response, status, op.responses!, where);
       }
     }
   };
@@ -168,15 +196,14 @@ export function shareResponses(paths: Record<string, object>): { paths: Record<s
   });
   const names = new Map<string, string>();
   const responses: Record<string, object> = {};
-  each((response, status, owner) => {
+  each((response, status, owner, where) => {
     const key = JSON.stringify(response);
     if ((uses.get(key) ?? 0) < 2) return;
     let name = names.get(key);
     if (!name) {
       const base =
         status === "default" ? "Scripted" : (STATUS_TITLES[Number(status)] ?? SUCCESS_TITLES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, "");
-      name = base;
-      for (let n = 2; responses[name]; n++) name = `${base}${n}`;
+      name = responseName(base, where, (candidate) => candidate in responses);
       names.set(key, name);
       responses[name] = response;
     }
