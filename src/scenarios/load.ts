@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
+import { merchantIdentifiers, type MerchantIdentity } from "../core/merchants.js";
 import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
@@ -228,12 +229,14 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
       ids.push(merchant.id);
       idSet.add(merchant.id);
     }
-    for (const field of ["id", "api_key", "payment_token"] as const) {
-      const value = merchant[field];
-      if (typeof value !== "string") continue;
-      const key = `${field}:${value}`;
+    for (const identifier of merchantIdentifiers(identityOf(merchant))) {
+      const key = `${identifier.name}:${identifier.value}`;
+      const field = identifier.field.join(".");
       if (seen.has(key)) {
-        problems.push({ path: ["merchants", i, field], message: `merchants[${seen.get(key)}] has the same ${field}; each merchant needs its own` });
+        problems.push({
+          path: ["merchants", i, ...identifier.field],
+          message: `merchants[${seen.get(key)}] has the same ${field}; each merchant needs its own`,
+        });
       } else seen.set(key, i);
     }
   });
@@ -257,6 +260,13 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
     }
   });
   return problems;
+}
+
+/** What identifies a merchant of the raw data, as far as it is given (a malformed field is left out). */
+function identityOf(merchant: Record<string, unknown>): MerchantIdentity {
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const login = merchant.login && typeof merchant.login === "object" ? (merchant.login as Record<string, unknown>) : undefined;
+  return { id: text(merchant.id), apiKey: text(merchant.api_key), paymentToken: text(merchant.payment_token), login: { email: text(login?.email) } };
 }
 
 /** Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request. */
