@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, visit, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { merchantIdentifiers, type MerchantIdentity } from "../core/merchants.js";
+import { allowedKeysAt } from "./allowed-keys.js";
 import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { didYouMean } from "./suggest.js";
@@ -280,58 +281,6 @@ function templateProblems(value: unknown, path: Path): Explained[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => templateProblems(v, [...path, i]));
   if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => templateProblems(v, [...path, k]));
   return [];
-}
-
-const KEYS_BY_CONTEXT: Array<[RegExp, string[]]> = [
-  [/^$/, ["$schema", "name", "description", "merchants", "settings", "rules"]],
-  [/^merchants\.\d+$/, ["id", "name", "api_key", "api_secret", "payment_token", "login", "scopes", "disabled"]],
-  [/^merchants\.\d+\.login$/, ["email", "password"]],
-  [
-    /^settings$/,
-    [
-      "token_ttl",
-      "leeway",
-      "algorithm",
-      "credential_precedence",
-      "login_mode",
-      "payment_token_transport",
-      "disabled_merchant_status",
-      "clock_offset",
-    ],
-  ],
-  [/^rules\.\d+$/, ["name", "description", "match", "then"]],
-  [/^rules\.\d+\.match$/, ["endpoint", "method", "path", "merchant", "calls", "state", "clock"]],
-  [/^rules\.\d+\.match\.calls$/, ["nth", "from", "times"]],
-  [/^rules\.\d+\.match\.clock$/, ["after", "before"]],
-  [
-    /^rules\.\d+\.then$/,
-    [
-      "respond",
-      "delay",
-      "drop_connection",
-      "reject_credentials",
-      "disable_merchant",
-      "enable_merchant",
-      "rotate_secret",
-      "revoke_token",
-      "expire_token",
-      "issue_token",
-      "rotate_signing_key",
-      "expire_payment_token",
-      "revoke_payment_token",
-      "login_gone",
-      "advance_clock",
-      "set_state",
-    ],
-  ],
-  [/^rules\.\d+\.then\.respond$/, ["status", "headers", "body", "retry_after"]],
-  [/^rules\.\d+\.then\.issue_token$/, ["expired", "not_before"]],
-  [/^rules\.\d+\.then\.rotate_signing_key$/, ["keep_old"]],
-];
-
-function allowedKeysAt(path: Path): string[] {
-  const key = path.map(String).join(".");
-  return KEYS_BY_CONTEXT.find(([re]) => re.test(key))?.[1] ?? [];
 }
 
 /**
