@@ -5,7 +5,7 @@ import { pathText, type Path } from "./data-problems.js";
 import { explain, withoutConsequences } from "./explain-issues.js";
 import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
-import { duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
+import { collectionKeys, duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
 import { offsetFinder } from "./yaml-positions.js";
 
 /**
@@ -39,7 +39,11 @@ export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFi
     const pos = lineCounter.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
-  const errors = [...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })), ...duplicateKeys(doc)];
+  const errors = [
+    ...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })),
+    ...duplicateKeys(doc),
+    ...collectionKeys(doc, text),
+  ];
   if (errors.length > 0) {
     errors.sort((a, b) => a.offset - b.offset);
     throw new ScenarioLoadError(
