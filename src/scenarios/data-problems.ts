@@ -12,6 +12,7 @@ export interface Explained {
   message: string;
 }
 
+/** A path as problems show it: `rules[2].match.endpoint`. */
 export function pathText(path: Path): string {
   return path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), "");
 }
