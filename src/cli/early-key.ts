@@ -1,14 +1,21 @@
 import type { Algorithm } from "../core/config.js";
 import { generateSigningKey, type SigningKey } from "../core/keys.js";
 
+/** A start key being generated before the program has loaded, for createSandbox's pregeneratedKey. */
+export interface EarlyKey {
+  alg: Algorithm;
+  key: Promise<SigningKey>;
+}
+
+const ALGORITHM: Algorithm = "RS256";
+
 /**
  * For `serve`, RSA key generation (~100 ms, on libuv's thread pool) starts as soon as the CLI begins
- * loading, so it overlaps the loading of the rest of the program instead of following it. Only
- * for `serve` with the default algorithm; the key is handed to createSandbox explicitly.
+ * loading, so it overlaps the loading of the rest of the program instead of following it. main.ts
+ * calls this first, with the command line (without node and the script), before it imports the
+ * program. Only for `serve` with the default algorithm; undefined otherwise.
  */
-const ALGORITHM: Algorithm = "RS256";
-const wanted = process.argv.slice(2).includes("serve") && !process.argv.some((a) => a.startsWith("--signing-key") || a.startsWith("--alg"));
-
-export const earlyStartKey: { alg: Algorithm; key: Promise<SigningKey> } | undefined = wanted
-  ? { alg: ALGORITHM, key: generateSigningKey(ALGORITHM) }
-  : undefined;
+export function startEarlyKey(args: readonly string[]): EarlyKey | undefined {
+  const wanted = args.includes("serve") && !args.some((a) => a.startsWith("--signing-key") || a.startsWith("--alg"));
+  return wanted ? { alg: ALGORITHM, key: generateSigningKey(ALGORITHM) } : undefined;
+}

@@ -1,6 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 // The command line's entry point, kept tiny on purpose: `serve` starts generating its signing key
-// (early-key.ts) before the rest of the program is even parsed, then the program loads.
-import "./early-key.js";
+// (early-key.ts) before the rest of the program is even parsed, then the program loads and runs
+// with that key in hand.
+import { startEarlyKey } from "./early-key.js";
 
-await import("./program.js");
+const earlyKey = startEarlyKey(process.argv.slice(2));
+const { runCli } = await import("./program.js");
+await runCli(process.argv, earlyKey);

@@ -1,11 +1,13 @@
 import type { JWTPayload } from "jose";
+import { ACCESS_TOKEN_TYP, LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
-import { signCompactJws } from "../core/jws.js";
+import { signCompactJws, unsecuredCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
+import { accessTokenClaims, type AccessClaims } from "../core/token-claims.js";
 import { closest } from "../scenarios/suggest.js";
 import type { ControlContext } from "./context.js";
 
@@ -81,24 +83,20 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   const jti = ctx.newTokenId();
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
   const margin = scenario.settings.leewaySeconds;
-  const claims: JWTPayload = {
-    iss: variant === "wrong_issuer" ? "https://not-the-sandbox.test" : ctx.settings.issuer,
-    sub: merchant.id,
-    aud: variant === "wrong_audience" ? "another-api" : ctx.settings.audience,
-    iat: variant === "expired" ? now - margin - ttl - 60 : variant === "not_yet_valid" ? now + margin + 300 : now,
-    exp: variant === "expired" ? now - margin - 60 : (variant === "not_yet_valid" ? now + margin + 300 : now) + ttl,
-    jti,
-    client_id: merchant.apiKey,
-    scope: merchant.scopes.join(" "),
-    ...(variant === "not_yet_valid" ? { nbf: now + margin + 300 } : {}),
+  const issuedAt = variant === "expired" ? now - margin - ttl - 60 : variant === "not_yet_valid" ? now + margin + 300 : now;
+  const claims: AccessClaims = {
+    ...accessTokenClaims(ctx.settings, merchant, { issuedAt, ttlSeconds: ttl, jti, ...(variant === "not_yet_valid" ? { notBefore: issuedAt } : {}) }),
+    ...(variant === "wrong_issuer" ? { iss: "https://not-the-sandbox.test" } : {}),
+    ...(variant === "wrong_audience" ? { aud: "another-api" } : {}),
   };
   const key = scenario.keys.signing;
-  const typ = variant === "login_token" ? "JWT" : "at+jwt";
+  const typ = variant === "login_token" ? LOGIN_TOKEN_TYP : ACCESS_TOKEN_TYP;
   let token: string;
   let header: Record<string, unknown>;
   if (variant === "alg_none") {
-    header = { alg: "none", typ, kid: key.kid };
-    token = `${b64(header)}.${b64(claims)}.`;
+    const unsecured = { alg: "none" as const, typ, kid: key.kid };
+    header = unsecured;
+    token = unsecuredCompactJws(unsecured, claims);
   } else {
     const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
     const signed = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
@@ -108,7 +106,7 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
     if (variant === "bad_signature") token = tamper(token);
   }
   if (variant === "valid" || variant === "login_token") {
-    ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat!, expiresAt: claims.exp! }, now);
+    ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, now);
   }
   return { token, variant, header, claims, expected_error: MINT_VARIANTS[variant] ?? null };
 }
@@ -121,10 +119,6 @@ function findMerchant(ctx: ControlContext, ref: string | undefined): Merchant {
       `No merchant with api_key or id '${ref.slice(0, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`,
     );
   return m;
-}
-
-function b64(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString("base64url");
 }
 
 /** Flips one character in the middle of the signature, so it is well-formed but does not verify. */

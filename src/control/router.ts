@@ -1,3 +1,4 @@
+import { bearerTokenOf } from "../core/bearer.js";
 import type { RequestTrace } from "../core/context.js";
 import { AdminTokenRequired, MethodNotAllowed, NotFound } from "../core/errors.js";
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
@@ -82,8 +83,7 @@ export const controlEndpoint: ControlEndpoint = (request, ctx, trace) => {
 function assertAdmin(request: SandboxRequest, ctx: ControlContext): void {
   const expected = ctx.control.adminToken;
   if (expected === undefined) return;
-  const auth = headerValue(request, "authorization");
-  const presented = headerValue(request, "x-admin-token") ?? (auth && /^bearer +(\S+)$/i.exec(auth.trim())?.[1]);
+  const presented = headerValue(request, "x-admin-token") ?? bearerTokenOf(request);
   if (presented && secretMatches(presented, expected)) return;
   throw new AdminTokenRequired(
     presented

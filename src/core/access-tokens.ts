@@ -7,6 +7,7 @@ import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
+import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions } from "./token-claims.js";
 import type { TokenLedger } from "./token-ledger.js";
 
 /**
@@ -29,24 +30,6 @@ export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
 const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
 const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
-
-export interface AccessClaims extends JWTPayload {
-  sub: string;
-  jti: string;
-  iat: number;
-  exp: number;
-  scope: string;
-  client_id: string;
-}
-
-export interface IssueOptions {
-  /** When the token says it was issued (seconds, on the scenario's clock). */
-  issuedAt: number;
-  ttlSeconds: number;
-  jti: string;
-  /** A `nbf` claim, for tokens that are not valid yet (scenario action issue_token.not_before). */
-  notBefore?: number;
-}
 
 export interface VerifiedAccessToken {
   merchant: Merchant;
@@ -76,17 +59,7 @@ export class AccessTokens {
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
     const key = this.scopeOf(merchant).keys.signing;
-    const claims: AccessClaims = {
-      iss: this.settings.issuer,
-      sub: merchant.id,
-      aud: this.settings.audience,
-      iat: options.issuedAt,
-      exp: options.issuedAt + options.ttlSeconds,
-      jti: options.jti,
-      ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
-      client_id: merchant.apiKey,
-      scope: merchant.scopes.join(" "),
-    };
+    const claims = accessTokenClaims(this.settings, merchant, options);
     const header = { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP };
     const token = await signCompactJws(header, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
@@ -97,17 +70,7 @@ export class AccessTokens {
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
     const key = this.scopeOf(merchant).keys.signing;
-    const claims = {
-      iss: this.settings.issuer,
-      sub: merchant.id,
-      aud: this.settings.audience,
-      iat: options.issuedAt,
-      exp: options.issuedAt + options.ttlSeconds,
-      jti: options.jti,
-      ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
-      username: merchant.login?.email,
-      roles: ["ROLE_MERCHANT"],
-    };
+    const claims = loginTokenClaims(this.settings, merchant, options);
     return signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key);
   }
 

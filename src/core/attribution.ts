@@ -1,3 +1,4 @@
+import { bearerTokenOf } from "./bearer.js";
 import type { PaymentTokenTransport } from "./config.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
@@ -54,14 +55,14 @@ export async function attributeMerchant(
     }
     case "payment":
     case "cashout": {
-      const token = bearerOf(request);
+      const token = bearerTokenOf(request);
       return token === undefined ? undefined : byToken(token, deps);
     }
     case "payment-init": {
       for (const t of deps.transports) {
         const value =
           t.kind === "authorization"
-            ? bearerOf(request)
+            ? bearerTokenOf(request)
             : t.kind === "header"
               ? headerValue(request, t.name)?.trim()
               : (jsonBody(body, deps.maxBodyBytes)?.[t.field] as unknown);
@@ -104,7 +105,7 @@ async function byToken(token: string, deps: AttributionDeps): Promise<Attributio
 
 /** The `jti` of the bearer JWT on the request, decoded without verification (journal, rules). */
 export function presentedTokenId(request: SandboxRequest): string | undefined {
-  const token = bearerOf(request);
+  const token = bearerTokenOf(request);
   const jti = token === undefined ? undefined : unverifiedClaims(token)?.jti;
   return typeof jti === "string" ? jti.slice(0, 100) : undefined;
 }
@@ -122,13 +123,6 @@ function unverifiedClaims(token: string): { sub?: unknown; jti?: unknown } | und
   } catch {
     return undefined;
   }
-}
-
-/** The token of a well-formed `Authorization: Bearer <token>`, read leniently (no refusal here). */
-export function bearerOf(request: SandboxRequest): string | undefined {
-  const auth = headerValue(request, "authorization");
-  const m = auth === undefined ? null : /^bearer +(\S+)\s*$/i.exec(auth);
-  return m?.[1];
 }
 
 /** The body as a JSON object if it is one, else undefined; never throws (the endpoint reports errors). */

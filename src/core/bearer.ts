@@ -30,57 +30,102 @@ export function assertNoTokenInQuery(request: SandboxRequest): void {
   }
 }
 
+/**
+ * What an Authorization header says about a bearer token: the one reading of the header that the
+ * protected endpoints, the attribution of a request to its merchant and the control plane's admin
+ * check share, so they can never disagree about which token a request carries.
+ *
+ * - `absent`: no header;
+ * - `token`: the Bearer scheme (any case), spaces, then one credential with no blanks in it;
+ *   `token68` says whether it keeps to RFC 6750's alphabet (the API's endpoints insist; an admin
+ *   token is whatever the operator chose, so the control plane does not);
+ * - `empty`: "Bearer" and nothing after it (HTTP parsers strip trailing spaces, so this is how an
+ *   empty token arrives);
+ * - `bad_separator`: "Bearer<TAB>token", "Bearer:token" (RFC 7235 allows spaces only);
+ * - `not_bearer`: another scheme, or no recognisable one (`scheme` is set only when it is safe to
+ *   echo: a word of at most 20 letters, never something that may be the token itself);
+ * - `blank_inside`: "Bearer a b", a credential with blanks inside.
+ */
+export type BearerHeader =
+  | { kind: "absent" }
+  | { kind: "token"; token: string; token68: boolean }
+  | { kind: "empty" }
+  | { kind: "bad_separator" }
+  | { kind: "not_bearer"; scheme: string | undefined }
+  | { kind: "blank_inside" };
+
+export function parseBearerHeader(value: string | undefined): BearerHeader {
+  if (value === undefined) return { kind: "absent" };
+  const trimmed = value.trim();
+  const match = /^([A-Za-z]+)(?: +(.*))?$/.exec(trimmed);
+  const scheme = match?.[1] ?? trimmed;
+  if (!match || scheme.toLowerCase() !== "bearer") {
+    if (/^bearer[\t:]/i.test(trimmed)) return { kind: "bad_separator" };
+    return { kind: "not_bearer", scheme: /^[A-Za-z]{1,20}$/.test(scheme) ? scheme : undefined };
+  }
+  const token = (match[2] ?? "").trim();
+  if (token === "") return { kind: "empty" };
+  if (/\s/.test(token)) return { kind: "blank_inside" };
+  return { kind: "token", token, token68: TOKEN68.test(token) };
+}
+
+/**
+ * The token of the request's `Authorization: Bearer <token>`, or undefined for anything else; never
+ * refuses. For reading who a request claims to be (attribution, the journal) and the admin token;
+ * an endpoint that needs the token reads it with readBearerToken, which says what is wrong.
+ */
+export function bearerTokenOf(request: SandboxRequest): string | undefined {
+  const parsed = parseBearerHeader(headerValue(request, "authorization"));
+  return parsed.kind === "token" ? parsed.token : undefined;
+}
+
 /** The bearer token of the request, or a refusal that says what is wrong with the header. */
 export function readBearerToken(request: SandboxRequest, options: BearerOptions): string {
-  const count = headerCount(request, "authorization");
-  if (count === 0) {
-    throw new MissingCredentials(`No credentials were sent. Send the ${options.tokenName} as 'Authorization: Bearer <token>' (${options.howToGet}).`);
-  }
-  if (count > 1) {
+  if (headerCount(request, "authorization") > 1) {
     throw new InvalidRequest(
       "authorization_header_repeated",
       "The Authorization header was sent more than once. Send exactly one 'Authorization: Bearer <token>' header.",
       { challenge: "bearer" },
     );
   }
-  const value = headerValue(request, "authorization")!;
-  // The token part is optional in the pattern: HTTP parsers strip trailing spaces, so a bare
-  // "Bearer" is how an empty token arrives.
-  const match = /^([A-Za-z]+)(?: +(.*))?$/.exec(value.trim());
-  const scheme = match?.[1] ?? value.trim();
-  if (!match || scheme.toLowerCase() !== "bearer") {
-    // "Bearer<TAB>token", "Bearer:token": the scheme is right, the separator is not (RFC 7235
-    // allows spaces only).
-    if (/^bearer[\t:]/i.test(value.trim())) {
+  const parsed = parseBearerHeader(headerValue(request, "authorization"));
+  switch (parsed.kind) {
+    case "absent":
+      throw new MissingCredentials(
+        `No credentials were sent. Send the ${options.tokenName} as 'Authorization: Bearer <token>' (${options.howToGet}).`,
+      );
+    case "bad_separator":
       throw new InvalidRequest(
         "authorization_not_bearer",
         `The Authorization header has the Bearer scheme but not a single space after it. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
         { challenge: "bearer" },
       );
-    }
-    const shown = /^[A-Za-z]{1,20}$/.test(scheme) ? `'${scheme}'` : "no recognisable scheme";
-    throw new InvalidRequest(
-      "authorization_not_bearer",
-      `The Authorization header uses ${shown}, not the Bearer scheme. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
-      { challenge: "bearer" },
-    );
+    case "not_bearer":
+      throw new InvalidRequest(
+        "authorization_not_bearer",
+        `The Authorization header uses ${parsed.scheme === undefined ? "no recognisable scheme" : `'${parsed.scheme}'`}, not the Bearer scheme. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
+        { challenge: "bearer" },
+      );
+    case "empty":
+      throw new InvalidRequest(
+        "bearer_token_empty",
+        `The Authorization header says Bearer but carries no token. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
+        { challenge: "bearer" },
+      );
+    case "blank_inside":
+      throw malformed(options);
+    case "token":
+      if (!parsed.token68) throw malformed(options);
+      return parsed.token;
   }
-  const token = (match[2] ?? "").trim();
-  if (token === "") {
-    throw new InvalidRequest(
-      "bearer_token_empty",
-      `The Authorization header says Bearer but carries no token. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
-      { challenge: "bearer" },
-    );
-  }
-  if (!TOKEN68.test(token)) {
-    throw new InvalidRequest(
-      "bearer_token_malformed",
-      `The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the ${options.tokenName} exactly as issued, with one space after 'Bearer'.`,
-      { challenge: "bearer" },
-    );
-  }
-  return token;
+}
+
+function malformed(options: BearerOptions): InvalidRequest {
+  return new InvalidRequest(
+    "bearer_token_malformed",
+    `The bearer token contains characters a token cannot have (spaces, quotes or others outside RFC 6750's token68). Send the ${options.tokenName} exactly as issued, with one space after 'Bearer'.`,
+    { challenge: "bearer" },
+  );
 }
 
 /** Query parameter names as the application would read them (`access%5Ftoken` is `access_token`). */

@@ -24,6 +24,14 @@ export function signCompactJws(header: { alg: SigningKey["alg"]; kid: string; ty
   });
 }
 
+/**
+ * An unsecured JWS (RFC 7515 §A.5: `alg` "none", empty signature). The sandbox refuses such tokens;
+ * the control plane mints them so a client can check that it refuses them too.
+ */
+export function unsecuredCompactJws(header: { alg: "none"; kid: string; typ: string }, payload: object): string {
+  return `${base64url(header)}.${base64url(payload)}.`;
+}
+
 function base64url(value: object): string {
   return Buffer.from(JSON.stringify(value)).toString("base64url");
 }

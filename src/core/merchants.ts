@@ -47,6 +47,42 @@ export const DEFAULT_MERCHANT: Readonly<MerchantInput> = Object.freeze({
   scopes: ["payment", "cashout"] as Scope[],
 });
 
+/** What identifies a merchant: a MerchantInput, a Merchant, or what a scenario file gives of one. */
+export interface MerchantIdentity {
+  id?: string | undefined;
+  apiKey?: string | undefined;
+  paymentToken?: string | undefined;
+  login?: { email?: string | undefined } | undefined;
+}
+
+/** One value that selects a merchant (see merchantIdentifiers). */
+export interface MerchantIdentifier {
+  readonly name: "id" | "api_key" | "payment token" | "login e-mail";
+  /** Where a scenario file's merchant has it: ["api_key"], ["login", "email"]. */
+  readonly field: readonly string[];
+  /** Equal for two merchants that clash: the login e-mail in lower case, as login looks it up. */
+  readonly value: string;
+  /** How a message names it: "api_key 'k1'"; never the payment token itself, which is a secret. */
+  readonly shown: string;
+}
+
+/**
+ * The values that each select a merchant (a request names its merchant by any of them), so no two
+ * merchants may share one: the one definition that the registry, a scenario joining the sandbox and
+ * the scenario loader all check. Values that are missing are skipped.
+ */
+export function merchantIdentifiers(m: MerchantIdentity): MerchantIdentifier[] {
+  const found: MerchantIdentifier[] = [];
+  if (typeof m.id === "string") found.push({ name: "id", field: ["id"], value: m.id, shown: `id '${m.id}'` });
+  if (typeof m.apiKey === "string") found.push({ name: "api_key", field: ["api_key"], value: m.apiKey, shown: `api_key '${m.apiKey}'` });
+  if (typeof m.paymentToken === "string")
+    found.push({ name: "payment token", field: ["payment_token"], value: m.paymentToken, shown: "payment token" });
+  const email = m.login?.email;
+  if (typeof email === "string")
+    found.push({ name: "login e-mail", field: ["login", "email"], value: email.toLowerCase(), shown: `login e-mail '${email}'` });
+  return found;
+}
+
 export class MerchantRegistry {
   private readonly byApiKey = new Map<string, Merchant>();
   private readonly byPaymentToken = new Map<string, Merchant>();
@@ -65,12 +101,8 @@ export class MerchantRegistry {
 
   add(input: MerchantInput): Merchant {
     const merchant = validateMerchant(input);
-    const clash =
-      (this.byId.has(merchant.id) && `id '${merchant.id}'`) ||
-      (this.byApiKey.has(merchant.apiKey) && `api_key '${merchant.apiKey}'`) ||
-      (this.byPaymentToken.has(merchant.paymentToken) && "payment token") ||
-      (merchant.login && this.byLogin.has(merchant.login.email.toLowerCase()) && `login e-mail '${merchant.login.email}'`);
-    if (clash) throw new ConfigError(`two merchants share the same ${clash}; each merchant needs its own`);
+    const clash = this.clashWith(merchant);
+    if (clash) throw new ConfigError(`two merchants share the same ${clash.identifier.shown}; each merchant needs its own`);
     this.byId.set(merchant.id, merchant);
     this.byApiKey.set(merchant.apiKey, merchant);
     this.byPaymentToken.set(merchant.paymentToken, merchant);
@@ -80,6 +112,28 @@ export class MerchantRegistry {
     this.hold(merchant, merchant.paymentToken);
     if (merchant.login) this.hold(merchant, merchant.login.password);
     return merchant;
+  }
+
+  /** The registered merchant that already holds one of these identifiers, and which one (the first). */
+  clashWith(m: MerchantIdentity): { identifier: MerchantIdentifier; holder: Merchant } | undefined {
+    for (const identifier of merchantIdentifiers(m)) {
+      const holder = this.holderOf(identifier);
+      if (holder) return { identifier, holder };
+    }
+    return undefined;
+  }
+
+  private holderOf(identifier: MerchantIdentifier): Merchant | undefined {
+    switch (identifier.name) {
+      case "id":
+        return this.byId.get(identifier.value);
+      case "api_key":
+        return this.byApiKey.get(identifier.value);
+      case "payment token":
+        return this.byPaymentToken.get(identifier.value);
+      case "login e-mail":
+        return this.byLogin.get(identifier.value);
+    }
   }
 
   /** Forgets a merchant (a session that ended): its credentials stop working at once. */

@@ -87,13 +87,11 @@ export class ScenarioInstance {
 
     const inputs = file.merchants.map(merchantInput);
     for (const input of inputs) {
-      const clash =
-        (deps.registry.findById(input.id) && `merchant id '${input.id}'`) ||
-        (deps.registry.byKey(input.apiKey) && `api_key '${input.apiKey}'`) ||
-        (deps.registry.byPayment(input.paymentToken) && "payment token") ||
-        (input.login && deps.registry.byLoginEmail(input.login.email) && `login e-mail '${input.login.email}'`);
-      if (clash) {
-        const other = [...deps.owners.values()].find((o) => o.merchants.some((m) => clashes(m, input)));
+      const found = deps.registry.clashWith(input);
+      if (found) {
+        // "merchant id", not "id": the sentence is about a scenario, which has a name of its own.
+        const clash = `${found.identifier.name === "id" ? "merchant " : ""}${found.identifier.shown}`;
+        const other = deps.owners.get(found.holder.id);
         // The built-in default loads last: word the clash from the user's scenario's side.
         if (source === "built-in" && other) {
           throw new ConfigError(
@@ -142,15 +140,6 @@ export class ScenarioInstance {
   findMerchant(id: string): Merchant | undefined {
     return this.merchants.find((m) => m.id === id);
   }
-}
-
-function clashes(m: Merchant, input: MerchantInput): boolean {
-  return (
-    m.id === input.id ||
-    m.apiKey === input.apiKey ||
-    m.paymentToken === input.paymentToken ||
-    (m.login !== undefined && input.login !== undefined && m.login.email.toLowerCase() === input.login.email.toLowerCase())
-  );
 }
 
 function settingsInput(s: SettingsFile | undefined): SettingsInput {

@@ -3,7 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { constants as osConstants } from "node:os";
 import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
-import { earlyStartKey } from "../early-key.js";
+import type { EarlyKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
@@ -50,7 +50,12 @@ const LIMITS = "Limits (a request over one gets a problem+json refusal, never a 
 /** A flag given twice means its last value, as in most CLIs (yargs would make it an array). */
 const last = <T>(value: T | T[]): T => (Array.isArray(value) ? (value.at(-1) as T) : value);
 
-export const serveCommand: CommandModule<object, ServeArgs> = {
+/** `serve`, handed the start key main.ts began generating (early-key.ts), if it did. */
+export function serveCommand(earlyKey: EarlyKey | undefined): CommandModule<object, ServeArgs> {
+  return { ...SERVE_COMMAND, handler: (args: ArgumentsCamelCase<ServeArgs>) => serve(args, earlyKey) };
+}
+
+const SERVE_COMMAND = {
   command: "serve",
   describe: "Start the sandbox HTTP server (default http://127.0.0.1:4010)",
   builder: (y: Argv) =>
@@ -210,71 +215,72 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .example("$0 serve --scenario token-endpoint-outage", "a library scenario, beside the default merchant")
       .example("$0 serve --scenarios-dir ./scenarios", "every scenario of a folder: one server for a whole suite")
       .example("MERCHANT_SANDBOX_PORT=8080 $0 serve", "every flag is also an environment variable") as unknown as Argv<ServeArgs>,
-  handler: async (args: ArgumentsCamelCase<ServeArgs>) => {
-    const format = args.logFormat;
-    // A log reader that went away (a closed pipe) must not take the sandbox down with it.
-    process.stdout.removeAllListeners("error").on("error", () => undefined);
-    const out = (line: string) => process.stdout.write(line + "\n");
-    const options: SandboxOptions = {
-      tokenTtl: args.tokenTtl,
-      leeway: args.leeway,
-      algorithm: args.alg,
-      issuer: args.issuer,
-      audience: args.audience,
-      credentialPrecedence: args.credentialPrecedence,
-      paymentTokenTransport: args.paymentTokenTransport,
-      disabledMerchantStatus: args.disabledMerchantStatus,
-      loginMode: args.loginMode,
-      seed: args.seed,
-      ...(earlyStartKey && !args.signingKey ? { pregeneratedKey: earlyStartKey } : {}),
-      scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
-      controlPlane: args.controlPlane,
-      // Given but empty is an error (createSandbox says so), never a silent "no token".
-      ...(args.adminToken !== undefined ? { adminToken: args.adminToken } : {}),
-      allowedHosts: allowedHosts(args),
-      journalSize: args.journalSize,
-      maxSessions: args.maxSessions,
-      sessionIdleTtl: args.sessionIdleTtl,
-      maxBodyBytes: args.maxBodyBytes,
-      ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
-      ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
-      onInternalError: (error, entry) =>
-        process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
-    };
-    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
-      usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
-    const graceMs = shutdownGraceMs(args.shutdownGrace);
-    const sandbox = await createSandbox(options).catch((e: unknown) => {
-      if (e instanceof ConfigError) usage(asFlagMessage(e));
-      if (e instanceof ScenarioLoadError) scenarioProblems(e);
-      throw e;
-    });
-    const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
-      process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
-      process.exit(1);
-    });
-    if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
-      process.stderr.write(
-        `merchant-sandbox: warning: listening on ${args.host} with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n`,
-      );
-    }
-    const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
-    const eventFormat = format === "off" ? "text" : format;
-    // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
-    // and a signal that comes before the handlers kills the process without a drain.
-    stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
-    const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
-    out(
-      formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
-        ...bound,
-        scenarios: sandbox.scenarios.map((s) => s.name),
-        merchants: apiKeys,
-        alg: sandbox.settings.algorithm,
-        token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
-      }),
-    );
-  },
 };
+
+async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | undefined): Promise<void> {
+  const format = args.logFormat;
+  // A log reader that went away (a closed pipe) must not take the sandbox down with it.
+  process.stdout.removeAllListeners("error").on("error", () => undefined);
+  const out = (line: string) => process.stdout.write(line + "\n");
+  const options: SandboxOptions = {
+    tokenTtl: args.tokenTtl,
+    leeway: args.leeway,
+    algorithm: args.alg,
+    issuer: args.issuer,
+    audience: args.audience,
+    credentialPrecedence: args.credentialPrecedence,
+    paymentTokenTransport: args.paymentTokenTransport,
+    disabledMerchantStatus: args.disabledMerchantStatus,
+    loginMode: args.loginMode,
+    seed: args.seed,
+    ...(earlyKey && !args.signingKey ? { pregeneratedKey: earlyKey } : {}),
+    scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
+    controlPlane: args.controlPlane,
+    // Given but empty is an error (createSandbox says so), never a silent "no token".
+    ...(args.adminToken !== undefined ? { adminToken: args.adminToken } : {}),
+    allowedHosts: allowedHosts(args),
+    journalSize: args.journalSize,
+    maxSessions: args.maxSessions,
+    sessionIdleTtl: args.sessionIdleTtl,
+    maxBodyBytes: args.maxBodyBytes,
+    ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
+    ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
+    onInternalError: (error, entry) =>
+      process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
+  };
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
+    usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
+  const graceMs = shutdownGraceMs(args.shutdownGrace);
+  const sandbox = await createSandbox(options).catch((e: unknown) => {
+    if (e instanceof ConfigError) usage(asFlagMessage(e));
+    if (e instanceof ScenarioLoadError) scenarioProblems(e);
+    throw e;
+  });
+  const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
+    process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
+    process.exit(1);
+  });
+  if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
+    process.stderr.write(
+      `merchant-sandbox: warning: listening on ${args.host} with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n`,
+    );
+  }
+  const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
+  const eventFormat = format === "off" ? "text" : format;
+  // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
+  // and a signal that comes before the handlers kills the process without a drain.
+  stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
+  const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
+  out(
+    formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
+      ...bound,
+      scenarios: sandbox.scenarios.map((s) => s.name),
+      merchants: apiKeys,
+      alg: sandbox.settings.algorithm,
+      token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
+    }),
+  );
+}
 
 /**
  * SIGTERM or SIGINT: stop accepting at once, answer the requests in flight for up to the grace,

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
+import { merchantIdentifiers } from "../../core/merchants.js";
 import { DEFAULT_SCENARIO } from "../../scenarios/default-scenario.js";
 import { formatProblem, MAX_PROBLEMS, ScenarioLoadError, type ScenarioProblem } from "../../scenarios/problems.js";
 import type { ScenarioFile } from "../../scenarios/schema.js";
@@ -67,23 +68,18 @@ function clashes(loaded: Array<{ scenario: ScenarioFile; source: string }>): Cla
       });
     owners.set(`name:${scenario.name}`, owner);
     scenario.merchants.forEach((m, i) => {
-      const claims: Array<[string, string, string]> = [
-        ["id", m.id, `merchant id '${m.id}'`],
-        ["api_key", m.api_key, `api_key '${m.api_key}'`],
-        // A payment token is a secret: the message never shows it.
-        ["payment_token", m.payment_token, "payment token"],
-        ...(m.login ? ([["login", m.login.email.toLowerCase(), `login e-mail '${m.login.email}'`]] as Array<[string, string, string]>) : []),
-      ];
-      for (const [field, value, what] of claims) {
-        const other = owners.get(`${field}:${value}`);
+      for (const identifier of merchantIdentifiers({ id: m.id, apiKey: m.api_key, paymentToken: m.payment_token, login: m.login })) {
+        const key = `${identifier.name}:${identifier.value}`;
+        const what = `${identifier.name === "id" ? "merchant " : ""}${identifier.shown}`;
+        const other = owners.get(key);
         if (other && other.name !== scenario.name) {
           const hint = other.source === "built-in" ? "; to change the default merchant, name your scenario 'default'" : "";
           problems.push({
             source,
-            path: ["merchants", i, field],
+            path: ["merchants", i, ...identifier.field],
             message: `${what} is already used by scenario '${other.name}' (${other.source}); the credentials select the scenario, so each scenario needs its own${hint}`,
           });
-        } else owners.set(`${field}:${value}`, owner);
+        } else owners.set(key, owner);
       }
     });
   }

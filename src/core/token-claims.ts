@@ -1,0 +1,64 @@
+import type { JWTPayload } from "jose";
+import type { SandboxSettings } from "./config.js";
+import type { Merchant } from "./merchants.js";
+
+/**
+ * The claims of every token the sandbox makes: access tokens from the token exchange, the deprecated
+ * login's tokens, and the tokens the control plane mints. Built in one place so the three cannot
+ * drift apart (a claim added to issued tokens but not to minted ones would make a "valid" minted
+ * token differ from a real one).
+ */
+
+/** When a token says it was issued, for how long, its id, and an optional `nbf`. */
+export interface IssueOptions {
+  /** When the token says it was issued (seconds, on the scenario's clock). */
+  issuedAt: number;
+  ttlSeconds: number;
+  jti: string;
+  /** A `nbf` claim, for tokens that are not valid yet (scenario action issue_token.not_before). */
+  notBefore?: number;
+}
+
+export interface AccessClaims extends JWTPayload {
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  scope: string;
+  client_id: string;
+}
+
+/** The deprecated login's token: Lexik's claims (`username`, `roles`) on top of the registered ones. */
+export interface LoginClaims extends JWTPayload {
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  username: string | undefined;
+  roles: string[];
+}
+
+/** Who issues the sandbox's tokens and for whom. */
+export type TokenIssuer = Pick<SandboxSettings, "issuer" | "audience">;
+
+/** An access token's claims (RFC 9068): the registered ones, the client's api_key and its scopes. */
+export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions): AccessClaims {
+  return { ...registeredClaims(issuer, merchant, options), client_id: merchant.apiKey, scope: merchant.scopes.join(" ") };
+}
+
+/** The deprecated login's token claims. */
+export function loginTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions): LoginClaims {
+  return { ...registeredClaims(issuer, merchant, options), username: merchant.login?.email, roles: ["ROLE_MERCHANT"] };
+}
+
+function registeredClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions) {
+  return {
+    iss: issuer.issuer,
+    sub: merchant.id,
+    aud: issuer.audience,
+    iat: options.issuedAt,
+    exp: options.issuedAt + options.ttlSeconds,
+    jti: options.jti,
+    ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
+  };
+}

@@ -1,0 +1,60 @@
+import { isAlias, isCollection, isScalar, isSeq, visit, type Document } from "yaml";
+
+/** What is wrong with a scenario text as YAML, before any of it is read as a scenario. */
+
+/** Every key that repeats an earlier scalar key of its mapping, where it is: one set per mapping. */
+export function duplicateKeys(doc: Document): Array<{ offset: number; code: string; message: string }> {
+  const found: Array<{ offset: number; code: string; message: string }> = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) found.push({ offset: pair.key.range?.[0] ?? 0, code: "DUPLICATE_KEY", message: "Map keys must be unique" });
+        else seen.add(pair.key.value);
+      }
+    },
+  });
+  return found;
+}
+
+/**
+ * Every key that is a list or a mapping (`? [a, b]: 1`, `{a: 1}: x`), where the key starts. YAML
+ * allows them, a scenario's keys are names; and reading one into an object makes the yaml library
+ * print a Node "Warning:" on stderr and turn the key into text, which was then reported as an
+ * unknown key at 1:1. Found here, before the document is read, so neither happens.
+ */
+export function collectionKeys(doc: Document, text: string): Array<{ offset: number; code: string; message: string }> {
+  const found: Array<{ offset: number; code: string; message: string }> = [];
+  const reported = new Set<number>();
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key;
+      const node = isAlias(key) ? key.resolve(doc) : key;
+      if (!isCollection(node)) return;
+      const offset = (key as { range?: [number, number, number] }).range?.[0] ?? 0;
+      if (reported.has(offset)) return;
+      reported.add(offset);
+      const end = (key as { range?: [number, number, number] }).range?.[1] ?? offset;
+      const shown = text.slice(offset, end).replace(/\s+/g, " ").trim();
+      const kind = isSeq(node) ? "a list" : "a mapping";
+      found.push({
+        offset,
+        code: "COLLECTION_KEY",
+        message: `this key is ${kind} ('${shown.length <= 40 ? shown : `${shown.slice(0, 40)}…`}'), but a scenario's keys are names such as api_key or match; write the key as plain text`,
+      });
+    },
+  });
+  return found;
+}
+
+export function syntaxMessage(code: string, message: string, at: string): string {
+  if (code === "DUPLICATE_KEY") {
+    // The parser marks the key's first character; read the whole key (quoted, as in JSON, or plain).
+    const key = (/^"([^"]+)"/.exec(at) ?? /^'([^']+)'/.exec(at) ?? /^([^\s:,{}[\]]+)/.exec(at))?.[1];
+    return `${key ? `the key '${key}'` : "a key"} appears twice in the same mapping; keep one`;
+  }
+  if (code === "COLLECTION_KEY") return message;
+  const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  return `not valid YAML or JSON: ${first}`;
+}

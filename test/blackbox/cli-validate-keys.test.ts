@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+
+/**
+ * `merchant-sandbox validate` on a file whose key is a YAML list or mapping: one problem line at the
+ * key, and nothing on stderr (the yaml library's Node "Warning:" used to be printed there).
+ */
+
+const dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-cli-validate-keys-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const TEXT = `name: s
+description: d
+merchants:
+  - id: m1
+    api_key: k1
+    api_secret: s1
+    payment_token: p1
+    ? {a: 1}
+    : x
+? [a, b]: 1
+`;
+
+describe("merchant-sandbox validate, a collection as a key", () => {
+  it("reports each such key at its file:line:column, exits 1, and prints no warning", async () => {
+    const file = join(dir, "collection-keys.yaml");
+    writeFileSync(file, TEXT);
+    const cli = runCli(["validate", file]);
+    expect(await cli.exited).toBe(1);
+    const fix = "but a scenario's keys are names such as api_key or match; write the key as plain text";
+    expect(cli.stdout()).toBe(`${file}:8:7: this key is a mapping ('{a: 1}'), ${fix}\n${file}:10:3: this key is a mapping ('[a, b]: 1'), ${fix}\n`);
+    expect(cli.stderr()).toBe("");
+    expect(cli.stderr()).not.toContain("Warning:");
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { MerchantRegistry } from "../../src/core/merchants.js";
+import { accessTokenClaims, loginTokenClaims } from "../../src/core/token-claims.js";
+
+/** The one builder of the claims of issued, login and minted tokens. */
+
+const registry = new MerchantRegistry([
+  { id: "m1", apiKey: "key-1", apiSecret: "secret-1", paymentToken: "mpt_1", login: { email: "one@shop.test", password: "pw" }, scopes: ["payment"] },
+  { id: "m2", apiKey: "key-2", apiSecret: "secret-2", paymentToken: "mpt_2" },
+]);
+const ISSUER = { issuer: "https://sandbox.test", audience: "merchant-api" };
+const TIMES = { issuedAt: 1_700_000_000, ttlSeconds: 3600, jti: "tok-1" };
+
+describe("accessTokenClaims", () => {
+  it("states issuer, subject, audience, times, id, the client's api_key and its scopes, in that order", () => {
+    const claims = accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES);
+    expect(claims).toEqual({
+      iss: "https://sandbox.test",
+      sub: "m1",
+      aud: "merchant-api",
+      iat: 1_700_000_000,
+      exp: 1_700_003_600,
+      jti: "tok-1",
+      client_id: "key-1",
+      scope: "payment",
+    });
+    expect(Object.keys(claims)).toEqual(["iss", "sub", "aud", "iat", "exp", "jti", "client_id", "scope"]);
+  });
+
+  it("has an nbf only when one is asked for", () => {
+    const claims = accessTokenClaims(ISSUER, registry.findById("m2")!, { ...TIMES, notBefore: 1_700_000_300 });
+    expect(claims.nbf).toBe(1_700_000_300);
+    expect(claims.scope).toBe("payment cashout");
+    expect("nbf" in accessTokenClaims(ISSUER, registry.findById("m2")!, TIMES)).toBe(false);
+  });
+});
+
+describe("loginTokenClaims", () => {
+  it("states the registered claims and Lexik's username and roles, and no client_id or scope", () => {
+    expect(loginTokenClaims(ISSUER, registry.findById("m1")!, TIMES)).toEqual({
+      iss: "https://sandbox.test",
+      sub: "m1",
+      aud: "merchant-api",
+      iat: 1_700_000_000,
+      exp: 1_700_003_600,
+      jti: "tok-1",
+      username: "one@shop.test",
+      roles: ["ROLE_MERCHANT"],
+    });
+  });
+});
