@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/core/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 
@@ -21,7 +22,11 @@ export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  /** The parsed JSON body, or undefined when the body is not JSON. */
+  /**
+   * The parsed JSON body, or undefined when the body is not JSON. Tests compare it whole with
+   * toEqual or read one member of a body they have just checked, so it is left untyped.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the body of any endpoint; asserted whole, not trusted
   json: any;
 }
 
@@ -63,6 +68,43 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
     close: async () => {
       await server.close();
     },
+  };
+}
+
+/**
+ * Servers that live for one test: `const start = serversPerTest();` at the top of a file or
+ * describe, then `const t = await start(options)` inside a test. Every server started is closed
+ * after its test, whether it passed or not, so no test sees another's state.
+ */
+export function serversPerTest(): (options?: SandboxOptions) => Promise<TestServer> {
+  const open: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((t) => t.close()));
+  });
+  return async (options = {}) => {
+    const t = await startTestServer(options);
+    open.push(t);
+    return t;
+  };
+}
+
+/**
+ * One server for every test of the enclosing describe (or file): started before its first test,
+ * closed after its last. For read-only tests only; a test that changes the server's state (clock,
+ * ledger, keys) resets what it changed or uses serversPerTest. `options` may be a function when
+ * they need async work first (a generated signing key).
+ */
+export function serverPerDescribe(options: SandboxOptions | (() => Promise<SandboxOptions>) = {}): () => TestServer {
+  let t: TestServer | undefined;
+  beforeAll(async () => {
+    t = await startTestServer(typeof options === "function" ? await options() : options);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  return () => {
+    if (!t) throw new Error("serverPerDescribe: the server is used outside a test (it starts in beforeAll)");
+    return t;
   };
 }
 
