@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/core/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
@@ -170,5 +171,30 @@ export function requestWithRepeatedHeaders(
       });
     });
     req.end(init.body);
+  });
+}
+
+/**
+ * Writes header lines byte for byte on a raw socket (no client normalises them: a trailing space
+ * stays, a header can repeat) and parses the answer.
+ */
+export function rawGet(srv: TestServer, path: string, headerLines: string[]): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(srv.server.port, srv.server.host);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const split = raw.indexOf("\r\n\r\n");
+      const head = raw.slice(0, split).split("\r\n");
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0]!)?.[1]);
+      const pairs = head.slice(1).map((line): [string, string] => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+      });
+      resolve(toReply(status, pairs, raw.slice(split + 4)));
+    });
+    socket.write([`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
   });
 }
