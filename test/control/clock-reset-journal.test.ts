@@ -9,11 +9,11 @@ import {
   postEmpty,
   postJson,
   problem,
-  startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
-import { expectProblem, bearerChallenge, RENEW_HINT } from "../support/expect.js";
+import { expectProblem, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the control plane's clock, reset and request journal (DESIGN.md "Control
@@ -28,16 +28,11 @@ const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 const OUTAGE_KEY = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
 const OUTAGE_MERCHANT = "m_token_endpoint_outage";
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((t) => t.close()));
 });
 
 // ---------------------------------------------------------------------------------------------
