@@ -31,7 +31,10 @@ const PKG = JSON.parse(read("package.json")) as { version: string };
 type Doc = {
   openapi: string;
   info: { version: string };
+  // The parsed document is walked deep and checked against itself; typing every level would only restate the spec.
+  // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI operation object, read member by member
   paths: Record<string, Record<string, any>>;
+  // biome-ignore lint/suspicious/noExplicitAny: OpenAPI schema and security scheme objects, read member by member
   components: { schemas: Record<string, any>; securitySchemes: Record<string, any> };
   tags: Array<{ name: string }>;
 };
@@ -90,7 +93,7 @@ function thrownCodes(): { codes: Set<string>; unknownExpressions: string[] } {
       const arg = m[1]!.trim();
       const literal = /^"([a-z0-9_]+)"$/.exec(arg);
       if (literal) codes.add(literal[1]!);
-      else if (DYNAMIC_CODES[arg]) DYNAMIC_CODES[arg]!.forEach((c) => codes.add(c));
+      else if (DYNAMIC_CODES[arg]) for (const c of DYNAMIC_CODES[arg]!) codes.add(c);
       else unknownExpressions.push(`${file.slice(ROOT.length)}: ${arg}`);
     }
   }
@@ -99,6 +102,7 @@ function thrownCodes(): { codes: Set<string>; unknownExpressions: string[] } {
   // SimulatedFailure: `status === 503 ? "service_unavailable" : status === 429 ? "rate_limited" : `simulated_${status}``.
   const simulated = /this\.code = (status === .*);/.exec(errors)?.[1] ?? "";
   for (const m of simulated.matchAll(/"([a-z0-9_]+)"/g)) codes.add(m[1]!);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal, matched as written
   expect(simulated, "SimulatedFailure's code expression moved; update this test").toContain("simulated_${status}");
   return { codes, unknownExpressions };
 }
@@ -110,11 +114,11 @@ function documentedCodes(doc: Doc): string[] {
 
 /** Every `code: {enum}` a response narrows ProblemDetails to, anywhere in the document. */
 function narrowedCodes(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((n) => narrowedCodes(n, out));
+  if (Array.isArray(node)) for (const n of node) narrowedCodes(n, out);
   else if (node && typeof node === "object") {
-    const o = node as Record<string, any>;
+    const o = node as { type?: unknown; properties?: { code?: { enum?: string[] } } };
     if (o.properties?.code?.enum && o.type === "object") out.push(...o.properties.code.enum);
-    Object.values(o).forEach((v) => narrowedCodes(v, out));
+    for (const v of Object.values(o)) narrowedCodes(v, out);
   }
   return out;
 }

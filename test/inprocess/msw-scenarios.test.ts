@@ -18,7 +18,8 @@ const outageProblem = problem(503, "Service Unavailable", "service_unavailable",
 interface Answer {
   status: number;
   headers: Record<string, string>;
-  body: any;
+  /** The parsed JSON body (an object on every endpoint this file calls). */
+  body: Record<string, unknown>;
 }
 
 /** Status, the headers that are not transport-specific, and the parsed body. */
