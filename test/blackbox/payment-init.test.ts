@@ -261,11 +261,13 @@ describe("a custom merchant's payment token never appears in any response", () =
 describe("paymentTokenTransport header:X-Payment-Token", () => {
   const t = serverPerDescribe({ paymentTokenTransport: "header:X-Payment-Token" });
 
+  // Expects the first seeded id: a server of its own, so no other test has taken it.
   it("accepts the token in X-Payment-Token (any case)", async () => {
-    const r = await t().call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
+    const own = await startServer({ paymentTokenTransport: "header:X-Payment-Token" });
+    const r = await own.call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(FIRST_ID_SEED_1));
-    const lower = await t().call(PATH, { method: "POST", headers: { "x-payment-token": ` ${DEFAULT_PAYMENT_TOKEN} ` } });
+    const lower = await own.call(PATH, { method: "POST", headers: { "x-payment-token": ` ${DEFAULT_PAYMENT_TOKEN} ` } });
     expect(lower.status).toBe(201);
   });
 
@@ -331,8 +333,12 @@ describe("paymentTokenTransport body:payment_token", () => {
   const t = serverPerDescribe({ paymentTokenTransport: "body:payment_token" });
   const NOT_SENT = 'No merchant payment token was sent. Send it as the JSON body field "payment_token".';
 
+  // Expects the first seeded id: a server of its own, so no other test has taken it.
   it("accepts the token in the JSON body and does not echo it", async () => {
-    const r = await t().call(PATH, postJson({ payment_token: DEFAULT_PAYMENT_TOKEN, amount: 250, currency: "EUR" }));
+    const r = await (await startServer({ paymentTokenTransport: "body:payment_token" })).call(
+      PATH,
+      postJson({ payment_token: DEFAULT_PAYMENT_TOKEN, amount: 250, currency: "EUR" }),
+    );
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(FIRST_ID_SEED_1, T0, DEFAULT_MERCHANT_ID, { amount: 250, currency: "EUR" }));
     expectNoSecret(r, DEFAULT_PAYMENT_TOKEN);
