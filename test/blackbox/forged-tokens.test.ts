@@ -735,6 +735,13 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
     expectRefusal(await get(srv, `Bearer ${token}`, CASHOUT), invalidToken("token_not_access_token", D.loginToken, CASHOUT));
   });
 
+  // -- state -----------------------------------------------------------------------------------
+
+  it("the legitimately issued token still works on both groups, whatever forgeries ran before (none changes state)", async () => {
+    expectAccepted(await get(srv, `Bearer ${legit}`), legit);
+    expectAccepted(await get(srv, `Bearer ${legit}`, CASHOUT), legit, CASHOUT, "cashout");
+  });
+
   it("the journal records forgeries as the refusals they got, never a 5xx, and accepts only the legitimate token", async () => {
     // A server of its own, trusting the same key, so the journal holds exactly this test's calls.
     const own = await startTestServer({ signingKey: trusted.pem });
