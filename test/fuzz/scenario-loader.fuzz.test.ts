@@ -40,14 +40,16 @@ function checkOutcome(run: () => unknown, file: string, text?: string): void {
 
 /** The loader refuses the input: it throws a ScenarioLoadError whose every problem is located and explained (loading is a failure). */
 function expectLoadError(run: () => unknown, file: string, text?: string): void {
-  let loaded: unknown;
-  try {
-    loaded = run();
-  } catch (e) {
-    expectExplainedLoadError(e, file, text);
-    return;
-  }
-  throw new Error(`the loader accepted the input instead of throwing a ScenarioLoadError: ${JSON.stringify(loaded).slice(0, 300)}`);
+  let loaded: { value: unknown } | undefined;
+  checkOutcome(
+    () => {
+      loaded = { value: run() };
+      return loaded.value;
+    },
+    file,
+    text,
+  );
+  if (loaded) throw new Error(`the loader accepted the input instead of throwing a ScenarioLoadError: ${JSON.stringify(loaded.value).slice(0, 300)}`);
 }
 
 /** `e` is a ScenarioLoadError with at least one problem, each naming the file, a line and column inside the text, a path, and what is wrong. */
