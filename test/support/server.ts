@@ -179,6 +179,11 @@ export function requestWithRepeatedHeaders(
  * stays, a header can repeat) and parses the answer.
  */
 export function rawGet(srv: TestServer, path: string, headerLines: string[]): Promise<Reply> {
+  return rawRequest(srv, "GET", path, headerLines);
+}
+
+/** rawGet with any method (HEAD included: the reply's text is then whatever followed the headers). */
+export function rawRequest(srv: TestServer, method: string, path: string, headerLines: string[] = []): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const socket = connect(srv.server.port, srv.server.host);
     const chunks: Buffer[] = [];
@@ -195,6 +200,6 @@ export function rawGet(srv: TestServer, path: string, headerLines: string[]): Pr
       });
       resolve(toReply(status, pairs, raw.slice(split + 4)));
     });
-    socket.write([`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
+    socket.write([`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
   });
 }
