@@ -51,7 +51,23 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
 
 /** By lower-case name, into an object with no prototype: a header named `__proto__` is only a header. */
 function headersOf(request: Request, withoutHost: boolean): SandboxRequest["headers"] {
-  const out = Object.create(null) as Record<string, string>;
-  for (const [name, value] of request.headers) if (!(withoutHost && name === "host")) out[name] = value;
+  const out = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of request.headers) {
+    if (withoutHost && name === "host") continue;
+    out[name] = name === "authorization" ? unmergedCredentials(value) : value;
+  }
   return out;
+}
+
+/**
+ * A fetch `Headers` object joins a repeated header into one value ("Bearer a, Bearer b"), so the
+ * core would see one malformed credential where node:http sees two headers and answers
+ * authorization_header_repeated. Authorization holds one credential: a scheme and a token68 (no
+ * comma, no space) or auth-params (`name=value`, after a comma). So a comma followed by another
+ * `<scheme> <token>` can only be a second header folded in; it is split back into its values.
+ * A comma anywhere else ("Bearer a,b") stays one malformed value, as node:http gets it too.
+ */
+function unmergedCredentials(value: string): string | string[] {
+  const parts = value.split(/,[ \t]*(?=[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]* +[^ =,])/);
+  return parts.length > 1 ? parts : value;
 }

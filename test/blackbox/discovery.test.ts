@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { problem, startTestServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { problem, serverPerDescribe } from "../support/server.js";
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 const ROUTES =
@@ -11,32 +11,26 @@ function notFound(method: string, path: string, hint = "") {
 }
 
 describe("discovery endpoints", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = serverPerDescribe();
 
   describe("GET /__sandbox/health", () => {
     it("200 with status, the package version and the loaded scenarios", async () => {
-      const r = await t.call("/__sandbox/health");
+      const r = await t().call("/__sandbox/health");
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toBe("application/json");
       expect(r.json).toEqual({ status: "ok", version: PACKAGE_VERSION, scenarios: ["default"] });
       expect(PACKAGE_VERSION).toBe("0.1.0");
-      expect(t.sandbox.version).toBe(PACKAGE_VERSION);
+      expect(t().sandbox.version).toBe(PACKAGE_VERSION);
     });
 
     it("HEAD answers 200 without a body", async () => {
-      const r = await t.call("/__sandbox/health", { method: "HEAD" });
+      const r = await t().call("/__sandbox/health", { method: "HEAD" });
       expect(r.status).toBe(200);
       expect(r.text).toBe("");
     });
 
     it.each(["POST", "PUT", "DELETE"])("%s → 405 with Allow: GET, HEAD", async (method) => {
-      const r = await t.call("/__sandbox/health", { method });
+      const r = await t().call("/__sandbox/health", { method });
       expect(r.status).toBe(405);
       expect(r.headers.get("allow")).toBe("GET, HEAD");
       expect(r.json).toEqual(
@@ -54,7 +48,7 @@ describe("discovery endpoints", () => {
 
   describe("GET /.well-known/jwks.json", () => {
     it("200 with exactly the one public RSA signing key, cacheable for a minute", async () => {
-      const r = await t.call("/.well-known/jwks.json");
+      const r = await t().call("/.well-known/jwks.json");
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toBe("application/json");
       expect(r.headers.get("cache-control")).toBe("public, max-age=60");
@@ -65,7 +59,7 @@ describe("discovery endpoints", () => {
         kty: "RSA",
         n: expect.stringMatching(/^[A-Za-z0-9_-]{342}$/),
         e: "AQAB",
-        kid: t.sandbox.keys.signing.kid,
+        kid: t().sandbox.keys.signing.kid,
         alg: "RS256",
         use: "sig",
       });
@@ -73,14 +67,14 @@ describe("discovery endpoints", () => {
     });
 
     it("the kid is the one in the header of issued access tokens", async () => {
-      const token = await t.token();
+      const token = await t().token();
       const header = JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString("utf8"));
-      expect(header.kid).toBe(t.sandbox.keys.signing.kid);
-      expect((await t.call("/.well-known/jwks.json")).json.keys[0].kid).toBe(header.kid);
+      expect(header.kid).toBe(t().sandbox.keys.signing.kid);
+      expect((await t().call("/.well-known/jwks.json")).json.keys[0].kid).toBe(header.kid);
     });
 
     it("POST → 405 with Allow: GET, HEAD", async () => {
-      const r = await t.call("/.well-known/jwks.json", { method: "POST" });
+      const r = await t().call("/.well-known/jwks.json", { method: "POST" });
       expect(r.status).toBe(405);
       expect(r.headers.get("allow")).toBe("GET, HEAD");
       expect(r.json).toEqual(
@@ -98,7 +92,7 @@ describe("discovery endpoints", () => {
 
   describe("unknown paths", () => {
     it("404 problem listing the routes", async () => {
-      const r = await t.call("/nope");
+      const r = await t().call("/nope");
       expect(r.status).toBe(404);
       expect(r.headers.get("content-type")).toBe("application/problem+json");
       expect(r.headers.get("cache-control")).toBe("no-store");
@@ -107,8 +101,8 @@ describe("discovery endpoints", () => {
     });
 
     it("the root, and the query string is not part of the message", async () => {
-      expect((await t.call("/")).json).toEqual(notFound("GET", "/"));
-      const r = await t.call("/nope?access_token=eyJhbGciOiJSUzI1NiJ9.e30.sig", { method: "POST" });
+      expect((await t().call("/")).json).toEqual(notFound("GET", "/"));
+      const r = await t().call("/nope?access_token=eyJhbGciOiJSUzI1NiJ9.e30.sig", { method: "POST" });
       expect(r.status).toBe(404);
       expect(r.json).toEqual(notFound("POST", "/nope"));
       expect(r.text).not.toContain("eyJhbGciOiJSUzI1NiJ9");
@@ -122,25 +116,25 @@ describe("discovery endpoints", () => {
       ["/.well-known/JWKS.json", "/.well-known/jwks.json"],
       ["/__sandbox/health/", "/__sandbox/health"],
     ])("%s → 404 with the 'Did you mean %s' hint", async (path, known) => {
-      const r = await t.call(path, { method: "POST" });
+      const r = await t().call(path, { method: "POST" });
       expect(r.status).toBe(404);
       expect(r.json).toEqual(notFound("POST", path, ` Did you mean ${known} (exact case, no trailing slash)?`));
     });
 
     it.each(["/api/v1/auth/token", "/api/v3/payment/init", "/api/v0/login_check"])("%s → 404 with the /api/v2/ hint", async (path) => {
-      const r = await t.call(path, { method: "POST" });
+      const r = await t().call(path, { method: "POST" });
       expect(r.status).toBe(404);
       expect(r.json).toEqual(notFound("POST", path, " This sandbox simulates version 2 of the API: use the /api/v2/ prefix."));
     });
 
     it("a percent-encoded path is shown as sent, not decoded", async () => {
-      const r = await t.call("/caf%C3%A9");
+      const r = await t().call("/caf%C3%A9");
       expect(r.json.detail).toBe(`No endpoint at GET /caf%C3%A9. ${ROUTES}`);
     });
 
     it("a very long path is cut at 200 characters in the message", async () => {
       const path = "/" + "a".repeat(300);
-      const r = await t.call(path);
+      const r = await t().call(path);
       expect(r.status).toBe(404);
       expect(r.json.detail).toBe(`No endpoint at GET /${"a".repeat(199)}.... ${ROUTES}`);
       expect(r.json.instance).toBe(path);

@@ -14,7 +14,8 @@ import { DEFAULT_KEY, DEFAULT_SECRET, T0, postJson, problem } from "../support/s
 interface RawReply {
   status: number;
   headers: Record<string, string>;
-  body: any;
+  /** The parsed JSON body, compared whole. */
+  body: unknown;
 }
 
 /** Sends raw bytes (and optionally stops mid-request) and reads the whole answer until close. */

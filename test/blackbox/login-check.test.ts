@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MERCHANT_ID, T0, postJson, problem, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MERCHANT_ID, T0, postJson, problem, serverPerDescribe, serversPerTest, type Reply } from "../support/server.js";
 
 const PATH = "/api/login_check";
 const EMAIL = "merchant@sandbox.test";
@@ -19,43 +19,45 @@ function expectDeprecationHeaders(r: Reply) {
   expect(r.headers.get("link")).toBe(DEPRECATION.link);
 }
 
-describe("POST /api/login_check (deprecated mode, the default)", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({
-      seededTokenIds: true,
-      merchants: [
-        {
-          id: DEFAULT_MERCHANT_ID,
-          apiKey: "sandbox-api-key",
-          apiSecret: "sandbox-api-secret",
-          paymentToken: "sandbox-payment-token",
-          login: { email: EMAIL, password: PASSWORD },
-        },
-        {
-          id: "merchant_disabled",
-          apiKey: "disabled-key",
-          apiSecret: "disabled-secret",
-          paymentToken: "disabled-payment-token",
-          login: { email: "disabled@sandbox.test", password: "disabled-password" },
-          disabled: true,
-        },
-      ],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+/** The default merchant with a login, and a disabled one; token ids from the seed. */
+const OPTIONS = {
+  seededTokenIds: true,
+  merchants: [
+    {
+      id: DEFAULT_MERCHANT_ID,
+      apiKey: "sandbox-api-key",
+      apiSecret: "sandbox-api-secret",
+      paymentToken: "sandbox-payment-token",
+      login: { email: EMAIL, password: PASSWORD },
+    },
+    {
+      id: "merchant_disabled",
+      apiKey: "disabled-key",
+      apiSecret: "disabled-secret",
+      paymentToken: "disabled-payment-token",
+      login: { email: "disabled@sandbox.test", password: "disabled-password" },
+      disabled: true,
+    },
+  ],
+};
 
+/** Servers for single tests, closed after each. */
+const startServer = serversPerTest();
+
+describe("POST /api/login_check (deprecated mode, the default)", () => {
+  const t = serverPerDescribe(OPTIONS);
+
+  // The first token id of the seeded sequence: a server of its own, so no other test has taken it.
   it("username + password → 200 {token}, a Lexik-shaped JWT (typ JWT, username, roles)", async () => {
-    const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const own = await startServer(OPTIONS);
+    const r = await own.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.headers.get("cache-control")).toBe("no-store");
     expectDeprecationHeaders(r);
     expect(Object.keys(r.json)).toEqual(["token"]);
     const token = r.json.token as string;
-    expect(decodeProtectedHeader(token)).toEqual({ alg: "RS256", kid: t.sandbox.keys.signing.kid, typ: "JWT" });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: "RS256", kid: own.sandbox.keys.signing.kid, typ: "JWT" });
     expect(decodeJwt(token)).toEqual({
       iss: "https://merchant-sandbox.test",
       sub: DEFAULT_MERCHANT_ID,
@@ -70,8 +72,8 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it("the token verifies against the published JWKS at sandbox time", async () => {
-    const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
-    const jwks = (await t.call("/.well-known/jwks.json")).json;
+    const r = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const jwks = (await t().call("/.well-known/jwks.json")).json;
     const { payload, protectedHeader } = await jwtVerify(r.json.token, createLocalJWKSet(jwks), {
       algorithms: ["RS256"],
       currentDate: new Date(T0),
@@ -85,28 +87,28 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it("iat and exp follow the sandbox clock", async () => {
-    t.sandbox.clock.advance(90_000);
+    t().sandbox.clock.advance(90_000);
     try {
-      const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+      const r = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
       expect(decodeJwt(r.json.token)).toMatchObject({ iat: T0 / 1000 + 90, exp: T0 / 1000 + 90 + 3600 });
     } finally {
-      t.sandbox.clock.set(T0);
+      t().sandbox.clock.set(T0);
     }
   });
 
   it('{"email", "password"} works too, and the e-mail is matched case-insensitively', async () => {
-    const r = await t.call(PATH, postJson({ email: EMAIL, password: PASSWORD }));
+    const r = await t().call(PATH, postJson({ email: EMAIL, password: PASSWORD }));
     expect(r.status).toBe(200);
     expectDeprecationHeaders(r);
     expect(decodeJwt(r.json.token)).toMatchObject({ sub: DEFAULT_MERCHANT_ID, username: EMAIL, roles: ["ROLE_MERCHANT"] });
-    const upper = await t.call(PATH, postJson({ username: "Merchant@Sandbox.TEST", password: PASSWORD }));
+    const upper = await t().call(PATH, postJson({ username: "Merchant@Sandbox.TEST", password: PASSWORD }));
     expect(upper.status).toBe(200);
     expect(decodeJwt(upper.json.token).username).toBe(EMAIL);
   });
 
   it("the login token is not an access token: payment endpoints refuse it", async () => {
-    const login = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
-    const r = await t.call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
+    const login = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const r = await t().call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
     expect(r.status).toBe(401);
     expect(r.json.code).toBe("token_not_access_token");
   });
@@ -119,7 +121,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     ["a disabled merchant", { username: "disabled@sandbox.test", password: "disabled-password" }],
     ["the api_key and api_secret", { username: "sandbox-api-key", password: "sandbox-api-secret" }],
   ])("%s → 401 exactly {code: 401, message: 'Invalid credentials.'}", async (_what, body) => {
-    const r = await t.call(PATH, postJson(body));
+    const r = await t().call(PATH, postJson(body));
     expect(r.status).toBe(401);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.text).toBe('{"code":401,"message":"Invalid credentials."}');
@@ -151,7 +153,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
       'The key "password" must be provided as a non-empty string.',
     ],
   ])("%s → 400 problem", async (_what, body, code, description) => {
-    const r = await t.call(PATH, postJson(body));
+    const r = await t().call(PATH, postJson(body));
     expect(r.status).toBe(400);
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.json).toEqual(problem(400, "Bad Request", code, description, PATH, "invalid_request"));
@@ -159,7 +161,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it("an empty JSON body → 400 login_body_missing", async () => {
-    const r = await t.call(PATH, { method: "POST", headers: { "content-type": "application/json" } });
+    const r = await t().call(PATH, { method: "POST", headers: { "content-type": "application/json" } });
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
       problem(
@@ -175,7 +177,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it("a JSON array → 400 body_not_object", async () => {
-    const r = await t.call(PATH, postJson([EMAIL, PASSWORD]));
+    const r = await t().call(PATH, postJson([EMAIL, PASSWORD]));
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
       problem(
@@ -195,7 +197,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   // deprecated login tells its caller to send {"api_key", "api_secret"} (DESIGN.md, Errors:
   // "Messages say how to fix the request"). It should show the login's own shape.
   it("malformed JSON → 400 body_malformed_json that shows the login's shape, without echoing the body", async () => {
-    const r = await t.call(PATH, {
+    const r = await t().call(PATH, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: `{"username": "${EMAIL}", "password": "${PASSWORD}"`,
@@ -211,7 +213,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it.each(["text/plain", "application/x-www-form-urlencoded"])("a body sent as %s → 415", async (type) => {
-    const r = await t.call(PATH, { method: "POST", headers: { "content-type": type }, body: `username=${EMAIL}&password=${PASSWORD}` });
+    const r = await t().call(PATH, { method: "POST", headers: { "content-type": type }, body: `username=${EMAIL}&password=${PASSWORD}` });
     expect(r.status).toBe(415);
     expect(r.json).toEqual(
       problem(
@@ -228,7 +230,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it("a body with no Content-Type → 415 saying (none)", async () => {
-    const r = await t.call(PATH, { method: "POST", body: new Uint8Array(Buffer.from(JSON.stringify({ username: EMAIL, password: PASSWORD }))) });
+    const r = await t().call(PATH, { method: "POST", body: new Uint8Array(Buffer.from(JSON.stringify({ username: EMAIL, password: PASSWORD }))) });
     expect(r.status).toBe(415);
     expect(r.json.detail).toBe(
       "POST /api/login_check takes a JSON body, but the request says Content-Type: (none). Send the body as JSON with the header 'Content-Type: application/json'.",
@@ -237,7 +239,7 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   it.each(["GET", "PUT", "DELETE"])("%s → 405 with Allow: POST and the deprecation headers", async (method) => {
-    const r = await t.call(PATH, { method });
+    const r = await t().call(PATH, { method });
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe("POST");
     expect(r.json).toEqual(
@@ -249,35 +251,25 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
 
 describe("POST /api/login_check with a small body limit", () => {
   it("an oversized body → 413 with the deprecation headers", async () => {
-    const t = await startTestServer({ maxBodyBytes: 256 });
-    try {
-      const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD, padding: "x".repeat(300) }));
-      expect(r.status).toBe(413);
-      expect(r.json).toEqual(
-        problem(
-          413,
-          "Content Too Large",
-          "payload_too_large",
-          "The request body is larger than 256 bytes. Send only the fields the endpoint expects.",
-          PATH,
-          "payload_too_large",
-        ),
-      );
-      expectDeprecationHeaders(r);
-    } finally {
-      await t.close();
-    }
+    const t = await startServer({ maxBodyBytes: 256 });
+    const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD, padding: "x".repeat(300) }));
+    expect(r.status).toBe(413);
+    expect(r.json).toEqual(
+      problem(
+        413,
+        "Content Too Large",
+        "payload_too_large",
+        "The request body is larger than 256 bytes. Send only the fields the endpoint expects.",
+        PATH,
+        "payload_too_large",
+      ),
+    );
+    expectDeprecationHeaders(r);
   });
 });
 
 describe("POST /api/login_check in gone mode", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ loginMode: "gone" });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = serverPerDescribe({ loginMode: "gone" });
   const GONE = problem(
     410,
     "Gone",
@@ -288,7 +280,7 @@ describe("POST /api/login_check in gone mode", () => {
   );
 
   it("valid credentials → 410 problem login_gone with the deprecation headers", async () => {
-    const r = await t.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const r = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
     expect(r.status).toBe(410);
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.json).toEqual(GONE);
@@ -298,7 +290,7 @@ describe("POST /api/login_check in gone mode", () => {
 
   it("any request to it is 410: wrong credentials, no body, another method", async () => {
     for (const init of [postJson({ username: EMAIL, password: "nope" }), { method: "POST" }, { method: "GET" }]) {
-      const r = await t.call(PATH, init);
+      const r = await t().call(PATH, init);
       expect(r.status).toBe(410);
       expect(r.json).toEqual(GONE);
       expectDeprecationHeaders(r);
@@ -306,21 +298,17 @@ describe("POST /api/login_check in gone mode", () => {
   });
 
   it("the successor still works", async () => {
-    expect(await t.token()).toMatch(/^eyJ/);
+    expect(await t().token()).toMatch(/^eyJ/);
   });
 });
 
 describe("the deprecation dates are settings", () => {
   it("Deprecation and Sunset follow loginDeprecatedAt and loginSunsetAt", async () => {
-    const t = await startTestServer({ loginDeprecatedAt: "2025-03-01T12:00:00Z", loginSunsetAt: "2026-12-31T00:00:00Z" });
-    try {
-      const r = await t.call(PATH, postJson({ username: EMAIL, password: "nope" }));
-      expect(r.status).toBe(401);
-      expect(r.headers.get("deprecation")).toBe(`@${Date.UTC(2025, 2, 1, 12) / 1000}`);
-      expect(r.headers.get("sunset")).toBe("Thu, 31 Dec 2026 00:00:00 GMT");
-      expect(r.headers.get("link")).toBe(DEPRECATION.link);
-    } finally {
-      await t.close();
-    }
+    const t = await startServer({ loginDeprecatedAt: "2025-03-01T12:00:00Z", loginSunsetAt: "2026-12-31T00:00:00Z" });
+    const r = await t.call(PATH, postJson({ username: EMAIL, password: "nope" }));
+    expect(r.status).toBe(401);
+    expect(r.headers.get("deprecation")).toBe(`@${Date.UTC(2025, 2, 1, 12) / 1000}`);
+    expect(r.headers.get("sunset")).toBe("Thu, 31 Dec 2026 00:00:00 GMT");
+    expect(r.headers.get("link")).toBe(DEPRECATION.link);
   });
 });

@@ -1,14 +1,14 @@
 import { request as httpRequest } from "node:http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DEFAULT_MERCHANT_ID,
   DEFAULT_PAYMENT_TOKEN,
   T0,
   postJson,
   problem,
-  startTestServer,
+  serverPerDescribe,
+  serversPerTest,
   type Reply,
-  type TestServer,
 } from "../support/server.js";
 
 const PATH = "/api/v2/payment/init";
@@ -57,17 +57,15 @@ function expectNoSecret(reply: Reply, secret: string) {
   }
 }
 
-describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+/** Servers for single tests, closed after each. */
+const startServer = serversPerTest();
 
+describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)", () => {
+  const t = serverPerDescribe();
+
+  // The first id of the seeded sequence: a server of its own, so no other test has taken it.
   it("201 with the exact placeholder for the default merchant", async () => {
-    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
+    const r = await (await startServer()).call(PATH, init(DEFAULT_PAYMENT_TOKEN));
     expect(r.status).toBe(201);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.headers.get("cache-control")).toBe("no-store");
@@ -80,26 +78,28 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("the next payment gets the next id of the seeded sequence", async () => {
-    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
+    const own = await startServer();
+    expect((await own.call(PATH, init(DEFAULT_PAYMENT_TOKEN))).json.payment_id).toBe(FIRST_ID_SEED_1);
+    const r = await own.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(SECOND_ID_SEED_1));
     expect(r.headers.get("location")).toBe(`/api/v2/payment/${SECOND_ID_SEED_1}`);
   });
 
   it("created_at and expires_at follow the sandbox clock", async () => {
-    t.sandbox.clock.advance(5 * 60_000);
+    t().sandbox.clock.advance(5 * 60_000);
     try {
-      const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
+      const r = await t().call(PATH, init(DEFAULT_PAYMENT_TOKEN));
       expect(r.status).toBe(201);
       expect(r.json.created_at).toBe("2026-01-01T00:05:00.000Z");
       expect(r.json.expires_at).toBe("2026-01-01T00:35:00.000Z");
     } finally {
-      t.sandbox.clock.set(T0);
+      t().sandbox.clock.set(T0);
     }
   });
 
   it("echoes amount, currency, order_id and reference from a JSON body, and nothing else", async () => {
-    const r = await t.call(
+    const r = await t().call(
       PATH,
       init(DEFAULT_PAYMENT_TOKEN, {
         amount: 1999,
@@ -119,13 +119,13 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("does not echo non-plain or oversized order fields", async () => {
-    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN, { amount: "12.50", currency: ["EUR"], order_id: "x".repeat(201), reference: null }));
+    const r = await t().call(PATH, init(DEFAULT_PAYMENT_TOKEN, { amount: "12.50", currency: ["EUR"], order_id: "x".repeat(201), reference: null }));
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(r.json.payment_id, T0, DEFAULT_MERCHANT_ID, { amount: "12.50" }));
   });
 
   it("works with curl's default: -d '{}' sent as application/x-www-form-urlencoded", async () => {
-    const r = await t.call(PATH, {
+    const r = await t().call(PATH, {
       method: "POST",
       headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}`, "content-type": "application/x-www-form-urlencoded" },
       body: "{}",
@@ -136,17 +136,17 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
 
   it("a form body that is JSON is still echoed; one that is not JSON is ignored", async () => {
     const form = { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}`, "content-type": "application/x-www-form-urlencoded" };
-    const json = await t.call(PATH, { method: "POST", headers: form, body: '{"amount":500,"currency":"USD"}' });
+    const json = await t().call(PATH, { method: "POST", headers: form, body: '{"amount":500,"currency":"USD"}' });
     expect(json.status).toBe(201);
     expect(json.json).toEqual(created(json.json.payment_id, T0, DEFAULT_MERCHANT_ID, { amount: 500, currency: "USD" }));
-    const plain = await t.call(PATH, { method: "POST", headers: form, body: "amount=500&currency=USD" });
+    const plain = await t().call(PATH, { method: "POST", headers: form, body: "amount=500&currency=USD" });
     expect(plain.status).toBe(201);
     expect(plain.json).toEqual(created(plain.json.payment_id));
   });
 
   it("the JWT access token → 401 access_token_on_payment_init with the teaching message", async () => {
-    const jwt = await t.token();
-    const r = await t.call(PATH, init(jwt, { amount: 100 }));
+    const jwt = await t().token();
+    const r = await t().call(PATH, init(jwt, { amount: 100 }));
     const description = JWT_ON_INIT("as 'Authorization: Bearer <payment token>'");
     expect(r.status).toBe(401);
     expect(r.headers.get("content-type")).toBe("application/problem+json");
@@ -156,7 +156,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("an unknown payment token → 401 payment_token_unknown, without echoing it", async () => {
-    const r = await t.call(PATH, init("mpt_test_not_a_real_token"));
+    const r = await t().call(PATH, init("mpt_test_not_a_real_token"));
     expect(r.status).toBe(401);
     expect(r.json).toEqual(problem(401, "Unauthorized", "payment_token_unknown", UNKNOWN_TOKEN, PATH, "invalid_token"));
     expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${UNKNOWN_TOKEN}"`);
@@ -165,7 +165,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
 
   it("the api_secret or api_key in its place is an unknown payment token", async () => {
     for (const wrong of ["sandbox-api-secret", "sandbox-api-key"]) {
-      const r = await t.call(PATH, init(wrong));
+      const r = await t().call(PATH, init(wrong));
       expect(r.status).toBe(401);
       expect(r.json.code).toBe("payment_token_unknown");
       expectNoSecret(r, wrong);
@@ -173,7 +173,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("no Authorization header → 401 with a bare Bearer challenge and no error code", async () => {
-    const r = await t.call(PATH, { method: "POST" });
+    const r = await t().call(PATH, { method: "POST" });
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toBe('Bearer realm="merchant-api"');
     expect(r.json).toEqual(problem(401, "Unauthorized", "credentials_missing", NO_CREDENTIALS, PATH));
@@ -181,7 +181,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("another scheme → 400 authorization_not_bearer", async () => {
-    const r = await t.call(PATH, { method: "POST", headers: { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } });
+    const r = await t().call(PATH, { method: "POST", headers: { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` } });
     const description =
       "The Authorization header uses 'Basic', not the Bearer scheme. Send 'Authorization: Bearer <token>' with the merchant payment token.";
     expect(r.status).toBe(400);
@@ -190,7 +190,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it.each(["GET", "PUT", "DELETE", "PATCH"])("%s → 405 with Allow: POST", async (method) => {
-    const r = await t.call(PATH, { method, headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } });
+    const r = await t().call(PATH, { method, headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` } });
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe("POST");
     expect(r.json).toEqual(
@@ -200,7 +200,7 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
   });
 
   it("a declared-JSON body that is malformed → 400 body_malformed_json", async () => {
-    const r = await t.call(PATH, {
+    const r = await t().call(PATH, {
       method: "POST",
       headers: { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}`, "content-type": "application/json" },
       body: "{x}",
@@ -212,13 +212,8 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
 });
 
 describe("seeded payment ids", () => {
-  const servers: TestServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
   const first = async (seed?: number) => {
-    const s = await startTestServer(seed === undefined ? {} : { seed });
-    servers.push(s);
+    const s = await startServer(seed === undefined ? {} : { seed });
     const r = await s.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
     expect(r.status).toBe(201);
     expect(r.json.payment_id).toMatch(ID_SHAPE);
@@ -242,26 +237,20 @@ describe("seeded payment ids", () => {
 
 describe("a custom merchant's payment token never appears in any response", () => {
   const TOKEN = "mpt_test_4f9c2a7e1b";
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({
-      merchants: [{ id: "shop_1", apiKey: "shop-key", apiSecret: "shop-secret", paymentToken: TOKEN }],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
+  const t = serverPerDescribe({
+    merchants: [{ id: "shop_1", apiKey: "shop-key", apiSecret: "shop-secret", paymentToken: TOKEN }],
   });
 
   it("on success and on every refusal", async () => {
     const replies: Reply[] = [
-      await t.call(PATH, init(TOKEN, { amount: 1, payment_token: TOKEN, order_id: "o1" })),
-      await t.call(PATH, init(TOKEN.slice(0, -1))),
-      await t.call(PATH, init(`${TOKEN}x`)),
-      await t.call(PATH, { method: "GET", headers: { authorization: `Bearer ${TOKEN}` } }),
-      await t.call(PATH, { method: "POST", headers: { authorization: `Token ${TOKEN}` } }),
-      await t.call(PATH, { method: "POST", headers: { authorization: `Bearer "${TOKEN}"` } }),
-      await t.call(PATH, init(TOKEN, "not an object")),
-      await t.call(PATH, init(await t.token("shop-key", "shop-secret"))),
+      await t().call(PATH, init(TOKEN, { amount: 1, payment_token: TOKEN, order_id: "o1" })),
+      await t().call(PATH, init(TOKEN.slice(0, -1))),
+      await t().call(PATH, init(`${TOKEN}x`)),
+      await t().call(PATH, { method: "GET", headers: { authorization: `Bearer ${TOKEN}` } }),
+      await t().call(PATH, { method: "POST", headers: { authorization: `Token ${TOKEN}` } }),
+      await t().call(PATH, { method: "POST", headers: { authorization: `Bearer "${TOKEN}"` } }),
+      await t().call(PATH, init(TOKEN, "not an object")),
+      await t().call(PATH, init(await t().token("shop-key", "shop-secret"))),
     ];
     expect(replies.map((r) => r.status)).toEqual([201, 401, 401, 405, 400, 400, 400, 401]);
     expect(replies[0]!.json).toEqual(created(replies[0]!.json.payment_id, T0, "shop_1", { amount: 1, order_id: "o1" }));
@@ -270,24 +259,20 @@ describe("a custom merchant's payment token never appears in any response", () =
 });
 
 describe("paymentTokenTransport header:X-Payment-Token", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ paymentTokenTransport: "header:X-Payment-Token" });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = serverPerDescribe({ paymentTokenTransport: "header:X-Payment-Token" });
 
+  // Expects the first seeded id: a server of its own, so no other test has taken it.
   it("accepts the token in X-Payment-Token (any case)", async () => {
-    const r = await t.call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
+    const own = await startServer({ paymentTokenTransport: "header:X-Payment-Token" });
+    const r = await own.call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(FIRST_ID_SEED_1));
-    const lower = await t.call(PATH, { method: "POST", headers: { "x-payment-token": ` ${DEFAULT_PAYMENT_TOKEN} ` } });
+    const lower = await own.call(PATH, { method: "POST", headers: { "x-payment-token": ` ${DEFAULT_PAYMENT_TOKEN} ` } });
     expect(lower.status).toBe(201);
   });
 
   it("refuses the token in Authorization, saying where to send it", async () => {
-    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
+    const r = await t().call(PATH, init(DEFAULT_PAYMENT_TOKEN));
     const description = "No merchant payment token was sent. Send it in the 'x-payment-token' header.";
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toBe('Bearer realm="merchant-api"');
@@ -296,14 +281,14 @@ describe("paymentTokenTransport header:X-Payment-Token", () => {
   });
 
   it("refuses an empty header the same way", async () => {
-    const r = await t.call(PATH, { method: "POST", headers: { "x-payment-token": "" } });
+    const r = await t().call(PATH, { method: "POST", headers: { "x-payment-token": "" } });
     expect(r.status).toBe(401);
     expect(r.json.code).toBe("credentials_missing");
   });
 
   it("the JWT in the header → 401 with the teaching message naming the header", async () => {
-    const jwt = await t.token();
-    const r = await t.call(PATH, { method: "POST", headers: { "x-payment-token": jwt } });
+    const jwt = await t().token();
+    const r = await t().call(PATH, { method: "POST", headers: { "x-payment-token": jwt } });
     expect(r.status).toBe(401);
     expect(r.json).toEqual(
       problem(401, "Unauthorized", "access_token_on_payment_init", JWT_ON_INIT("in the 'x-payment-token' header"), PATH, "invalid_token"),
@@ -312,13 +297,13 @@ describe("paymentTokenTransport header:X-Payment-Token", () => {
   });
 
   it("an unknown token in the header → 401 payment_token_unknown", async () => {
-    const r = await t.call(PATH, { method: "POST", headers: { "x-payment-token": "mpt_unknown" } });
+    const r = await t().call(PATH, { method: "POST", headers: { "x-payment-token": "mpt_unknown" } });
     expect(r.status).toBe(401);
     expect(r.json).toEqual(problem(401, "Unauthorized", "payment_token_unknown", UNKNOWN_TOKEN, PATH, "invalid_token"));
   });
 
   it("the header sent twice → 400 payment_token_header_repeated", async () => {
-    const r = await rawPost(t.url + PATH, { "x-payment-token": [DEFAULT_PAYMENT_TOKEN, DEFAULT_PAYMENT_TOKEN] });
+    const r = await rawPost(t().url + PATH, { "x-payment-token": [DEFAULT_PAYMENT_TOKEN, DEFAULT_PAYMENT_TOKEN] });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.text)).toEqual(
       problem(
@@ -338,47 +323,41 @@ describe("paymentTokenTransport header:X-Payment-Token", () => {
 // through unchecked, so a mixed-case header name is never lower-cased and never found.
 describe("paymentTokenTransport as an object { kind: 'header', name: 'X-Payment-Token' }", () => {
   it("works like the string form", async () => {
-    const t = await startTestServer({ paymentTokenTransport: { kind: "header", name: "X-Payment-Token" } });
-    try {
-      const r = await t.call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
-      expect(r.status).toBe(201);
-    } finally {
-      await t.close();
-    }
+    const t = await startServer({ paymentTokenTransport: { kind: "header", name: "X-Payment-Token" } });
+    const r = await t.call(PATH, { method: "POST", headers: { "X-Payment-Token": DEFAULT_PAYMENT_TOKEN } });
+    expect(r.status).toBe(201);
   });
 });
 
 describe("paymentTokenTransport body:payment_token", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({ paymentTokenTransport: "body:payment_token" });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = serverPerDescribe({ paymentTokenTransport: "body:payment_token" });
   const NOT_SENT = 'No merchant payment token was sent. Send it as the JSON body field "payment_token".';
 
+  // Expects the first seeded id: a server of its own, so no other test has taken it.
   it("accepts the token in the JSON body and does not echo it", async () => {
-    const r = await t.call(PATH, postJson({ payment_token: DEFAULT_PAYMENT_TOKEN, amount: 250, currency: "EUR" }));
+    const r = await (await startServer({ paymentTokenTransport: "body:payment_token" })).call(
+      PATH,
+      postJson({ payment_token: DEFAULT_PAYMENT_TOKEN, amount: 250, currency: "EUR" }),
+    );
     expect(r.status).toBe(201);
     expect(r.json).toEqual(created(FIRST_ID_SEED_1, T0, DEFAULT_MERCHANT_ID, { amount: 250, currency: "EUR" }));
     expectNoSecret(r, DEFAULT_PAYMENT_TOKEN);
   });
 
   it("refuses the token in Authorization, saying where to send it", async () => {
-    const r = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN));
+    const r = await t().call(PATH, init(DEFAULT_PAYMENT_TOKEN));
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toBe('Bearer realm="merchant-api"');
     expect(r.json).toEqual(problem(401, "Unauthorized", "credentials_missing", NOT_SENT, PATH));
-    const withBody = await t.call(PATH, init(DEFAULT_PAYMENT_TOKEN, { amount: 1 }));
+    const withBody = await t().call(PATH, init(DEFAULT_PAYMENT_TOKEN, { amount: 1 }));
     expect(withBody.status).toBe(401);
     expect(withBody.json).toEqual(problem(401, "Unauthorized", "credentials_missing", NOT_SENT, PATH));
-    const empty = await t.call(PATH, postJson({ payment_token: "" }));
+    const empty = await t().call(PATH, postJson({ payment_token: "" }));
     expect(empty.json).toEqual(problem(401, "Unauthorized", "credentials_missing", NOT_SENT, PATH));
   });
 
   it("a non-string payment_token → 400 payment_token_not_string", async () => {
-    const r = await t.call(PATH, postJson({ payment_token: 12345 }));
+    const r = await t().call(PATH, postJson({ payment_token: 12345 }));
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
       problem(
@@ -393,7 +372,7 @@ describe("paymentTokenTransport body:payment_token", () => {
   });
 
   it("a body that is not declared as JSON → 415", async () => {
-    const r = await t.call(PATH, {
+    const r = await t().call(PATH, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `payment_token=${DEFAULT_PAYMENT_TOKEN}`,
@@ -413,8 +392,8 @@ describe("paymentTokenTransport body:payment_token", () => {
   });
 
   it("the JWT in the body field → 401 with the teaching message naming the field", async () => {
-    const jwt = await t.token();
-    const r = await t.call(PATH, postJson({ payment_token: jwt }));
+    const jwt = await t().token();
+    const r = await t().call(PATH, postJson({ payment_token: jwt }));
     expect(r.status).toBe(401);
     expect(r.json).toEqual(
       problem(401, "Unauthorized", "access_token_on_payment_init", JWT_ON_INIT('as the JSON body field "payment_token"'), PATH, "invalid_token"),
@@ -438,16 +417,12 @@ function rawPost(url: string, headers: Record<string, string | string[]>): Promi
 }
 
 describe("a disabled merchant", () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer({
-      merchants: [{ id: "m_off", apiKey: "k_off", apiSecret: "s_off_secret_value", paymentToken: "pt_off_value", disabled: true }],
-    });
+  const t = serverPerDescribe({
+    merchants: [{ id: "m_off", apiKey: "k_off", apiSecret: "s_off_secret_value", paymentToken: "pt_off_value", disabled: true }],
   });
-  afterAll(() => t.close());
 
   it("cannot start payments with its payment token: 401 merchant_disabled", async () => {
-    const r = await t.call(PATH, init("pt_off_value", {}));
+    const r = await t().call(PATH, init("pt_off_value", {}));
     const description =
       "The merchant of this payment token ('m_off') is disabled, so it cannot start payments. Use an active merchant's payment token.";
     expect(r.status).toBe(401);

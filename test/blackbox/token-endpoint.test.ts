@@ -1,6 +1,6 @@
 import { redact } from "../../src/core/redact.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MerchantInput } from "../../src/core/merchants.js";
 import {
   DEFAULT_KEY,
@@ -11,11 +11,10 @@ import {
   postJson,
   requestWithRepeatedHeaders,
   problem,
-  startTestServer,
+  serverPerDescribe,
   type Reply,
-  type TestServer,
 } from "../support/server.js";
-import { ISSUER, AUDIENCE } from "../support/expect.js";
+import { AUDIENCE, ISSUER, expectNotEchoed, expectProblem } from "../support/expect.js";
 
 /**
  * Black-box tests of POST /api/v2/auth/token (DESIGN.md, "Default behaviour contract" →
@@ -23,7 +22,6 @@ import { ISSUER, AUDIENCE } from "../support/expect.js";
  */
 
 const TOKEN_PATH = "/api/v2/auth/token";
-const ENDPOINT = "POST /api/v2/auth/token";
 const IAT = T0 / 1000;
 /** A distinctive wrong secret: it must never come back in any refusal. */
 const WRONG_SECRET = "wr0ng-Secret-7f3a9c-never-echo";
@@ -55,19 +53,9 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
 };
 
-/** Every refusal seen in this file, checked at the end for secrets. */
-const refusals: Reply[] = [];
-
-function headerDump(reply: Reply): string {
-  return [...reply.headers.entries()].map(([k, v]) => `${k}: ${v}`).join("\n");
-}
-
-/** The secrets used in this file: none may appear in a refusal's body or headers. */
+/** The secrets used in this file (and the payment token): none may appear in a refusal's body or headers. */
 function expectNoSecret(reply: Reply, extra: string[] = []): void {
-  for (const secret of [WRONG_SECRET, DEFAULT_SECRET, ...extra]) {
-    expect(reply.text).not.toContain(secret);
-    expect(headerDump(reply)).not.toContain(secret);
-  }
+  expectNotEchoed(reply, [WRONG_SECRET, DEFAULT_SECRET, DEFAULT_PAYMENT_TOKEN, ...extra]);
 }
 
 interface ExpectedProblem {
@@ -79,16 +67,12 @@ interface ExpectedProblem {
   allow?: string;
 }
 
-/** Exact status, problem+json headers and body of a refusal. */
-function expectProblem(reply: Reply, p: ExpectedProblem): void {
-  refusals.push(reply);
-  expect(reply.status).toBe(p.status);
-  expect(reply.headers.get("content-type")).toBe("application/problem+json");
-  expect(reply.headers.get("cache-control")).toBe("no-store");
-  expect(reply.headers.get("www-authenticate")).toBe(p.wwwAuthenticate ?? null);
-  expect(reply.headers.get("allow")).toBe(p.allow ?? null);
-  expect(reply.json).toEqual(problem(p.status, TITLES[p.status]!, p.code, p.description, TOKEN_PATH, p.error));
-  expectNoSecret(reply);
+/** Exact status, problem+json headers (the challenge and Allow, or their absence) and body of a refusal that echoes no secret. */
+function expectRefusal(reply: Reply, p: ExpectedProblem): void {
+  expectProblem(reply, problem(p.status, TITLES[p.status]!, p.code, p.description, TOKEN_PATH, p.error), {
+    headers: { "www-authenticate": p.wwwAuthenticate ?? null, allow: p.allow ?? null },
+    notEchoed: [WRONG_SECRET, DEFAULT_SECRET, DEFAULT_PAYMENT_TOKEN],
+  });
 }
 
 function invalidRequest(code: string, description: string): ExpectedProblem {
@@ -149,19 +133,8 @@ function paddedJson(size: number): string {
   return body;
 }
 
-function useServer(options: Parameters<typeof startTestServer>[0] = {}): () => TestServer {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await startTestServer(options);
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  return () => s!;
-}
-
 describe("POST /api/v2/auth/token: a successful exchange (default settings)", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("exchanges api_key and api_secret from the JSON body for a Bearer token: 200, no-store, no-cache, expires_in 3600", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody));
@@ -195,7 +168,7 @@ describe("POST /api/v2/auth/token: a successful exchange (default settings)", ()
 });
 
 describe("POST /api/v2/auth/token: each credential may come from the JSON body or from its X-Api-Key / X-Api-Secret header", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("accepts both credentials in headers with no body and no Content-Type", async () => {
     const r = await s().call(TOKEN_PATH, post(undefined, { "x-api-key": DEFAULT_KEY, "x-api-secret": DEFAULT_SECRET }));
@@ -219,7 +192,7 @@ describe("POST /api/v2/auth/token: each credential may come from the JSON body o
 });
 
 describe("POST /api/v2/auth/token: the same credential in body and header, precedence must_match (default)", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("accepts equal values in both places", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-key": DEFAULT_KEY, "x-api-secret": DEFAULT_SECRET }));
@@ -228,7 +201,7 @@ describe("POST /api/v2/auth/token: the same credential in body and header, prece
 
   it("refuses different api_key values with 400 credential_conflict", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-key": "other-api-key" }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidRequest(
         "credential_conflict",
@@ -239,7 +212,7 @@ describe("POST /api/v2/auth/token: the same credential in body and header, prece
 
   it("refuses different api_secret values with 400 credential_conflict, without echoing either secret", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-secret": WRONG_SECRET }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidRequest(
         "credential_conflict",
@@ -250,7 +223,7 @@ describe("POST /api/v2/auth/token: the same credential in body and header, prece
 });
 
 describe("POST /api/v2/auth/token: credentialPrecedence 'header' uses the header when a credential comes both ways", () => {
-  const s = useServer({ credentialPrecedence: "header" });
+  const s = serverPerDescribe({ credentialPrecedence: "header" });
 
   it("uses X-Api-Key over a different body api_key (200)", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ ...validBody, api_key: "other-api-key" }, { "x-api-key": DEFAULT_KEY }));
@@ -264,12 +237,12 @@ describe("POST /api/v2/auth/token: credentialPrecedence 'header' uses the header
 
   it("so a wrong X-Api-Secret wins over the right body secret: 401 wrong_api_secret", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-secret": WRONG_SECRET }));
-    expectProblem(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
+    expectRefusal(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
   });
 });
 
 describe("POST /api/v2/auth/token: credentialPrecedence 'body' uses the body when a credential comes both ways", () => {
-  const s = useServer({ credentialPrecedence: "body" });
+  const s = serverPerDescribe({ credentialPrecedence: "body" });
 
   it("uses the body api_secret over a different X-Api-Secret (200)", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-secret": WRONG_SECRET }));
@@ -278,16 +251,16 @@ describe("POST /api/v2/auth/token: credentialPrecedence 'body' uses the body whe
 
   it("so a wrong body api_key wins over the right X-Api-Key: 401 unknown_api_key", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ ...validBody, api_key: "other-api-key" }, { "x-api-key": DEFAULT_KEY }));
-    expectProblem(r, invalidClient("unknown_api_key", unknownKeyMessage("other-api-key")));
+    expectRefusal(r, invalidClient("unknown_api_key", unknownKeyMessage("other-api-key")));
   });
 });
 
 describe("POST /api/v2/auth/token: credentialPrecedence 'reject_both' refuses a credential sent both ways", () => {
-  const s = useServer({ credentialPrecedence: "reject_both" });
+  const s = serverPerDescribe({ credentialPrecedence: "reject_both" });
 
   it("refuses api_key in body and header, even with equal values: 400 credential_sent_twice", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-key": DEFAULT_KEY }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidRequest(
         "credential_sent_twice",
@@ -298,7 +271,7 @@ describe("POST /api/v2/auth/token: credentialPrecedence 'reject_both' refuses a 
 
   it("refuses api_secret in body and header: 400 credential_sent_twice", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody, { "x-api-secret": DEFAULT_SECRET }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidRequest(
         "credential_sent_twice",
@@ -314,44 +287,44 @@ describe("POST /api/v2/auth/token: credentialPrecedence 'reject_both' refuses a 
 });
 
 describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 400 invalid_request naming it and both ways to send it", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("refuses an empty JSON object: api_key_missing", async () => {
-    expectProblem(await s().call(TOKEN_PATH, postJson({})), invalidRequest("api_key_missing", MISSING_KEY));
+    expectRefusal(await s().call(TOKEN_PATH, postJson({})), invalidRequest("api_key_missing", MISSING_KEY));
   });
 
   it("refuses a request with no body and no credential headers: api_key_missing", async () => {
-    expectProblem(await s().call(TOKEN_PATH, post(undefined)), invalidRequest("api_key_missing", MISSING_KEY));
+    expectRefusal(await s().call(TOKEN_PATH, post(undefined)), invalidRequest("api_key_missing", MISSING_KEY));
   });
 
   it("refuses a missing api_key when only api_secret is sent: api_key_missing", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_secret: WRONG_SECRET }));
-    expectProblem(r, invalidRequest("api_key_missing", MISSING_KEY));
+    expectRefusal(r, invalidRequest("api_key_missing", MISSING_KEY));
   });
 
   it("refuses a missing api_secret: api_secret_missing", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY }));
-    expectProblem(r, invalidRequest("api_secret_missing", MISSING_SECRET));
+    expectRefusal(r, invalidRequest("api_secret_missing", MISSING_SECRET));
   });
 
   it("refuses an empty api_key string, saying it was sent empty", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "", api_secret: DEFAULT_SECRET }));
-    expectProblem(r, invalidRequest("api_key_missing", MISSING_KEY_EMPTY));
+    expectRefusal(r, invalidRequest("api_key_missing", MISSING_KEY_EMPTY));
   });
 
   it("refuses an empty api_secret string, saying it was sent empty", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY, api_secret: "" }));
-    expectProblem(r, invalidRequest("api_secret_missing", MISSING_SECRET_EMPTY));
+    expectRefusal(r, invalidRequest("api_secret_missing", MISSING_SECRET_EMPTY));
   });
 
   it("refuses an empty X-Api-Key header with no body, saying it was sent empty", async () => {
     const r = await s().call(TOKEN_PATH, post(undefined, { "x-api-key": "", "x-api-secret": DEFAULT_SECRET }));
-    expectProblem(r, invalidRequest("api_key_missing", MISSING_KEY_EMPTY));
+    expectRefusal(r, invalidRequest("api_key_missing", MISSING_KEY_EMPTY));
   });
 
   it("refuses an empty X-Api-Secret header with no body, saying it was sent empty", async () => {
     const r = await s().call(TOKEN_PATH, post(undefined, { "x-api-key": DEFAULT_KEY, "x-api-secret": "" }));
-    expectProblem(r, invalidRequest("api_secret_missing", MISSING_SECRET_EMPTY));
+    expectRefusal(r, invalidRequest("api_secret_missing", MISSING_SECRET_EMPTY));
   });
 
   it.each([
@@ -362,7 +335,7 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
     ["a boolean", true, "boolean"],
   ])("refuses api_key that is %s: credential_not_string", async (_label, value, kind) => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: value, api_secret: DEFAULT_SECRET }));
-    expectProblem(r, invalidRequest("credential_not_string", notStringMessage("api_key", kind)));
+    expectRefusal(r, invalidRequest("credential_not_string", notStringMessage("api_key", kind)));
   });
 
   it.each([
@@ -371,12 +344,12 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
     ["an object", { value: WRONG_SECRET }, "object"],
   ])("refuses api_secret that is %s: credential_not_string, without echoing it", async (_label, value, kind) => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY, api_secret: value }));
-    expectProblem(r, invalidRequest("credential_not_string", notStringMessage("api_secret", kind)));
+    expectRefusal(r, invalidRequest("credential_not_string", notStringMessage("api_secret", kind)));
   });
 
   it("refuses a non-string body api_key even when X-Api-Key is given", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: 1, api_secret: DEFAULT_SECRET }, { "x-api-key": DEFAULT_KEY }));
-    expectProblem(r, invalidRequest("credential_not_string", notStringMessage("api_key", "number")));
+    expectRefusal(r, invalidRequest("credential_not_string", notStringMessage("api_key", "number")));
   });
 
   it("refuses an X-Api-Key header sent twice: credential_header_repeated", async () => {
@@ -389,7 +362,7 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
         body: JSON.stringify({ api_secret: DEFAULT_SECRET }),
       },
     );
-    expectProblem(r, invalidRequest("credential_header_repeated", "The X-Api-Key header was sent more than once. Send it exactly once."));
+    expectRefusal(r, invalidRequest("credential_header_repeated", "The X-Api-Key header was sent more than once. Send it exactly once."));
   });
 
   it("refuses an X-Api-Secret header sent twice: credential_header_repeated, without echoing either value", async () => {
@@ -402,29 +375,29 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
         body: JSON.stringify({ api_key: DEFAULT_KEY }),
       },
     );
-    expectProblem(r, invalidRequest("credential_header_repeated", "The X-Api-Secret header was sent more than once. Send it exactly once."));
+    expectRefusal(r, invalidRequest("credential_header_repeated", "The X-Api-Secret header was sent more than once. Send it exactly once."));
   });
 });
 
 describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an object is 400 invalid_request", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
   const json = { "content-type": "application/json" };
   const EXAMPLE = 'Send a JSON object such as {"api_key": "...", "api_secret": "..."}.';
 
   it("refuses malformed JSON, giving the syntax error position (unquoted property name)", async () => {
     const r = await s().call(TOKEN_PATH, post("{api_key: 1}", json));
-    expectProblem(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 1). ${EXAMPLE}`));
+    expectRefusal(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 1). ${EXAMPLE}`));
   });
 
   it("refuses malformed JSON, giving the syntax error position (trailing comma)", async () => {
     const r = await s().call(TOKEN_PATH, post('{"api_key":"a",}', json));
-    expectProblem(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 15). ${EXAMPLE}`));
+    expectRefusal(r, invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position 15). ${EXAMPLE}`));
   });
 
   it("refuses truncated JSON that holds a secret without quoting any of the input", async () => {
     const body = `{"api_key": "${DEFAULT_KEY}", "api_secret": "${WRONG_SECRET}"`;
     const r = await s().call(TOKEN_PATH, post(body, json));
-    expectProblem(
+    expectRefusal(
       r,
       invalidRequest("body_malformed_json", `The request body is not valid JSON (syntax error at position ${body.length}). ${EXAMPLE}`),
     );
@@ -432,7 +405,7 @@ describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an 
 
   it("refuses JSON whose parser error gives no position, without quoting the input", async () => {
     const r = await s().call(TOKEN_PATH, post(`{"api_secret": ${WRONG_SECRET}}`, json));
-    expectProblem(r, invalidRequest("body_malformed_json", `The request body is not valid JSON. ${EXAMPLE}`));
+    expectRefusal(r, invalidRequest("body_malformed_json", `The request body is not valid JSON. ${EXAMPLE}`));
   });
 
   it.each([
@@ -443,22 +416,22 @@ describe("POST /api/v2/auth/token: a JSON body that does not parse or is not an 
     ["a boolean", "true", "a boolean"],
   ])("refuses a JSON body that is %s: body_not_object", async (_label, body, kind) => {
     const r = await s().call(TOKEN_PATH, post(body, json));
-    expectProblem(r, invalidRequest("body_not_object", `The request body is ${kind}; POST /api/v2/auth/token takes a JSON object.`));
+    expectRefusal(r, invalidRequest("body_not_object", `The request body is ${kind}; POST /api/v2/auth/token takes a JSON object.`));
   });
 
   it("refuses a body that is not valid UTF-8: body_not_utf8", async () => {
     const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
     const r = await s().call(TOKEN_PATH, post(bytes, json));
-    expectProblem(r, invalidRequest("body_not_utf8", "The request body is not valid UTF-8. Send the JSON body encoded as UTF-8."));
+    expectRefusal(r, invalidRequest("body_not_utf8", "The request body is not valid UTF-8. Send the JSON body encoded as UTF-8."));
   });
 });
 
 describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwise); JSON media types with parameters or +json work", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("refuses a text/plain body with 415", async () => {
     const r = await s().call(TOKEN_PATH, post("api_key sandbox-api-key", { "content-type": "text/plain" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 415,
       code: "unsupported_media_type",
       error: "unsupported_media_type",
@@ -468,7 +441,7 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
 
   it("refuses even a JSON text declared as text/plain with 415", async () => {
     const r = await s().call(TOKEN_PATH, post(JSON.stringify(validBody), { "content-type": "text/plain;charset=UTF-8" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 415,
       code: "unsupported_media_type",
       error: "unsupported_media_type",
@@ -479,7 +452,7 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
   it("refuses an application/x-www-form-urlencoded body with 415, without echoing the secret in it", async () => {
     const form = `api_key=${DEFAULT_KEY}&api_secret=${WRONG_SECRET}`;
     const r = await s().call(TOKEN_PATH, post(form, { "content-type": "application/x-www-form-urlencoded" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 415,
       code: "unsupported_media_type",
       error: "unsupported_media_type",
@@ -489,7 +462,7 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
 
   it("refuses a body sent without any Content-Type with 415", async () => {
     const r = await s().call(TOKEN_PATH, post(new TextEncoder().encode(JSON.stringify(validBody))));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 415,
       code: "unsupported_media_type",
       error: "unsupported_media_type",
@@ -508,12 +481,12 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
 });
 
 describe("POST /api/v2/auth/token: any other method is 405 with Allow: POST", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it.each([["GET"], ["PUT"], ["DELETE"], ["PATCH"]])("refuses %s with 405 and Allow: POST", async (method) => {
     const init: RequestInit = method === "GET" || method === "DELETE" ? { method } : { ...postJson(validBody), method };
     const r = await s().call(TOKEN_PATH, init);
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 405,
       code: "method_not_allowed",
       error: "method_not_allowed",
@@ -524,7 +497,7 @@ describe("POST /api/v2/auth/token: any other method is 405 with Allow: POST", ()
 });
 
 describe("POST /api/v2/auth/token: a body over the limit (64 KiB by default) is 413, and the sandbox keeps answering", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("accepts a body of exactly 64 KiB", async () => {
     const r = await s().call(TOKEN_PATH, post(paddedJson(64 * 1024), { "content-type": "application/json" }));
@@ -533,7 +506,7 @@ describe("POST /api/v2/auth/token: a body over the limit (64 KiB by default) is 
 
   it("refuses a body of 64 KiB + 1 byte with 413", async () => {
     const r = await s().call(TOKEN_PATH, post(paddedJson(64 * 1024 + 1), { "content-type": "application/json" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 413,
       code: "payload_too_large",
       error: "payload_too_large",
@@ -544,7 +517,7 @@ describe("POST /api/v2/auth/token: a body over the limit (64 KiB by default) is 
   it("refuses a 70 KB body that holds a wrong secret with 413, without echoing it", async () => {
     const body = JSON.stringify({ api_key: DEFAULT_KEY, api_secret: WRONG_SECRET, padding: "y".repeat(70_000) });
     const r = await s().call(TOKEN_PATH, post(body, { "content-type": "application/json" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 413,
       code: "payload_too_large",
       error: "payload_too_large",
@@ -554,7 +527,7 @@ describe("POST /api/v2/auth/token: a body over the limit (64 KiB by default) is 
 
   it("refuses an oversized body with 413 even when it is not declared as JSON (size is checked first)", async () => {
     const r = await s().call(TOKEN_PATH, post("z".repeat(70_000), { "content-type": "text/plain" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 413,
       code: "payload_too_large",
       error: "payload_too_large",
@@ -569,7 +542,7 @@ describe("POST /api/v2/auth/token: a body over the limit (64 KiB by default) is 
 });
 
 describe("POST /api/v2/auth/token: maxBodyBytes 1024 moves the 413 limit", () => {
-  const s = useServer({ maxBodyBytes: 1024 });
+  const s = serverPerDescribe({ maxBodyBytes: 1024 });
 
   it("accepts a body of exactly 1024 bytes", async () => {
     const r = await s().call(TOKEN_PATH, post(paddedJson(1024), { "content-type": "application/json" }));
@@ -578,7 +551,7 @@ describe("POST /api/v2/auth/token: maxBodyBytes 1024 moves the 413 limit", () =>
 
   it("refuses a 2 KB body with 413 naming the 1024-byte limit", async () => {
     const r = await s().call(TOKEN_PATH, post(paddedJson(2048), { "content-type": "application/json" }));
-    expectProblem(r, {
+    expectRefusal(r, {
       status: 413,
       code: "payload_too_large",
       error: "payload_too_large",
@@ -593,37 +566,37 @@ describe("POST /api/v2/auth/token: maxBodyBytes 1024 moves the 413 limit", () =>
 });
 
 describe("POST /api/v2/auth/token: an unknown api_key or a wrong api_secret is 401 invalid_client with an ApiKey challenge", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it("refuses an unknown api_key with 401 unknown_api_key", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "unknown-api-key", api_secret: WRONG_SECRET }));
-    expectProblem(r, invalidClient("unknown_api_key", unknownKeyMessage("unknown-api-key")));
+    expectRefusal(r, invalidClient("unknown_api_key", unknownKeyMessage("unknown-api-key")));
   });
 
   it("refuses an unknown X-Api-Key header the same way", async () => {
     const r = await s().call(TOKEN_PATH, post(undefined, { "x-api-key": "unknown-api-key", "x-api-secret": DEFAULT_SECRET }));
-    expectProblem(r, invalidClient("unknown_api_key", unknownKeyMessage("unknown-api-key")));
+    expectRefusal(r, invalidClient("unknown_api_key", unknownKeyMessage("unknown-api-key")));
   });
 
   it("shows an over-long unknown api_key only redacted (first 4 characters, length, hash)", async () => {
     const key = "k".repeat(100);
     const r = await s().call(TOKEN_PATH, postJson({ api_key: key, api_secret: DEFAULT_SECRET }));
-    expectProblem(r, invalidClient("unknown_api_key", unknownKeyMessage("k".repeat(100))));
+    expectRefusal(r, invalidClient("unknown_api_key", unknownKeyMessage("k".repeat(100))));
   });
 
   it("refuses a wrong api_secret in the body with 401 wrong_api_secret", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY, api_secret: WRONG_SECRET }));
-    expectProblem(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
+    expectRefusal(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
   });
 
   it("refuses a wrong X-Api-Secret header with 401 wrong_api_secret", async () => {
     const r = await s().call(TOKEN_PATH, post(undefined, { "x-api-key": DEFAULT_KEY, "x-api-secret": WRONG_SECRET }));
-    expectProblem(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
+    expectRefusal(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
   });
 
   it("refuses a secret that differs from the right one only by its last character", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET.slice(0, -1) + "X" }));
-    expectProblem(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
+    expectRefusal(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
   });
 
   // DESIGN.md, "Secrets": an api_secret (or a payment token) never appears in clear in an error message.
@@ -633,7 +606,6 @@ describe("POST /api/v2/auth/token: an unknown api_key or a wrong api_secret is 4
     ["the merchant payment token sent as api_key", { api_key: DEFAULT_PAYMENT_TOKEN, api_secret: DEFAULT_SECRET }, DEFAULT_PAYMENT_TOKEN],
   ])("refuses %s with 401 unknown_api_key without echoing that secret", async (_label, body, secret) => {
     const r = await s().call(TOKEN_PATH, postJson(body));
-    refusals.push(r);
     expect(r.status).toBe(401);
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.headers.get("cache-control")).toBe("no-store");
@@ -652,18 +624,18 @@ describe("POST /api/v2/auth/token: a disabled merchant is refused (401 by defaul
     paymentToken: "disabled-payment-token",
     disabled: true,
   };
-  const s = useServer({ merchants: [disabled] });
+  const s = serverPerDescribe({ merchants: [disabled] });
   const message = "The merchant of api_key 'disabled-api-key' is disabled, so it cannot get tokens. Use an active merchant's credentials.";
 
   it("refuses the right credentials of a disabled merchant with 401 merchant_disabled", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "disabled-api-key", api_secret: "disabled-api-secret" }));
-    expectProblem(r, invalidClient("merchant_disabled", message));
+    expectRefusal(r, invalidClient("merchant_disabled", message));
     expectNoSecret(r, ["disabled-api-secret"]);
   });
 
   it("refuses a wrong secret for a disabled merchant as wrong_api_secret (it does not reveal that the merchant is disabled)", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "disabled-api-key", api_secret: WRONG_SECRET }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidClient(
         "wrong_api_secret",
@@ -692,11 +664,11 @@ describe("POST /api/v2/auth/token: disabledMerchantStatus 403 refuses a disabled
     paymentToken: "disabled-payment-token",
     disabled: true,
   };
-  const s = useServer({ merchants: [active, disabled], disabledMerchantStatus: 403 });
+  const s = serverPerDescribe({ merchants: [active, disabled], disabledMerchantStatus: 403 });
 
   it("refuses the disabled merchant with 403 merchant_disabled and the ApiKey challenge", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_key: "disabled-api-key", api_secret: "disabled-api-secret" }));
-    expectProblem(
+    expectRefusal(
       r,
       invalidClient(
         "merchant_disabled",
@@ -719,7 +691,7 @@ describe("POST /api/v2/auth/token: disabledMerchantStatus 403 refuses a disabled
 });
 
 describe("POST /api/v2/auth/token: a refused exchange changes no state; a successful one records one token", () => {
-  const s = useServer();
+  const s = serverPerDescribe();
 
   it.each([
     ["400 missing api_secret", () => postJson({ api_key: DEFAULT_KEY }), 400],
@@ -731,7 +703,6 @@ describe("POST /api/v2/auth/token: a refused exchange changes no state; a succes
   ])("leaves sandbox.ledger.size unchanged after a %s", async (_label, init, status) => {
     const before = s().sandbox.ledger.size;
     const r = await s().call(TOKEN_PATH, init());
-    refusals.push(r);
     expect(r.status).toBe(status);
     expectNoSecret(r);
     expect(s().sandbox.ledger.size).toBe(before);
@@ -753,7 +724,7 @@ describe("POST /api/v2/auth/token: a refused exchange changes no state; a succes
 });
 
 describe("POST /api/v2/auth/token: the tokenTtl setting sets expires_in and exp - iat", () => {
-  const s = useServer({ tokenTtl: "90s" });
+  const s = serverPerDescribe({ tokenTtl: "90s" });
 
   it("answers expires_in 90 and issues a token with exp = iat + 90", async () => {
     const r = await s().call(TOKEN_PATH, postJson(validBody));
@@ -768,7 +739,7 @@ describe.each([
   ["ES256"],
   ["HS256"],
 ])("POST /api/v2/auth/token: algorithm %s signs the access token with that algorithm, and it works on the payment group", (alg) => {
-  const s = useServer({ algorithm: alg });
+  const s = serverPerDescribe({ algorithm: alg });
 
   it(`issues an ${alg} at+jwt with the sandbox kid, accepted by GET /api/v2/payment/x (200)`, async () => {
     const kid = s().sandbox.keys.signing.kid;
@@ -786,19 +757,5 @@ describe.each([
       expires_at: new Date((IAT + 3600) * 1000).toISOString(),
       note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
     });
-  });
-});
-
-describe("POST /api/v2/auth/token: no secret ever appears in a refusal", () => {
-  it("no 4xx reply of this file contains the wrong secret or the real secret, in its body or headers", () => {
-    expect(refusals.length).toBeGreaterThan(40);
-    for (const r of refusals) {
-      expect(r.status).toBeGreaterThanOrEqual(400);
-      expect(r.status).toBeLessThan(500);
-      for (const secret of [WRONG_SECRET, DEFAULT_SECRET, DEFAULT_PAYMENT_TOKEN]) {
-        expect(r.text).not.toContain(secret);
-        expect(headerDump(r)).not.toContain(secret);
-      }
-    }
   });
 });

@@ -1,7 +1,7 @@
 import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { startCliServer, type CliProcess } from "../support/cli.js";
-import { DEFAULT_PAYMENT_TOKEN, postJson, startTestServer, type TestServer } from "../support/server.js";
+import { DEFAULT_PAYMENT_TOKEN, postJson, type TestServer, serversPerTest } from "../support/server.js";
 
 /**
  * Token ids (jti) are unique across restarts and replicas with the same seed, while every other
@@ -12,18 +12,11 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 const CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
 const LOGIN = { username: "merchant@sandbox.test", password: "sandbox-password" };
 
-const servers: TestServer[] = [];
+const server = serversPerTest();
 const clis: CliProcess[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const c of clis.splice(0)) c.child.kill("SIGKILL");
-  await Promise.all(servers.splice(0).map((t) => t.close()));
 });
-
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
 
 /** The jti of an exchange, a login and a minted token, then a payment id: in that order. */
 async function ids(t: TestServer): Promise<{ exchange: string; login: string; minted: string; paymentId: string }> {

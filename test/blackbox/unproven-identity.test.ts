@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli, startCliServer } from "../support/cli.js";
-import { postJson, startTestServer, type TestServer } from "../support/server.js";
+import { postJson, type TestServer, serversPerTest } from "../support/server.js";
 
 /**
  * Issue 10 §2: only a proven identity (a matching secret or password, the payment token, a JWT a
@@ -37,14 +37,10 @@ const exchange = (t: TestServer, apiKey: string, apiSecret: string) =>
 const pay = (t: TestServer, token: string) => t.call("/api/v2/payment/orders", { headers: { authorization: `Bearer ${token}` } });
 
 describe("regression: unverified identities (issue 10 §2)", () => {
-  let t: TestServer | undefined;
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const start = serversPerTest();
 
   it("regression: forged tokens naming token-revoked-mid-session's merchant do not trigger its revocation", async () => {
-    t = await startTestServer({ scenarios: ["token-revoked-mid-session"] });
+    const t = await start({ scenarios: ["token-revoked-mid-session"] });
     const c = creds("token-revoked-mid-session");
     const real = await t.token(c.apiKey, c.apiSecret);
     for (const alg of ["RS256", "none", "RS256"] as const) {
@@ -62,7 +58,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("regression: forged tokens naming signing-key-rotation's merchant do not rotate its key", async () => {
-    t = await startTestServer({ scenarios: ["signing-key-rotation"] });
+    const t = await start({ scenarios: ["signing-key-rotation"] });
     const c = creds("signing-key-rotation");
     const real = await t.token(c.apiKey, c.apiSecret);
     for (let i = 0; i < 3; i++) expect((await pay(t, forgedToken(c.id))).json.code).toBe("token_unknown_kid");
@@ -74,7 +70,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("regression: forged JWTs on payment/init naming payment-token-expired's merchant do not expire its payment token", async () => {
-    t = await startTestServer({ scenarios: ["payment-token-expired"] });
+    const t = await start({ scenarios: ["payment-token-expired"] });
     const c = creds("payment-token-expired");
     for (let i = 0; i < 2; i++) {
       const r = await t.call("/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${forgedToken(c.id)}` } });
@@ -87,7 +83,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("regression: a wrong-secret exchange does not trigger merchant-disabled's rule", async () => {
-    t = await startTestServer({ scenarios: ["merchant-disabled"] });
+    const t = await start({ scenarios: ["merchant-disabled"] });
     const c = creds("merchant-disabled");
     const wrong = await exchange(t, c.apiKey, "not-the-secret");
     expect([wrong.status, wrong.json.code, wrong.headers.get("x-sandbox-rule")]).toEqual([401, "wrong_api_secret", null]);
@@ -97,7 +93,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("regression: wrong-secret exchanges do not use up token-endpoint-outage's scripted 503s", async () => {
-    t = await startTestServer({ scenarios: ["token-endpoint-outage"] });
+    const t = await start({ scenarios: ["token-endpoint-outage"] });
     const c = creds("token-endpoint-outage");
     for (let i = 0; i < 2; i++) expect((await exchange(t, c.apiKey, "not-the-secret")).json.code).toBe("wrong_api_secret");
     // The real client still sees the whole outage.
@@ -107,7 +103,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("regression: a rotated-away secret still proves who the client is (it counts in its own report)", async () => {
-    t = await startTestServer({ scenarios: ["secret-rotated"] });
+    const t = await start({ scenarios: ["secret-rotated"] });
     const c = creds("secret-rotated");
     expect((await exchange(t, c.apiKey, c.apiSecret)).status).toBe(200);
     expect((await exchange(t, c.apiKey, c.apiSecret)).json.code).toBe("wrong_api_secret"); // the rule rotates here
@@ -118,7 +114,7 @@ describe("regression: unverified identities (issue 10 §2)", () => {
   });
 
   it("a valid but expired token still proves its merchant: the rule of the real client fires", async () => {
-    t = await startTestServer({ scenarios: ["token-revoked-mid-session"] });
+    const t = await start({ scenarios: ["token-revoked-mid-session"] });
     const c = creds("token-revoked-mid-session");
     const real = await t.token(c.apiKey, c.apiSecret);
     t.sandbox.clock.advance(2 * 3600_000);

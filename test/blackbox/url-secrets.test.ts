@@ -1,6 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../src/app/sandbox.js";
-import { DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import {
+  DEFAULT_PAYMENT_TOKEN,
+  DEFAULT_SECRET,
+  postJson,
+  type startTestServer,
+  type Reply,
+  type TestServer,
+  serversPerTest,
+} from "../support/server.js";
 
 /**
  * Secrets in the URL (issue 10 §4): a JWT or a merchant's api_secret, password or payment token put
@@ -10,15 +18,12 @@ import { DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postJson, startTestServer, type 
  */
 
 const PASSWORD = "sandbox-password";
-let t: TestServer | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
+const startServer = serversPerTest();
 
+/** A server for the current test, and the log lines it writes. */
 async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<{ t: TestServer; log: RequestLogEntry[] }> {
   const log: RequestLogEntry[] = [];
-  t = await startTestServer({ onRequest: (e) => log.push(e), ...options });
+  const t = await startServer({ onRequest: (e) => log.push(e), ...options });
   return { t, log };
 }
 

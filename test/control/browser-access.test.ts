@@ -1,5 +1,5 @@
 import { setupServer } from "msw/node";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { createSandbox } from "../../src/app/sandbox.js";
 import { expectProblem } from "../support/expect.js";
@@ -10,10 +10,10 @@ import {
   postJson,
   problem,
   requestWithRepeatedHeaders,
-  startTestServer,
   T0,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
 
 /**
@@ -22,15 +22,8 @@ import {
  * nor through DNS rebinding. Scripts, tests, docker and CI keep working. Issue 10 §3.
  */
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((t) => t.close()));
-});
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
 const FIX =
   "a page open in your browser could otherwise reset the sandbox or read every session. Call the control plane from a script, a test or CI (curl, fetch in Node), not from a web page.";

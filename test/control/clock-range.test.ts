@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { T0, postJson, problem, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { T0, postJson, problem, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { expectProblem } from "../support/expect.js";
 
 /**
@@ -9,15 +9,8 @@ import { expectProblem } from "../support/expect.js";
  * it would take any of them out of range. Over real HTTP, sandbox clock frozen at T0.
  */
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((t) => t.close()));
-});
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const YEAR_9999_JUNE = Date.UTC(9999, 5, 1);

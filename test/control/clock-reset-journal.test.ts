@@ -9,11 +9,11 @@ import {
   postEmpty,
   postJson,
   problem,
-  startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
-import { expectProblem, bearerChallenge, RENEW_HINT } from "../support/expect.js";
+import { expectProblem, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the control plane's clock, reset and request journal (DESIGN.md "Control
@@ -28,16 +28,11 @@ const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 const OUTAGE_KEY = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
 const OUTAGE_MERCHANT = "m_token_endpoint_outage";
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((t) => t.close()));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -57,10 +52,19 @@ function clock(t: TestServer, body: unknown): Promise<Reply> {
   return t.call("/__sandbox/clock", postJson(body));
 }
 
-async function journal(t: TestServer, query = ""): Promise<any[]> {
+/** A journal entry as GET /__sandbox/requests lists it: the fields the tests read, and the rest compared whole. */
+interface JournalEntry {
+  id: string;
+  endpoint: string;
+  status: number;
+  path: string;
+  [field: string]: unknown;
+}
+
+async function journal(t: TestServer, query = ""): Promise<JournalEntry[]> {
   const r = await t.call(`/__sandbox/requests${query}`);
   expect(r.status, r.text).toBe(200);
-  return r.json.requests as any[];
+  return r.json.requests as JournalEntry[];
 }
 
 function expectClock(r: Reply, now: number, frozen: boolean): void {
@@ -510,7 +514,7 @@ describe("GET /__sandbox/requests: the request journal", () => {
     await t.call("/api/v2/payment/init", { method: "POST", headers: { authorization: `Bearer ${s.merchant.payment_token}` } }); // req_5 session
     await t.call("/api/v2/nothing-here"); // req_6 unattributed
 
-    const ids = (entries: any[]) => entries.map((e) => e.id);
+    const ids = (entries: JournalEntry[]) => entries.map((e) => e.id);
     expect(ids(await journal(t))).toEqual(["req_1", "req_2", "req_3", "req_4", "req_5", "req_6"]);
 
     const bySession = await journal(t, `?session=${s.id}`);
@@ -566,7 +570,7 @@ describe("GET /__sandbox/requests: the request journal", () => {
     for (let i = 1; i <= 5; i++) await t.call(`/api/v2/payment/call-${i}`);
     const r = await t.call("/__sandbox/requests");
     expect(r.json.capacity).toBe(3);
-    expect(r.json.requests.map((e: any) => [e.id, e.path])).toEqual([
+    expect((r.json.requests as JournalEntry[]).map((e) => [e.id, e.path])).toEqual([
       ["req_3", "/api/v2/payment/call-3"],
       ["req_4", "/api/v2/payment/call-4"],
       ["req_5", "/api/v2/payment/call-5"],
@@ -673,7 +677,7 @@ describe("GET /__sandbox/requests: the request journal", () => {
     // What it does hold: the token ids, and that a secret went through the query string.
     for (const jwt of [token, sessionToken, jwts[1]!]) expect(all).toContain(decodeJwt(jwt).jti as string);
     expect(entries.some((e) => e.secretInQuery === true)).toBe(true);
-    expect(entries.filter((e) => e.secretInQuery).every((e) => /\.\.\.\(\d+ chars, sha256:[0-9a-f]{8}\)/.test(e.query))).toBe(true);
+    expect(entries.filter((e) => e.secretInQuery).every((e) => /\.\.\.\(\d+ chars, sha256:[0-9a-f]{8}\)/.test(String(e.query)))).toBe(true);
     // The same holds for the library view of the journal.
     expectNoSecret(JSON.stringify(t.sandbox.journal.list()), [DEFAULT_SECRET, s.merchant.api_secret, DEFAULT_PAYMENT_TOKEN], jwts);
   });

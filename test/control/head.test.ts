@@ -1,6 +1,5 @@
-import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, problem, startTestServer, type TestServer } from "../support/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { postJson, problem, rawRequest, serverPerDescribe, type TestServer } from "../support/server.js";
 import { expectProblem } from "../support/expect.js";
 
 /**
@@ -9,54 +8,24 @@ import { expectProblem } from "../support/expect.js";
  * socket so the test sees the bytes node writes, not what a client makes of them.
  */
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  /** Everything after the header section, byte for byte. */
-  rest: string;
-}
-
-function rawExchange(t: TestServer, method: string, path: string): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(t.server.port, t.server.host);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      const split = raw.indexOf("\r\n\r\n");
-      const [statusLine, ...lines] = raw.slice(0, split).split("\r\n");
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(":");
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({ status: Number(statusLine!.split(" ")[1]), headers, rest: raw.slice(split + 4) });
-    });
-    socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nConnection: close\r\n\r\n`);
-  });
-}
-
 /** The headers that differ between two answers for reasons other than the method. */
-function comparable(headers: Record<string, string>): Record<string, string> {
-  const { date: _date, ...rest } = headers;
+function comparable(headers: Headers): Record<string, string> {
+  const { date: _date, ...rest } = Object.fromEntries(headers);
   return rest;
 }
 
 describe("HEAD on the control plane", () => {
+  const server = serverPerDescribe();
   let t: TestServer;
   let sessionId: string;
 
   beforeAll(async () => {
-    t = await startTestServer();
+    t = server();
     const session = await t.call("/__sandbox/sessions", postJson({}));
     expect(session.status).toBe(201);
     sessionId = session.json.id;
     // Something in the journal, so /requests and /report have a body worth measuring.
     expect((await t.call("/api/v2/payment/p_1")).status).toBe(401);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const routes = (): string[] => [
@@ -73,26 +42,26 @@ describe("HEAD on the control plane", () => {
 
   it("regression: HEAD answered 405 on control-plane GET routes; now GET's status and headers, no body", async () => {
     for (const path of routes()) {
-      const get = await rawExchange(t, "GET", path);
-      const head = await rawExchange(t, "HEAD", path);
+      const get = await rawRequest(t, "GET", path);
+      const head = await rawRequest(t, "HEAD", path);
       expect(get.status, path).toBe(200);
-      expect({ path, status: head.status, headers: comparable(head.headers), rest: head.rest }).toEqual({
+      expect({ path, status: head.status, headers: comparable(head.headers), rest: head.text }).toEqual({
         path,
         status: 200,
         headers: comparable(get.headers),
         rest: "",
       });
-      expect(Number(head.headers["content-length"]), path).toBe(Buffer.byteLength(get.rest));
-      expect(Buffer.byteLength(get.rest), path).toBeGreaterThan(0);
+      expect(Number(head.headers.get("content-length")), path).toBe(Buffer.byteLength(get.text));
+      expect(Buffer.byteLength(get.text), path).toBeGreaterThan(0);
     }
   });
 
   it("HEAD of a refusal is the refusal's status and headers, without its body (an unknown session: 404)", async () => {
     const path = "/__sandbox/sessions/ses_0000000000000000";
-    const get = await rawExchange(t, "GET", path);
-    const head = await rawExchange(t, "HEAD", path);
+    const get = await rawRequest(t, "GET", path);
+    const head = await rawRequest(t, "HEAD", path);
     expect(get.status).toBe(404);
-    expect({ status: head.status, headers: comparable(head.headers), rest: head.rest }).toEqual({
+    expect({ status: head.status, headers: comparable(head.headers), rest: head.text }).toEqual({
       status: 404,
       headers: comparable(get.headers),
       rest: "",
@@ -101,8 +70,8 @@ describe("HEAD on the control plane", () => {
 
   it("HEAD changes nothing: it runs GET's read, never the route's POST or DELETE", async () => {
     const before = (await t.call("/__sandbox/clock")).json;
-    expect((await rawExchange(t, "HEAD", "/__sandbox/clock")).status).toBe(200);
-    expect((await rawExchange(t, "HEAD", `/__sandbox/sessions/${sessionId}`)).status).toBe(200);
+    expect((await rawRequest(t, "HEAD", "/__sandbox/clock")).status).toBe(200);
+    expect((await rawRequest(t, "HEAD", `/__sandbox/sessions/${sessionId}`)).status).toBe(200);
     expect((await t.call("/__sandbox/clock")).json).toEqual(before);
     expect((await t.call(`/__sandbox/sessions/${sessionId}`)).status).toBe(200);
   });

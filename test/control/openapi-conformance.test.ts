@@ -24,7 +24,9 @@ import {
  * the documented response lists.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI response objects, read member by member
 type Operation = { responses: Record<string, any> };
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI path items, read member by member
 type Doc = { paths: Record<string, Record<string, any>> };
 const METHODS = ["get", "head", "post", "put", "patch", "delete", "options"];
 const ADMIN_TOKEN = "conformance-admin-token";

@@ -33,7 +33,10 @@ const PKG = JSON.parse(read("package.json")) as { version: string };
 type Doc = {
   openapi: string;
   info: { version: string };
+  // The parsed document is walked deep and checked against itself; typing every level would only restate the spec.
+  // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI operation object, read member by member
   paths: Record<string, Record<string, any>>;
+  // biome-ignore lint/suspicious/noExplicitAny: OpenAPI schema and security scheme objects, read member by member
   components: { schemas: Record<string, any>; securitySchemes: Record<string, any> };
   tags: Array<{ name: string }>;
 };
@@ -74,10 +77,9 @@ function documentedCodes(doc: Doc): string[] {
 
 /** Every `code: {enum}` a response narrows ProblemDetails to, anywhere in the document. */
 function narrowedCodes(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) {
-    for (const n of node) narrowedCodes(n, out);
-  } else if (node && typeof node === "object") {
-    const o = node as Record<string, any>;
+  if (Array.isArray(node)) for (const n of node) narrowedCodes(n, out);
+  else if (node && typeof node === "object") {
+    const o = node as { type?: unknown; properties?: { code?: { enum?: string[] } } };
     if (o.properties?.code?.enum && o.type === "object") out.push(...o.properties.code.enum);
     for (const v of Object.values(o)) narrowedCodes(v, out);
   }

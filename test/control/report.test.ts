@@ -8,9 +8,9 @@ import {
   DEFAULT_SECRET,
   T0,
   postJson,
-  startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
 
 /**
@@ -23,18 +23,9 @@ import {
 // ---------------------------------------------------------------------------------------------
 // harness
 
-let servers: TestServer[] = [];
-
-async function start(scenarios: string[] = []): Promise<TestServer> {
-  const t = await startTestServer(scenarios.length ? { scenarios } : {});
-  servers.push(t);
-  return t;
-}
-
-afterEach(async () => {
-  await Promise.all(servers.map((t) => t.close()));
-  servers = [];
-});
+const startServer = serversPerTest();
+/** A server for the current test, with these scenarios loaded. */
+const start = (scenarios: string[] = []) => startServer(scenarios.length ? { scenarios } : {});
 
 interface Creds {
   merchant: string;

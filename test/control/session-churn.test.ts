@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from "jose";
-import { afterEach, describe, expect, it } from "vitest";
-import { postJson, problem, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { postJson, problem, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
 
 /**
@@ -13,15 +13,9 @@ import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
 const ROTATING = "signing-key-rotation";
 const ORDERS = "/api/v2/payment/orders";
 
-const servers: TestServer[] = [];
-async function server(): Promise<TestServer> {
-  const t = await startTestServer({ scenarios: [ROTATING] });
-  servers.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((t) => t.close()));
-});
+const start = serversPerTest();
+/** A server with the rotating scenario loaded, for the current test. */
+const server = () => start({ scenarios: [ROTATING] });
 
 interface Session {
   id: string;

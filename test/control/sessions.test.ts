@@ -14,11 +14,11 @@ import {
   postEmpty,
   postJson,
   problem,
-  startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
-import { expectProblem, bearerChallenge, RENEW_HINT } from "../support/expect.js";
+import { expectProblem, RENEW_HINT } from "../support/expect.js";
 
 /**
  * Black-box tests of the sessions of the control plane (DESIGN.md "Control plane"): a fresh,
@@ -47,16 +47,11 @@ const ISO_T0 = new Date(T0).toISOString();
 /** A wall-clock instant for the tests that fake Date (far from the frozen sandbox clock on purpose). */
 const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(servers.splice(0).map((t) => t.close()));
 });
 
 // ---------------------------------------------------------------------------------------------

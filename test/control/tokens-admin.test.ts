@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCliServer, type CliProcess } from "../support/cli.js";
 import {
   DEFAULT_KEY,
@@ -13,6 +13,7 @@ import {
   startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
 import { expectProblem, ISSUER, AUDIENCE } from "../support/expect.js";
 
@@ -56,15 +57,8 @@ const ADMIN_MISSING =
 const ADMIN_WRONG = "The admin token is wrong. Send the token the sandbox was started with (--admin-token / MERCHANT_SANDBOX_ADMIN_TOKEN).";
 const PLANE_OFF = "The control plane is turned off (--no-control-plane); only GET /__sandbox/health answers.";
 
-const servers: TestServer[] = [];
-async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((t) => t.close()));
-});
+/** A real server on port 0 for the current test, closed after it. */
+const server = serversPerTest();
 
 // ---------------------------------------------------------------------------------------------
 // helpers

@@ -469,17 +469,15 @@ describe("fuzz: merchant API over real HTTP", { timeout: FUZZ_TIMEOUT }, () => {
       fc.array(header, { maxLength: 6 }),
       header.chain((h) => fc.integer({ min: 2, max: 4 }).map((n) => Array.from({ length: n }, () => h))),
     );
-    const arb = fc
-      .record({ method: fc.constantFrom("GET", "POST", "DELETE"), path: endpoint, headers, body: validBody })
-      .map(
-        ({ method, path, headers, body }): RawRequest =>
-          shown({
-            method,
-            target: path,
-            headers: [HOST, ["Content-Type", "application/json"], ...(headers as Array<[string, string]>)],
-            body: utf8(body),
-          }),
-      );
+    const arb = fc.record({ method: fc.constantFrom("GET", "POST", "DELETE"), path: endpoint, headers, body: validBody }).map(
+      ({ method, path, headers, body }): RawRequest =>
+        shown({
+          method,
+          target: path,
+          headers: [HOST, ["Content-Type", "application/json"], ...(headers as Array<[string, string]>)],
+          body: utf8(body),
+        }),
+    );
     await fc.assert(property(arb), params(250));
   });
 

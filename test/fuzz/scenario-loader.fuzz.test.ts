@@ -31,29 +31,48 @@ function checkOutcome(run: () => unknown, file: string, text?: string): void {
   try {
     result = run();
   } catch (e) {
-    if (!(e instanceof ScenarioLoadError)) {
-      throw new Error(
-        `the loader threw ${(e as Error)?.constructor?.name ?? typeof e} instead of a ScenarioLoadError: ${String((e as Error)?.message ?? e).slice(0, 300)}`,
-      );
-    }
-    expect(e.problems.length, "a ScenarioLoadError with no problem in it").toBeGreaterThan(0);
-    const lines = text === undefined ? 1 : text.split(/\r\n|\r|\n/).length;
-    for (const p of e.problems) {
-      const where = JSON.stringify(p);
-      if (p.file !== file) throw new Error(`a problem names file '${p.file}', not '${file}': ${where}`);
-      if (!Number.isInteger(p.line) || p.line < 1 || p.line > lines + 1)
-        throw new Error(`a problem's line is outside the text (${lines} lines): ${where}`);
-      if (!Number.isInteger(p.column) || p.column < 1) throw new Error(`a problem's column is not a column: ${where}`);
-      if (typeof p.path !== "string") throw new Error(`a problem's path is not a string: ${where}`);
-      if (typeof p.message !== "string" || !/[a-z]{3}/i.test(p.message) || p.message.trim().length < 8)
-        throw new Error(`a problem does not say what is wrong: ${where}`);
-      if (/^(Invalid input|Invalid|Required)\.?$/.test(p.message.trim())) throw new Error(`a problem says only '${p.message}': ${where}`);
-    }
-    expect(e.message).toBe(e.problems.map(formatProblem).join("\n"));
+    expectExplainedLoadError(e, file, text);
     return;
   }
   const parsed = scenarioSchema.safeParse(result);
   if (!parsed.success) throw new Error(`the loader returned a scenario the schema refuses: ${JSON.stringify(parsed.error.issues).slice(0, 400)}`);
+}
+
+/** The loader refuses the input: it throws a ScenarioLoadError whose every problem is located and explained (loading is a failure). */
+function expectLoadError(run: () => unknown, file: string, text?: string): void {
+  let loaded: { value: unknown } | undefined;
+  checkOutcome(
+    () => {
+      loaded = { value: run() };
+      return loaded.value;
+    },
+    file,
+    text,
+  );
+  if (loaded) throw new Error(`the loader accepted the input instead of throwing a ScenarioLoadError: ${JSON.stringify(loaded.value).slice(0, 300)}`);
+}
+
+/** `e` is a ScenarioLoadError with at least one problem, each naming the file, a line and column inside the text, a path, and what is wrong. */
+function expectExplainedLoadError(e: unknown, file: string, text?: string): void {
+  if (!(e instanceof ScenarioLoadError)) {
+    throw new Error(
+      `the loader threw ${(e as Error)?.constructor?.name ?? typeof e} instead of a ScenarioLoadError: ${String((e as Error)?.message ?? e).slice(0, 300)}`,
+    );
+  }
+  expect(e.problems.length, "a ScenarioLoadError with no problem in it").toBeGreaterThan(0);
+  const lines = text === undefined ? 1 : text.split(/\r\n|\r|\n/).length;
+  for (const p of e.problems) {
+    const where = JSON.stringify(p);
+    if (p.file !== file) throw new Error(`a problem names file '${p.file}', not '${file}': ${where}`);
+    if (!Number.isInteger(p.line) || p.line < 1 || p.line > lines + 1)
+      throw new Error(`a problem's line is outside the text (${lines} lines): ${where}`);
+    if (!Number.isInteger(p.column) || p.column < 1) throw new Error(`a problem's column is not a column: ${where}`);
+    if (typeof p.path !== "string") throw new Error(`a problem's path is not a string: ${where}`);
+    if (typeof p.message !== "string" || !/[a-z]{3}/i.test(p.message) || p.message.trim().length < 8)
+      throw new Error(`a problem does not say what is wrong: ${where}`);
+    if (/^(Invalid input|Invalid|Required)\.?$/.test(p.message.trim())) throw new Error(`a problem says only '${p.message}': ${where}`);
+  }
+  expect(e.message).toBe(e.problems.map(formatProblem).join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,7 +448,7 @@ describe("fuzz findings, minimal reproducers", () => {
   };
 
   it("an alias to an anchor that does not exist is a ScenarioLoadError, not a ReferenceError", () => {
-    checkOutcome(() => parseScenarioText("name: *a\n", "f.yaml"), "f.yaml", "name: *a\n");
+    expectLoadError(() => parseScenarioText("name: *a\n", "f.yaml"), "f.yaml", "name: *a\n");
     expect(problemsOf("name: *a\n")).toEqual([
       {
         file: "f.yaml",
@@ -444,13 +463,13 @@ describe("fuzz findings, minimal reproducers", () => {
 
   it("an alias bomb is a ScenarioLoadError, not a ReferenceError", () => {
     const text = "a: &a [1,2,3,4,5,6,7,8,9,10]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n";
-    checkOutcome(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
+    expectLoadError(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
   });
 
   it("a response body that contains itself (an alias inside its own anchor) is a ScenarioLoadError, not a stack overflow", () => {
     const text =
       "name: x\ndescription: y\nmerchants: [{id: m, api_key: k, api_secret: s, payment_token: p}]\nrules:\n  - then:\n      respond:\n        status: 200\n        body: &b [*b]\n";
-    checkOutcome(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
+    expectLoadError(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
     expect(problemsOf(text)).toEqual([
       {
         file: "f.yaml",
@@ -464,10 +483,10 @@ describe("fuzz findings, minimal reproducers", () => {
 
   it("a mapping with a 'toString' key where a name is expected is a ScenarioLoadError, not a TypeError", () => {
     const text = "rules:\n  - match:\n      endpoint:\n        - toString: x\n";
-    checkOutcome(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
+    expectLoadError(() => parseScenarioText(text, "f.yaml"), "f.yaml", text);
   });
 
   it("a null-prototype object where a literal is expected (library path) is a ScenarioLoadError, not a TypeError", () => {
-    checkOutcome(() => validateScenario({ rules: [{ then: { drop_connection: Object.create(null) } }] }, "lib"), "lib");
+    expectLoadError(() => validateScenario({ rules: [{ then: { drop_connection: Object.create(null) } }] }, "lib"), "lib");
   });
 });

@@ -1,8 +1,8 @@
 import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { createSandbox, type RequestLogEntry, type Sandbox } from "../../src/app/sandbox.js";
-import { problem, startTestServer, T0, type TestServer } from "../support/server.js";
+import { problem, serversPerTest, T0 } from "../support/server.js";
 
 /**
  * A library scenario in-process: msw's setupServer with the sandbox's handlers plays
@@ -18,7 +18,8 @@ const outageProblem = problem(503, "Service Unavailable", "service_unavailable",
 interface Answer {
   status: number;
   headers: Record<string, string>;
-  body: any;
+  /** The parsed JSON body (an object on every endpoint this file calls). */
+  body: Record<string, unknown>;
 }
 
 /** Status, the headers that are not transport-specific, and the parsed body. */
@@ -33,22 +34,23 @@ const exchange = (base: string, credentials: object) =>
   fetch(`${base}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(credentials) });
 
 describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outage'] })", () => {
+  // A fresh sandbox (and log) per test: the outage counts calls, so no test may see another's.
   let sandbox: Sandbox;
-  const log: RequestLogEntry[] = [];
+  let log: RequestLogEntry[];
   const server = setupServer();
-  let http: TestServer;
+  const start = serversPerTest();
 
-  beforeAll(async () => {
-    sandbox = await createSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0, onRequest: (e) => log.push(e) });
-    server.use(...createMswHandlers(sandbox, { baseUrl: BASE }));
-    // The same scenario behind the real node:http server, for comparison. msw lets requests to
-    // 127.0.0.1 through (they are not under BASE).
-    http = await startTestServer({ scenarios: ["token-endpoint-outage"] });
+  beforeAll(() => {
     server.listen({ onUnhandledRequest: "bypass" });
   });
-  afterAll(async () => {
+  beforeEach(async () => {
+    const entries: RequestLogEntry[] = [];
+    log = entries;
+    sandbox = await createSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0, onRequest: (e) => entries.push(e) });
+    server.resetHandlers(...createMswHandlers(sandbox, { baseUrl: BASE }));
+  });
+  afterAll(() => {
     server.close();
-    await http.close();
   });
 
   it("loads the scenario first, then the built-in default", () => {
@@ -56,6 +58,9 @@ describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outag
   });
 
   it("answers the first two exchanges with 503, Retry-After 30 and x-sandbox-rule, then issues a token, as over HTTP", async () => {
+    // The same scenario behind the real node:http server, for comparison. msw lets requests to
+    // 127.0.0.1 through (they are not under BASE).
+    const http = await start({ scenarios: ["token-endpoint-outage"] });
     const inProcess: Answer[] = [];
     const overHttp: Answer[] = [];
     for (let i = 0; i < 3; i++) {
@@ -86,7 +91,8 @@ describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outag
     });
   });
 
-  it("records the rule in the request log entries it shaped", () => {
+  it("records the rule in the request log entries it shaped", async () => {
+    for (let i = 0; i < 3; i++) await exchange(BASE, outageCredentials);
     expect(log.map((e) => [e.status, e.scenario, e.merchant, e.rules])).toEqual([
       [503, "token-endpoint-outage", "m_token_endpoint_outage", ["token-endpoint-outage/outage"]],
       [503, "token-endpoint-outage", "m_token_endpoint_outage", ["token-endpoint-outage/outage"]],

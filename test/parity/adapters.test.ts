@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { T0 } from "../support/server.js";
+import { T0, requestWithRepeatedHeaders, type Reply } from "../support/server.js";
 
 /**
  * Parity: one table of requests through all three adapters (node:http server, msw setupServer
@@ -24,12 +24,22 @@ interface Step {
   name: string;
   method: string;
   path: string;
-  headers?: Record<string, string>;
+  /** A header given as several values is sent as that many header lines. */
+  headers?: Record<string, string | string[]>;
   body?: string;
 }
 
 const json = { "content-type": "application/json" };
 const CREDENTIALS = JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" });
+
+/**
+ * The repeated-header steps, and the step that sends only their first header: what
+ * @mswjs/http-middleware answers instead, since node's `req.headers` drops the repeat.
+ */
+const REPEATED: Record<string, string> = {
+  "payment with two Authorization headers": "payment with token",
+  "cashout with two different Authorization headers": "cashout with token",
+};
 
 /** `{token}` in a header is replaced by the access token the first step returned. */
 const TABLE: Step[] = [
@@ -94,6 +104,24 @@ const TABLE: Step[] = [
     headers: json,
     body: '{"username":"merchant@sandbox.test","password":"x"}',
   },
+  // Two Authorization lines reach node:http as two headers, but msw setupServer sees one value:
+  // fetch's Headers joins repeats into "Bearer a, Bearer b". The msw adapter splits a joined pair
+  // of credentials back (an Authorization value holds one credential), so both refuse the repeat.
+  // Behind express, @mswjs/http-middleware builds its Request from node's `req.headers`, which
+  // keeps only the first Authorization line: the second is gone before the adapter runs, so that
+  // adapter cannot refuse it and answers as if only the first was sent (see REPEATED below).
+  {
+    name: "payment with two Authorization headers",
+    method: "GET",
+    path: "/api/v2/payment/anything",
+    headers: { authorization: ["Bearer {token}", "Bearer {token}"] },
+  },
+  {
+    name: "cashout with two different Authorization headers",
+    method: "GET",
+    path: "/api/v2/cashout/list",
+    headers: { authorization: ["Bearer {token}", "Basic abc"] },
+  },
   { name: "jwks", method: "GET", path: "/.well-known/jwks.json" },
   { name: "health", method: "GET", path: "/__sandbox/health" },
   { name: "unknown path", method: "GET", path: "/nope" },
@@ -117,9 +145,34 @@ async function observe(res: Response): Promise<Observed> {
 
 function sender(base: string): Send {
   return async (step, token) => {
-    const headers = Object.fromEntries(Object.entries(step.headers ?? {}).map(([k, v]) => [k, v.replace("{token}", token)]));
+    const lines = Object.entries(step.headers ?? {}).flatMap(([k, v]) =>
+      (Array.isArray(v) ? v : [v]).map((one) => [k, one.replace("{token}", token)]),
+    );
+    const repeated = lines.length !== Object.keys(step.headers ?? {}).length;
+    // fetch would join repeated lines into one before they leave this process; a real server gets
+    // them through node:http as separate lines. In process, fetch's Headers is what a client has.
+    if (repeated && base.startsWith("http://")) return observeReply(await requestWithRepeatedHeaders(base, step.path, groupLines(lines), step));
+    const headers = new Headers();
+    for (const [name, value] of lines) headers.append(name!, value!);
     return observe(await fetch(base + step.path, { method: step.method, headers, body: step.body }));
   };
+}
+
+function groupLines(lines: string[][]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of lines) {
+    out[name!] ??= [];
+    out[name!]!.push(value!);
+  }
+  return out;
+}
+
+function observeReply(r: Reply): Observed {
+  const headers: Record<string, string> = {};
+  r.headers.forEach((value, name) => {
+    if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
+  });
+  return { status: r.status, headers, body: r.text };
 }
 
 async function runTable(send: Send): Promise<Observed[]> {
@@ -172,14 +225,27 @@ describe("adapter parity: node:http, msw setupServer and @mswjs/http-middleware 
     for (const name of ["node", "middleware", "msw"]) expect(results[name]).toHaveLength(TABLE.length);
     // The table exercises success and refusal paths alike.
     expect(results.node!.map((o) => o.status)).toEqual([
-      200, 200, 400, 401, 400, 400, 415, 405, 200, 200, 200, 401, 400, 400, 401, 401, 201, 401, 200, 401, 200, 200, 404,
+      200, 200, 400, 401, 400, 400, 415, 405, 200, 200, 200, 401, 400, 400, 401, 401, 201, 401, 200, 401, 400, 400, 200, 200, 404,
     ]);
+  });
+
+  it("two Authorization headers are refused as repeated by node:http and msw setupServer (not as one malformed value)", () => {
+    for (const name of Object.keys(REPEATED)) {
+      const i = TABLE.findIndex((s) => s.name === name);
+      for (const adapter of ["node", "msw"]) {
+        expect(JSON.parse(results[adapter]![i]!.body).code, `${adapter}: ${name}`).toBe("authorization_header_repeated");
+      }
+    }
   });
 
   for (const [i, step] of TABLE.entries()) {
     it(`${step.name}: ${step.method} ${step.path}`, () => {
       expect(results.msw![i]).toEqual(results.node![i]);
-      expect(results.middleware![i]).toEqual(results.node![i]);
+      const firstOnly = REPEATED[step.name];
+      if (firstOnly === undefined) expect(results.middleware![i]).toEqual(results.node![i]);
+      // A known limit of @mswjs/http-middleware (node's req.headers keeps one Authorization): it
+      // answers exactly as to the first header alone.
+      else expect(results.middleware![i]).toEqual(results.node![TABLE.findIndex((s) => s.name === firstOnly)]);
     });
   }
 });

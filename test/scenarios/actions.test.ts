@@ -1,7 +1,6 @@
 import { Faker, en } from "@faker-js/faker";
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/app/sandbox.js";
+import { describe, expect, it } from "vitest";
 import { ScenarioLoadError } from "../../src/scenarios/load.js";
 import type { MerchantFile, RuleFile, ScenarioFile } from "../../src/scenarios/schema.js";
 import {
@@ -12,9 +11,9 @@ import {
   T0,
   postJson,
   problem,
-  startTestServer,
   type Reply,
   type TestServer,
+  serversPerTest,
 } from "../support/server.js";
 import { bearerChallenge, bearer, RENEW_HINT } from "../support/expect.js";
 
@@ -27,16 +26,7 @@ import { bearerChallenge, bearer, RENEW_HINT } from "../support/expect.js";
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function start(options: SandboxOptions): Promise<TestServer> {
-  const s = await startTestServer(options);
-  servers.push(s);
-  return s;
-}
+const start = serversPerTest();
 
 function merchant(id: string, extra: Partial<MerchantFile> = {}): MerchantFile {
   return {

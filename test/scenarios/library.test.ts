@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { parse as parseYaml } from "yaml";
-import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/app/sandbox.js";
+import { describe, expect, it } from "vitest";
 import {
   DEFAULT_KEY,
   DEFAULT_MERCHANT_ID,
@@ -11,11 +10,11 @@ import {
   T0,
   postJson,
   problem,
-  startTestServer,
+  serversPerTest,
   type Reply,
   type TestServer,
 } from "../support/server.js";
-import { challenge, REALM, ISSUER, AUDIENCE, RENEW_HINT } from "../support/expect.js";
+import { AUDIENCE, ISSUER, REALM, RENEW_HINT, bearer, challenge, expectProblem } from "../support/expect.js";
 import { LIBRARY } from "../support/library.js";
 
 /**
@@ -79,24 +78,10 @@ const DEFAULT = creds("default");
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-let servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
-
-async function start(options: SandboxOptions): Promise<TestServer> {
-  const t = await startTestServer(options);
-  servers.push(t);
-  return t;
-}
+const start = serversPerTest();
 
 function exchange(t: TestServer, c: Pick<Creds, "key" | "secret">): Promise<Reply> {
   return t.call(TOKEN_PATH, postJson({ api_key: c.key, api_secret: c.secret }));
-}
-
-function bearer(token: string, method = "GET"): RequestInit {
-  return { method, headers: { authorization: `Bearer ${token}` } };
 }
 
 function init(paymentToken: string): RequestInit {
@@ -156,8 +141,8 @@ function expectPaymentCreated(r: Reply, merchantId: string, createdAtMs: number,
   expect(r.headers.get("x-sandbox-rule")).toBe(ruleHeader);
 }
 
-/** An exact problem+json answer with its headers. */
-function expectProblem(
+/** An exact problem+json answer with its headers (WWW-Authenticate, X-Sandbox-Rule and Retry-After: absent unless given). */
+function expectRefusal(
   r: Reply,
   expected: {
     status: number;
@@ -171,17 +156,17 @@ function expectProblem(
     retryAfter?: string | null;
   },
 ): void {
-  expect(r.status, r.text).toBe(expected.status);
-  expect(r.json).toEqual(problem(expected.status, expected.title, expected.code, expected.detail, expected.path, expected.error));
-  expect(r.headers.get("content-type")).toBe("application/problem+json");
-  expect(r.headers.get("cache-control")).toBe("no-store");
-  expect(r.headers.get("www-authenticate")).toBe(expected.wwwAuthenticate ?? null);
-  expect(r.headers.get("x-sandbox-rule")).toBe(expected.rule ?? null);
-  expect(r.headers.get("retry-after")).toBe(expected.retryAfter ?? null);
+  expectProblem(r, problem(expected.status, expected.title, expected.code, expected.detail, expected.path, expected.error), {
+    headers: {
+      "www-authenticate": expected.wwwAuthenticate ?? null,
+      "x-sandbox-rule": expected.rule ?? null,
+      "retry-after": expected.retryAfter ?? null,
+    },
+  });
 }
 
 function invalidToken(r: Reply, code: string, detail: string, path: string, ruleHeader: string | null = null): void {
-  expectProblem(r, {
+  expectRefusal(r, {
     status: 401,
     title: "Unauthorized",
     code,
@@ -217,7 +202,13 @@ async function expectDefaultMerchantUnaffected(t: TestServer, nowMs = T0): Promi
   expect(claims.iat).toBe(Math.floor(nowMs / 1000));
   expect(claims.exp).toBe(Math.floor(nowMs / 1000) + 3600);
   expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
-  expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, DEFAULT_MERCHANT_ID, "POST", "/api/v2/cashout/payout");
+  expectAuthenticated(
+    await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
+    token,
+    DEFAULT_MERCHANT_ID,
+    "POST",
+    "/api/v2/cashout/payout",
+  );
   expectPaymentCreated(await t.call(INIT_PATH, init(DEFAULT_PAYMENT_TOKEN)), DEFAULT_MERCHANT_ID, nowMs);
   const login = await t.call(LOGIN_PATH, postJson({ username: DEFAULT.email, password: DEFAULT.password }));
   expect(login.status, login.text).toBe(200);
@@ -277,7 +268,7 @@ describe("default", () => {
     for (let i = 0; i < 5; i++) {
       expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, DEFAULT_MERCHANT_ID, "GET", "/api/v2/payment/status");
       expectAuthenticated(
-        await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+        await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
         token,
         DEFAULT_MERCHANT_ID,
         "POST",
@@ -313,7 +304,7 @@ describe("short-lived-tokens", () => {
 
     t.sandbox.clock.advance(59_000);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
 
     t.sandbox.clock.advance(1_000);
     const now = T0_SECONDS + 60;
@@ -324,7 +315,7 @@ describe("short-lived-tokens", () => {
       "/api/v2/payment/status",
     );
     invalidToken(
-      await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+      await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
       "token_expired",
       expiredMessage(T0_SECONDS + 60, now),
       "/api/v2/cashout/payout",
@@ -369,10 +360,10 @@ describe("token-expires-after-calls", () => {
     }
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
-    expectAuthenticated(await t.call("/api/v2/payment/refund", bearer(token, "POST")), token, M.id, "POST", "/api/v2/payment/refund");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/payment/refund", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/payment/refund");
 
-    const fourth = await t.call("/api/v2/cashout/payout", bearer(token, "POST"));
+    const fourth = await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" }));
     invalidToken(fourth, "token_expired", expiredEarlyMessage(T0_SECONDS, T0_SECONDS + 3600, T0_SECONDS), "/api/v2/cashout/payout", RULE);
 
     // The expired token stays expired (no rule fires any more), a new one works from then on.
@@ -426,7 +417,7 @@ describe("token-revoked-mid-session", () => {
     );
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), "token_revoked", REVOKED, "/api/v2/cashout/payout", RULE);
+    invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), "token_revoked", REVOKED, "/api/v2/cashout/payout", RULE);
 
     // Every token it held is revoked, not only the presented one.
     invalidToken(await t.call("/api/v2/payment/status", bearer(token)), "token_revoked", REVOKED, "/api/v2/payment/status");
@@ -436,7 +427,7 @@ describe("token-revoked-mid-session", () => {
     const renewed = expectToken(await exchange(t, M));
     expect(decodeJwt(renewed).iat).toBe(T0_SECONDS);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(renewed)), renewed, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, "POST")), renewed, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, { method: "POST" })), renewed, M.id, "POST", "/api/v2/cashout/payout");
 
     // Isolation: the default merchant's token was not revoked.
     expectAuthenticated(
@@ -465,7 +456,7 @@ describe("secret-rotated", () => {
 
     const first = expectToken(await exchange(t, M));
     const second = await exchange(t, M);
-    expectProblem(second, {
+    expectRefusal(second, {
       status: 401,
       title: "Unauthorized",
       code: "wrong_api_secret",
@@ -480,7 +471,7 @@ describe("secret-rotated", () => {
     expect(second.text).not.toContain(NEW_SECRET);
 
     const third = expectToken(await exchange(t, { key: M.key, secret: NEW_SECRET }), 3600, RULE);
-    expectProblem(await exchange(t, M), {
+    expectRefusal(await exchange(t, M), {
       status: 401,
       title: "Unauthorized",
       code: "wrong_api_secret",
@@ -494,7 +485,7 @@ describe("secret-rotated", () => {
 
     // Tokens already issued keep working.
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(first)), first, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(third, "POST")), third, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(third, { method: "POST" })), third, M.id, "POST", "/api/v2/cashout/payout");
 
     // Isolation: the default merchant's secret was not rotated.
     await expectDefaultMerchantUnaffected(t);
@@ -521,9 +512,15 @@ describe("merchant-disabled", () => {
     const token = expectToken(await exchange(t, M), 3600, rule(NAME, "first-exchange"));
 
     invalidToken(await t.call("/api/v2/payment/status", bearer(token)), "merchant_disabled", TOKEN_REFUSED, "/api/v2/payment/status", RULE);
-    invalidToken(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), "merchant_disabled", TOKEN_REFUSED, "/api/v2/cashout/payout", RULE);
+    invalidToken(
+      await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
+      "merchant_disabled",
+      TOKEN_REFUSED,
+      "/api/v2/cashout/payout",
+      RULE,
+    );
     for (let i = 0; i < 2; i++) {
-      expectProblem(await exchange(t, M), {
+      expectRefusal(await exchange(t, M), {
         status: 401,
         title: "Unauthorized",
         code: "merchant_disabled",
@@ -560,7 +557,7 @@ describe("token-endpoint-outage", () => {
 
     for (let i = 0; i < 2; i++) {
       const r = await exchange(t, M);
-      expectProblem(r, {
+      expectRefusal(r, {
         status: 503,
         title: "Service Unavailable",
         code: "service_unavailable",
@@ -595,7 +592,7 @@ describe("token-rate-limited", () => {
 
     const first = expectToken(await exchange(t, M));
     for (let i = 0; i < 2; i++) {
-      expectProblem(await exchange(t, M), {
+      expectRefusal(await exchange(t, M), {
         status: 429,
         title: "Too Many Requests",
         code: "rate_limited",
@@ -628,7 +625,7 @@ describe("server-clock-ahead", () => {
     expect(claims.iat).toBe(T0_SECONDS + 7200);
     expect(claims.exp).toBe(T0_SECONDS + 7200 + 3600);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
     // payment/init stamps the payment on the scenario's clock too.
     expectPaymentCreated(await t.call(INIT_PATH, init(M.paymentToken)), M.id, T0 + 7200_000);
 
@@ -648,7 +645,7 @@ describe("server-clock-behind", () => {
     expect(claims.iat).toBe(T0_SECONDS - 7200);
     expect(claims.exp).toBe(T0_SECONDS - 3600);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
     expectPaymentCreated(await t.call(INIT_PATH, init(M.paymentToken)), M.id, T0 - 7200_000);
 
     await expectDefaultMerchantUnaffected(t);
@@ -679,7 +676,7 @@ describe("signing-key-rotation", () => {
     }
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
     invalidToken(
       await t.call("/api/v2/payment/status", bearer(token)),
       "token_unknown_kid",
@@ -689,7 +686,7 @@ describe("signing-key-rotation", () => {
     );
     // And from then on, without the rule.
     invalidToken(
-      await t.call("/api/v2/cashout/payout", bearer(token, "POST")),
+      await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
       "token_unknown_kid",
       unknownKidMessage(oldKid),
       "/api/v2/cashout/payout",
@@ -699,7 +696,7 @@ describe("signing-key-rotation", () => {
     const newKid = decodeProtectedHeader(renewed).kid!;
     expect(newKid).not.toBe(oldKid);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(renewed)), renewed, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, "POST")), renewed, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(renewed, { method: "POST" })), renewed, M.id, "POST", "/api/v2/cashout/payout");
 
     // Isolation: the default merchant's token, key and calls are untouched.
     expectAuthenticated(
@@ -759,14 +756,21 @@ describe("signing-key-rotation-overlap", () => {
 
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
     // The 2nd call rotates, and (overlap) is still accepted.
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout", RULE);
+    expectAuthenticated(
+      await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })),
+      token,
+      M.id,
+      "POST",
+      "/api/v2/cashout/payout",
+      RULE,
+    );
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(token)), token, M.id, "GET", "/api/v2/payment/status");
 
     const renewed = expectToken(await exchange(t, M));
     const newKid = decodeProtectedHeader(renewed).kid!;
     expect(newKid).not.toBe(oldKid);
     expectAuthenticated(await t.call("/api/v2/payment/status", bearer(renewed)), renewed, M.id, "GET", "/api/v2/payment/status");
-    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, "POST")), token, M.id, "POST", "/api/v2/cashout/payout");
+    expectAuthenticated(await t.call("/api/v2/cashout/payout", bearer(token, { method: "POST" })), token, M.id, "POST", "/api/v2/cashout/payout");
 
     const jwks = await t.call(JWKS_PATH);
     expect(jwks.status).toBe(200);
@@ -835,7 +839,7 @@ describe("login-gone", () => {
       { username: M.email, password: "wrong-password" },
     ]) {
       const r = await t.call(LOGIN_PATH, postJson(body));
-      expectProblem(r, { status: 410, title: "Gone", code: "login_gone", detail: GONE, path: LOGIN_PATH, error: "gone" });
+      expectRefusal(r, { status: 410, title: "Gone", code: "login_gone", detail: GONE, path: LOGIN_PATH, error: "gone" });
       expect(r.headers.get("deprecation")).toBe(DEPRECATION.deprecation);
       expect(r.headers.get("sunset")).toBe(DEPRECATION.sunset);
       expect(r.headers.get("link")).toBe(DEPRECATION.link);
@@ -868,7 +872,7 @@ describe("cashout-without-scope", () => {
       ["POST", "/api/v2/cashout/payout"],
       ["GET", "/api/v2/cashout/balance"],
     ] as const) {
-      expectProblem(await t.call(path, bearer(token, method)), {
+      expectRefusal(await t.call(path, bearer(token, { method })), {
         status: 403,
         title: "Forbidden",
         code: "insufficient_scope",

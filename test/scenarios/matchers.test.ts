@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/app/sandbox.js";
 import type { MerchantFile, RuleFile, ScenarioFile } from "../../src/scenarios/schema.js";
-import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postJson, startTestServer, type Reply, type TestServer } from "../support/server.js";
+import { DEFAULT_KEY, DEFAULT_MERCHANT_ID, DEFAULT_SECRET, postJson, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { bearer } from "../support/expect.js";
 
 /**
@@ -15,15 +15,11 @@ import { bearer } from "../support/expect.js";
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const startServer = serversPerTest();
 
 /** A test server whose replies remember the path they answer (login answers carry more headers). */
 async function start(options: SandboxOptions): Promise<TestServer> {
-  const s = await startTestServer(options);
-  servers.push(s);
+  const s = await startServer(options);
   const call = s.call;
   s.call = async (path, init) => Object.assign(await call(path, init), { path });
   return s;

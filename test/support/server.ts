@@ -1,4 +1,6 @@
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 
@@ -21,7 +23,11 @@ export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  /** The parsed JSON body, or undefined when the body is not JSON. */
+  /**
+   * The parsed JSON body, or undefined when the body is not JSON. Tests compare it whole with
+   * toEqual or read one member of a body they have just checked, so it is left untyped.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the body of any endpoint; asserted whole, not trusted
   json: any;
 }
 
@@ -63,6 +69,43 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
     close: async () => {
       await server.close();
     },
+  };
+}
+
+/**
+ * Servers that live for one test: `const start = serversPerTest();` at the top of a file or
+ * describe, then `const t = await start(options)` inside a test. Every server started is closed
+ * after its test, whether it passed or not, so no test sees another's state.
+ */
+export function serversPerTest(): (options?: SandboxOptions) => Promise<TestServer> {
+  const open: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((t) => t.close()));
+  });
+  return async (options = {}) => {
+    const t = await startTestServer(options);
+    open.push(t);
+    return t;
+  };
+}
+
+/**
+ * One server for every test of the enclosing describe (or file): started before its first test,
+ * closed after its last. For read-only tests only; a test that changes the server's state (clock,
+ * ledger, keys) resets what it changed or uses serversPerTest. `options` may be a function when
+ * they need async work first (a generated signing key).
+ */
+export function serverPerDescribe(options: SandboxOptions | (() => Promise<SandboxOptions>) = {}): () => TestServer {
+  let t: TestServer | undefined;
+  beforeAll(async () => {
+    t = await startTestServer(typeof options === "function" ? await options() : options);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  return () => {
+    if (!t) throw new Error("serverPerDescribe: the server is used outside a test (it starts in beforeAll)");
+    return t;
   };
 }
 
@@ -128,5 +171,35 @@ export function requestWithRepeatedHeaders(
       });
     });
     req.end(init.body);
+  });
+}
+
+/**
+ * Writes header lines byte for byte on a raw socket (no client normalises them: a trailing space
+ * stays, a header can repeat) and parses the answer.
+ */
+export function rawGet(srv: TestServer, path: string, headerLines: string[]): Promise<Reply> {
+  return rawRequest(srv, "GET", path, headerLines);
+}
+
+/** rawGet with any method (HEAD included: the reply's text is then whatever followed the headers). */
+export function rawRequest(srv: TestServer, method: string, path: string, headerLines: string[] = []): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(srv.server.port, srv.server.host);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const split = raw.indexOf("\r\n\r\n");
+      const head = raw.slice(0, split).split("\r\n");
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0]!)?.[1]);
+      const pairs = head.slice(1).map((line): [string, string] => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+      });
+      resolve(toReply(status, pairs, raw.slice(split + 4)));
+    });
+    socket.write([`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
   });
 }

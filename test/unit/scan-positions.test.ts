@@ -12,6 +12,8 @@ const SECRET = "a-secret-of-the-merchant";
 
 function countingText(text: string): { text: string; reads: () => number } {
   let reads = 0;
+  // A String object, not a string: only an object can have its charCodeAt replaced.
+  // biome-ignore lint/complexity/noBannedTypes: the boxed String is the point (see above)
   const boxed = new String(text) as String & { charCodeAt(i: number): number };
   boxed.charCodeAt = (i: number) => {
     reads++;
