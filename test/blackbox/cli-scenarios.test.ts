@@ -256,7 +256,7 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
     );
   });
 
-  it("plays the outage: two 503s with Retry-After 30 and x-sandbox-rule, then tokens; the default merchant is unaffected", async () => {
+  it("plays the outage: two 503s with Retry-After 30 and x-sandbox-rule, then tokens; the default merchant is unaffected; the log names the rule", async () => {
     const detail =
       "Service Unavailable: simulated by scenario 'token-endpoint-outage', rule 'outage'. Retry after 30 seconds, as the Retry-After header says.";
     for (let i = 0; i < 2; i++) {
@@ -276,9 +276,9 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
 
     const other = await exchange(cli.url, "sandbox-api-key", "sandbox-api-secret");
     expect(other.status).toBe(200);
-  });
 
-  it("logs rules=<scenario>/<rule> for the requests a rule shaped, and nothing for the others", async () => {
+    // The log line of each: rules=<scenario>/<rule> for the requests a rule shaped, nothing for the
+    // others (in this test, not the next: the four exchanges are this test's own).
     await settle();
     const tokenLines = lines(cli.stdout()).filter((l) => l.includes(" POST /api/v2/auth/token "));
     expect(tokenLines).toHaveLength(4);
