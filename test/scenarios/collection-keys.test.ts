@@ -1,20 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseScenarioText, ScenarioLoadError } from "../../src/scenarios/load.js";
+import { ONE_MERCHANT_SCENARIO } from "../support/scenario-text.js";
 
 /**
  * A YAML key that is a list or a mapping is reported where the key is, and the yaml library never
  * gets to print its Node warning about stringifying it.
  */
 
-/** Seven lines: a valid scenario with one merchant, for texts that add to it. */
-const HEAD = `name: s
-description: d
-merchants:
-  - id: m1
-    api_key: k1
-    api_secret: s1
-    payment_token: p1
-`;
+const HEAD = ONE_MERCHANT_SCENARIO;
 
 const FIX = "but a scenario's keys are names such as api_key or match; write the key as plain text";
 

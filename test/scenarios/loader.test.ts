@@ -9,6 +9,7 @@ import { LIBRARY_DIR, libraryNames, resolveScenario } from "../../src/scenarios/
 import { formatProblem, loadScenarioFile, parseScenarioText, ScenarioLoadError, type ScenarioProblem } from "../../src/scenarios/load.js";
 import { scenarioJsonSchema, type ScenarioFile } from "../../src/scenarios/schema.js";
 import { LIBRARY } from "../support/library.js";
+import { ONE_MERCHANT_SCENARIO } from "../support/scenario-text.js";
 
 /**
  * The scenario loader: every problem of a file is reported at once, with file, line and column,
@@ -16,15 +17,7 @@ import { LIBRARY } from "../support/library.js";
  * yields no scenario (nothing half-loads).
  */
 
-/** Seven lines: a valid scenario with one merchant, for texts that add to it. */
-const HEAD = `name: s
-description: d
-merchants:
-  - id: m1
-    api_key: k1
-    api_secret: s1
-    payment_token: p1
-`;
+const HEAD = ONE_MERCHANT_SCENARIO;
 
 /** The ScenarioLoadError a text raises (fails the test when the text loads). */
 function loadError(text: string, file = "x.yaml"): ScenarioLoadError {
