@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { allowedKeysAt } from "./allowed-keys.js";
-import { clip, type Explained, type Path } from "./data-problems.js";
-import { didYouMean } from "./suggest.js";
+import { clip, type Explained, type Path } from "../core/source/data-problems.js";
+import { didYouMean } from "../core/source/suggest.js";
 
 /**
  * The schema's complaints (zod issues) in the loader's words: what is wrong and how to fix it,

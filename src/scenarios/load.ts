@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument } from "yaml";
 import { semanticProblems } from "./cross-checks.js";
-import { pathText, type Path } from "./data-problems.js";
+import { pathText, type Path } from "../core/source/data-problems.js";
 import { explain, withoutConsequences } from "./explain-issues.js";
 import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
-import { collectionKeys, duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
-import { offsetFinder } from "./yaml-positions.js";
+import { collectionKeys, duplicateKeys, syntaxMessage } from "../core/source/yaml-syntax.js";
+import { offsetFinder } from "../core/source/yaml-positions.js";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
@@ -15,8 +15,8 @@ import { offsetFinder } from "./yaml-positions.js";
  */
 
 export { ScenarioLoadError, formatProblem, type ScenarioProblem } from "./problems.js";
-export { pathText, type Path } from "./data-problems.js";
-export { positionIn } from "./yaml-positions.js";
+export { pathText, type Path } from "../core/source/data-problems.js";
+export { positionIn } from "../core/source/yaml-positions.js";
 
 export function loadScenarioFile(path: string): ScenarioFile {
   let text: string;
