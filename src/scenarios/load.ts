@@ -1,3 +1,4 @@
+import { dirname, isAbsolute, resolve } from "node:path";
 import { semanticProblems } from "./cross-checks.js";
 import { pathText, type Path } from "../core/source/data-problems.js";
 import { explain, withoutConsequences } from "./explain-issues.js";
@@ -18,7 +19,17 @@ export { positionIn } from "../core/source/yaml-positions.js";
 export function loadScenarioFile(path: string): ScenarioFile {
   const read = readSourceText(path, "the scenario file");
   if (!read.ok) throw new ScenarioLoadError(read.problems);
-  return parseScenarioText(read.text, path);
+  return withProfilePathFrom(parseScenarioText(read.text, path), path);
+}
+
+/**
+ * A settings.profile that is a file path is relative to the scenario file: made absolute here, so
+ * it means the same file wherever the scenario is used later (a session's copy, another folder).
+ */
+function withProfilePathFrom(scenario: ScenarioFile, file: string): ScenarioFile {
+  const profile = scenario.settings?.profile;
+  if (profile === undefined || isAbsolute(profile) || !(/[/\\]/.test(profile) || /\.(ya?ml|json)$/i.test(profile))) return scenario;
+  return { ...scenario, settings: { ...scenario.settings, profile: resolve(dirname(file), profile) } };
 }
 
 export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFile {
