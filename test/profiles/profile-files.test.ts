@@ -136,6 +136,35 @@ describe("a profile file of one's own", () => {
   });
 });
 
+describe("a profile's jwt section: typ and merchantClaim", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({
+      profile: { name: "claims", jwt: { typ: "JWT", merchantClaim: "merchant_id", alg: "ES256" } },
+    });
+  });
+  afterAll(() => t.close());
+
+  it("issues tokens of that typ with the merchant id under that claim, and verifies and attributes them by it", async () => {
+    const r = await t.call(TOKEN, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }));
+    const token = r.json.access_token;
+    expect(decodeProtectedHeader(token)).toMatchObject({ typ: "JWT", alg: "ES256" });
+    expect(decodeJwt(token).merchant_id).toBe("merchant_sandbox_default");
+    const call = await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
+    expect([call.status, call.json.merchant_id]).toEqual([200, "merchant_sandbox_default"]);
+    expect(t.sandbox.journal.list({}).at(-1)).toMatchObject({ merchant: "merchant_sandbox_default", status: 200 });
+    expect(t.sandbox.journal.list({}).at(-1)?.unverified).toBeUndefined();
+    // The login's token (typ JWT too) is still no access token.
+    const login = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
+    const refused = await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${login.json.token}` } });
+    expect([refused.status, refused.json.code]).toEqual([401, "token_not_access_token"]);
+    // Minted tokens follow the same format.
+    const minted = await t.sandbox.mintToken();
+    expect(decodeProtectedHeader(minted.token).typ).toBe("JWT");
+    expect((await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${minted.token}` } })).status).toBe(200);
+  });
+});
+
 describe("a session with a profile", () => {
   let t: TestServer;
   beforeAll(async () => {
