@@ -101,6 +101,13 @@ describe("the profile loader", () => {
     for (const profile of Object.values(BUILT_IN_PROFILES)) expect(validateProfile(profile, profile.name)).toEqual(profile);
   });
 
+  it("the README's profile example loads", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const example = /```yaml\n(# acme\.yaml[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    expect(parseProfileText(example!, "README.md").name).toBe("acme");
+  });
+
   it("profiles/profile.schema.json is the current profileJsonSchema()", () => {
     const checkedIn = JSON.parse(readFileSync(new URL("../../profiles/profile.schema.json", import.meta.url), "utf8"));
     expect(checkedIn, "profiles/profile.schema.json is out of date: run `npm run schema` and commit the result").toEqual(profileJsonSchema());
