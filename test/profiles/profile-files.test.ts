@@ -220,6 +220,19 @@ describe("serve --profile", () => {
     }
   });
 
+  it("validate checks a scenario's settings.profile: an unknown name at the setting, a profile file's problems in that file", async () => {
+    const typo = join(dir, "typo-scenario.yaml");
+    writeFileSync(
+      typo,
+      "name: typo\ndescription: d\nsettings: { profile: lexk }\nmerchants:\n  - { id: t, api_key: typo-key, api_secret: typo-secret, payment_token: typo-pt }\n",
+    );
+    const cli = runCli(["validate", typo]);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stdout()).toBe(
+      `${typo}:3:22: settings.profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)\n`,
+    );
+  });
+
   it("a bad profile stops the start with the located problem and exit 2", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "name: bad\ntoken:\n  body: { t: '{{acces_token}}' }\n");
