@@ -29,7 +29,8 @@ export interface CalibratedProfile {
 
 /** One line of calibrate's table. */
 export interface Finding {
-  probe: ProbeName | "jwt";
+  /** The probe, or what the line is about when no one probe is (`jwt`, `refusals`, `(inferred)`). */
+  probe: ProbeName | "jwt" | "refusals" | "(inferred)";
   sent: string;
   cameBack: string;
   profileSays: string;
@@ -295,7 +296,7 @@ function inferRefusals(observed: Observation[]): RefusalInference {
     if (!statusEntry(i.code, from.obs.answer.status)) delete entry.status;
     if (Object.keys(entry).length > 0) codes[i.code] = entry;
     findings.push({
-      probe: i.code === "token_expired" ? "expired_token" : i.from,
+      probe: "(inferred)",
       sent: "(not sent)",
       cameBack: "-",
       profileSays: codeEntryText(i.code, entry),
@@ -312,7 +313,7 @@ function inferRefusals(observed: Observation[]): RefusalInference {
     findings: [
       ...findings,
       {
-        probe: main[0]!.obs.probe,
+        probe: "refusals",
         sent: `(${main.length} of ${refusals.length} refusals share one shape)`,
         cameBack: summarise(main[0]!.json),
         profileSays: `refusal: ${summarise(template)}`,

@@ -124,12 +124,34 @@ function differencesTable(differences: readonly Difference[], file: string, requ
   );
 }
 
+/** Columns of at most COLUMN characters; a longer cell goes on over several lines, broken at spaces. */
 function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const widths = head.map((h, i) => Math.min(COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd();
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n") + "\n";
+  const out = [line(head), line(widths.map((w) => "-".repeat(w)))];
+  for (const row of rows) {
+    const wrapped = row.map((cell, i) => wrap(cell, i === row.length - 1 ? COLUMN * 2 : widths[i]!));
+    const height = Math.max(...wrapped.map((w) => w.length));
+    for (let k = 0; k < height; k++) out.push(line(wrapped.map((w) => w[k] ?? "")));
+  }
+  return out.join("\n") + "\n";
+}
+
+const COLUMN = 48;
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const cut = rest.lastIndexOf(" ", width);
+    const at = cut > width / 3 ? cut : width;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  lines.push(rest);
+  return lines;
 }
