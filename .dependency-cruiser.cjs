@@ -1,6 +1,6 @@
 /**
  * The layering rules of src/, checked in CI (`npm run lint:layers`). docs/architecture.md is the map they keep true:
- * core <- scenarios, endpoints <- control <- app <- adapters, log, cli.
+ * core <- scenarios, endpoints, profiles; scenarios, endpoints <- control <- app <- adapters, log, cli.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -35,6 +35,13 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(core|scenarios)/" },
     },
     {
+      name: "profiles-see-only-core",
+      comment: "Response profiles (schema, loader, templates, renderer) build on the domain only; src/app picks a scenario's profile and hands the endpoints its renderer.",
+      severity: "error",
+      from: { path: "^src/profiles/" },
+      to: { path: "^src/", pathNot: "^src/(core|profiles)/" },
+    },
+    {
       name: "control-is-below-app",
       severity: "error",
       comment: "The control plane uses core, scenarios and endpoints; only src/app wires it in, and the adapters and CLI sit above both.",
@@ -45,7 +52,7 @@ module.exports = {
       name: "app-is-below-the-edges",
       severity: "error",
       comment: "src/app builds the sandbox; adapters, the CLI and the log formats use it, never the other way round.",
-      from: { path: "^src/(app|core|endpoints|scenarios|control)/" },
+      from: { path: "^src/(app|core|endpoints|scenarios|profiles|control)/" },
       to: { path: "^src/(adapters|cli|log)/" },
     },
     {

@@ -83,7 +83,10 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
     } catch (e) {
       thrown = e;
-      response = problemResponse(e, trace.shown.path, r.headers);
+      // The merchant API's refusals in the scenario's response profile (none for oauth, and never
+      // for the control plane); the code journaled and logged below stays the sandbox's.
+      const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
+      response = shaper?.refusal(e, trace.shown.path, r.headers) ?? problemResponse(e, trace.shown.path, r.headers);
     }
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {

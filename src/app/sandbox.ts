@@ -14,6 +14,7 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { KeyRing, type ScenarioKeys, type SigningKey } from "../core/keys.js";
 import { MerchantRegistry, type MerchantInput } from "../core/merchants.js";
 import { createPipeline, type RequestLogEntry } from "./pipeline.js";
+import { profileChooser, sandboxProfile, type ProfileOption } from "./profiles.js";
 import { TokenLedger } from "../core/token-ledger.js";
 import { tokenIdSource } from "../core/token-ids.js";
 import { VERSION } from "../core/version.js";
@@ -31,6 +32,12 @@ export interface SandboxOptions extends SettingsInput {
    * named `default`. The first one is the primary scenario (see ScenarioSet.primary).
    */
   scenarios?: Array<string | ScenarioFile | LoadedScenario>;
+  /**
+   * The response profile: the wire shape of the merchant API's answers. A built-in name (`oauth`,
+   * the default, `lexik`, `camel`, `envelope`), a profile file's path, or a profile object. Its jwt
+   * section sets alg, token ttl, issuer and audience unless these options are given.
+   */
+  profile?: ProfileOption;
   /** Replaces the built-in default scenario's merchant(s) (library shorthand for a one-scenario sandbox). */
   merchants?: MerchantInput[];
   /** Seed for every generated value (payment ids, checkout URLs, jti): same seed, same sequence. Default 1. */
@@ -115,7 +122,8 @@ export interface Sandbox {
  * cannot be used, ScenarioLoadError for a scenario that does not validate.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const settings = resolveSettings(options);
+  const profile = await sandboxProfile(options.profile);
+  const settings = resolveSettings({ ...profile.profile.settings, ...givenSettings(options) });
   const control = {
     enabled: options.controlPlane ?? true,
     adminToken: adminTokenSetting(options.adminToken),
@@ -131,7 +139,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   await ring.startKey(settings.algorithm); // a configured key that cannot be used fails here, at start
   const merchants = new MerchantRegistry([]);
   const ledger = new TokenLedger();
-  const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants });
+  const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
   for (const loaded of await scenarioList(options)) {
     if (scenarioSet.byName(loaded.scenario.name)) {
       throw new ConfigError(`two scenarios are named '${loaded.scenario.name}' (${loaded.source}); give each its own name`);
@@ -220,6 +228,11 @@ async function scenarioList(options: SandboxOptions): Promise<LoadedScenario[]> 
   if (given.some((g) => g.scenario.name === "default")) return given;
   const builtIn: ScenarioFile = options.merchants ? { ...DEFAULT_SCENARIO, merchants: options.merchants.map(merchantFile) } : DEFAULT_SCENARIO;
   return [...given, { scenario: builtIn, source: "built-in" }];
+}
+
+/** The settings options given (an option set to undefined is not given: the profile's value stays). */
+function givenSettings(options: SandboxOptions): SettingsInput {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as SettingsInput;
 }
 
 function positiveInt(value: number, name: string): number {

@@ -1,5 +1,5 @@
 import yargs, { type Argv, type CommandModule } from "yargs";
-import { didYouMean } from "../scenarios/suggest.js";
+import { didYouMean } from "../core/source/suggest.js";
 
 /**
  * Every flag of a command can be given as MERCHANT_SANDBOX_<FLAG> (yargs' `.env()`). A variable

@@ -8,7 +8,7 @@ import { signCompactJws, unsecuredCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
 import { accessTokenClaims, type AccessClaims } from "../core/token-claims.js";
-import { closest } from "../scenarios/suggest.js";
+import { closest } from "../core/source/suggest.js";
 import type { ControlContext } from "./context.js";
 
 /**

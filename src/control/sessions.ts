@@ -42,7 +42,7 @@ export class SessionStore {
   ) {}
 
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
-  async create(scenarioName = "default"): Promise<Session> {
+  async create(scenarioName = "default", profile?: string): Promise<Session> {
     this.reap();
     if (this.sessions.size >= this.limits.maxSessions) {
       throw new TooManySessions(
@@ -58,7 +58,7 @@ export class SessionStore {
         : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
-    const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id);
+    const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id, profile);
     const now = Date.now();
     const session = { id, instance, createdAt: now, lastUsedAt: now };
     this.sessions.set(id, session);

@@ -1,5 +1,6 @@
 import type { Faker } from "@faker-js/faker";
 import type { AccessTokens } from "./access-tokens.js";
+import type { AnswerShaper } from "./answer-shaper.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import type { ShownUrl } from "./redact.js";
@@ -37,6 +38,8 @@ export interface ScenarioView {
   /** The scenario's own clock (the sandbox clock plus the scenario's offset and rule changes). */
   readonly clock: SandboxClock;
   readonly merchants: readonly Merchant[];
+  /** The response profile's renderer; undefined for oauth (today's answers, nothing extra per request). */
+  readonly shaper: AnswerShaper | undefined;
 }
 
 /** The scenarios as endpoints may look them up. */

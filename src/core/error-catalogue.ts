@@ -474,6 +474,12 @@ export const ERROR_CATALOGUE = {
     meaning: "`scenario` names no loaded or library scenario.",
     fix: "Name a loaded or library scenario (`merchant-sandbox scenarios` lists them).",
   },
+  session_profile_invalid: {
+    status: [400],
+    error: ["invalid_request"],
+    meaning: "`profile` is not a string, names no profile of this sandbox, or the scenario's profile file has a problem (the message says where).",
+    fix: "Name a built-in profile (oauth, lexik, camel, envelope) or one this sandbox loaded at start.",
+  },
   clock_change_missing: {
     status: [400],
     error: ["invalid_request"],

@@ -31,13 +31,30 @@ export interface ProblemBody {
  * `path` becomes `instance` as given: pass the redacted path (RequestTrace.shown, redactUrl).
  */
 export function problemResponse(thrown: unknown, path: string, extraHeaders?: Record<string, string>): SandboxResponse {
-  const err =
-    thrown instanceof SandboxError
-      ? thrown
-      : new InternalError(
-          "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
-        );
-  const body: ProblemBody = {
+  const err = asRefusal(thrown);
+  const headers: Record<string, string> = {
+    "content-type": "application/problem+json",
+    "cache-control": "no-store",
+    ...extraHeaders,
+    ...err.headers,
+  };
+  const challenge = challengeFor(err);
+  if (challenge) headers["www-authenticate"] = challenge;
+  return { status: err.status, headers, body: JSON.stringify(problemBody(err, path)) };
+}
+
+/** A SandboxError as it is; anything else (a bug of ours) as a 500 internal_error. */
+export function asRefusal(thrown: unknown): SandboxError {
+  return thrown instanceof SandboxError
+    ? thrown
+    : new InternalError(
+        "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
+      );
+}
+
+/** The problem+json body of a refusal (also what a profile that leaves refusal.body out answers). */
+export function problemBody(err: SandboxError, path: string): ProblemBody {
+  return {
     type: problemType(err.code),
     title: statusTitle(err.status),
     status: err.status,
@@ -47,18 +64,10 @@ export function problemResponse(thrown: unknown, path: string, extraHeaders?: Re
     error_description: err.description,
     instance: path,
   };
-  const headers: Record<string, string> = {
-    "content-type": "application/problem+json",
-    "cache-control": "no-store",
-    ...extraHeaders,
-    ...err.headers,
-  };
-  const challenge = challengeFor(err);
-  if (challenge) headers["www-authenticate"] = challenge;
-  return { status: err.status, headers, body: JSON.stringify(body) };
 }
 
-function challengeFor(err: SandboxError): string | undefined {
+/** The WWW-Authenticate challenge a refusal calls for (RFC 6750), if any. */
+export function challengeFor(err: SandboxError): string | undefined {
   if (err.challenge === "api-key") {
     return `ApiKey realm="${REALM}", error="${err.error}"`;
   }

@@ -47,13 +47,14 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   const now = scenario.clock.nowSeconds();
   const ttl = scenario.settings.tokenTtlSeconds;
   const issue = trace.effects.issue;
+  const issuedAt = issue?.expired ? now - ttl - 1 : now;
   const token = await ctx.tokens.issueLoginToken(merchant, {
-    issuedAt: issue?.expired ? now - ttl - 1 : now,
+    issuedAt,
     ttlSeconds: ttl,
     ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
     jti: ctx.newTokenId(),
   });
-  return jsonResponse(200, { token });
+  return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}) ?? jsonResponse(200, { token });
 };
 
 /** The three headers of every answer of the login, from the sandbox's settings (the router formats them once per sandbox). */

@@ -60,20 +60,19 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
 
   const paymentId = `pay_${ctx.faker.string.alphanumeric({ length: 24, casing: "lower" })}`;
   const createdAt = new Date(ctx.scenarios.of(merchant).clock.now());
-  return jsonResponse(
-    201,
-    {
-      payment_id: paymentId,
-      checkout_url: `https://checkout.sandbox.test/pay/${paymentId}`,
-      merchant_id: merchant.id,
-      status: "created",
-      created_at: createdAt.toISOString(),
-      expires_at: new Date(createdAt.getTime() + 30 * 60_000).toISOString(),
-      ...echoOrderFields(body),
-      note: "Hosted checkout is not simulated beyond this answer; the URL is a sandbox placeholder.",
-    },
-    { location: `/api/v2/payment/${paymentId}` },
-  );
+
+  const answer = {
+    payment_id: paymentId,
+    checkout_url: `https://checkout.sandbox.test/pay/${paymentId}`,
+    merchant_id: merchant.id,
+    status: "created",
+    created_at: createdAt.toISOString(),
+    expires_at: new Date(createdAt.getTime() + 30 * 60_000).toISOString(),
+    ...echoOrderFields(body),
+    note: "Hosted checkout is not simulated beyond this answer; the URL is a sandbox placeholder.",
+  };
+  const headers = { location: `/api/v2/payment/${paymentId}` };
+  return ctx.scenarios.of(merchant).shaper?.paymentInit(answer, headers) ?? jsonResponse(201, answer, headers);
 };
 
 function readPaymentToken(request: SandboxRequest, body: Record<string, unknown> | undefined, transport: PaymentTokenTransport): string {

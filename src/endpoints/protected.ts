@@ -33,14 +33,16 @@ export function protectedEndpoint(scope: Scope): Endpoint {
         `The access token of merchant '${verified.merchant.id}' has no '${scope}' scope (it has: ${[...verified.scopes].join(", ") || "none"}). This merchant is not allowed to use /api/v2/${scope}/ endpoints; ask for the '${scope}' right or use a merchant that has it.`,
       );
     }
-    return jsonResponse(200, {
+    const operation = `${request.method} ${trace.shown.path}`;
+    const answer = {
       sandbox: true,
       merchant_id: verified.merchant.id,
-      operation: `${request.method} ${trace.shown.path}`,
+      operation,
       scope,
       token_id: verified.claims.jti,
       expires_at: isoOfSeconds(verified.claims.exp),
       note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
-    });
+    };
+    return trace.scenario.shaper?.protectedCall(answer, operation) ?? jsonResponse(200, answer);
   };
 }

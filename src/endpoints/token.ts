@@ -62,7 +62,12 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   });
   trace.tokenId = claims.jti;
   // RFC 6749 §5.1: token responses must not be cached.
-  return jsonResponse(200, { access_token: token, token_type: "Bearer", expires_in: ttl }, { pragma: "no-cache" });
+  const headers = { pragma: "no-cache" };
+  // The scenario's response profile may shape the answer (none for oauth: this answer as it is).
+  return (
+    scenario.shaper?.token({ accessToken: token, expiresIn: ttl, issuedAt: claims.iat, scope: claims.scope }, headers) ??
+    jsonResponse(200, { access_token: token, token_type: "Bearer", expires_in: ttl }, headers)
+  );
 };
 
 /**

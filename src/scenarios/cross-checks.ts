@@ -1,7 +1,7 @@
 import { faker as fakerForChecks } from "@faker-js/faker/locale/en";
 import { merchantIdentifiers, type MerchantIdentity } from "../core/merchants.js";
-import { clip, type Explained, type Path } from "./data-problems.js";
-import { didYouMean } from "./suggest.js";
+import { clip, type Explained, type Path } from "../core/source/data-problems.js";
+import { didYouMean } from "../core/source/suggest.js";
 import { placeholderProblem, placeholdersIn } from "./template.js";
 
 /** Cross-field checks the schema cannot express; on raw data, so they skip what is malformed. */

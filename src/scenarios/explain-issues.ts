@@ -1,23 +1,11 @@
-import type { z } from "zod";
+import { issueExplainer } from "../core/source/explain-issues.js";
 import { allowedKeysAt } from "./allowed-keys.js";
-import { clip, type Explained, type Path } from "./data-problems.js";
-import { didYouMean } from "./suggest.js";
 
-/**
- * The schema's complaints (zod issues) in the loader's words: what is wrong and how to fix it,
- * with the value quoted, the allowed keys or values listed and the nearest one suggested.
- */
+/** The schema's complaints about a scenario file in the loader's words (core/source/explain-issues.ts). */
 
-/**
- * Drops issues that only follow from another: a `then` whose one action is misspelt is reported as
- * the unknown key, not also as "needs at least one action".
- */
-export function withoutConsequences(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  const unknownAt = new Set(issues.filter((i) => i.code === "unrecognized_keys").map((i) => i.path.map(String).join(".")));
-  return issues.filter((i) => !(i.code === "custom" && unknownAt.has(i.path.map(String).join("."))));
-}
+export { withoutConsequences } from "../core/source/explain-issues.js";
 
-/** What each enum field is called in messages: "'tokn' is not an endpoint". */
+/** What each enum field of a scenario is called in messages: "'tokn' is not an endpoint". */
 const VALUE_NOUNS: Record<string, string> = {
   endpoint: "an endpoint",
   method: "an HTTP method",
@@ -29,121 +17,4 @@ const VALUE_NOUNS: Record<string, string> = {
   expire_token: "an expire_token target",
 };
 
-export function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
-  const path = issue.path as Path;
-  const value = valueAt(data, path);
-  switch (issue.code) {
-    case "unrecognized_keys": {
-      const allowed = allowedKeysAt(path);
-      return issue.keys.map((key) => ({
-        path,
-        key,
-        message: `unknown key '${clip(key)}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
-      }));
-    }
-    case "invalid_value": {
-      const field = String([...path].reverse().find((p) => typeof p === "string") ?? "value");
-      const options = issue.values.map(String);
-      const noun = VALUE_NOUNS[field] ?? `one of ${options.join(", ")}`;
-      const text = typeof value === "string" ? value : "";
-      return [
-        {
-          path,
-          message: `${show(value)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}`,
-        },
-      ];
-    }
-    case "invalid_type": {
-      if (value === undefined) return [{ path, message: `is required: ${expectedText(issue.expected)}` }];
-      return [{ path, message: `must be ${expectedText(issue.expected)}, not ${kindOf(value)}` }];
-    }
-    case "invalid_union": {
-      // A union of a duration string and a number, or of `true` and an object: report the branch
-      // that fits the value's kind, else say which kinds are accepted.
-      const branches = (issue as z.core.$ZodIssueInvalidUnion).errors;
-      // A branch "fits" when the value is of the kind it takes (a string for an enum of strings,
-      // a mapping for an object) and only the content is wrong.
-      const kindMismatch = (i: z.core.$ZodIssue) =>
-        i.path.length === 0 && (i.code === "invalid_type" || (i.code === "invalid_value" && !i.values.some((v) => typeof v === typeof value)));
-      const fitting = branches.find((branch) => branch.length > 0 && !branch.some(kindMismatch));
-      if (fitting) return fitting.flatMap((i) => explain({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data));
-      // A union with a message of its own (durations) says what it takes in words.
-      if (!/^Invalid input/.test(issue.message)) return [{ path, message: issue.message }];
-      const kinds = [
-        ...new Set(
-          branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))),
-        ),
-      ];
-      return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value)}` }];
-    }
-    case "too_small":
-    case "too_big":
-      return [{ path, message: rangeMessage(issue, path) }];
-    default:
-      return [{ path, message: cleanZodMessage(issue.message) }];
-  }
-}
-
-function valueAt(data: unknown, path: Path): unknown {
-  let v: unknown = data;
-  for (const p of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return `the text ${show(value)}`;
-  return `${typeof value === "number" ? "the number" : typeof value} ${String(value)}`;
-}
-
-function expectedText(expected: string): string {
-  const map: Record<string, string> = {
-    string: "a text",
-    number: "a number",
-    int: "a whole number",
-    boolean: "true or false",
-    object: "a mapping (key: value lines)",
-    array: "a list (lines starting with '- ')",
-  };
-  return map[expected] ?? expected;
-}
-
-/** A value quoted for a message. Never throws: data given to createSandbox may be anything. */
-function show(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? typeof value);
-  } catch {
-    text = Array.isArray(value) ? "a list" : typeof value;
-  }
-  return `'${text.slice(0, 60)}'`;
-}
-
-/** Range problems in the loader's words: an HTTP status, a count, a non-empty text or list. */
-function rangeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, path: Path): string {
-  // A message written in the schema says it best.
-  if (!/^Too (small|big)/.test(issue.message)) return issue.message;
-  const field = String(path.at(-1));
-  if (field === "status") return "must be an HTTP status from 200 to 599";
-  const limit = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
-  switch (issue.origin) {
-    case "string":
-      return issue.code === "too_small" && limit === 1
-        ? "must not be empty"
-        : `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit} characters long`;
-    case "array":
-      return issue.code === "too_small" ? `needs at least ${limit} item${limit === 1 ? "" : "s"}` : `may have at most ${limit} items`;
-    default:
-      if (issue.code === "too_small" && limit === 0) return "must not be negative";
-      return `must be ${issue.code === "too_small" ? "at least" : "at most"} ${limit}`;
-  }
-}
-
-function cleanZodMessage(message: string): string {
-  return message.replace(/^Invalid input: /, "").replace(/^Too small: expected (\w+) to have >=(\d+) items?$/, "needs at least $2 item(s)");
-}
+export const explain = issueExplainer({ allowedKeysAt, valueNouns: VALUE_NOUNS });

@@ -1,3 +1,4 @@
+import type { AnswerShaper, ProfileChooser } from "../core/answer-shaper.js";
 import { SandboxClock } from "../core/clock.js";
 import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import { parseSignedDuration } from "../core/duration.js";
@@ -25,6 +26,9 @@ export class ScenarioInstance {
   startedAtMs: number;
   /** Set for a session's private copy of a scenario (POST /__sandbox/sessions). */
   readonly sessionId: string | undefined;
+  /** The response profile's name, and its renderer (none for oauth: today's answers). */
+  readonly profile: string;
+  readonly shaper: AnswerShaper | undefined;
   private readonly initialLoginMode: SandboxSettings["loginMode"];
   private readonly clockOffsetMs: number;
 
@@ -37,6 +41,8 @@ export class ScenarioInstance {
     keys: ScenarioKeys;
     merchants: Merchant[];
     sessionId: string | undefined;
+    profile: string;
+    shaper: AnswerShaper | undefined;
   }) {
     this.name = init.file.name;
     this.description = init.file.description;
@@ -49,6 +55,8 @@ export class ScenarioInstance {
     this.startedAtMs = init.clock.now();
     this.file = init.file;
     this.sessionId = init.sessionId;
+    this.profile = init.profile;
+    this.shaper = init.shaper;
     this.initialLoginMode = init.settings.loginMode;
     this.clockOffsetMs = init.clockOffsetMs;
   }
@@ -67,12 +75,18 @@ export class ScenarioInstance {
       registry: MerchantRegistry;
       owners: Map<string, ScenarioInstance>;
       sessionId?: string;
+      /** Picks the response profile (the app's, which knows the profiles); none: oauth. */
+      profileFor?: ProfileChooser;
+      /** The profile a session asked for. */
+      profile?: string;
     },
   ): Promise<ScenarioInstance> {
     const where = `scenario '${file.name}' (${source})`;
+    const profile = await deps.profileFor?.(file, source, deps.profile);
     let settings: SandboxSettings;
     try {
-      settings = resolveSettings(settingsInput(file.settings), deps.base);
+      // The profile's jwt ttl and alg, under the file's own settings.
+      settings = resolveSettings({ ...profile?.settings, ...settingsInput(file.settings) }, deps.base);
     } catch (e) {
       throw new ConfigError(`${where}: ${(e as Error).message}`);
     }
@@ -104,7 +118,18 @@ export class ScenarioInstance {
       }
     }
     const merchants = inputs.map((input) => deps.registry.add(input));
-    const instance = new ScenarioInstance({ file, source, settings, clock, clockOffsetMs: offsetMs, keys, merchants, sessionId: deps.sessionId });
+    const instance = new ScenarioInstance({
+      file,
+      source,
+      settings,
+      clock,
+      clockOffsetMs: offsetMs,
+      keys,
+      merchants,
+      sessionId: deps.sessionId,
+      profile: profile?.name ?? "oauth",
+      shaper: profile?.shaper,
+    });
     for (const m of merchants) deps.owners.set(m.id, instance);
     return instance;
   }

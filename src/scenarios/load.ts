@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
-import { LineCounter, parseDocument } from "yaml";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { semanticProblems } from "./cross-checks.js";
-import { pathText, type Path } from "./data-problems.js";
+import { pathText, type Path } from "../core/source/data-problems.js";
 import { explain, withoutConsequences } from "./explain-issues.js";
 import { boundProblems, ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
-import { collectionKeys, duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
-import { offsetFinder } from "./yaml-positions.js";
+import { CYCLE_MESSAGE, cyclePath, parseYamlSource, readSourceText } from "../core/source/yaml-source.js";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
@@ -15,66 +13,29 @@ import { offsetFinder } from "./yaml-positions.js";
  */
 
 export { ScenarioLoadError, formatProblem, type ScenarioProblem } from "./problems.js";
-export { pathText, type Path } from "./data-problems.js";
-export { positionIn } from "./yaml-positions.js";
+export { pathText, type Path } from "../core/source/data-problems.js";
+export { positionIn } from "../core/source/yaml-positions.js";
 
 export function loadScenarioFile(path: string): ScenarioFile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
-    throw new ScenarioLoadError([{ file: path, line: 1, column: 1, path: "", message: `cannot read the scenario file (${why})` }]);
-  }
-  return parseScenarioText(text, path);
+  const read = readSourceText(path, "the scenario file");
+  if (!read.ok) throw new ScenarioLoadError(read.problems);
+  return withProfilePathFrom(parseScenarioText(read.text, path), path);
+}
+
+/**
+ * A settings.profile that is a file path is relative to the scenario file: made absolute here, so
+ * it means the same file wherever the scenario is used later (a session's copy, another folder).
+ */
+function withProfilePathFrom(scenario: ScenarioFile, file: string): ScenarioFile {
+  const profile = scenario.settings?.profile;
+  if (profile === undefined || isAbsolute(profile) || !(/[/\\]/.test(profile) || /\.(ya?ml|json)$/i.test(profile))) return scenario;
+  return { ...scenario, settings: { ...scenario.settings, profile: resolve(dirname(file), profile) } };
 }
 
 export function parseScenarioText(text: string, file = "<scenario>"): ScenarioFile {
-  const lineCounter = new LineCounter();
-  // Duplicate keys are found by duplicateKeys below: the parser's own check compares each key with
-  // every earlier one of its mapping, quadratic (100,000 keys took minutes).
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
-  const at = (offset: number) => {
-    const pos = lineCounter.linePos(offset);
-    return { line: pos.line, column: pos.col };
-  };
-  const errors = [
-    ...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })),
-    ...duplicateKeys(doc),
-    ...collectionKeys(doc, text),
-  ];
-  if (errors.length > 0) {
-    errors.sort((a, b) => a.offset - b.offset);
-    throw new ScenarioLoadError(
-      boundProblems(
-        errors.map((e) => ({ file, ...at(e.offset), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.offset, e.offset + 200)) })),
-      ),
-    );
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS();
-  } catch (e) {
-    // An alias to an anchor that is not there, or an alias bomb (the yaml library stops at 100).
-    const message = `a YAML alias cannot be used here (${(e as Error).message}); write the value out in full instead of *alias`;
-    throw new ScenarioLoadError([{ file, line: 1, column: 1, path: "", message }]);
-  }
-  const offsets = offsetFinder(doc);
-  return validateScenario(data, file, (path, key) => at(offsets(path, key)));
-}
-
-/** The path of a value that contains itself (through YAML anchors, or objects given as data), if any. */
-function cyclePath(data: unknown, ancestors: unknown[] = [], path: Path = []): Path | undefined {
-  if (data === null || typeof data !== "object") return undefined;
-  if (ancestors.includes(data)) return path;
-  ancestors.push(data);
-  for (const [key, value] of Object.entries(data)) {
-    const found = cyclePath(value, ancestors, [...path, Array.isArray(data) ? Number(key) : key]);
-    if (found) return found;
-  }
-  ancestors.pop();
-  return undefined;
+  const parsed = parseYamlSource(text, file);
+  if (!parsed.ok) throw new ScenarioLoadError(parsed.problems);
+  return validateScenario(parsed.data, file, parsed.positionOf);
 }
 
 /**
@@ -93,8 +54,7 @@ export function validateScenario(
   }
   const cycle = cyclePath(data);
   if (cycle) {
-    const message = "this value includes itself (a YAML alias inside its own anchor), so it never ends; write the value out in full";
-    throw new ScenarioLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message }]);
+    throw new ScenarioLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message: CYCLE_MESSAGE }]);
   }
   const result = scenarioSchema.safeParse(data);
   // Cross-field checks run on the raw data too, so every problem is reported at once.

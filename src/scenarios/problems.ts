@@ -1,15 +1,11 @@
+import { formatProblem, type SourceProblem } from "../core/source/problems.js";
+
 /**
- * What is wrong with a scenario, where. Kept apart from the loader (which pulls in the YAML parser
- * and zod) so that code which only reports or catches these errors stays light at start.
+ * What is wrong with a scenario, where (the shape every source file's problems share,
+ * core/source/problems.ts). Kept apart from the loader so code that only catches it stays light.
  */
-export interface ScenarioProblem {
-  file: string;
-  line: number;
-  column: number;
-  /** Where in the document, e.g. `rules[2].match.endpoint`. */
-  path: string;
-  message: string;
-}
+export type ScenarioProblem = SourceProblem;
+export { boundProblems, formatProblem, MAX_PROBLEMS } from "../core/source/problems.js";
 
 export class ScenarioLoadError extends Error {
   readonly code = "invalid_scenario";
@@ -17,35 +13,4 @@ export class ScenarioLoadError extends Error {
     super(problems.map(formatProblem).join("\n"));
     this.name = "ScenarioLoadError";
   }
-}
-
-/** `file:line:column: path: message`, the shape editors and CI annotations understand. */
-export function formatProblem(p: ScenarioProblem): string {
-  return `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
-}
-
-/**
- * How many problems one file reports at most. A generated file can hold 100,000 unknown keys:
- * reporting each (placed, with a did-you-mean) took over a minute and buried the first ones.
- */
-export const MAX_PROBLEMS = 50;
-
-/**
- * The first MAX_PROBLEMS of `problems` (already in the order to show them), then one more line,
- * where the first left-out problem is, saying how many were left out.
- */
-export function boundProblems(problems: ScenarioProblem[]): ScenarioProblem[] {
-  if (problems.length <= MAX_PROBLEMS) return problems;
-  const next = problems[MAX_PROBLEMS]!;
-  const more = problems.length - MAX_PROBLEMS;
-  return [
-    ...problems.slice(0, MAX_PROBLEMS),
-    {
-      file: next.file,
-      line: next.line,
-      column: next.column,
-      path: "",
-      message: `and ${more} more problem${more === 1 ? "" : "s"} from here on; fix the ones above and validate again`,
-    },
-  ];
 }

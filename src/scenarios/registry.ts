@@ -1,3 +1,4 @@
+import type { ProfileChooser } from "../core/answer-shaper.js";
 import type { SandboxClock } from "../core/clock.js";
 import type { PaymentTokenTransport, SandboxSettings } from "../core/config.js";
 import type { ScenarioLookup } from "../core/context.js";
@@ -28,14 +29,23 @@ export class ScenarioRegistry implements ScenarioSet {
   private readonly owners = new Map<string, ScenarioInstance>();
   private transportList: PaymentTokenTransport[] = [];
 
-  constructor(private readonly deps: { base: SandboxSettings; parentClock: SandboxClock; ring: KeyRing; registry: MerchantRegistry }) {}
+  constructor(
+    private readonly deps: {
+      base: SandboxSettings;
+      parentClock: SandboxClock;
+      ring: KeyRing;
+      registry: MerchantRegistry;
+      profileFor?: ProfileChooser;
+    },
+  ) {}
 
-  /** Builds a scenario and registers its merchants; the first one added is the primary. */
-  async add(file: ScenarioFile, source: string, sessionId?: string): Promise<ScenarioInstance> {
+  /** Builds a scenario and registers its merchants; the first one added is the primary. `profile`: a session's choice. */
+  async add(file: ScenarioFile, source: string, sessionId?: string, profile?: string): Promise<ScenarioInstance> {
     const instance = await ScenarioInstance.create(file, source, {
       ...this.deps,
       owners: this.owners,
       ...(sessionId === undefined ? {} : { sessionId }),
+      ...(profile === undefined ? {} : { profile }),
     });
     this.instances.push(instance);
     this.refresh();

@@ -66,6 +66,13 @@ export const settingsSchema = z
       })
       .optional(),
     disabled_merchant_status: z.union([z.literal(401), z.literal(403)]).optional(),
+    profile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The response profile of this scenario's answers: a built-in name (oauth, lexik, camel, envelope) or a profile file, relative to this file",
+      ),
     clock_offset: duration("clock_offset").optional().describe("This scenario's clock runs ahead (2h) or behind (-2h) the sandbox clock"),
   })
   .describe("Settings of this scenario; anything not set comes from the server's flags");

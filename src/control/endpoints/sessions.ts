@@ -16,17 +16,25 @@ export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => 
     });
   }
   const body = controlBody(request, trace.body, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
-  onlyFields(body, ["scenario"], "POST /__sandbox/sessions");
+  onlyFields(body, ["scenario", "profile"], "POST /__sandbox/sessions");
   if (body.scenario !== undefined && typeof body.scenario !== "string") {
     throw new InvalidRequest("session_scenario_invalid", `"scenario" must be the name of a scenario, such as "default" or "token-endpoint-outage".`);
   }
+  if (body.profile !== undefined && (typeof body.profile !== "string" || body.profile === "")) {
+    throw new InvalidRequest(
+      "session_profile_invalid",
+      `"profile" must be the name of a response profile, such as "oauth", "lexik", "camel" or "envelope".`,
+    );
+  }
   let session: Awaited<ReturnType<typeof ctx.sessions.create>>;
   try {
-    session = await ctx.sessions.create(body.scenario as string | undefined);
+    session = await ctx.sessions.create(body.scenario as string | undefined, body.profile as string | undefined);
   } catch (e) {
     if (e instanceof ScenarioLoadError) {
       throw new InvalidRequest("session_scenario_unknown", `${e.problems[0]!.message}.`);
     }
+    // A profile that cannot be used (unknown name, or a scenario's profile file with problems).
+    if (e instanceof Error && e.name === "ProfileLoadError") throw new InvalidRequest("session_profile_invalid", e.message);
     throw e;
   }
   return jsonResponse(201, ctx.sessions.info(session), { location: `/__sandbox/sessions/${session.id}` });

@@ -80,6 +80,13 @@ export const controlSchemas = {
         description: "A loaded scenario or a library scenario (`merchant-sandbox scenarios` lists them); `default` when absent.",
         examples: ["token-endpoint-outage"],
       },
+      profile: {
+        type: "string",
+        minLength: 1,
+        description:
+          "The response profile the session's merchant API answers are shaped in: a built-in (oauth, lexik, camel, envelope) or a profile this sandbox loaded at start; default the scenario's.",
+        examples: ["lexik"],
+      },
     },
   },
   SessionMerchant: merchantCredentials,

@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { LineCounter, parseDocument } from "yaml";
+import type { Path } from "./data-problems.js";
+import { boundProblems, type SourceProblem } from "./problems.js";
+import { offsetFinder } from "./yaml-positions.js";
+import { collectionKeys, duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
+
+/**
+ * Reading a source file (a scenario, a profile: YAML, or JSON, which YAML 1.2 reads too) into
+ * data, with a way to place a path of that data at a line and column of the text. What cannot be
+ * read is returned as located problems, so each loader throws its own error with them.
+ */
+
+export type PositionOf = (path: Path, key?: string) => { line: number; column: number };
+
+export type SourceRead = { ok: true; data: unknown; positionOf: PositionOf } | { ok: false; problems: SourceProblem[] };
+
+/** The file's text, or one problem saying why it cannot be read (`what`: "the scenario file"). */
+export function readSourceText(path: string, what: string): { ok: true; text: string } | { ok: false; problems: SourceProblem[] } {
+  try {
+    return { ok: true, text: readFileSync(path, "utf8") };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (code ?? "unreadable");
+    return { ok: false, problems: [{ file: path, line: 1, column: 1, path: "", message: `cannot read ${what} (${why})` }] };
+  }
+}
+
+export function parseYamlSource(text: string, file: string): SourceRead {
+  const lineCounter = new LineCounter();
+  // Duplicate keys are found by duplicateKeys below: the parser's own check compares each key with
+  // every earlier one of its mapping, quadratic (100,000 keys took minutes).
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  const at = (offset: number) => {
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  const errors = [
+    ...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })),
+    ...duplicateKeys(doc),
+    ...collectionKeys(doc, text),
+  ];
+  if (errors.length > 0) {
+    errors.sort((a, b) => a.offset - b.offset);
+    return {
+      ok: false,
+      problems: boundProblems(
+        errors.map((e) => ({ file, ...at(e.offset), path: "", message: syntaxMessage(e.code, e.message, text.slice(e.offset, e.offset + 200)) })),
+      ),
+    };
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // An alias to an anchor that is not there, or an alias bomb (the yaml library stops at 100).
+    const message = `a YAML alias cannot be used here (${(e as Error).message}); write the value out in full instead of *alias`;
+    return { ok: false, problems: [{ file, line: 1, column: 1, path: "", message }] };
+  }
+  const offsets = offsetFinder(doc);
+  return { ok: true, data, positionOf: (path, key) => at(offsets(path, key)) };
+}
+
+/** The path of a value that contains itself (through YAML anchors, or objects given as data), if any. */
+export function cyclePath(data: unknown, ancestors: unknown[] = [], path: Path = []): Path | undefined {
+  if (data === null || typeof data !== "object") return undefined;
+  if (ancestors.includes(data)) return path;
+  ancestors.push(data);
+  for (const [key, value] of Object.entries(data)) {
+    const found = cyclePath(value, ancestors, [...path, Array.isArray(data) ? Number(key) : key]);
+    if (found) return found;
+  }
+  ancestors.pop();
+  return undefined;
+}
+
+/** The message for a value that includes itself (cyclePath found it). */
+export const CYCLE_MESSAGE = "this value includes itself (a YAML alias inside its own anchor), so it never ends; write the value out in full";

@@ -1,0 +1,142 @@
+import { isAbsolute, resolve } from "node:path";
+import { CATALOGUE_CODES } from "../core/error-catalogue.js";
+import { allowedKeysIn } from "../core/source/allowed-keys.js";
+import { clip, pathText, type Explained, type Path } from "../core/source/data-problems.js";
+import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
+import { boundProblems } from "../core/source/problems.js";
+import { didYouMean } from "../core/source/suggest.js";
+import { CYCLE_MESSAGE, cyclePath, parseYamlSource, readSourceText, type PositionOf } from "../core/source/yaml-source.js";
+import { BUILT_IN_NAMES, BUILT_IN_PROFILES } from "./builtins.js";
+import { PLACEHOLDERS, type ProfilePart } from "./placeholders.js";
+import { ProfileLoadError } from "./problems.js";
+import { profileSchema, type ProfileFile } from "./schema.js";
+import { placeholdersIn } from "./template.js";
+
+/**
+ * Reading a profile (a built-in name, a YAML or JSON file, or an object) into a validated
+ * ProfileFile, with the scenario loader's machinery (core/source/): every problem with file, line
+ * and column, what is wrong and how to fix it, and a did-you-mean; a profile with any problem
+ * yields nothing (nothing half-loads).
+ */
+
+export { ProfileLoadError } from "./problems.js";
+export { BUILT_IN_NAMES } from "./builtins.js";
+export { didYouMean } from "../core/source/suggest.js";
+
+/** A profile as createSandbox, a scenario or a session names it. */
+export type ProfileInput = string | ProfileFile;
+
+/**
+ * A built-in name (`lexik`), a file path (relative to `baseDir`, default the working directory),
+ * or a profile object. `where` says who asked, for messages ("--profile", "scenario 'x'").
+ */
+export function resolveProfile(input: ProfileInput, where: string, baseDir?: string): ProfileFile {
+  if (typeof input !== "string") return validateProfile(input, `${where} (a profile object)`);
+  const builtIn = BUILT_IN_PROFILES[input];
+  if (builtIn && Object.hasOwn(BUILT_IN_PROFILES, input)) return builtIn;
+  if (!looksLikePath(input)) {
+    throw new ProfileLoadError(
+      [],
+      `${where}: '${clip(input)}' is not a built-in profile${didYouMean(input, BUILT_IN_NAMES)} (built-in: ${BUILT_IN_NAMES.join(", ")}); or give the path of a profile file (.yaml, .yml or .json)`,
+    );
+  }
+  return loadProfileFile(baseDir === undefined || isAbsolute(input) ? input : resolve(baseDir, input));
+}
+
+/** Only built-in names: what a caller of the control plane may pick (it must not read the server's files). */
+export function isBuiltInProfile(name: string): boolean {
+  return Object.hasOwn(BUILT_IN_PROFILES, name);
+}
+
+function looksLikePath(text: string): boolean {
+  return /[/\\]/.test(text) || /\.(ya?ml|json)$/i.test(text);
+}
+
+export function loadProfileFile(path: string): ProfileFile {
+  const read = readSourceText(path, "the profile file");
+  if (!read.ok) throw new ProfileLoadError(read.problems);
+  return parseProfileText(read.text, path);
+}
+
+export function parseProfileText(text: string, file = "<profile>"): ProfileFile {
+  const parsed = parseYamlSource(text, file);
+  if (!parsed.ok) throw new ProfileLoadError(parsed.problems);
+  return validateProfile(parsed.data, file, parsed.positionOf);
+}
+
+const explain = issueExplainer({
+  allowedKeysAt: (path) => allowedKeysIn(profileSchema, path),
+  valueNouns: { alg: "a supported algorithm", wwwAuthenticate: "keep or omit" },
+});
+
+/** Validates a profile given as data (a parsed file, or an object passed to createSandbox). */
+export function validateProfile(data: unknown, file: string, positionOf: PositionOf = () => ({ line: 1, column: 1 })): ProfileFile {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new ProfileLoadError([{ file, line: 1, column: 1, path: "", message: "a profile holds one mapping with name and the answers it shapes" }]);
+  }
+  const cycle = cyclePath(data);
+  if (cycle) throw new ProfileLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message: CYCLE_MESSAGE }]);
+  const result = profileSchema.safeParse(data);
+  const explained = [
+    ...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))),
+    ...semanticProblems(data as Record<string, unknown>),
+  ];
+  if (result.success && explained.length === 0) return result.data;
+  const problems = explained.map((p) => ({
+    file,
+    ...positionOf(p.path, p.key),
+    path: pathText(p.key === undefined ? p.path : [...p.path, p.key]),
+    message: p.message,
+  }));
+  problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  throw new ProfileLoadError(boundProblems(problems));
+}
+
+/** The template parts of a profile and the placeholders each may use. */
+const TEMPLATE_PARTS: Array<[Path, ProfilePart]> = [
+  [["token", "body"], "token"],
+  [["login", "body"], "login"],
+  [["refusal", "body"], "refusal"],
+  [["paymentInit", "body"], "paymentInit"],
+  [["protected", "body"], "protected"],
+];
+
+/** What the schema cannot say: placeholders each part knows, codes the catalogue has. */
+function semanticProblems(data: Record<string, unknown>): Explained[] {
+  const problems: Explained[] = [];
+  const templates: Array<[Path, unknown, ProfilePart]> = TEMPLATE_PARTS.map(([path, part]) => [path, valueAt(data, path), part]);
+  const codes = data.codes;
+  if (codes !== null && typeof codes === "object" && !Array.isArray(codes)) {
+    for (const [code, entry] of Object.entries(codes)) {
+      if (!(CATALOGUE_CODES as readonly string[]).includes(code)) {
+        problems.push({
+          path: ["codes"],
+          key: code,
+          message: `'${clip(code)}' is not a code of the sandbox${didYouMean(code, CATALOGUE_CODES)} (\`merchant-sandbox errors\` lists them)`,
+        });
+      }
+      if (entry !== null && typeof entry === "object") templates.push([["codes", code, "body"], (entry as Record<string, unknown>).body, "refusal"]);
+    }
+  }
+  for (const [path, template, part] of templates) {
+    if (template === undefined) continue;
+    const known = Object.keys(PLACEHOLDERS[part]);
+    for (const found of placeholdersIn(template, path)) {
+      if (known.includes(found.name)) continue;
+      problems.push({
+        path: found.path,
+        message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
+      });
+    }
+  }
+  return problems;
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let v: unknown = data;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
