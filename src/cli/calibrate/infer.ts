@@ -1,4 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
+import { ALGORITHMS } from "../../core/config.js";
 import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import { type Answer, INFERRED_CODES, type Observation, type Observations, PROBE_CODES, type ProbeName } from "./observations.js";
@@ -45,7 +46,7 @@ export interface Inference {
 
 /** What stands in for a secret-looking constant calibrate will not copy into a profile. */
 export const REDACTED = "redacted-by-calibrate";
-const SIGNED_ALGS = ["RS256", "ES256", "HS256"];
+const SIGNED_ALGS: readonly string[] = ALGORITHMS;
 /** How far a timestamp may be from the JWT's exp or iat and still be read as it (clock skew, rounding). */
 const TIME_TOLERANCE_S = 120;
 

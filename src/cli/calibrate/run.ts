@@ -1,5 +1,6 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import YAML from "yaml";
+import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
 import { compareProfiles, type Difference } from "./compare.js";
 import { CannotInfer, type CalibratedProfile, type Finding, inferProfile } from "./infer.js";
 import { mapLeaves } from "./json-paths.js";
@@ -33,9 +34,9 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
   let stored: unknown;
   if (o.check !== undefined) {
     try {
-      stored = YAML.parse(await readFile(o.check, "utf8"));
+      stored = loadProfileFile(o.check);
     } catch (e) {
-      io.err(clean(`merchant-sandbox: cannot read the profile ${o.check}: ${(e as Error).message}\n`));
+      io.err(clean(`merchant-sandbox: the profile to check cannot be used:\n${(e as Error).message}\n`));
       return EXIT_UNREACHABLE;
     }
   }
@@ -55,6 +56,8 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
     }
     const text = profileText(safe, findings, o.url);
     if (secrets.some((s) => s.length >= MIN_SECRET && text.includes(s))) throw new Error("a secret survived scrubbing; nothing was written");
+    // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
+    parseProfileText(text, o.out);
     await writeFile(o.out!, text);
     io.out(
       clean(
