@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -192,7 +192,7 @@ describe("calibrate --check against a provider that changed", () => {
   });
 });
 
-describe("calibrate when the provider cannot be reached or slows it down", () => {
+describe("calibrate when the provider cannot be reached or slows it down, or the command line is wrong", () => {
   it("exits 2, with or without --check, when nothing answers", async () => {
     const gone = await startEnvelopeProvider();
     await gone.close();
@@ -204,6 +204,27 @@ describe("calibrate when the provider cannot be reached or slows it down", () =>
     const check = await cli(["calibrate", "--check", join(dir, "lexik.profile.yaml"), ...providerArgs(gone)]);
     expect(check.code).toBe(2);
     expect(write.stderr + check.stderr).not.toContain(gone.credentials.apiSecret);
+  });
+
+  it("exits 2 on a usage error or a profile to check that cannot be loaded, before sending anything", async () => {
+    const provider = await startEnvelopeProvider();
+    try {
+      const usage = await cli(["calibrate", ...providerArgs(provider)]);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toBe(
+        "merchant-sandbox: Give --out FILE to write the profile, or --check FILE to compare with one.\nRun 'merchant-sandbox --help' for the options.\n",
+      );
+      const bad = join(dir, "bad.profile.yaml");
+      writeFileSync(bad, "name: bad\ntokn: {}\n");
+      const check = await cli(["calibrate", "--check", bad, ...providerArgs(provider)]);
+      expect(check.code).toBe(2);
+      expect(check.stderr).toBe(
+        `merchant-sandbox: the profile to check cannot be used:\n${bad}:2:1: tokn: unknown key 'tokn'; did you mean 'token'? (allowed here: $schema, name, description, token, refusal, codes, paymentInit, login, protected, jwt)\n`,
+      );
+      expect(provider.requests()).toBe(0);
+    } finally {
+      await provider.close();
+    }
   });
 
   it("honours Retry-After on a 429 (waits, sends that probe again) and goes on", async () => {
