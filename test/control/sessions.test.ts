@@ -412,7 +412,7 @@ describe("POST /__sandbox/sessions", () => {
           400,
           "Bad Request",
           "unknown_field",
-          "POST /__sandbox/sessions does not take 'scenarios'; it takes 'scenario'.",
+          "POST /__sandbox/sessions does not take 'scenarios'; it takes 'scenario', 'profile'.",
           "/__sandbox/sessions",
           "invalid_request",
         ),

@@ -1,14 +1,27 @@
-import type { CommandModule } from "yargs";
+import type { Argv, CommandModule } from "yargs";
 
 /**
- * `merchant-sandbox schema`: prints the JSON Schema of scenario files, generated from the same
- * zod schema that validates them (scenarios/scenario.schema.json is this output, checked in).
+ * `merchant-sandbox schema [scenario|profile]`: prints the JSON Schema of scenario files or of
+ * response profiles, generated from the same zod schema that validates them
+ * (scenarios/scenario.schema.json and profiles/profile.schema.json are this output, checked in).
  */
-export const schemaCommand: CommandModule = {
-  command: "schema",
-  describe: "Print the JSON Schema of scenario files (for editors)",
-  handler: async () => {
-    const { scenarioJsonSchema } = await import("../../scenarios/schema.js");
-    process.stdout.write(JSON.stringify(scenarioJsonSchema(), null, 2) + "\n");
+export const schemaCommand: CommandModule<object, { kind: string }> = {
+  command: "schema [kind]",
+  describe: "Print the JSON Schema of scenario files, or of response profiles (for editors)",
+  builder: (y: Argv) =>
+    y.positional("kind", {
+      type: "string",
+      choices: ["scenario", "profile"],
+      default: "scenario",
+      describe: "Which file format",
+    }) as unknown as Argv<{
+      kind: string;
+    }>,
+  handler: async (args) => {
+    const schema =
+      args.kind === "profile"
+        ? (await import("../../profiles/schema.js")).profileJsonSchema()
+        : (await import("../../scenarios/schema.js")).scenarioJsonSchema();
+    process.stdout.write(JSON.stringify(schema, null, 2) + "\n");
   },
 };

@@ -30,6 +30,7 @@ interface ServeArgs {
   logFormat: LogFormat;
   scenario?: string[];
   scenariosDir?: string;
+  profile?: string;
   controlPlane: boolean;
   adminToken?: string;
   allowedHosts?: string;
@@ -110,6 +111,13 @@ const SERVE_COMMAND = {
         default: "deprecated",
         group: SETTINGS,
         describe: "Deprecated /api/login_check: works with Deprecation headers, or 410",
+      })
+      .option("profile", {
+        coerce: last,
+        type: "string",
+        group: "Scenarios:",
+        describe:
+          "Answer in your provider's shapes: a response profile, oauth (default), lexik, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
       })
       .option("scenario", {
         alias: "s",
@@ -213,6 +221,7 @@ const SERVE_COMMAND = {
       .example("$0 serve", "the default merchant on :4010 (api_key sandbox-api-key)")
       .example("$0 serve --token-ttl 60s --alg ES256", "short-lived ES256 tokens")
       .example("$0 serve --scenario token-endpoint-outage", "a library scenario, beside the default merchant")
+      .example("$0 serve --profile lexik", "tokens and refusals in the shapes of Symfony's LexikJWTAuthenticationBundle")
       .example("$0 serve --scenarios-dir ./scenarios", "every scenario of a folder: one server for a whole suite")
       .example("MERCHANT_SANDBOX_PORT=8080 $0 serve", "every flag is also an environment variable") as unknown as Argv<ServeArgs>,
 };
@@ -223,11 +232,8 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
   process.stdout.removeAllListeners("error").on("error", () => undefined);
   const out = (line: string) => process.stdout.write(line + "\n");
   const options: SandboxOptions = {
-    tokenTtl: args.tokenTtl,
+    ...jwtFlags(args),
     leeway: args.leeway,
-    algorithm: args.alg,
-    issuer: args.issuer,
-    audience: args.audience,
     credentialPrecedence: args.credentialPrecedence,
     paymentTokenTransport: args.paymentTokenTransport,
     disabledMerchantStatus: args.disabledMerchantStatus,
@@ -254,6 +260,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
   const sandbox = await createSandbox(options).catch((e: unknown) => {
     if (e instanceof ConfigError) usage(asFlagMessage(e));
     if (e instanceof ScenarioLoadError) scenarioProblems(e);
+    if (e instanceof Error && e.name === "ProfileLoadError") profileProblems(e);
     throw e;
   });
   const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
@@ -399,6 +406,24 @@ async function loadScenarios(names: string[], dir: string | undefined): Promise<
     if (e instanceof ScenarioLoadError) scenarioProblems(e);
     throw e;
   }
+}
+
+/**
+ * --alg, --token-ttl, --issuer and --audience. With --profile, a flag left at its default is not
+ * passed, so the profile's jwt section sets it; a flag the user gave wins over the profile.
+ */
+function jwtFlags(args: ServeArgs): Pick<SandboxOptions, "tokenTtl" | "algorithm" | "issuer" | "audience" | "profile"> {
+  const flags = { tokenTtl: args.tokenTtl, algorithm: args.alg, issuer: args.issuer, audience: args.audience };
+  if (args.profile === undefined) return flags;
+  const defaults = { tokenTtl: "1h", algorithm: "RS256", issuer: "https://merchant-sandbox.test", audience: "merchant-api" };
+  const given = Object.entries(flags).filter(([name, value]) => value !== defaults[name as keyof typeof defaults]);
+  return { ...Object.fromEntries(given), profile: args.profile };
+}
+
+/** A profile that cannot be used stops the start: its located problems (or the one line about its name), exit 2. */
+function profileProblems(e: Error): never {
+  process.stderr.write(`merchant-sandbox: --profile: the profile does not load, nothing was started:\n${e.message}\n`);
+  process.exit(2);
 }
 
 /** An invalid scenario stops the start: one line per problem (file:line:column: path: message), exit 2. */
