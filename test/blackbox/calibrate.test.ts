@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { runCli } from "../support/cli.js";
+import { runCli, startCliServer } from "../support/cli.js";
 import type { ClientConfig, ProviderClient } from "../support/providers/client.js";
 import { envelopeClient } from "../support/providers/envelope-client.js";
 import { startEnvelopeProvider } from "../support/providers/envelope.js";
@@ -13,7 +13,6 @@ import { lexikClient } from "../support/providers/lexik-client.js";
 import { startLexikProvider } from "../support/providers/lexik.js";
 import { nestedClient } from "../support/providers/nested-client.js";
 import { startNestedProvider } from "../support/providers/nested.js";
-import { startTestServer } from "../support/server.js";
 
 /**
  * `calibrate` against three providers of different shapes (test/support/providers/), then the
@@ -142,7 +141,7 @@ describe.each(PROVIDERS)("calibrate against the $name provider", (p) => {
     const own = await clientFlow(p.client, { baseUrl: provider.url, ...provider.credentials }, async () => provider.advanceClock(61 * 60_000));
     expect(own).toEqual(p.transcript);
 
-    const sandbox = await startTestServer({ profile: file });
+    const sandbox = await startCliServer(["--profile", file]);
     try {
       const viaSandbox = await clientFlow(p.client, { baseUrl: sandbox.url, ...SANDBOX_CLIENT }, async () => {
         const r = await fetch(`${sandbox.url}/__sandbox/clock`, {
@@ -154,7 +153,8 @@ describe.each(PROVIDERS)("calibrate against the $name provider", (p) => {
       });
       expect(viaSandbox).toEqual(p.transcript);
     } finally {
-      await sandbox.close();
+      sandbox.child.kill();
+      await sandbox.exited;
     }
   });
 

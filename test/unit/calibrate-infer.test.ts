@@ -126,6 +126,20 @@ describe("inferProfile: refusals", () => {
     );
   });
 
+  it("a numeric code that differs between refusals is the code, the status beside it stays the status", () => {
+    const numeric = (status: number, errorCode: number, message: string) => answer(status, { status, errorCode, message });
+    const { profile } = inferProfile(
+      observations([
+        ["token_body", answer(200, { token: JWT })],
+        ["wrong_secret", numeric(401, 40101, "Wrong secret for this key.")],
+        ["malformed_token", numeric(401, 40111, "The token is not a JWT.")],
+      ]),
+      "acme",
+    );
+    expect(profile.refusal?.body).toEqual({ status: "{{status}}", errorCode: "{{code}}", message: "{{message}}" });
+    expect(profile.codes).toEqual({ wrong_api_secret: { code: 40101 }, token_malformed: { code: 40111 } });
+  });
+
   it("a refusal that is not JSON keeps only its status", () => {
     const text: Answer = { status: 415, contentType: "text/html", headers: {}, json: undefined, notJson: true };
     const { profile, findings } = inferProfile(

@@ -12,7 +12,7 @@ import { type Answer, INFERRED_CODES, type Observation, type Observations, PROBE
  *   in seconds {{expires_in}}, in minutes {{expires_in_minutes}}; a timestamp at the JWT's exp
  *   {{expires_at}} / {{expires_at_unix}}, at its iat {{issued_at}}; anything else stays a constant.
  * - refusals: the most common shape is the template; in it the longest human sentence is {{message}},
- *   a number equal to the status {{status}}, the code-like string that differs between refusals
+ *   a number equal to the status {{status}}, the code (a code-like string or an integer) that differs between refusals
  *   {{code}}; each probe's code and (when it differs from the sandbox's) status go to `codes`, and
  *   a refusal the template does not reproduce gets a body of its own.
  */
@@ -22,7 +22,7 @@ export interface CalibratedProfile {
   description?: string;
   token: { status: number; contentType: string; headers?: Record<string, string>; body: unknown };
   refusal?: { contentType: string; body: unknown; wwwAuthenticate: "keep" | "omit" };
-  codes?: Record<string, { code?: string; status?: number; body?: unknown }>;
+  codes?: Record<string, { code?: string | number; status?: number; body?: unknown }>;
   paymentInit?: { status: number; body: unknown };
   login?: { status: number; body: unknown };
   jwt?: { alg?: string; typ?: string; ttl?: string; issuer?: string; audience?: string; merchantClaim?: string };
@@ -281,7 +281,7 @@ function inferRefusals(observed: Observation[]): RefusalInference {
     const ownBody = ownRoles === roles ? undefined : mapLeaves(r.json, (path, v) => placeholderFor(ownRoles, path) ?? v);
     const providerCode = ownRoles.code ? valueAt(r.json, ownRoles.code.path) : undefined;
     const entry = {
-      ...(typeof providerCode === "string" && { code: providerCode }),
+      ...((typeof providerCode === "string" || typeof providerCode === "number") && { code: providerCode }),
       ...statusEntry(r.code, r.obs.answer.status),
       ...(ownBody !== undefined && { body: ownBody }),
     };
@@ -339,8 +339,9 @@ function rolesOf(group: Refusal[]): Roles {
     .filter((p) => at(p).every((v) => typeof v === "string" && /[A-Za-z]/.test(v) && /\s/.test(v.trim())))
     .map((p) => ({ path: p, length: at(p).reduce<number>((n, v) => n + String(v).length, 0) }))
     .sort((a, b) => b.length - a.length);
+  const isStatus = (p: Path) => status.some((s) => pathText(s) === pathText(p));
   const codeLike = paths
-    .filter((p) => at(p).every((v) => typeof v === "string" && CODE_LIKE.test(v)))
+    .filter((p) => !isStatus(p) && at(p).every((v) => (typeof v === "string" && CODE_LIKE.test(v)) || Number.isInteger(v)))
     .map((p) => ({ path: p, distinct: new Set(at(p)).size, named: /code|error/i.test(keyOf(p)) }))
     // One refusal cannot show which string varies: then the one under a code-ish name.
     .filter((c) => (group.length > 1 ? c.distinct > 1 : c.named))
@@ -371,8 +372,10 @@ function reproduces(template: unknown, roles: Roles, r: Refusal): boolean {
   if (shapeOf(template) !== shapeOf(r.json)) return false;
   return leaves(template).every(({ path, value }) => {
     if (placeholderFor(roles, path) === undefined) return JSON.stringify(value) === JSON.stringify(valueAt(r.json, path));
-    if (placeholderFor(roles, path) === "{{status}}") return valueAt(r.json, path) === r.obs.answer.status;
-    return typeof valueAt(r.json, path) === "string";
+    const placeholder = placeholderFor(roles, path);
+    if (placeholder === "{{status}}") return valueAt(r.json, path) === r.obs.answer.status;
+    const v = valueAt(r.json, path);
+    return typeof v === "string" || (placeholder === "{{code}}" && Number.isInteger(v));
   });
 }
 
@@ -380,7 +383,7 @@ function statusEntry(code: CatalogueCode, status: number): { status?: number } {
   return ERROR_CATALOGUE[code].status[0] === status ? {} : { status };
 }
 
-function codeEntryText(code: string, entry: { code?: string; status?: number; body?: unknown }): string {
+function codeEntryText(code: string, entry: { code?: string | number; status?: number; body?: unknown }): string {
   const parts = [
     entry.code !== undefined && `code ${entry.code}`,
     entry.status !== undefined && `status ${entry.status}`,
