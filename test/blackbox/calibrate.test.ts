@@ -214,6 +214,21 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
       expect(usage.stderr).toBe(
         "merchant-sandbox: Give --out FILE to write the profile, or --check FILE to compare with one.\nRun 'merchant-sandbox --help' for the options.\n",
       );
+      const inUrl = await cli([
+        "calibrate",
+        "--url",
+        "https://merchant:pa55word-in-url@provider.test",
+        "--api-key",
+        "k",
+        "--api-secret",
+        "s",
+        "--out",
+        join(dir, "x.yaml"),
+      ]);
+      expect(inUrl.code).toBe(2);
+      expect(inUrl.stderr).toBe(
+        "merchant-sandbox: --url must not hold credentials (user:password@); give them as --api-key and --api-secret.\nRun 'merchant-sandbox --help' for the options.\n",
+      );
       const bad = join(dir, "bad.profile.yaml");
       writeFileSync(bad, "name: bad\ntokn: {}\n");
       const check = await cli(["calibrate", "--check", bad, ...providerArgs(provider)]);

@@ -53,6 +53,9 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
           throw new Error("Give --out FILE to write the profile, or --check FILE to compare with one.");
         if (a.login !== undefined && !/^[^:]+:.+$/.test(a.login))
           throw new Error("--login takes EMAIL:PASSWORD (the e-mail, a colon, the password).");
+        // A user:password@ in the URL would be echoed in messages: refused, without repeating it.
+        if (/^https?:\/\/[^/]*@/.test(a.url))
+          throw new Error("--url must not hold credentials (user:password@); give them as --api-key and --api-secret.");
         if (!/^https?:\/\/[^/]/.test(a.url)) throw new Error(`--url must be an http(s) URL, e.g. https://provider-test.example (got '${a.url}').`);
         if (!String(a.protectedPath).startsWith("/")) throw new Error("--protected-path must start with '/', e.g. /api/v2/payment/status.");
         if (a.name !== undefined && !/^[a-z0-9-]+$/.test(a.name))
