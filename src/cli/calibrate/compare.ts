@@ -32,6 +32,8 @@ export function compareProfiles(stored: unknown, fresh: CalibratedProfile, obs: 
     same("refusal.contentType", s.refusal?.contentType ?? "application/problem+json", fresh.refusal.contentType);
     same("refusal.wwwAuthenticate", s.refusal?.wwwAuthenticate ?? "keep", fresh.refusal.wwwAuthenticate);
     out.push(...bodyDifferences("refusal.body", s.refusal?.body, fresh.refusal.body));
+  } else if (s.refusal?.body !== undefined) {
+    out.push({ where: "refusal.body", profile: "a JSON body", provider: "no refusal with a JSON body" });
   }
   for (const o of obs.observed) {
     const code = PROBE_CODES[o.probe] as CatalogueCode | undefined;

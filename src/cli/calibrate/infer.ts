@@ -292,9 +292,9 @@ function inferRefusals(observed: Observation[]): RefusalInference {
     if (codes[i.code] || refusals.some((r) => r.code === i.code)) continue;
     const from = refusals.find((r) => r.obs.probe === i.from);
     if (!from) continue;
-    const source = codes[from.code] ?? {};
+    // The probe's code and body; the status only where it differs from this code's own.
+    const { status: _, ...source } = codes[from.code] ?? {};
     const entry = { ...source, ...statusEntry(i.code, from.obs.answer.status) };
-    if (!statusEntry(i.code, from.obs.answer.status)) delete entry.status;
     if (Object.keys(entry).length > 0) codes[i.code] = entry;
     findings.push({
       probe: "(inferred)",
