@@ -36,7 +36,8 @@ module.exports = {
     },
     {
       name: "profiles-see-only-core",
-      comment: "Response profiles (schema, loader, templates, renderer) build on the domain only; src/app picks a scenario's profile and hands the endpoints its renderer.",
+      comment:
+        "Response profiles (schema, loader, templates, renderer) build on the domain only; src/app picks a scenario's profile and hands the endpoints its renderer.",
       severity: "error",
       from: { path: "^src/profiles/" },
       to: { path: "^src/", pathNot: "^src/(core|profiles)/" },

@@ -1,7 +1,7 @@
 import type { Faker } from "@faker-js/faker";
 // The English locale's own entry point: the package index loads every locale (~230 ms, ~40 MB).
 import { faker as englishFaker } from "@faker-js/faker/locale/en";
-import { AccessTokens } from "../core/access-tokens.js";
+import { AccessTokens, DEFAULT_TOKEN_FORMAT } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
 import { Journal } from "../control/journal.js";
@@ -146,7 +146,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     await scenarioSet.add(loaded.scenario, loaded.source);
   }
-  const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m));
+  const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), {
+    ...DEFAULT_TOKEN_FORMAT,
+    ...profile.profile.tokenFormat,
+  });
   // A Faker of this sandbox's own (seeded independently), built from the English definitions.
   const FakerClass = englishFaker.constructor as new (options: { locale: Faker["rawDefinitions"] }) => Faker;
   const faker = new FakerClass({ locale: englishFaker.rawDefinitions });

@@ -1,5 +1,5 @@
 import type { JWTPayload } from "jose";
-import { ACCESS_TOKEN_TYP, LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
+import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { printable } from "../core/printable.js";
@@ -85,12 +85,17 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   const margin = scenario.settings.leewaySeconds;
   const issuedAt = variant === "expired" ? now - margin - ttl - 60 : variant === "not_yet_valid" ? now + margin + 300 : now;
   const claims: AccessClaims = {
-    ...accessTokenClaims(ctx.settings, merchant, { issuedAt, ttlSeconds: ttl, jti, ...(variant === "not_yet_valid" ? { notBefore: issuedAt } : {}) }),
+    ...accessTokenClaims(
+      ctx.settings,
+      merchant,
+      { issuedAt, ttlSeconds: ttl, jti, ...(variant === "not_yet_valid" ? { notBefore: issuedAt } : {}) },
+      ctx.tokens.format.merchantClaim,
+    ),
     ...(variant === "wrong_issuer" ? { iss: "https://not-the-sandbox.test" } : {}),
     ...(variant === "wrong_audience" ? { aud: "another-api" } : {}),
   };
   const key = scenario.keys.signing;
-  const typ = variant === "login_token" ? LOGIN_TOKEN_TYP : ACCESS_TOKEN_TYP;
+  const typ = variant === "login_token" ? LOGIN_TOKEN_TYP : ctx.tokens.format.typ;
   let token: string;
   let header: Record<string, unknown>;
   if (variant === "alg_none") {

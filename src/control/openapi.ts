@@ -1,3 +1,4 @@
+import type { ShapedSchemas } from "../core/answer-shaper.js";
 import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
 import { headers, securitySchemes } from "./openapi/components.js";
 import { controlDocs } from "./openapi/control-operations.js";
@@ -5,6 +6,7 @@ import { controlSchemas } from "./openapi/control-schemas.js";
 import { merchantDocs } from "./openapi/merchant-operations.js";
 import { merchantSchemas } from "./openapi/merchant-schemas.js";
 import { pathsOf, shareResponses } from "./openapi/operations.js";
+import { shapeMerchantPaths } from "./openapi/profile-shapes.js";
 
 /**
  * The OpenAPI 3.1 document of the whole surface, served at GET /__sandbox/openapi.json: the
@@ -17,8 +19,14 @@ import { pathsOf, shareResponses } from "./openapi/operations.js";
 export function openApiDocument(
   version: string,
   controlRoutes: ReadonlyArray<{ path: string; methods: readonly string[] }>,
+  /** The primary scenario's response profile, when it shapes answers (none for oauth). */
+  profile?: { name: string; shapes: ShapedSchemas },
 ): Record<string, unknown> {
-  const { paths, responses } = shareResponses({ ...pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs), ...pathsOf(controlRoutes, controlDocs) });
+  const merchantPaths = pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs);
+  const { paths, responses } = shareResponses({
+    ...(profile ? shapeMerchantPaths(merchantPaths, profile.shapes, profile.name) : merchantPaths),
+    ...pathsOf(controlRoutes, controlDocs),
+  });
   return {
     openapi: "3.1.0",
     info: {

@@ -31,6 +31,16 @@ export const LOGIN_TOKEN_TYP = "JWT";
 const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
 const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
 
+/** How the sandbox's access tokens are written (a response profile's jwt.typ and jwt.merchantClaim). */
+export interface TokenFormat {
+  /** The access token's typ header: at+jwt (RFC 9068) unless a profile says otherwise. */
+  readonly typ: string;
+  /** The claim that names the merchant: sub unless a profile says otherwise. */
+  readonly merchantClaim: string;
+}
+
+export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({ typ: ACCESS_TOKEN_TYP, merchantClaim: "sub" });
+
 export interface VerifiedAccessToken {
   merchant: Merchant;
   claims: AccessClaims;
@@ -55,12 +65,13 @@ export class AccessTokens {
     private readonly merchants: MerchantRegistry,
     private readonly ledger: TokenLedger,
     private readonly scopeOf: (merchant: Merchant) => MerchantScope,
+    readonly format: TokenFormat = DEFAULT_TOKEN_FORMAT,
   ) {}
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
     const key = this.scopeOf(merchant).keys.signing;
-    const claims = accessTokenClaims(this.settings, merchant, options);
-    const header = { alg: key.alg, kid: key.kid, typ: ACCESS_TOKEN_TYP };
+    const claims = accessTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
+    const header = { alg: key.alg, kid: key.kid, typ: this.format.typ };
     const token = await signCompactJws(header, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     this.remember(token, header, claims);
@@ -70,7 +81,7 @@ export class AccessTokens {
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
     const key = this.scopeOf(merchant).keys.signing;
-    const claims = loginTokenClaims(this.settings, merchant, options);
+    const claims = loginTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
     return signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key);
   }
 
@@ -104,7 +115,8 @@ export class AccessTokens {
   async provenSubject(token: string): Promise<string | undefined> {
     try {
       const { payload } = await this.checkedSignature(token);
-      return typeof payload.sub === "string" ? payload.sub : undefined;
+      const merchant = payload[this.format.merchantClaim];
+      return typeof merchant === "string" ? merchant : undefined;
     } catch {
       return undefined;
     }
@@ -229,7 +241,10 @@ export class AccessTokens {
         `The token's 'nbf' claim is invalid: it must be a number of seconds since 1970 (RFC 7519 NumericDate), not ${kindOf(payload.nbf)}. ${RENEW_HINT}`,
       );
     }
-    if (header.typ !== ACCESS_TOKEN_TYP) {
+    // A profile may give access tokens the login's typ (JWT): then the login's token is the one
+    // without client_id.
+    const loginToken = header.typ === LOGIN_TOKEN_TYP && (this.format.typ !== LOGIN_TOKEN_TYP || payload.client_id === undefined);
+    if (header.typ !== this.format.typ || loginToken) {
       if (header.typ === LOGIN_TOKEN_TYP) {
         throw new InvalidToken(
           "token_not_access_token",
@@ -239,8 +254,8 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_not_access_token",
         header.typ === undefined
-          ? `The token has no type (no typ header); an access token says typ 'at+jwt'. ${RENEW_HINT}`
-          : `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (at+jwt). ${RENEW_HINT}`,
+          ? `The token has no type (no typ header); an access token says typ '${this.format.typ}'. ${RENEW_HINT}`
+          : `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (${this.format.typ}). ${RENEW_HINT}`,
       );
     }
     if (payload.iss !== this.settings.issuer) {
@@ -257,7 +272,14 @@ export class AccessTokens {
       );
     }
     const claims = payload as AccessClaims;
-    const merchant = this.merchants.findById(claims.sub);
+    const merchantId = this.format.merchantClaim === "sub" ? claims.sub : payload[this.format.merchantClaim];
+    if (typeof merchantId !== "string") {
+      throw new InvalidToken(
+        "token_claims_invalid",
+        `The token's '${this.format.merchantClaim}' claim is missing or invalid (${merchantId === undefined ? "missing" : "invalid"}). ${RENEW_HINT}`,
+      );
+    }
+    const merchant = this.merchants.findById(merchantId);
     if (!merchant) {
       throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
     }

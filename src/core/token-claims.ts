@@ -41,18 +41,22 @@ export interface LoginClaims extends JWTPayload {
 /** Who issues the sandbox's tokens and for whom. */
 export type TokenIssuer = Pick<SandboxSettings, "issuer" | "audience">;
 
-/** An access token's claims (RFC 9068): the registered ones, the client's api_key and its scopes. */
-export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions): AccessClaims {
-  return { ...registeredClaims(issuer, merchant, options), client_id: merchant.apiKey, scope: merchant.scopes.join(" ") };
+/**
+ * An access token's claims (RFC 9068): the registered ones, the client's api_key and its scopes.
+ * `merchantClaim` (a response profile's jwt.merchantClaim) carries the merchant id too, beside `sub`.
+ */
+export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim = "sub"): AccessClaims {
+  return { ...registeredClaims(issuer, merchant, options, merchantClaim), client_id: merchant.apiKey, scope: merchant.scopes.join(" ") };
 }
 
 /** The deprecated login's token claims. */
-export function loginTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions): LoginClaims {
-  return { ...registeredClaims(issuer, merchant, options), username: merchant.login?.email, roles: ["ROLE_MERCHANT"] };
+export function loginTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim = "sub"): LoginClaims {
+  return { ...registeredClaims(issuer, merchant, options, merchantClaim), username: merchant.login?.email, roles: ["ROLE_MERCHANT"] };
 }
 
-function registeredClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions) {
+function registeredClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim: string) {
   return {
+    ...(merchantClaim === "sub" ? {} : { [merchantClaim]: merchant.id }),
     iss: issuer.issuer,
     sub: merchant.id,
     aud: issuer.audience,

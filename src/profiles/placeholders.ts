@@ -3,7 +3,7 @@
  * OpenAPI document's schemas, template-schema.ts). A name not listed for a part is a load error.
  */
 
-export type PlaceholderType = "string" | "number" | "object" | "string|null" | "number|null" | "string|number|null";
+export type PlaceholderType = "string" | "number" | "object" | "string|null" | "number|null" | "string|number" | "string|number|null";
 
 const TOKEN = {
   access_token: "string",

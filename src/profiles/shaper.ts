@@ -109,9 +109,8 @@ function shapedSchemas(profile: ProfileFile): ShapedSchemas {
   if (login) schemas.login = login;
   if (paymentInit) schemas.paymentInit = paymentInit;
   if (profile.refusal?.body !== undefined) {
-    // `code` is a number when `codes` gives numbers.
-    const codeTypes = new Set(Object.values(profile.codes ?? {}).map((c) => typeof (c.code ?? "")));
-    const code: PlaceholderType = codeTypes.has("number") ? (codeTypes.size > 1 || !profile.codes ? "string|number|null" : "number") : "string";
+    // `code` is the sandbox's code (text) unless `codes` gives the provider's, which may be a number.
+    const code: PlaceholderType = Object.values(profile.codes ?? {}).some((c) => typeof c.code === "number") ? "string|number" : "string";
     schemas.refusal = {
       contentType: profile.refusal.contentType ?? "application/problem+json",
       schema: templateSchema(profile.refusal.body, { ...PLACEHOLDERS.refusal, code }),

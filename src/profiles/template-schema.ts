@@ -34,6 +34,8 @@ function typeSchema(type: PlaceholderType): Record<string, unknown> {
       return { type: ["string", "null"] };
     case "number|null":
       return { type: ["number", "null"] };
+    case "string|number":
+      return { type: ["string", "number"] };
     case "string|number|null":
       return { type: ["string", "number", "null"] };
     default:

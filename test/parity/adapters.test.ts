@@ -122,12 +122,13 @@ function sender(base: string): Send {
   };
 }
 
-async function runTable(send: Send): Promise<Observed[]> {
+/** `tokenOf`: where the token exchange's answer holds the token (a response profile moves it). */
+async function runTable(send: Send, tokenOf: (answer: any) => string = (answer) => answer.access_token): Promise<Observed[]> {
   const out: Observed[] = [];
   let token = "";
   for (const step of TABLE) {
     const o = await send(step, token);
-    if (!token && step.path === "/api/v2/auth/token" && o.status === 200) token = JSON.parse(o.body).access_token;
+    if (!token && step.path === "/api/v2/auth/token" && o.status === 200) token = tokenOf(JSON.parse(o.body));
     out.push(o);
   }
   return out;
@@ -180,6 +181,43 @@ describe("adapter parity: node:http, msw setupServer and @mswjs/http-middleware 
     it(`${step.name}: ${step.method} ${step.path}`, () => {
       expect(results.msw![i]).toEqual(results.node![i]);
       expect(results.middleware![i]).toEqual(results.node![i]);
+    });
+  }
+});
+
+describe("adapter parity under a response profile (envelope): node:http and msw setupServer answer identically", () => {
+  const results: Record<string, Observed[]> = {};
+  let node: RunningServer;
+  const msw = setupServer();
+  const tokenOf = (answer: { data: { access_token: string } }) => answer.data.access_token;
+
+  beforeAll(async () => {
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+    const options: SandboxOptions = { signingKey: await exportPKCS8(privateKey), frozenAt: T0, seed: 42, seededTokenIds: true, profile: "envelope" };
+    node = await startServer(await createSandbox(options), { port: 0 });
+    results.node = await runTable(sender(node.url), tokenOf);
+    msw.use(...createMswHandlers(await createSandbox(options), { baseUrl: "https://api.merchant.test" }));
+    msw.listen({ onUnhandledRequest: "error" });
+    results.msw = await runTable(sender("https://api.merchant.test"), tokenOf);
+    msw.close();
+  });
+
+  afterAll(async () => {
+    await node?.close();
+  });
+
+  it("makes the same decisions as without a profile, and answers in the profile's shapes", () => {
+    expect(results.node!.map((o) => o.status)).toEqual([
+      200, 200, 400, 401, 400, 400, 415, 405, 200, 200, 200, 401, 400, 400, 401, 401, 201, 401, 200, 401, 200, 200, 404,
+    ]);
+    expect(Object.keys(JSON.parse(results.node![0]!.body))).toEqual(["status", "code", "message", "data"]);
+    expect(JSON.parse(results.node![3]!.body)).toMatchObject({ status: "error", code: 401, data: { error_code: "wrong_api_secret" } });
+    expect(results.node![3]!.headers["content-type"]).toBe("application/json");
+  });
+
+  for (const [i, step] of TABLE.entries()) {
+    it(`${step.name}: ${step.method} ${step.path}`, () => {
+      expect(results.msw![i]).toEqual(results.node![i]);
     });
   }
 });

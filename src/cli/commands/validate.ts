@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { merchantIdentifiers } from "../../core/merchants.js";
 import { DEFAULT_SCENARIO } from "../../scenarios/default-scenario.js";
@@ -35,6 +36,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       }
     }
     problems.push(...placed(clashes(loaded), positionIn));
+    problems.push(...(await profileProblems(loaded, positionIn)));
     for (const p of problems) process.stdout.write(formatProblem(p) + "\n");
     for (const l of loaded) {
       if (!problems.some((p) => p.file === l.source)) process.stdout.write(`${l.source}: ok (scenario '${l.scenario.name}')\n`);
@@ -42,6 +44,30 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     process.exitCode = problems.length === 0 ? 0 : 1;
   },
 };
+
+/**
+ * A scenario's settings.profile must load as `serve` would load it: an unknown name is placed at the
+ * setting, a profile file's own problems in that file.
+ */
+async function profileProblems(loaded: Array<{ scenario: ScenarioFile; source: string }>, positionIn: PositionIn): Promise<ScenarioProblem[]> {
+  const named = loaded.filter((l) => l.scenario.settings?.profile !== undefined);
+  if (named.length === 0) return [];
+  const { resolveProfile, ProfileLoadError } = await import("../../profiles/load.js");
+  const problems: ScenarioProblem[] = [];
+  for (const { scenario, source } of named) {
+    try {
+      resolveProfile(scenario.settings!.profile!, "settings.profile", dirname(source));
+    } catch (e) {
+      if (!(e instanceof ProfileLoadError)) throw e;
+      if (e.problems.length > 0) problems.push(...e.problems);
+      else {
+        const at = positionIn(readFileSync(source, "utf8"), ["settings", "profile"]);
+        problems.push({ file: source, ...at, path: "settings.profile", message: e.message.replace(/^settings\.profile: /, "") });
+      }
+    }
+  }
+  return problems;
+}
 
 type PositionIn = (text: string, path: Array<string | number>) => { line: number; column: number };
 

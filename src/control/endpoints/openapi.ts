@@ -12,5 +12,8 @@ export async function openApiEndpoint(
   controlRoutes: ReadonlyArray<{ path: string; methods: readonly string[] }>,
 ): Promise<SandboxResponse> {
   const { openApiDocument } = await import("../openapi.js");
-  return jsonResponse(200, openApiDocument(ctx.version, controlRoutes), { "cache-control": "no-cache" });
+  // The primary scenario's profile: the one requests no merchant can be read from are answered in.
+  const shaper = ctx.scenarios.primary.shaper;
+  const profile = shaper && { name: shaper.profile, shapes: shaper.schemas() };
+  return jsonResponse(200, openApiDocument(ctx.version, controlRoutes, profile), { "cache-control": "no-cache" });
 }

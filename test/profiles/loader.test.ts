@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BUILT_IN_PROFILES } from "../../src/profiles/builtins.js";
+import { parseProfileText, ProfileLoadError, resolveProfile, validateProfile } from "../../src/profiles/load.js";
+import { profileJsonSchema } from "../../src/profiles/schema.js";
+
+/** The profile loader: located problems (file:line:column), did-you-mean, nothing half-loads. */
+
+function problemsOf(text: string): string[] {
+  try {
+    parseProfileText(text, "acme.yaml");
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProfileLoadError);
+    return (e as Error).message.split("\n");
+  }
+  throw new Error("the profile loaded");
+}
+
+describe("the profile loader", () => {
+  it("reads a valid profile file", () => {
+    const profile = parseProfileText(
+      [
+        "name: acme",
+        "token:",
+        "  body:",
+        "    result:",
+        '      accessToken: "{{access_token}}"',
+        '      validity: "{{expires_in_minutes}}"',
+        "codes:",
+        "  wrong_api_secret: { code: INVALID_CREDENTIALS, status: 403 }",
+      ].join("\n"),
+      "acme.yaml",
+    );
+    expect(profile).toEqual({
+      name: "acme",
+      token: { body: { result: { accessToken: "{{access_token}}", validity: "{{expires_in_minutes}}" } } },
+      codes: { wrong_api_secret: { code: "INVALID_CREDENTIALS", status: 403 } },
+    });
+  });
+
+  it("places an unknown key at its line and column, with did-you-mean and the allowed keys", () => {
+    expect(problemsOf("name: acme\nrefusal:\n  wwwAuthenticat: omit\n")).toEqual([
+      "acme.yaml:3:3: refusal.wwwAuthenticat: unknown key 'wwwAuthenticat'; did you mean 'wwwAuthenticate'? (allowed here: contentType, body, wwwAuthenticate)",
+    ]);
+    expect(problemsOf("name: acme\ntokn:\n  body: {}\n")[0]).toMatch(
+      /^acme\.yaml:2:1: tokn: unknown key 'tokn'; did you mean 'token'\? \(allowed here: \$schema, name, /,
+    );
+  });
+
+  it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
+    expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
+      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+    ]);
+    // Each part has its own names: a token's placeholder is unknown in a refusal.
+    expect(problemsOf('name: acme\nrefusal:\n  body: { m: "Error: {{expires_in}}" }\n')).toEqual([
+      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: code, sandbox_code, message, status, error, instance)",
+    ]);
+  });
+
+  it("refuses a codes key that is not a sandbox code, with did-you-mean", () => {
+    expect(problemsOf("name: acme\ncodes:\n  wrong_api_secrt: { code: X }\n")).toEqual([
+      "acme.yaml:3:3: codes.wrong_api_secrt: 'wrong_api_secrt' is not a code of the sandbox; did you mean 'wrong_api_secret'? (`merchant-sandbox errors` lists them)",
+    ]);
+  });
+
+  it("reports every problem at once, in file order, and loads nothing", () => {
+    expect(problemsOf('name: Acme\njwt:\n  alg: RS255\n  ttl: soon\nlogin:\n  body: "{{nope}}"\n')).toEqual([
+      "acme.yaml:1:7: name: name may use lower-case letters, digits and '-' only, like acme-pay",
+      "acme.yaml:3:8: jwt.alg: 'RS255' is not a supported algorithm; did you mean 'RS256'? (use one of: RS256, ES256, HS256)",
+      "acme.yaml:4:8: jwt.ttl: must be a duration such as 90s, 59m, 1h or 1h30m",
+      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+    ]);
+  });
+
+  it("reports YAML syntax problems and duplicate keys located", () => {
+    expect(problemsOf("name: acme\nname: other\n")).toEqual(["acme.yaml:2:1: the key 'name' appears twice in the same mapping; keep one"]);
+  });
+
+  it("resolves a built-in by name, suggests one for a typo, and reads a file by path", () => {
+    expect(resolveProfile("lexik", "--profile")).toBe(BUILT_IN_PROFILES.lexik);
+    expect(() => resolveProfile("lexk", "--profile")).toThrow(
+      "--profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)",
+    );
+    const dir = mkdtempSync(join(tmpdir(), "profile-"));
+    writeFileSync(join(dir, "acme.json"), JSON.stringify({ name: "acme", refusal: { wwwAuthenticate: "omit" } }));
+    expect(resolveProfile("acme.json", "--profile", dir)).toEqual({ name: "acme", refusal: { wwwAuthenticate: "omit" } });
+    expect(() => resolveProfile("missing.yaml", "--profile", dir)).toThrow(
+      `${join(dir, "missing.yaml")}:1:1: cannot read the profile file (no such file)`,
+    );
+  });
+
+  it("validates profile objects too (createSandbox({ profile }))", () => {
+    expect(() => validateProfile({ name: "x", token: { body: "{{bogus}}" } }, "createSandbox profile")).toThrow(
+      "createSandbox profile:1:1: token.body: unknown placeholder '{{bogus}}'",
+    );
+  });
+
+  it("every built-in profile is valid under the schema", () => {
+    for (const profile of Object.values(BUILT_IN_PROFILES)) expect(validateProfile(profile, profile.name)).toEqual(profile);
+  });
+
+  it("the README's profile example loads", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const example = /```yaml\n(# acme\.yaml[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    expect(parseProfileText(example!, "README.md").name).toBe("acme");
+  });
+
+  it("profiles/profile.schema.json is the current profileJsonSchema()", () => {
+    const checkedIn = JSON.parse(readFileSync(new URL("../../profiles/profile.schema.json", import.meta.url), "utf8"));
+    expect(checkedIn, "profiles/profile.schema.json is out of date: run `npm run schema` and commit the result").toEqual(profileJsonSchema());
+  });
+});
