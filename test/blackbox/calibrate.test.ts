@@ -201,7 +201,10 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
     expect(write.stderr).toMatch(
       /^merchant-sandbox: Cannot reach http:\/\/127\.0\.0\.1:\d+ \(POST \/api\/v2\/auth\/token: ECONNREFUSED\)\. Check --url/,
     );
-    const check = await cli(["calibrate", "--check", join(dir, "lexik.profile.yaml"), ...providerArgs(gone)]);
+    const profile = join(dir, "unreachable.profile.yaml");
+    writeFileSync(profile, "name: unreachable\ntoken: { body: { token: '{{access_token}}' } }\n");
+    const check = await cli(["calibrate", "--check", profile, ...providerArgs(gone)]);
+    expect(check.stderr).toMatch(/^merchant-sandbox: Cannot reach http:\/\/127\.0\.0\.1:\d+ /);
     expect(check.code).toBe(2);
     expect(write.stderr + check.stderr).not.toContain(gone.credentials.apiSecret);
   });
