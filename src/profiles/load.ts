@@ -59,7 +59,7 @@ export function loadProfileFile(path: string): ProfileFile {
 }
 
 export function parseProfileText(text: string, file = "<profile>"): ProfileFile {
-  const parsed = parseYamlSource(text, file);
+  const parsed = parseYamlSource(text, file, "a profile's keys are names such as token or body");
   if (!parsed.ok) throw new ProfileLoadError(parsed.problems);
   return validateProfile(parsed.data, file, parsed.positionOf);
 }

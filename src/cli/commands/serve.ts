@@ -420,9 +420,12 @@ function jwtFlags(args: ServeArgs): Pick<SandboxOptions, "tokenTtl" | "algorithm
   return { ...Object.fromEntries(given), profile: args.profile };
 }
 
-/** A profile that cannot be used stops the start: its located problems (or the one line about its name), exit 2. */
+/**
+ * A profile that cannot be used (--profile's, or a scenario's settings.profile) stops the start:
+ * its located problems, or the one line about its name (which says who named it), exit 2.
+ */
 function profileProblems(e: Error): never {
-  process.stderr.write(`merchant-sandbox: --profile: the profile does not load, nothing was started:\n${e.message}\n`);
+  process.stderr.write(`merchant-sandbox: a response profile does not load, nothing was started:\n${e.message}\n`);
   process.exit(2);
 }
 

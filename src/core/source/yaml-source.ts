@@ -26,7 +26,8 @@ export function readSourceText(path: string, what: string): { ok: true; text: st
   }
 }
 
-export function parseYamlSource(text: string, file: string): SourceRead {
+/** `keys`: what the file's keys are, for the message about a key that is a list or a mapping. */
+export function parseYamlSource(text: string, file: string, keys?: string): SourceRead {
   const lineCounter = new LineCounter();
   // Duplicate keys are found by duplicateKeys below: the parser's own check compares each key with
   // every earlier one of its mapping, quadratic (100,000 keys took minutes).
@@ -38,7 +39,7 @@ export function parseYamlSource(text: string, file: string): SourceRead {
   const errors = [
     ...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })),
     ...duplicateKeys(doc),
-    ...collectionKeys(doc, text),
+    ...collectionKeys(doc, text, keys),
   ];
   if (errors.length > 0) {
     errors.sort((a, b) => a.offset - b.offset);

@@ -24,7 +24,12 @@ export function duplicateKeys(doc: Document): Array<{ offset: number; code: stri
  * print a Node "Warning:" on stderr and turn the key into text, which was then reported as an
  * unknown key at 1:1. Found here, before the document is read, so neither happens.
  */
-export function collectionKeys(doc: Document, text: string): Array<{ offset: number; code: string; message: string }> {
+export function collectionKeys(
+  doc: Document,
+  text: string,
+  /** What the file's keys are, for the message. */
+  keys = "a scenario's keys are names such as api_key or match",
+): Array<{ offset: number; code: string; message: string }> {
   const found: Array<{ offset: number; code: string; message: string }> = [];
   const reported = new Set<number>();
   visit(doc, {
@@ -41,7 +46,7 @@ export function collectionKeys(doc: Document, text: string): Array<{ offset: num
       found.push({
         offset,
         code: "COLLECTION_KEY",
-        message: `this key is ${kind} ('${shown.length <= 40 ? shown : `${shown.slice(0, 40)}…`}'), but a scenario's keys are names such as api_key or match; write the key as plain text`,
+        message: `this key is ${kind} ('${shown.length <= 40 ? shown : `${shown.slice(0, 40)}…`}'), but ${keys}; write the key as plain text`,
       });
     },
   });
