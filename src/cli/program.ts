@@ -1,6 +1,7 @@
 import yargs, { type CommandModule } from "yargs";
 import { keepOnlyEnvOf } from "./env.js";
 import { hideBin } from "yargs/helpers";
+import { calibrateCommand } from "./commands/calibrate.js";
 import { errorsCommand } from "./commands/errors.js";
 import { reportCommand } from "./commands/report.js";
 import { scanLogsCommand } from "./commands/scan-logs.js";
@@ -43,6 +44,7 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     errorsCommand,
     reportCommand,
     scanLogsCommand,
+    calibrateCommand,
   ] as CommandModule[];
   keepOnlyEnvOf(hideBin(argv), commands, (line) => process.stderr.write(line + "\n"));
 

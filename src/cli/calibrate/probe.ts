@@ -1,0 +1,230 @@
+import { randomBytes } from "node:crypto";
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
+import { findJwt, isJwt } from "./infer.js";
+import type { Answer, Observation, Observations, ProbeName, Skipped } from "./observations.js";
+
+/**
+ * The requests calibrate sends to the provider's test environment: a fixed, documented, safe set
+ * (README, "Learn a profile from your provider"), one at a time, at most MAX_REQUESTS of them. Only
+ * with --allow-writes does it send a request that can create anything (payment/init with the
+ * payment token). A 429 stops it: it waits what Retry-After asks (up to MAX_RETRY_AFTER_S) and
+ * sends that probe once more, or gives up.
+ */
+
+export interface ProbeOptions {
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  paymentToken?: string | undefined;
+  login?: { email: string; password: string } | undefined;
+  expiredToken?: string | undefined;
+  protectedPath: string;
+  allowWrites: boolean;
+  /** Injected for tests; real time otherwise. */
+  sleep?: (ms: number) => Promise<void>;
+  timeoutMs?: number;
+}
+
+export const MAX_REQUESTS = 20;
+export const MAX_RETRY_AFTER_S = 60;
+export const DEFAULT_PROTECTED_PATH = "/api/v2/payment/status";
+
+/** The provider could not be reached, or stopped answering (exit 2). */
+export class ProviderUnreachable extends Error {}
+
+export interface ProbeResult {
+  observations: Observations;
+  /** Every secret value calibrate handled or received: none may appear in what it writes or prints. */
+  secrets: string[];
+}
+
+export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
+  const base = o.url.replace(/\/+$/, "");
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s);
+  const observed: Observation[] = [];
+  const skipped: Skipped[] = [];
+  let sentCount = 0;
+
+  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
+    for (let attempt = 0; ; attempt++) {
+      if (sentCount >= MAX_REQUESTS)
+        throw new ProviderUnreachable(`calibrate stops after ${MAX_REQUESTS} requests (the provider kept asking it to wait).`);
+      sentCount++;
+      const answer = await request(base, method, path, init, o.timeoutMs ?? 15_000);
+      if (answer.status === 429) {
+        const wait = retryAfterSeconds(answer.headers["retry-after"]);
+        if (attempt === 0 && wait !== undefined && wait <= MAX_RETRY_AFTER_S) {
+          await sleep(wait * 1000);
+          continue;
+        }
+        throw new ProviderUnreachable(
+          `The provider answered 429 Too Many Requests to ${probe} (${method} ${path})${wait === undefined ? " without a usable Retry-After" : `, asking to wait ${wait} s`}; calibrate stopped. Run it again later.`,
+        );
+      }
+      for (const token of tokensIn(answer.json)) if (!secrets.includes(token)) secrets.push(token);
+      observed.push({ probe, sent, answer });
+      return answer;
+    }
+  };
+  const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+  const TOKEN = "/api/v2/auth/token";
+  const INIT = "/api/v2/payment/init";
+
+  const startedAt = Date.now();
+  const first = await send(
+    "token_body",
+    `POST ${TOKEN}, api_key and api_secret in the JSON body`,
+    "POST",
+    TOKEN,
+    json({ api_key: o.apiKey, api_secret: o.apiSecret }),
+  );
+  await send("token_headers", `POST ${TOKEN}, X-Api-Key and X-Api-Secret headers, no body`, "POST", TOKEN, {
+    headers: { "x-api-key": o.apiKey, "x-api-secret": o.apiSecret },
+  });
+  await send(
+    "wrong_secret",
+    `POST ${TOKEN}, the api_key with a wrong api_secret`,
+    "POST",
+    TOKEN,
+    json({ api_key: o.apiKey, api_secret: "calibrate-wrong-secret" }),
+  );
+  await send(
+    "unknown_key",
+    `POST ${TOKEN}, an api_key no merchant has`,
+    "POST",
+    TOKEN,
+    json({ api_key: "calibrate-unknown-key", api_secret: "calibrate-unknown-secret" }),
+  );
+  await send("missing_secret", `POST ${TOKEN}, the api_key without api_secret`, "POST", TOKEN, json({ api_key: o.apiKey }));
+  await send("malformed_json", `POST ${TOKEN}, a body that is not valid JSON`, "POST", TOKEN, {
+    headers: { "content-type": "application/json" },
+    body: '{"api_key": ',
+  });
+
+  const fresh = findJwt(first.json);
+  const protectedPath = o.protectedPath;
+  if (fresh) await send("protected_fresh", `GET ${protectedPath} with the fresh token`, "GET", protectedPath, bearer(fresh));
+  else skipped.push({ probe: "protected_fresh", why: "no token was issued" });
+  await send("no_authorization", `GET ${protectedPath} without Authorization`, "GET", protectedPath, {});
+  await send("malformed_token", `GET ${protectedPath} with a token that is not a JWT`, "GET", protectedPath, bearer("calibrate-not-a-jwt"));
+  const foreign = await foreignJwt(fresh);
+  await send("foreign_jwt", `GET ${protectedPath} with a JWT signed by a key of calibrate's`, "GET", protectedPath, bearer(foreign));
+  if (o.expiredToken) await send("expired_token", `GET ${protectedPath} with --expired-token`, "GET", protectedPath, bearer(o.expiredToken));
+  else skipped.push({ probe: "expired_token", why: "no --expired-token: the expired answer is inferred from the foreign-key JWT's" });
+  // An empty body: even a provider that took the JWT here could not create a payment from it.
+  if (fresh)
+    await send("payment_init_jwt", `POST ${INIT} with the JWT (and an empty order)`, "POST", INIT, {
+      headers: { ...bearer(fresh).headers, "content-type": "application/json" },
+      body: "{}",
+    });
+  else skipped.push({ probe: "payment_init_jwt", why: "no token was issued" });
+  if (o.login) {
+    await send(
+      "login",
+      "POST /api/login_check with --login",
+      "POST",
+      "/api/login_check",
+      json({ username: o.login.email, password: o.login.password }),
+    );
+  } else skipped.push({ probe: "login", why: "no --login: the login's answer is not in the profile" });
+
+  let paymentInitSent: Record<string, string | number> | undefined;
+  if (o.allowWrites && o.paymentToken) {
+    paymentInitSent = { amount: 100, currency: "EUR", order_id: `calibrate-${startedAt}` };
+    await send("payment_init", `POST ${INIT} with the payment token (creates a test payment)`, "POST", INIT, {
+      headers: { ...bearer(o.paymentToken).headers, "content-type": "application/json" },
+      body: JSON.stringify(paymentInitSent),
+    });
+  } else {
+    skipped.push({
+      probe: "payment_init",
+      why: o.allowWrites
+        ? "no --payment-token: payment/init's success is not in the profile"
+        : "a write: sent only with --allow-writes (and --payment-token)",
+    });
+  }
+  return {
+    observations: { url: base, startedAt, observed, skipped, ...(paymentInitSent && { paymentInitSent }) },
+    secrets,
+  };
+}
+
+async function request(
+  base: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string },
+  timeoutMs: number,
+): Promise<Answer> {
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(base + path, {
+      method,
+      headers: { accept: "application/json", ...init.headers },
+      body: init.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await response.text();
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+    throw new ProviderUnreachable(`Cannot reach ${base} (${method} ${path}: ${cause}). Check --url and that the provider's test environment is up.`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [k, v] of response.headers) headers[k] = v;
+  let json: unknown;
+  let notJson = false;
+  if (text.trim() !== "") {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      notJson = true;
+    }
+  }
+  const contentType = headers["content-type"]?.split(";")[0]?.trim().toLowerCase() || undefined;
+  return { status: response.status, contentType, headers, json, notJson };
+}
+
+/** Retry-After as seconds from now: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */
+export function retryAfterSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+/** The JWTs and opaque token-like strings in an answer, so they are never echoed. */
+function tokensIn(json: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, key: string) => {
+    if (typeof v === "string") {
+      if (isJwt(v) || (/token|secret|refresh/i.test(key) && v.length >= 16 && !/\s/.test(v))) found.push(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, key);
+    } else if (typeof v === "object" && v !== null) for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(json, "");
+  return found;
+}
+
+/**
+ * A JWT the provider's keys did not sign: the same alg, typ and claims as its own token (so it is
+ * refused for its signature, not its shape), signed by a key calibrate makes up and names.
+ */
+async function foreignJwt(fresh: string | undefined): Promise<string> {
+  let header: Record<string, unknown> = {};
+  let payload: Record<string, unknown> = {};
+  if (fresh) {
+    header = decodeProtectedHeader(fresh) as Record<string, unknown>;
+    payload = decodeJwt(fresh) as Record<string, unknown>;
+  }
+  const alg = ["RS256", "ES256", "HS256", "PS256", "EdDSA"].includes(String(header.alg)) ? String(header.alg) : "RS256";
+  const key = alg === "HS256" ? new Uint8Array(randomBytes(32)) : (await generateKeyPair(alg)).privateKey;
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ ...payload, iat: now, exp: now + 300, ...(payload.nbf !== undefined && { nbf: now }) })
+    .setProtectedHeader({ alg, kid: "merchant-sandbox-calibrate-foreign-key", ...(typeof header.typ === "string" && { typ: header.typ }) })
+    .sign(key);
+}

@@ -1,0 +1,160 @@
+import { writeFile } from "node:fs/promises";
+import YAML from "yaml";
+import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
+import { compareProfiles, type Difference } from "./compare.js";
+import { CannotInfer, type CalibratedProfile, type Finding, inferProfile } from "./infer.js";
+import { mapLeaves } from "./json-paths.js";
+import { type ProbeOptions, ProviderUnreachable, probeProvider } from "./probe.js";
+
+/**
+ * `calibrate` from flags to exit code: probe the provider, infer the profile, then write it (and
+ * print the table) or, with --check, compare it with the file. Exit 0 done / no difference, 1 the
+ * provider answers otherwise than the profile says (or cannot be learnt), 2 it cannot be reached.
+ * Nothing printed or written may hold a secret: every text goes through `scrub` with every secret
+ * calibrate was given or received.
+ */
+
+export const EXIT_DIFFERENT = 1;
+export const EXIT_UNREACHABLE = 2;
+
+export interface CalibrateOptions extends ProbeOptions {
+  name: string;
+  out?: string | undefined;
+  check?: string | undefined;
+}
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number> {
+  let secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s);
+  const clean = (text: string) => scrub(text, secrets);
+  let stored: unknown;
+  if (o.check !== undefined) {
+    try {
+      stored = loadProfileFile(o.check);
+    } catch (e) {
+      io.err(clean(`merchant-sandbox: the profile to check cannot be used:\n${(e as Error).message}\n`));
+      return EXIT_UNREACHABLE;
+    }
+  }
+  try {
+    const probed = await probeProvider(o);
+    secrets = probed.secrets;
+    const { profile, findings } = inferProfile(
+      probed.observations,
+      o.name,
+      `${hostOf(o.url)}'s test environment, calibrated ${new Date(probed.observations.startedAt).toISOString().slice(0, 10)}`,
+    );
+    const safe = scrubProfile(profile, secrets);
+    if (o.check !== undefined) {
+      const differences = compareProfiles(stored, safe, probed.observations);
+      io.out(clean(differencesTable(differences, o.check, probed.observations.observed.length)));
+      return differences.length === 0 ? 0 : EXIT_DIFFERENT;
+    }
+    const text = profileText(safe, findings, o.url);
+    if (secrets.some((s) => s.length >= MIN_SECRET && text.includes(s))) throw new Error("a secret survived scrubbing; nothing was written");
+    // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
+    parseProfileText(text, o.out);
+    await writeFile(o.out!, text);
+    io.out(
+      clean(
+        findingsTable(findings) +
+          `\nWrote ${o.out} (${probed.observations.observed.length} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`,
+      ),
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof ProviderUnreachable) {
+      io.err(clean(`merchant-sandbox: ${e.message}\n`));
+      return EXIT_UNREACHABLE;
+    }
+    if (e instanceof CannotInfer) {
+      io.err(clean(`merchant-sandbox: ${e.message}\n`));
+      return EXIT_DIFFERENT;
+    }
+    io.err(clean(`merchant-sandbox: calibrate failed: ${(e as Error).message}\n`));
+    return EXIT_UNREACHABLE;
+  }
+}
+
+/** Secrets shorter than this are not searched for: replacing a 3-letter secret would mangle ordinary words. */
+const MIN_SECRET = 6;
+
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= MIN_SECRET) out = out.split(s).join("[redacted]");
+  return out;
+}
+
+function scrubProfile(profile: CalibratedProfile, secrets: readonly string[]): CalibratedProfile {
+  return mapLeaves(profile, (_path, v) => (typeof v === "string" ? scrub(v, secrets) : v)) as CalibratedProfile;
+}
+
+function profileText(profile: CalibratedProfile, findings: Finding[], url: string): string {
+  const inferred = findings.filter((f) => f.inferred !== undefined).map((f) => `#   - ${f.probe}: ${f.inferred}`);
+  const head = [
+    `# Written by merchant-sandbox calibrate against ${hostOf(url)}; check it nightly with`,
+    "#   merchant-sandbox calibrate --check <this file> --url ... --api-key ... --api-secret ...",
+    ...(inferred.length > 0 ? ["# Inferred rather than observed:", ...inferred] : []),
+  ];
+  return `${head.join("\n")}\n${YAML.stringify(profile, { lineWidth: 0 })}`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+export function findingsTable(findings: readonly Finding[]): string {
+  const rows = findings.map((f) => [f.probe, f.cameBack, f.profileSays, f.inferred ? `inferred: ${f.inferred}` : "observed"]);
+  return table(["PROBE", "CAME BACK", "PROFILE NOW SAYS", "HOW"], rows);
+}
+
+function differencesTable(differences: readonly Difference[], file: string, requests: number): string {
+  if (differences.length === 0) return `The provider still answers as ${file} says (${requests} requests sent).\n`;
+  return (
+    table(
+      ["WHERE", "PROFILE SAYS", "PROVIDER NOW ANSWERS"],
+      differences.map((d) => [d.where, d.profile, d.provider]),
+    ) +
+    `\n${differences.length} difference${differences.length === 1 ? "" : "s"}: recalibrate with merchant-sandbox calibrate --out ${file}, or tell the provider.\n`
+  );
+}
+
+/** Columns of at most COLUMN characters; a longer cell goes on over several lines, broken at spaces. */
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.min(COLUMN, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  const out = [line(head), line(widths.map((w) => "-".repeat(w)))];
+  for (const row of rows) {
+    const wrapped = row.map((cell, i) => wrap(cell, i === row.length - 1 ? COLUMN * 2 : widths[i]!));
+    const height = Math.max(...wrapped.map((w) => w.length));
+    for (let k = 0; k < height; k++) out.push(line(wrapped.map((w) => w[k] ?? "")));
+  }
+  return out.join("\n") + "\n";
+}
+
+const COLUMN = 48;
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const cut = rest.lastIndexOf(" ", width);
+    const at = cut > width / 3 ? cut : width;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  lines.push(rest);
+  return lines;
+}

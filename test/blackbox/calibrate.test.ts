@@ -1,0 +1,277 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { runCli, startCliServer } from "../support/cli.js";
+import type { ClientConfig, ProviderClient } from "../support/providers/client.js";
+import { envelopeClient } from "../support/providers/envelope-client.js";
+import { startEnvelopeProvider } from "../support/providers/envelope.js";
+import { clientFlow, type FlowTranscript } from "../support/providers/flow.js";
+import type { ProviderOptions, RunningProvider } from "../support/providers/kit.js";
+import { lexikClient } from "../support/providers/lexik-client.js";
+import { startLexikProvider } from "../support/providers/lexik.js";
+import { nestedClient } from "../support/providers/nested-client.js";
+import { startNestedProvider } from "../support/providers/nested.js";
+
+/**
+ * `calibrate` against three providers of different shapes (test/support/providers/), then the
+ * provider's own client, unchanged, against `serve --profile` with the written file: it must go
+ * through its whole flow exactly as it does against the provider.
+ */
+
+interface Run {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[]): Promise<Run> {
+  const p = runCli(args);
+  const code = await p.exited;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+function providerArgs(p: RunningProvider): string[] {
+  return ["--url", p.url, "--api-key", p.credentials.apiKey, "--api-secret", p.credentials.apiSecret];
+}
+
+const SANDBOX_CLIENT = { apiKey: "sandbox-api-key", apiSecret: "sandbox-api-secret", paymentToken: "sandbox-payment-token" };
+
+const PROVIDERS: Array<{
+  name: string;
+  start: (o?: ProviderOptions) => Promise<RunningProvider>;
+  client: (c: ClientConfig) => ProviderClient;
+  login: boolean;
+  transcript: FlowTranscript;
+}> = [
+  {
+    name: "lexik",
+    start: startLexikProvider,
+    client: lexikClient,
+    login: true,
+    transcript: {
+      token: "a JWT",
+      protectedCall: "ok",
+      wrongSecret: "refused: unauthorized (HTTP 401)",
+      invalidToken: "refused: unauthorized (HTTP 401)",
+      expiry: "ok after: renewed the token after a 401",
+      paymentInit: "created",
+    },
+  },
+  {
+    name: "envelope",
+    start: startEnvelopeProvider,
+    client: envelopeClient,
+    login: false,
+    transcript: {
+      token: "a JWT",
+      protectedCall: "ok",
+      wrongSecret: "refused: AUTH_BAD_CREDENTIALS (HTTP 401)",
+      invalidToken: "refused: TOKEN_INVALID (HTTP 401)",
+      expiry: "ok after: renewed the token after TOKEN_EXPIRED",
+      paymentInit: "created",
+    },
+  },
+  {
+    name: "nested",
+    start: startNestedProvider,
+    client: nestedClient,
+    login: false,
+    transcript: {
+      token: "a JWT",
+      protectedCall: "ok",
+      wrongSecret: "refused: INVALID_CREDENTIALS (HTTP 401)",
+      invalidToken: "refused: TOKEN_INVALID (HTTP 401)",
+      expiry: "ok after: renewed the token after TOKEN_EXPIRED",
+      paymentInit: "created",
+    },
+  },
+];
+
+const dir = mkdtempSync(join(tmpdir(), "calibrate-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(PROVIDERS)("calibrate against the $name provider", (p) => {
+  let provider: RunningProvider;
+  let expired: string;
+  let run: Run;
+  const file = join(dir, `${p.name}.profile.yaml`);
+
+  beforeAll(async () => {
+    provider = await p.start();
+    expired = await provider.expiredToken();
+    const c = provider.credentials;
+    run = await cli([
+      "calibrate",
+      ...providerArgs(provider),
+      "--payment-token",
+      c.paymentToken,
+      "--expired-token",
+      expired,
+      "--allow-writes",
+      ...(p.login ? ["--login", `${c.email}:${c.password}`] : []),
+      "--out",
+      file,
+    ]);
+  });
+  afterAll(() => provider.close());
+
+  it("writes the profile, prints the table, exits 0, sending at most 20 requests one at a time", () => {
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^PROBE +CAME BACK +PROFILE NOW SAYS +HOW$/m);
+    expect(run.stdout).toContain(`Wrote ${file}`);
+    expect(YAML.parse(readFileSync(file, "utf8")).name).toBe(p.name);
+    expect(provider.requests()).toBeLessThanOrEqual(20);
+    expect(provider.maxInFlight()).toBe(1);
+  });
+
+  it("writes no secret, token or password of the provider into the profile or its output", () => {
+    const c = provider.credentials;
+    const written = readFileSync(file, "utf8") + run.stdout + run.stderr;
+    const secrets = [c.apiSecret, c.paymentToken, c.password, expired, ...provider.issued];
+    expect(provider.issued.length).toBeGreaterThanOrEqual(2);
+    for (const s of secrets) expect(written).not.toContain(s);
+    // Not even a piece of a token: no JWT-shaped text at all.
+    expect(written).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/);
+  });
+
+  it("the provider's client passes its whole flow against the sandbox serving the profile, as against the provider", async () => {
+    const own = await clientFlow(p.client, { baseUrl: provider.url, ...provider.credentials }, async () => provider.advanceClock(61 * 60_000));
+    expect(own).toEqual(p.transcript);
+
+    const sandbox = await startCliServer(["--profile", file]);
+    try {
+      const viaSandbox = await clientFlow(p.client, { baseUrl: sandbox.url, ...SANDBOX_CLIENT }, async () => {
+        const r = await fetch(`${sandbox.url}/__sandbox/clock`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ advance: "61m" }),
+        });
+        expect(r.status).toBe(200);
+      });
+      expect(viaSandbox).toEqual(p.transcript);
+    } finally {
+      sandbox.child.kill();
+      await sandbox.exited;
+    }
+  });
+
+  it("--check against the same provider is clean (exit 0)", async () => {
+    const check = await cli(["calibrate", "--check", file, ...providerArgs(provider), "--expired-token", expired]);
+    expect(check.stderr).toBe("");
+    expect(check.stdout).toMatch(/^The provider still answers as .* says \(\d+ requests sent\)\.$/m);
+    expect(check.code).toBe(0);
+  });
+});
+
+describe("calibrate --check against a provider that changed", () => {
+  let before: RunningProvider;
+  let after: RunningProvider;
+  const file = join(dir, "nested-before.profile.yaml");
+  beforeAll(async () => {
+    before = await startNestedProvider();
+    after = await startNestedProvider({ changed: true });
+  });
+  afterAll(async () => {
+    await before.close();
+    await after.close();
+  });
+
+  it("reports a renamed field and a new status, and exits 1", async () => {
+    const expired = await before.expiredToken();
+    const written = await cli(["calibrate", ...providerArgs(before), "--expired-token", expired, "--out", file]);
+    expect(written.code).toBe(0);
+    const check = await cli(["calibrate", "--check", file, ...providerArgs(after), "--expired-token", await after.expiredToken()]);
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/^token\.body: result\.accessToken +result\.accessToken: \{\{access_token\}\} +renamed to result\.token$/m);
+    expect(check.stdout).toMatch(/^codes\.token_expired\.status +401 +403$/m);
+    expect(check.stdout).toContain("2 differences: recalibrate");
+  });
+});
+
+describe("calibrate when the provider cannot be reached or slows it down, or the command line is wrong", () => {
+  it("exits 2, with or without --check, when nothing answers", async () => {
+    const gone = await startEnvelopeProvider();
+    await gone.close();
+    const write = await cli(["calibrate", ...providerArgs(gone), "--out", join(dir, "never.yaml")]);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toMatch(
+      /^merchant-sandbox: Cannot reach http:\/\/127\.0\.0\.1:\d+ \(POST \/api\/v2\/auth\/token: ECONNREFUSED\)\. Check --url/,
+    );
+    const profile = join(dir, "unreachable.profile.yaml");
+    writeFileSync(profile, "name: unreachable\ntoken: { body: { token: '{{access_token}}' } }\n");
+    const check = await cli(["calibrate", "--check", profile, ...providerArgs(gone)]);
+    expect(check.stderr).toMatch(/^merchant-sandbox: Cannot reach http:\/\/127\.0\.0\.1:\d+ /);
+    expect(check.code).toBe(2);
+    expect(write.stderr + check.stderr).not.toContain(gone.credentials.apiSecret);
+  });
+
+  it("exits 2 on a usage error or a profile to check that cannot be loaded, before sending anything", async () => {
+    const provider = await startEnvelopeProvider();
+    try {
+      const usage = await cli(["calibrate", ...providerArgs(provider)]);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toBe(
+        "merchant-sandbox: Give --out FILE to write the profile, or --check FILE to compare with one.\nRun 'merchant-sandbox --help' for the options.\n",
+      );
+      const inUrl = await cli([
+        "calibrate",
+        "--url",
+        "https://merchant:pa55word-in-url@provider.test",
+        "--api-key",
+        "k",
+        "--api-secret",
+        "s",
+        "--out",
+        join(dir, "x.yaml"),
+      ]);
+      expect(inUrl.code).toBe(2);
+      expect(inUrl.stderr).toBe(
+        "merchant-sandbox: --url must not hold credentials (user:password@); give them as --api-key and --api-secret.\nRun 'merchant-sandbox --help' for the options.\n",
+      );
+      const bad = join(dir, "bad.profile.yaml");
+      writeFileSync(bad, "name: bad\ntokn: {}\n");
+      const check = await cli(["calibrate", "--check", bad, ...providerArgs(provider)]);
+      expect(check.code).toBe(2);
+      expect(check.stderr).toBe(
+        `merchant-sandbox: the profile to check cannot be used:\n${bad}:2:1: tokn: unknown key 'tokn'; did you mean 'token'? (allowed here: $schema, name, description, token, refusal, codes, paymentInit, login, protected, jwt)\n`,
+      );
+      expect(provider.requests()).toBe(0);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("honours Retry-After on a 429 (waits, sends that probe again) and goes on", async () => {
+    const provider = await startLexikProvider({ rateLimit: { requests: [3], retryAfter: "1" } });
+    try {
+      const started = Date.now();
+      const run = await cli(["calibrate", ...providerArgs(provider), "--out", join(dir, "limited.yaml")]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      // The wrong-secret probe (the third request) was answered on the second try.
+      expect(run.stdout).toMatch(/^wrong_secret +401 application\/json \{code: 401,/m);
+      expect(provider.maxInFlight()).toBe(1);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("stops on a second 429 and exits 2, sending nothing more", async () => {
+    const provider = await startLexikProvider({ rateLimit: { requests: [2, 3], retryAfter: "1" } });
+    try {
+      const run = await cli(["calibrate", ...providerArgs(provider), "--out", join(dir, "stopped.yaml")]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        "merchant-sandbox: The provider answered 429 Too Many Requests to token_headers (POST /api/v2/auth/token), asking to wait 1 s; calibrate stopped. Run it again later.\n",
+      );
+      expect(provider.requests()).toBe(3);
+    } finally {
+      await provider.close();
+    }
+  });
+});
