@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
 
 describe("the OpenAPI document under a profile", () => {
   let t: TestServer;
+  // biome-ignore lint/suspicious/noExplicitAny: the served OpenAPI document, read member by member
   let doc: any;
   beforeAll(async () => {
     t = await startTestServer({
@@ -55,6 +56,7 @@ describe("the OpenAPI document under a profile", () => {
   });
 
   it("gives every merchant API refusal the profile's media type and body, without WWW-Authenticate; the control plane keeps problem+json", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI response object or its $ref
     const refusal = (r: any) => (r.$ref ? doc.components.responses[r.$ref.split("/").at(-1)] : r);
     const unauthorized = refusal(
       doc.paths["/api/v2/payment/{operation}"]?.get?.responses["401"] ?? doc.paths["/api/v2/auth/token"].post.responses["401"],
