@@ -2,10 +2,10 @@ import { isAbsolute, resolve } from "node:path";
 import { CATALOGUE_CODES } from "../core/error-catalogue.js";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
 import { clip, pathText, type Explained, type Path } from "../core/source/data-problems.js";
-import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
-import { boundProblems } from "../core/source/problems.js";
+import { issueExplainer, valueAt } from "../core/source/explain-issues.js";
 import { didYouMean } from "../core/source/suggest.js";
-import { CYCLE_MESSAGE, cyclePath, parseYamlSource, readSourceText, type PositionOf } from "../core/source/yaml-source.js";
+import { parseYamlSource, readSourceText, type PositionOf } from "../core/source/yaml-source.js";
+import { validateData } from "../core/source/validate-data.js";
 import { BUILT_IN_NAMES, BUILT_IN_PROFILES } from "./builtins.js";
 import { PLACEHOLDERS, type ProfilePart } from "./placeholders.js";
 import { ProfileLoadError } from "./problems.js";
@@ -74,22 +74,9 @@ export function validateProfile(data: unknown, file: string, positionOf: Positio
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new ProfileLoadError([{ file, line: 1, column: 1, path: "", message: "a profile holds one mapping with name and the answers it shapes" }]);
   }
-  const cycle = cyclePath(data);
-  if (cycle) throw new ProfileLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message: CYCLE_MESSAGE }]);
-  const result = profileSchema.safeParse(data);
-  const explained = [
-    ...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))),
-    ...semanticProblems(data as Record<string, unknown>),
-  ];
-  if (result.success && explained.length === 0) return result.data;
-  const problems = explained.map((p) => ({
-    file,
-    ...positionOf(p.path, p.key),
-    path: pathText(p.key === undefined ? p.path : [...p.path, p.key]),
-    message: p.message,
-  }));
-  problems.sort((a, b) => a.line - b.line || a.column - b.column);
-  throw new ProfileLoadError(boundProblems(problems));
+  const checked = validateData(profileSchema, data, file, positionOf, explain, semanticProblems);
+  if (checked.ok) return checked.value;
+  throw new ProfileLoadError(checked.problems);
 }
 
 /** The template parts of a profile and the placeholders each may use. */
@@ -130,13 +117,4 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
     }
   }
   return problems;
-}
-
-function valueAt(data: unknown, path: Path): unknown {
-  let v: unknown = data;
-  for (const p of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
 }

@@ -1,10 +1,11 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { semanticProblems } from "./cross-checks.js";
-import { pathText, type Path } from "../core/source/data-problems.js";
-import { explain, withoutConsequences } from "./explain-issues.js";
-import { boundProblems, ScenarioLoadError } from "./problems.js";
+import type { Path } from "../core/source/data-problems.js";
+import { explain } from "./explain-issues.js";
+import { ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
-import { CYCLE_MESSAGE, cyclePath, parseYamlSource, readSourceText } from "../core/source/yaml-source.js";
+import { parseYamlSource, readSourceText } from "../core/source/yaml-source.js";
+import { validateData } from "../core/source/validate-data.js";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
@@ -52,23 +53,8 @@ export function validateScenario(
       { file, line: 1, column: 1, path: "", message: "a scenario holds one mapping with name, description, merchants and rules" },
     ]);
   }
-  const cycle = cyclePath(data);
-  if (cycle) {
-    throw new ScenarioLoadError([{ file, ...positionOf(cycle), path: pathText(cycle), message: CYCLE_MESSAGE }]);
-  }
-  const result = scenarioSchema.safeParse(data);
   // Cross-field checks run on the raw data too, so every problem is reported at once.
-  const explained = [
-    ...(result.success ? [] : withoutConsequences(result.error.issues).flatMap((issue) => explain(issue, data))),
-    ...semanticProblems(data as Record<string, unknown>),
-  ];
-  if (result.success && explained.length === 0) return result.data;
-  const problems = explained.map((p) => ({
-    file,
-    ...positionOf(p.path, p.key),
-    path: pathText(p.key === undefined ? p.path : [...p.path, p.key]),
-    message: p.message,
-  }));
-  problems.sort((a, b) => a.line - b.line || a.column - b.column);
-  throw new ScenarioLoadError(boundProblems(problems));
+  const checked = validateData(scenarioSchema, data, file, positionOf, explain, semanticProblems);
+  if (checked.ok) return checked.value;
+  throw new ScenarioLoadError(checked.problems);
 }

@@ -83,7 +83,8 @@ export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIs
   };
 }
 
-function valueAt(data: unknown, path: Path): unknown {
+/** The value at a path of parsed data, or undefined where the path leaves it. */
+export function valueAt(data: unknown, path: Path): unknown {
   let v: unknown = data;
   for (const p of path) {
     if (v === null || typeof v !== "object") return undefined;
