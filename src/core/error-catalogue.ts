@@ -374,6 +374,13 @@ export const ERROR_CATALOGUE = {
     meaning: "A body that is not declared as JSON (`Content-Type: application/json` or `application/*+json`) where JSON is required.",
     fix: "Send the body as JSON with `Content-Type: application/json`.",
   },
+  login_invalid_credentials: {
+    status: [401],
+    error: ["invalid_client"],
+    meaning:
+      'The deprecated login\'s e-mail is unknown, its password wrong, its merchant disabled, or a scenario rule rejected it. The default answer is Lexik\'s own body `{"code": 401, "message": "Invalid credentials."}`; a response profile shapes it as its other refusals.',
+    fix: "Send the e-mail and password of a loaded merchant's login, or move to POST /api/v2/auth/token.",
+  },
   login_gone: {
     status: [410],
     error: ["gone"],

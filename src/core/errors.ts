@@ -100,6 +100,17 @@ export class MissingCredentials extends SandboxError {
   }
 }
 
+/**
+ * 401 from the deprecated login: unknown e-mail, wrong password, disabled merchant. Lexik sends no
+ * challenge, so neither does this. The login answers it in Lexik's own body unless a response
+ * profile shapes it (endpoints/login-check.ts).
+ */
+export class LoginRejected extends SandboxError {
+  readonly status = 401;
+  readonly error = "invalid_client" as const;
+  readonly code = "login_invalid_credentials";
+}
+
 /** 401 invalid_token: expired, revoked, tampered, foreign or the wrong kind of token. */
 export class InvalidToken extends SandboxError {
   readonly status = 401;

@@ -1,6 +1,6 @@
 import type { SandboxSettings } from "../core/config.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
-import { Gone, InvalidRequest, MethodNotAllowed } from "../core/errors.js";
+import { Gone, InvalidRequest, LoginRejected, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
 
@@ -40,7 +40,14 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   if (!merchant || !ok) {
     if (merchant) trace.merchantId = merchant.id;
     // Lexik's exact failure body: integrations written against it parse this, not problem+json.
-    return jsonResponse(401, { code: 401, message: "Invalid credentials." });
+    // A response profile answers it as its other refusals instead.
+    const shaped = trace.scenario.shaper?.refusal(
+      new LoginRejected(
+        "Invalid credentials: the e-mail is unknown, the password wrong, or the merchant disabled. Send a loaded merchant's login, or move to POST /api/v2/auth/token.",
+      ),
+      trace.shown.path,
+    );
+    return shaped ?? jsonResponse(401, { code: 401, message: "Invalid credentials." });
   }
   trace.merchantId = merchant.id;
   const scenario = ctx.scenarios.of(merchant);

@@ -40,6 +40,10 @@ interface Refusal {
   error?: string;
 }
 
+/** The sandbox's explanation of a refused login, which a profile puts where its messages go. */
+const LOGIN_REJECTED_MESSAGE =
+  "Invalid credentials: the e-mail is unknown, the password wrong, or the merchant disabled. Send a loaded merchant's login, or move to POST /api/v2/auth/token.";
+
 /** What each profile answers: its refusal, token, login, payment/init and protected bodies. */
 interface Contract {
   refusalType: string;
@@ -241,6 +245,28 @@ describe.each(Object.keys(CONTRACTS))("the %s profile", (name) => {
     const token = name === "envelope" ? r.json.data.token : r.json.token;
     expect(decodeJwt(token).username).toBe("merchant@sandbox.test");
     expect(r.json).toEqual(contract.login(token));
+  });
+
+  it("login with a wrong password: 401 in the profile's refusal shape (Lexik's own body under oauth), no challenge, with the deprecation headers", async () => {
+    const r = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "wrong-password" }));
+    expect(r.headers.get("deprecation")).toBe("@1735689600");
+    if (name === "oauth") {
+      expect(r.status).toBe(401);
+      expect(r.headers.get("content-type")).toBe("application/json");
+      expect(r.headers.get("www-authenticate")).toBeNull();
+      expect(r.text).toBe('{"code":401,"message":"Invalid credentials."}');
+      return;
+    }
+    const refusal = {
+      status: 401,
+      title: "Unauthorized",
+      code: "login_invalid_credentials",
+      message: LOGIN_REJECTED_MESSAGE,
+      instance: "/api/login_check",
+      error: "invalid_client",
+    };
+    expectRefusal(r, contract, refusal, null);
+    expect(r.text).not.toContain("wrong-password");
   });
 
   it("never shapes the control plane's answers", async () => {

@@ -68,6 +68,12 @@ describe("the OpenAPI document under a profile", () => {
       required: ["error"],
     });
     expect(unauthorized.headers["WWW-Authenticate"]).toBeUndefined();
+    // The login's refused credentials (Lexik's own body without a profile) are a refusal like the rest.
+    const loginRefused = refusal(doc.paths["/api/login_check"].post.responses["401"]);
+    expect(loginRefused.content).toEqual(unauthorized.content);
+    expect(loginRefused.description).toBe(
+      "Unknown e-mail, wrong password, a disabled merchant, or a login a scenario rule rejects. In the 'acme' response profile's shape (code login_invalid_credentials).",
+    );
     const control = refusal(doc.paths["/__sandbox/sessions"].post.responses["400"]);
     expect(Object.keys(control.content)).toEqual(["application/problem+json"]);
   });

@@ -15,6 +15,7 @@ import {
   InvalidClient,
   InvalidRequest,
   InvalidToken,
+  LoginRejected,
   MethodNotAllowed,
   MissingCredentials,
   NotFound,
@@ -65,6 +66,7 @@ function everyRefusal(): SandboxError[] {
     new InvalidToken("token_expired", "x"),
     new InvalidRequest("body_malformed_json", "x"),
     new Gone("login_gone", "x"),
+    new LoginRejected("x"),
   ];
 }
 

@@ -22,6 +22,13 @@ export function shapeMerchantPaths(paths: Record<string, object>, shapes: Shaped
   success("/api/v2/auth/token", shapes.token, "200");
   success("/api/v2/payment/init", shapes.paymentInit, "201");
   success("/api/login_check", shapes.login, "200");
+  // The login's refused credentials are Lexik's own body by default; a profile answers them as its
+  // other refusals (login_invalid_credentials).
+  const loginRefused = shaped["/api/login_check"]?.post?.responses?.["401"];
+  if (loginRefused && shapes.refusal) {
+    loginRefused.description = `${loginRefused.description.replace(/: Lexik's own body, not problem\+json\.$/, ".")} In the '${profile}' response profile's shape (code login_invalid_credentials).`;
+    loginRefused.content = { [shapes.refusal.contentType]: { schema: shapes.refusal.schema } };
+  }
   for (const operations of Object.values(shaped)) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
