@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/control/journal.js";
 import { analyze, type Finding } from "../../src/control/report.js";
@@ -889,6 +890,31 @@ describe("analyze()", () => {
       called("b", { at: 8 }),
     ];
     expect(analyze(journal)).toEqual([]);
+  });
+
+  it("the README's Findings table lists every finding the report can give, with its severity", () => {
+    const every = analyze([
+      ...["a", "b"].map((jti) => exchanged(jti)),
+      refused("a", "token_expired"),
+      ...["c", "d", "e"].map((jti) => exchanged(jti)),
+      refused("a", "token_revoked"),
+      entry({ endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }),
+      entry({ status: 401, code: "payment_token_not_accepted" }),
+      entry({ endpoint: "login", method: "POST", path: "/api/login_check" }),
+      entry({ status: 400, code: "token_in_query" }),
+      entry({ endpoint: "token", status: 400, code: "credential_conflict" }),
+      entry({ endpoint: "cashout", status: 429, retryAfter: 10, code: "rate_limited", at: 10 }),
+      entry({ endpoint: "cashout", status: 200, at: 11 }),
+      ...[20, 20, 20].map((at) => entry({ status: 401, code: "credentials_missing", at })),
+      entry({ status: 401, code: "session_credentials_mismatch" }),
+      entry({ endpoint: "unknown", path: "/api/v1/auth/token", status: 404, code: "not_found" }),
+      entry({ endpoint: "token", status: 401, code: "wrong_api_secret", unverified: true }),
+    ]);
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("### Findings"), readme.indexOf("Only errors fail"));
+    const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (error|warning|info) \|/gm)].map(([, code, severity]) => `${code} ${severity}`);
+    expect(rows.sort()).toEqual(every.map((f) => `${f.code} ${f.severity}`).sort());
+    expect(rows).toHaveLength(14);
   });
 
   it("each credential conflict counts: a code, or a credential found both ways", () => {
