@@ -59,7 +59,9 @@ const HEADS: ReadonlySet<string> = new Set([...ENDINGS.keys(), ...GROUPS.keys()]
  */
 export function correctApiPath(path: string): string | undefined {
   const segments = path.split("/").filter((s) => s !== "");
-  for (let start = 0; start < segments.length; start++) {
+  // The control plane's paths are its own: only its health check is ever the meaning there.
+  const last = segments[0]?.toLowerCase() === "__sandbox" ? 1 : segments.length;
+  for (let start = 0; start < last; start++) {
     if (!HEADS.has(segments[start]!.toLowerCase())) continue;
     const corrected = meant(segments.slice(start));
     if (corrected !== undefined) return corrected === path ? undefined : corrected;

@@ -66,6 +66,8 @@ describe("correctApiPath", () => {
     ["/api/v2/auth/login", "an ending the API does not have"],
     ["/api/login_check/sand...(16 chars, sha256:5369724f)", "a redacted secret after the login"],
     ["/caf%C3%A9", "percent-encoded, no resource"],
+    ["/__sandbox/sessions/ses_1/payment/x", "the control plane's own paths"],
+    ["/__sandbox/token", "the control plane's own paths"],
   ])("%s -> none (%s)", (path) => {
     expect(correctApiPath(path)).toBeUndefined();
   });
