@@ -4,12 +4,14 @@ import type { Finding } from "./findings/finding.js";
 import {
   conflictingCredentials,
   credentialsInQuery,
+  credentialsOfOtherSession,
   deprecatedLoginUsed,
   jwtOnPaymentInit,
   missingCredentials,
   paymentTokenOnBearerEndpoint,
 } from "./findings/misuse.js";
 import { unprovenIdentity } from "./findings/identity.js";
+import { wrongBasePath } from "./findings/paths.js";
 import { hammeringAfterError, retryIgnoresRetryAfter } from "./findings/retries.js";
 import { expiredTokenReused, noProactiveRenewal, tokenPerCall } from "./findings/tokens.js";
 
@@ -31,6 +33,8 @@ export const CHECKS: readonly Check[] = [
   retryIgnoresRetryAfter,
   hammeringAfterError,
   missingCredentials,
+  credentialsOfOtherSession,
+  wrongBasePath,
 ];
 
 const RANK: Record<Finding["severity"], number> = { error: 0, warning: 1, info: 2 };

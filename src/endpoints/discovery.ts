@@ -1,6 +1,7 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import { MethodNotAllowed, NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
+import { API_ROUTES, correctApiPath } from "./api-paths.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
 export const jwksEndpoint: Endpoint = (request, ctx) => {
@@ -15,29 +16,22 @@ export const healthEndpoint: Endpoint = (request, ctx) => {
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 
-const KNOWN_ROUTES = [
-  "POST /api/v2/auth/token",
-  "ANY /api/v2/payment/*",
-  "POST /api/v2/payment/init",
-  "ANY /api/v2/cashout/*",
-  "POST /api/login_check",
-  "GET /.well-known/jwks.json",
-  "GET /__sandbox/health",
-];
+/** What the 404 lists: the merchant API and the control plane's always-open health check. */
+const KNOWN_ROUTES = [...API_ROUTES, "GET /__sandbox/health"];
 
 /** Anything else: 404 that lists what the sandbox does serve, with a hint for near misses. */
 export const notFoundEndpoint: Endpoint = (request, _ctx, trace) => {
-  const hint = nearMiss(request.path);
+  const hint = nearMiss(trace.shown.path);
   throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`);
 };
 
-function nearMiss(path: string): string {
-  const lower = path.toLowerCase().replace(/\/+$/, "");
-  const known = ["/api/v2/auth/token", "/api/login_check", "/.well-known/jwks.json", "/__sandbox/health"];
-  const match = known.find((k) => k === lower);
-  if (match) return ` Did you mean ${match} (exact case, no trailing slash)?`;
+/** The hint for the path the client most likely meant (the report's wrong_base_path names the same). */
+function nearMiss(shownPath: string): string {
+  const corrected = correctApiPath(shownPath);
+  const lower = shownPath.toLowerCase().replace(/\/+$/, "");
+  if (corrected !== undefined && corrected === lower) return ` Did you mean ${corrected} (exact case, no trailing slash)?`;
   if (/^\/api\/v[013-9]\//.test(lower)) return " This sandbox simulates version 2 of the API: use the /api/v2/ prefix.";
-  return "";
+  return corrected === undefined ? "" : ` Did you mean ${printablePath(corrected)}?`;
 }
 
 function printablePath(shown: string): string {

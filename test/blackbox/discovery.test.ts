@@ -127,6 +127,18 @@ describe("discovery endpoints", () => {
       expect(r.json).toEqual(notFound("POST", path, " This sandbox simulates version 2 of the API: use the /api/v2/ prefix."));
     });
 
+    it.each([
+      ["/api/v2/api/v2/payment/init", "/api/v2/payment/init"],
+      ["/v2/auth/token", "/api/v2/auth/token"],
+      ["/merchant/api/v2/auth/token", "/api/v2/auth/token"],
+      ["/oauth/token", "/api/v2/auth/token"],
+      ["/jwks.json", "/.well-known/jwks.json"],
+    ])("%s → 404 with the 'Did you mean %s?' hint (the path the report's wrong_base_path names)", async (path, meant) => {
+      const r = await t().call(path, { method: "POST" });
+      expect(r.status).toBe(404);
+      expect(r.json).toEqual(notFound("POST", path, ` Did you mean ${meant}?`));
+    });
+
     it("a percent-encoded path is shown as sent, not decoded", async () => {
       const r = await t().call("/caf%C3%A9");
       expect(r.json.detail).toBe(`No endpoint at GET /caf%C3%A9. ${ROUTES}`);

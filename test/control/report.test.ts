@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/control/journal.js";
 import { analyze, type Finding } from "../../src/control/report.js";
@@ -168,13 +169,39 @@ const expected = {
     message: `${who} sent ${count} failing requests in quick succession to ${endpoints} (3 or more in a row refused or answered 429/503, each less than 2 s after the previous one on the sandbox clock). Do not resend a refused request unchanged: fix the request or the credentials first; retry 429, 503 and dropped connections with exponential backoff and jitter, honouring Retry-After, and give up after a few attempts.`,
     evidence,
   }),
-  missingCredentials: (who: string, requests: string, evidence: string[]): Finding => ({
+  missingCredentials: (who: string, requests: string, perEndpoint: string, needs: Array<keyof typeof NEEDS>, evidence: string[]): Finding => ({
     code: "missing_credentials",
-    severity: "warning",
-    message: `${who} called a protected endpoint without any credentials (${requests}, 401 with no error code). Send 'Authorization: Bearer <access token>' on /api/v2/payment/ and /api/v2/cashout/ calls, and the merchant payment token on POST /api/v2/payment/init.`,
+    severity: "error",
+    message: `${who} sent ${requests} without any credentials (${perEndpoint}). ${needs.map((n) => NEEDS[n]).join(" ")}`,
+    evidence,
+  }),
+  credentialsOfOtherSession: (who: string, requests: string, evidence: string[]): Finding => ({
+    code: "credentials_of_other_session",
+    severity: "error",
+    message: `${who} sent the credentials of another session, or of a merchant outside this session, to this session's base_url (${requests}, refused 401 session_credentials_mismatch). Under a session's base_url use only the credentials POST /__sandbox/sessions answered for that session, and the tokens issued to them; give each test job its own session.`,
+    evidence,
+  }),
+  /** `wrongPaths`: each distinct wrong path as the message names it; `listed`: the API's routes are listed (a path matched none). */
+  wrongBasePath: (who: string, paths: string, requests: string, wrongPaths: string[], listed: boolean, evidence: string[]): Finding => ({
+    code: "wrong_base_path",
+    severity: "error",
+    message: `${who} called ${paths} the API does not serve (${requests}): ${wrongPaths.join("; ")}.${listed ? API_SERVES : ""} Configure the integration's base URL as the session's base_url (without a session: the sandbox's root URL), with no path of its own: the integration appends /api/v2/... to it.`,
     evidence,
   }),
 };
+
+/** What missing_credentials says each endpoint needs, word for word. */
+const NEEDS = {
+  bearer:
+    "Calls to /api/v2/payment/ and /api/v2/cashout/ need 'Authorization: Bearer <access token>', with the access token from POST /api/v2/auth/token.",
+  token:
+    "POST /api/v2/auth/token needs api_key and api_secret, as JSON body fields (Content-Type: application/json) or as the X-Api-Key and X-Api-Secret headers.",
+  paymentInit: "POST /api/v2/payment/init needs the merchant payment token (not the access token), sent as its 401 answer says.",
+  login: "POST /api/login_check needs a JSON body with username and password (better: move to POST /api/v2/auth/token).",
+};
+
+const API_SERVES =
+  " The API serves: POST /api/v2/auth/token, ANY /api/v2/payment/*, POST /api/v2/payment/init, ANY /api/v2/cashout/*, POST /api/login_check, GET /.well-known/jwks.json.";
 
 // ---------------------------------------------------------------------------------------------
 // misbehaving clients, one mistake each
@@ -383,7 +410,74 @@ describe("the report names each mistake of a misbehaving client", () => {
     // Nothing on the request says who sent it, so only the unfiltered report can show it.
     expect(t.sandbox.journal.list()[0]!.merchant).toBeUndefined();
     expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([]);
-    expect(await fullReport(t)).toEqual([expected.missingCredentials(NOBODY, "1 request", ["req_1"])]);
+    expect(await fullReport(t)).toEqual([expected.missingCredentials(NOBODY, "1 request", "1 to /api/v2/payment/*", ["bearer"], ["req_1"])]);
+  });
+
+  it("missing_credentials: no credentials at all on the token endpoint, payment/init and payment (an error: it fails the gate)", async () => {
+    const t = await start();
+    // The mistake: credentials never configured, so none are sent anywhere.
+    expect((await t.call("/api/v2/auth/token", postJson({}))).json.code).toBe("api_key_missing"); // req_1
+    expect((await t.call("/api/v2/payment/init", postJson({ amount: 1999, currency: "EUR" }))).json.code).toBe("credentials_missing"); // req_2
+    t.sandbox.clock.advance(5_000);
+    expect((await t.call("/api/v2/cashout/transfer", { method: "POST" })).json.code).toBe("credentials_missing"); // req_3
+    expect((await t.call("/api/v2/auth/token", postJson({}, { "x-api-key": "", "x-api-secret": "" }))).json.code).toBe("api_key_missing"); // req_4
+    // A request that forgot only the secret sent credentials (the wrong ones): not this finding.
+    expect((await t.call("/api/v2/auth/token", postJson({ api_key: DEFAULT_KEY }))).json.code).toBe("api_secret_missing"); // req_5
+    expect(await fullReport(t)).toEqual([
+      expected.missingCredentials(
+        NOBODY,
+        "4 requests",
+        "2 to POST /api/v2/auth/token, 1 to POST /api/v2/payment/init, 1 to /api/v2/cashout/*",
+        ["token", "paymentInit", "bearer"],
+        ["req_1", "req_2", "req_3", "req_4"],
+      ),
+      expected.unprovenIdentity(DEFAULT_MERCHANT_ID, "1 request", ["req_5"]),
+    ]);
+  });
+
+  it("wrong_base_path: a base URL with a path of its own, each wrong path named with the one meant; different paths are no hammering", async () => {
+    const t = await start();
+    // The mistake: the base URL configured as ".../api/v2" (the client adds /api/v2/... itself),
+    // then two more guesses in quick succession (the clock stands still: 0 s apart).
+    const body = { api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET };
+    expect((await t.call("/api/v2/api/v2/auth/token", postJson(body))).status).toBe(404); // req_1
+    expect((await t.call("/api/v1/auth/token", postJson(body))).status).toBe(404); // req_2
+    expect((await t.call("/v2/auth/token", postJson(body))).status).toBe(404); // req_3
+    expect((await t.call("/api/v2/api/v2/auth/token", postJson(body))).status).toBe(404); // req_4
+    expect((await t.call("/nope/status")).status).toBe(404); // req_5
+    expect(t.sandbox.journal.list().map((e) => [e.endpoint, e.code, e.merchant])).toEqual(
+      Array.from({ length: 5 }, () => ["unknown", "not_found", undefined]),
+    );
+    expect(await fullReport(t)).toEqual([
+      expected.wrongBasePath(
+        NOBODY,
+        "4 paths",
+        "5 requests",
+        [
+          "POST /api/v2/api/v2/auth/token (2 times): use /api/v2/auth/token",
+          "POST /api/v1/auth/token: use /api/v2/auth/token",
+          "POST /v2/auth/token: use /api/v2/auth/token",
+          "GET /nope/status: no API path matches it",
+        ],
+        true,
+        ["req_1", "req_2", "req_3", "req_4", "req_5"],
+      ),
+    ]);
+  });
+
+  it("hammering_after_error: the same request three times in a row, not three requests to one endpoint", async () => {
+    const t = await start();
+    // Three different payment calls with no credentials, 0 s apart: missing credentials, not hammering …
+    for (const path of ["/api/v2/payment/a", "/api/v2/payment/b", "/api/v2/payment/c"]) {
+      expect((await t.call(path)).status).toBe(401); // req_1..3
+    }
+    expect(codes(await fullReport(t))).toEqual(["missing_credentials"]);
+    // … the same one three times is both.
+    for (let i = 0; i < 3; i++) expect((await t.call("/api/v2/payment/d")).status).toBe(401); // req_4..6
+    expect(await fullReport(t)).toEqual([
+      expected.missingCredentials(NOBODY, "6 requests", "6 to /api/v2/payment/*", ["bearer"], ["req_1", "req_2", "req_3", "req_4", "req_5", "req_6"]),
+      expected.hammeringAfterError(NOBODY, 3, "/api/v2/payment/*", ["req_4", "req_5", "req_6"]),
+    ]);
   });
 
   it("several mistakes at once: errors first, then warnings, each by its first request", async () => {
@@ -670,16 +764,157 @@ describe("analyze()", () => {
       entry({ merchant: "m1", status: 401, code: "payment_token_not_accepted" }), // req_8
     ]);
     expect(findings).toEqual([
+      expected.missingCredentials(NOBODY, "1 request", "1 to /api/v2/payment/*", ["bearer"], ["req_2"]),
       expected.jwtOnPaymentInit(m("m1"), "2 requests", ["req_3", "req_7"]),
       expected.credentialsInQuery(m("m2"), "1 request", ["req_5"]),
       expected.paymentTokenOnBearerEndpoint(m("m1"), "1 request", ["req_8"]),
       expected.deprecatedLoginUsed(m("m2"), "2 requests", ["req_1", "req_4"]),
-      expected.missingCredentials(NOBODY, "1 request", ["req_2"]),
       expected.conflictingCredentials(m("m1"), "1 request", ["req_6"]),
     ]);
     // The order the entries come in does not matter; the ids sort by number (req_9 before req_10).
     expect(analyze([...findingsInput()].reverse())).toEqual(analyze(findingsInput()));
     expect(analyze(findingsInput()).map((f) => f.evidence[0])).toEqual(["req_9", "req_10"]);
+  });
+
+  it("hammering_after_error: only the same request (method, path, endpoint); paths the API does not serve never count", () => {
+    const fail = (at: number, more: Partial<JournalEntry> = {}) => entry({ status: 401, code: "credentials_missing", at, ...more });
+    // Three different paths of one endpoint, 0.5 s apart: three requests, none repeated.
+    expect(
+      codes(analyze([fail(0, { path: "/api/v2/payment/a" }), fail(0.5, { path: "/api/v2/payment/b" }), fail(1, { path: "/api/v2/payment/c" })])),
+    ).toEqual(["missing_credentials"]);
+    seq = 0;
+    // One path, three methods.
+    expect(codes(analyze([fail(0, { method: "GET" }), fail(0, { method: "POST" }), fail(0, { method: "DELETE" })]))).toEqual(["missing_credentials"]);
+    seq = 0;
+    // The same request three times, with another request in between: still a run of its own.
+    expect(analyze([fail(0), fail(0, { path: "/api/v2/payment/x" }), fail(1), fail(1.5)]).map((f) => [f.code, f.evidence])).toEqual([
+      ["hammering_after_error", ["req_1", "req_3", "req_4"]],
+      ["missing_credentials", ["req_1", "req_2", "req_3", "req_4"]],
+    ]);
+    seq = 0;
+    // Three mistyped paths, even the same one three times: the base URL is wrong, which is one finding.
+    const unknown = (path: string) => entry({ merchant: undefined, method: "POST", path, endpoint: "unknown", status: 404, code: "not_found" });
+    expect(codes(analyze([unknown("/api/v1/auth/token"), unknown("/v2/auth/token"), unknown("/api/v2/api/v2/auth/token")]))).toEqual([
+      "wrong_base_path",
+    ]);
+    seq = 0;
+    expect(codes(analyze([unknown("/v2/auth/token"), unknown("/v2/auth/token"), unknown("/v2/auth/token")]))).toEqual(["wrong_base_path"]);
+  });
+
+  it("wrong_base_path: every wrong path named with the path meant, at most five, the API's paths listed when one matches none", () => {
+    const unknown = (path: string, method = "POST") =>
+      entry({ merchant: undefined, method, path, endpoint: "unknown", status: 404, code: "not_found" });
+    expect(analyze([unknown("/api/v1/auth/token"), unknown("/merchant/api/v2/payment/init"), unknown("/api/v1/auth/token")])).toEqual([
+      expected.wrongBasePath(
+        NOBODY,
+        "2 paths",
+        "3 requests",
+        ["POST /api/v1/auth/token (2 times): use /api/v2/auth/token", "POST /merchant/api/v2/payment/init: use /api/v2/payment/init"],
+        false,
+        ["req_1", "req_2", "req_3"],
+      ),
+    ]);
+    seq = 0;
+    // Per merchant (a session's base URL attributes them), the method is part of the path named.
+    expect(analyze([entry({ method: "GET", path: "/jwks", endpoint: "unknown", status: 404, code: "not_found" })])).toEqual([
+      expected.wrongBasePath(m("m1"), "1 path", "1 request", ["GET /jwks: use /.well-known/jwks.json"], false, ["req_1"]),
+    ]);
+    seq = 0;
+    const many = ["/a", "/b", "/c", "/api/v2/api/v2/cashout/x", "/e", "/f", "/g"].map((p) => unknown(p, "GET"));
+    const long = unknown(`/${"x".repeat(300)}/auth/token`);
+    const [finding] = analyze([...many, long]);
+    expect(finding).toEqual(
+      expected.wrongBasePath(
+        NOBODY,
+        "8 paths",
+        "8 requests",
+        [
+          "GET /a: no API path matches it",
+          "GET /b: no API path matches it",
+          "GET /c: no API path matches it",
+          "GET /api/v2/api/v2/cashout/x: use /api/v2/cashout/x",
+          "GET /e: no API path matches it, and 3 other paths",
+        ],
+        true,
+        ["req_1", "req_2", "req_3", "req_4", "req_5", "req_6", "req_7", "req_8"],
+      ),
+    );
+    seq = 0;
+    // A path is cut in the message (the evidence has the request).
+    expect(analyze([long])[0]!.message).toContain(`POST /${"x".repeat(119)}...: use /api/v2/auth/token.`);
+  });
+
+  it("missing_credentials: the codes of a request with no credentials at all, on every endpoint; a forgotten secret is not one", () => {
+    const refusal = (endpoint: string, code: string, status = 401) => entry({ merchant: undefined, endpoint, status, code });
+    expect(
+      analyze([
+        refusal("token", "api_key_missing", 400),
+        refusal("token", "api_secret_missing", 400),
+        refusal("payment-init", "credentials_missing"),
+        refusal("cashout", "credentials_missing"),
+        refusal("login", "login_body_missing", 400),
+        refusal("payment", "credentials_missing"),
+        refusal("payment", "bearer_token_empty", 400),
+      ]),
+    ).toEqual([
+      expected.missingCredentials(
+        NOBODY,
+        "5 requests",
+        "1 to POST /api/v2/auth/token, 1 to POST /api/v2/payment/init, 1 to /api/v2/cashout/*, 1 to POST /api/login_check, 1 to /api/v2/payment/*",
+        ["token", "paymentInit", "bearer", "login"],
+        ["req_1", "req_3", "req_4", "req_5", "req_6"],
+      ),
+      expected.deprecatedLoginUsed(NOBODY, "1 request", ["req_5"]),
+    ]);
+  });
+
+  it("credentials_of_other_session: each request refused session_credentials_mismatch, an error", () => {
+    const mismatch = (merchant?: string) =>
+      entry({ merchant, session: "ses_0123456789abcdef", status: 401, code: "session_credentials_mismatch", endpoint: "token", method: "POST" });
+    expect(analyze([mismatch("m_other"), mismatch(undefined), mismatch("m_other"), entry({ session: "ses_0123456789abcdef" })])).toEqual([
+      expected.credentialsOfOtherSession(m("m_other"), "2 requests", ["req_1", "req_3"]),
+      expected.credentialsOfOtherSession(NOBODY, "1 request", ["req_2"]),
+    ]);
+  });
+
+  it("a correct client's journal has no findings: every endpoint, good answers, a refused call retried once with a new token", () => {
+    const journal = [
+      exchanged("a", { at: 0 }),
+      called("a", { at: 1 }),
+      called("a", { at: 2, method: "POST", path: "/api/v2/payment/refund" }),
+      entry({ at: 3, method: "POST", path: "/api/v2/payment/init", endpoint: "payment-init", status: 201 }),
+      called("a", { at: 4, endpoint: "cashout", path: "/api/v2/cashout/transfer", method: "POST" }),
+      entry({ at: 5, method: "GET", path: "/.well-known/jwks.json", endpoint: "jwks" }),
+      refused("a", "token_revoked", { at: 6 }),
+      exchanged("b", { at: 7 }),
+      called("b", { at: 8 }),
+    ];
+    expect(analyze(journal)).toEqual([]);
+  });
+
+  it("the README's Findings table lists every finding the report can give, with its severity", () => {
+    const every = analyze([
+      ...["a", "b"].map((jti) => exchanged(jti)),
+      refused("a", "token_expired"),
+      ...["c", "d", "e"].map((jti) => exchanged(jti)),
+      refused("a", "token_revoked"),
+      entry({ endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }),
+      entry({ status: 401, code: "payment_token_not_accepted" }),
+      entry({ endpoint: "login", method: "POST", path: "/api/login_check" }),
+      entry({ status: 400, code: "token_in_query" }),
+      entry({ endpoint: "token", status: 400, code: "credential_conflict" }),
+      entry({ endpoint: "cashout", status: 429, retryAfter: 10, code: "rate_limited", at: 10 }),
+      entry({ endpoint: "cashout", status: 200, at: 11 }),
+      ...[20, 20, 20].map((at) => entry({ status: 401, code: "credentials_missing", at })),
+      entry({ status: 401, code: "session_credentials_mismatch" }),
+      entry({ endpoint: "unknown", path: "/api/v1/auth/token", status: 404, code: "not_found" }),
+      entry({ endpoint: "token", status: 401, code: "wrong_api_secret", unverified: true }),
+    ]);
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("### Findings"), readme.indexOf("Only errors fail"));
+    const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (error|warning|info) \|/gm)].map(([, code, severity]) => `${code} ${severity}`);
+    expect(rows.sort()).toEqual(every.map((f) => `${f.code} ${f.severity}`).sort());
+    expect(rows).toHaveLength(14);
   });
 
   it("each credential conflict counts: a code, or a credential found both ways", () => {

@@ -1,8 +1,8 @@
-import { perRequest, plural, subject, type Check } from "./common.js";
+import { endpointLabel, perRequest, plural, subject, type Check } from "./common.js";
 
 /**
  * Findings where one request is the mistake: the wrong token on the wrong endpoint, the deprecated
- * login, credentials in the URL, credentials sent twice, no credentials at all.
+ * login, credentials in the URL, credentials sent twice, no credentials at all, another session's credentials.
  */
 
 /** The JWT access token sent to payment/init, which takes the merchant payment token. */
@@ -54,11 +54,47 @@ export const conflictingCredentials: Check = perRequest(
     `${subject(m)} sent api_key or api_secret both in the JSON body and in the X-Api-Key/X-Api-Secret header (${plural(hits.length, "request")}). Send each credential one way only, the JSON body or the header, so a stale copy can never conflict with the real one.`,
 );
 
-/** A call with no credentials at all (401 with no error code). */
+/**
+ * The refusal codes of a request with no credentials at all, per endpoint: a bare 401 on the
+ * groups and on payment/init, `api_key_missing` on the token endpoint (checked first, so also when
+ * only the secret came; a request that forgot only the secret sent credentials, wrong ones),
+ * `login_body_missing` on the login.
+ */
+const NO_CREDENTIALS: ReadonlySet<string> = new Set(["credentials_missing", "api_key_missing", "login_body_missing"]);
+
+/** What each endpoint needs, for the missing_credentials message. */
+function neededOn(endpoint: string): string {
+  switch (endpoint) {
+    case "token":
+      return "POST /api/v2/auth/token needs api_key and api_secret, as JSON body fields (Content-Type: application/json) or as the X-Api-Key and X-Api-Secret headers.";
+    case "payment-init":
+      return "POST /api/v2/payment/init needs the merchant payment token (not the access token), sent as its 401 answer says.";
+    case "login":
+      return "POST /api/login_check needs a JSON body with username and password (better: move to POST /api/v2/auth/token).";
+    default:
+      return "Calls to /api/v2/payment/ and /api/v2/cashout/ need 'Authorization: Bearer <access token>', with the access token from POST /api/v2/auth/token.";
+  }
+}
+
+/** Calls with no credentials at all: an integration that never sends them cannot work. */
 export const missingCredentials: Check = perRequest(
   "missing_credentials",
-  "warning",
-  (e) => e.code === "credentials_missing",
+  "error",
+  (e) => e.code !== undefined && NO_CREDENTIALS.has(e.code),
+  (m, hits) => {
+    const perEndpoint = new Map<string, number>();
+    for (const e of hits) perEndpoint.set(e.endpoint, (perEndpoint.get(e.endpoint) ?? 0) + 1);
+    const parts = [...perEndpoint].map(([endpoint, n]) => `${n} to ${endpointLabel(endpoint)}`);
+    const needs = [...new Set([...perEndpoint.keys()].map(neededOn))];
+    return `${subject(m)} sent ${plural(hits.length, "request")} without any credentials (${parts.join(", ")}). ${needs.join(" ")}`;
+  },
+);
+
+/** Under a session's base URL, the credentials of another session (or of a merchant of no session). */
+export const credentialsOfOtherSession: Check = perRequest(
+  "credentials_of_other_session",
+  "error",
+  (e) => e.code === "session_credentials_mismatch",
   (m, hits) =>
-    `${subject(m)} called a protected endpoint without any credentials (${plural(hits.length, "request")}, 401 with no error code). Send 'Authorization: Bearer <access token>' on /api/v2/payment/ and /api/v2/cashout/ calls, and the merchant payment token on POST /api/v2/payment/init.`,
+    `${subject(m)} sent the credentials of another session, or of a merchant outside this session, to this session's base_url (${plural(hits.length, "request")}, refused 401 session_credentials_mismatch). Under a session's base_url use only the credentials POST /__sandbox/sessions answered for that session, and the tokens issued to them; give each test job its own session.`,
 );

@@ -4,7 +4,7 @@ import { byMerchant, endpointLabel, evidenceOf, isFailure, plural, sandboxMs, su
 
 /** How the integration retries: Retry-After honoured, failures not hammered. */
 
-/** hammering_after_error fires on this many failed requests in a row to one endpoint … */
+/** hammering_after_error fires on this many failed tries in a row of the same request … */
 export const HAMMER_MIN_RUN = 3;
 /** … each sent less than this long (sandbox clock) after the previous one. */
 export const HAMMER_MAX_GAP_MS = 2000;
@@ -54,7 +54,7 @@ export const retryIgnoresRetryAfter: Check = (entries) => {
   return out;
 };
 
-/** Runs of failed requests to one endpoint, each close on the heels of the previous one. */
+/** Runs of failed tries of one request, each close on the heels of the previous one. */
 function hammeredRuns(calls: readonly JournalEntry[]): JournalEntry[][] {
   const runs: JournalEntry[][] = [];
   let run: JournalEntry[] = [];
@@ -71,16 +71,34 @@ function hammeredRuns(calls: readonly JournalEntry[]): JournalEntry[][] {
   return runs;
 }
 
-/** Three or more failed requests in a row to one endpoint without backing off. */
+/**
+ * The entries of one merchant per request (method, path and endpoint), in request order; requests in
+ * order of first use. Requests to paths the API does not serve are left out: three different
+ * mistyped paths are one mistake, the base URL, which wrong_base_path names.
+ */
+function bySameRequest(group: readonly JournalEntry[]): Map<string, JournalEntry[]> {
+  const out = new Map<string, JournalEntry[]>();
+  for (const e of group) {
+    if (e.endpoint === "unknown") continue;
+    const key = `${e.endpoint} ${e.method} ${e.path}`;
+    const list = out.get(key);
+    if (list) list.push(e);
+    else out.set(key, [e]);
+  }
+  return out;
+}
+
+/** Three or more failed tries in a row of the same request (method, path and endpoint) without backing off. */
 export const hammeringAfterError: Check = (entries) => {
   const out: Finding[] = [];
   for (const [merchant, group] of byMerchant(entries)) {
     const evidence: JournalEntry[] = [];
     const endpoints: string[] = [];
-    for (const [endpoint, calls] of byEndpoint(group)) {
+    for (const calls of bySameRequest(group).values()) {
       const runs = hammeredRuns(calls);
       if (runs.length === 0) continue;
-      endpoints.push(endpointLabel(endpoint));
+      const label = endpointLabel(calls[0]!.endpoint);
+      if (!endpoints.includes(label)) endpoints.push(label);
       for (const run of runs) evidence.push(...run);
     }
     if (evidence.length > 0) {
