@@ -55,22 +55,22 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // under it, as at the root. Every other request pays one string test.
     const base = received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;
     const session = base && ctx.sessions.active(base.id);
+    // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
+    const unknownBase = base !== undefined && session === undefined;
     const request = session ? { ...received, path: base!.rest } : received;
     const r = base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
-    // Under an unknown session's base URL nothing is read: the answer is its 404.
-    const claimed =
-      base && !session
-        ? undefined
-        : await attributeMerchant(request, body, r.name, {
-            registry: ctx.merchants,
-            transports: ctx.scenarios.paymentTokenTransports(),
-            maxBodyBytes: ctx.settings.maxBodyBytes,
-            provenSubject: (t) => ctx.tokens.provenSubject(t),
-          });
+    const claimed = unknownBase
+      ? undefined
+      : await attributeMerchant(request, body, r.name, {
+          registry: ctx.merchants,
+          transports: ctx.scenarios.paymentTokenTransports(),
+          maxBodyBytes: ctx.settings.maxBodyBytes,
+          provenSubject: (t) => ctx.tokens.provenSubject(t),
+        });
     let attributed = claimed?.merchant;
-    let refusal: SandboxError | undefined = base && !session ? sessionUrlUnknown(redactValue(base.id, secrets)) : undefined;
+    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
     if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
       // Another merchant's credentials under this session's base URL: refused in this session's
       // name, and not read as that merchant's at all (no rules, no state, nothing in its journal).
