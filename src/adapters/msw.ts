@@ -1,6 +1,7 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { SandboxRequest } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
+import { sessionBasePath } from "../control/session-url.js";
 
 /**
  * msw handlers built from the core, for in-process use (`setupServer(...createMswHandlers(sb, {
@@ -14,6 +15,14 @@ export interface MswHandlerOptions {
    * `@mswjs/http-middleware`, which resolves against the server's own origin, pass `"/"`.
    */
   baseUrl: string;
+  /**
+   * A session id (`sandbox.sessions.create()`): every request to `baseUrl` is then that session's,
+   * as if sent under its base URL `/s/<id>`, so the integration keeps the base URL it is configured
+   * with and all its requests (no credentials, a token in the query, a mistyped path) land in the
+   * session's journal and report. The control plane (`/__sandbox/`) stays at the root. Without
+   * it, a session is reached by appending its `base_url` path (`sessions.info(s).base_url`).
+   */
+  session?: string;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -26,6 +35,12 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
     );
   }
   const prefix = new URL(base || "http://x").pathname.replace(/\/+$/, "");
+  if (options.session !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(options.session)) {
+    throw new TypeError(
+      `session '${String(options.session).slice(0, 64)}' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'`,
+    );
+  }
+  const sessionBase = options.session === undefined ? "" : sessionBasePath(options.session);
   // Intercepted in-process (setupServer), a request went to the base URL and no DNS answer chose
   // where: its Host (a client may send one) is no name the control plane should judge. Mounted in a
   // server (@mswjs/http-middleware, base "/"), the Host is the network's and is kept.
@@ -33,7 +48,8 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
   return [
     http.all(`${base}/*`, async ({ request }) => {
       const url = new URL(request.url);
-      const path = url.pathname.slice(prefix.length) || "/";
+      const underBase = url.pathname.slice(prefix.length) || "/";
+      const path = sessionBase && !underBase.startsWith("/__sandbox/") ? sessionBase + underBase : underBase;
       const sandboxRequest: SandboxRequest = {
         method: request.method,
         path,

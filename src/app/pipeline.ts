@@ -5,11 +5,12 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
-import { redactUrl } from "../core/redact.js";
+import { redactUrl, redactValue } from "../core/redact.js";
 import type { SandboxContext } from "./context.js";
-import { createRouter } from "./routes.js";
+import { createRouter, underBase } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
+import { SESSION_URL_PREFIX, sessionCredentialsMismatch, sessionUrlUnknown, splitSessionPath } from "../control/session-url.js";
 
 /**
  * The request pipeline, one straight line per request: route, attribute the request to a merchant
@@ -29,6 +30,8 @@ export interface RequestLogEntry {
   durationMs: number;
   endpoint: RequestTrace["endpoint"];
   scenario: string;
+  /** The session whose base URL (`/s/{id}/...`) the request was sent under; `path` is the path under it. */
+  session?: string;
   merchant?: string;
   tokenId?: string;
   /** The refusal's stable code, when the request was refused. */
@@ -44,29 +47,49 @@ export interface PipelineHooks {
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
   const route = createRouter(ctx.settings);
-  return async function handle(request: SandboxRequest): Promise<SandboxResponse> {
+  return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
-    const r = route(request.path);
+    const secrets = ctx.merchants.secrets.view();
+    // A session's base URL (/s/<id>/...) is taken off here, once: everything after sees the path
+    // under it, as at the root. Every other request pays one string test.
+    const base = received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;
+    const session = base && ctx.sessions.active(base.id);
+    // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
+    const unknownBase = base !== undefined && session === undefined;
+    const request = session ? { ...received, path: base!.rest } : received;
+    const r = base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
-    const claimed = await attributeMerchant(request, body, r.name, {
-      registry: ctx.merchants,
-      transports: ctx.scenarios.paymentTokenTransports(),
-      maxBodyBytes: ctx.settings.maxBodyBytes,
-      provenSubject: (t) => ctx.tokens.provenSubject(t),
-    });
+    const claimed = unknownBase
+      ? undefined
+      : await attributeMerchant(request, body, r.name, {
+          registry: ctx.merchants,
+          transports: ctx.scenarios.paymentTokenTransports(),
+          maxBodyBytes: ctx.settings.maxBodyBytes,
+          provenSubject: (t) => ctx.tokens.provenSubject(t),
+        });
     let attributed = claimed?.merchant;
+    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
+    if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
+      // Another merchant's credentials under this session's base URL: refused in this session's
+      // name, and not read as that merchant's at all (no rules, no state, nothing in its journal).
+      refusal = sessionCredentialsMismatch(session.id, r.name, ctx.scenarios.of(attributed).sessionId !== undefined);
+      attributed = undefined;
+    }
     const sessionId = attributed && ctx.scenarios.of(attributed).sessionId;
-    // A session idle past its limit ends here, before its credentials can be used again.
-    if (sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
+    // A session idle past its limit ends here, before its credentials can be used again (the
+    // session of a base URL was checked when it was looked up).
+    if (!base && sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
     const trace: ScenarioTrace = {
       endpoint: r.name,
-      // Redacted once, before anything can echo it: the log, the journal and the answer agree.
-      shown: redactUrl(request.path, request.query, ctx.merchants.secrets.view()),
+      // Redacted once, before anything can echo it: the log, the journal and the answer agree. Under
+      // a session's base URL that is the path under it; an unknown session's URL is shown whole.
+      shown: redactUrl(request.path, request.query, secrets),
       body,
-      // The named merchant's scenario shapes the answer (its settings), proven or not.
-      scenario: attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
+      // The session of the base URL, whatever the credentials; else the named merchant's scenario
+      // shapes the answer (its settings), proven or not.
+      scenario: session ? session.instance : attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.
       ...(attributed ? { merchantId: attributed.id } : {}),
       identityProven: attributed !== undefined && claimed!.proven,
@@ -76,9 +99,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     let response: SandboxResponse;
     let thrown: unknown;
     try {
+      if (refusal) throw refusal;
       // Only a proven identity fires the merchant's rules (and counts towards their `calls`): a
-      // request that merely names a merchant must not script what its real client sees.
-      const proven = trace.identityProven ? attributed : undefined;
+      // request that merely names a merchant must not script what its real client sees. Nor does
+      // a token in the query: the endpoint refuses it whatever a rule would answer.
+      const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(request, ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
     } catch (e) {
@@ -100,6 +125,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       status: response.dropConnection ? 0 : response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       code: thrown instanceof SandboxError ? thrown.code : thrown !== undefined ? "internal_error" : undefined,
+      viaSessionUrl: base !== undefined,
     };
     // The log line is built only when something listens (formatting a date costs more than the rest).
     if (hooks.onRequest || outcome.code === "internal_error") {
@@ -113,7 +139,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
   };
 }
 
-function logEntry(method: string, trace: RequestTrace, outcome: Outcome): RequestLogEntry {
+function logEntry(method: string, trace: ScenarioTrace, outcome: Outcome): RequestLogEntry {
   const entry: RequestLogEntry = {
     time: new Date(outcome.arrivedMs).toISOString(),
     method,
@@ -124,6 +150,7 @@ function logEntry(method: string, trace: RequestTrace, outcome: Outcome): Reques
     endpoint: trace.endpoint,
     scenario: trace.scenario.name,
   };
+  if (outcome.viaSessionUrl && trace.scenario.sessionId) entry.session = trace.scenario.sessionId;
   if (trace.merchantId) entry.merchant = trace.merchantId;
   if (trace.tokenId) entry.tokenId = trace.tokenId;
   if (outcome.code) entry.code = outcome.code;
@@ -139,6 +166,8 @@ interface Outcome {
   status: number;
   durationMs: number;
   code: string | undefined;
+  /** Sent under a session's base URL (`/s/{id}/...`), known or not; `path` is then the path under it. */
+  viaSessionUrl: boolean;
 }
 
 /**
@@ -148,7 +177,12 @@ interface Outcome {
 function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTrace, outcome: Outcome, response: SandboxResponse): void {
   const session = trace.scenario.sessionId;
   // Only the session's own client keeps it alive; a request that just names its merchant does not.
-  if (session && trace.identityProven) ctx.sessions.touch(session);
+  // A request under the session's base URL is its client's (the URL comes from the control plane
+  // with the session, as its credentials do), so it counts as use whatever its credentials, but
+  // one refused for carrying another merchant's: that is another client's mistake, and changes
+  // nothing here.
+  const ownClient = trace.identityProven || (outcome.viaSessionUrl && outcome.code !== "session_credentials_mismatch");
+  if (session && ownClient) ctx.sessions.touch(session);
   const rec: JournalRecord = {
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
@@ -175,5 +209,6 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (retryAfterHeader !== undefined && Number.isFinite(Number(retryAfterHeader))) rec.retryAfter = Number(retryAfterHeader);
   if (trace.credentialSources) rec.credentialSources = trace.credentialSources;
   if (outcome.query !== request.query) rec.secretInQuery = true;
+  if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   ctx.journal.add(rec);
 }

@@ -1,8 +1,10 @@
 import type { SandboxSettings } from "../core/config.js";
 import type { Endpoint, EndpointName } from "../core/context.js";
+import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
 import { notFoundEndpoint } from "../endpoints/discovery.js";
 import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
+import { printable } from "../core/printable.js";
 import type { SandboxContext } from "./context.js";
 
 /**
@@ -21,6 +23,24 @@ export interface Route {
 const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 
 const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
+
+/**
+ * Under a session's base URL only the merchant API is served: the control plane is the test
+ * harness's, at the root, and never the integration's. Answered like any unknown path there.
+ */
+const CONTROL_UNDER_BASE: Route = {
+  name: "unknown",
+  endpoint: (request, _ctx, trace) => {
+    throw new NotFound(
+      `The control plane is not served under a session's base URL: call ${request.method} ${printable(trace.shown.path, 200)} at the root of the sandbox, without /s/{session_id}.`,
+    );
+  },
+};
+
+/** The route of a path under a session's base URL (`/s/{id}/...`): the root's, but the control plane's. */
+export function underBase(route: Route): Route {
+  return route.name === "control" ? CONTROL_UNDER_BASE : route;
+}
 
 /**
  * The router of one sandbox, built when it starts: the login's headers come from the sandbox's

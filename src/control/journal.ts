@@ -42,6 +42,12 @@ export interface JournalEntry {
   credentialSources?: { apiKey?: "body" | "header" | "both"; apiSecret?: "body" | "header" | "both" };
   /** The query string carried something secret-looking (a token, a secret, a password). */
   secretInQuery?: boolean;
+  /**
+   * Sent under a session's base URL (`/s/{id}/...`): `session` is that session whatever the
+   * credentials, and `path` the path under the base URL. Under an unknown or ended session's URL
+   * there is no `session`, and `path` is the whole path (code `session_url_unknown`).
+   */
+  viaSessionUrl?: true;
 }
 
 /** What the pipeline records per request: times as epoch milliseconds, formatted when read. */

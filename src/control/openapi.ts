@@ -40,6 +40,8 @@ export function openApiDocument(
         "",
         "The credentials a request carries select the merchant, and so its scenario: scenario rules may script outages, rate limits, expired or revoked tokens, rotated keys and secrets, delays and dropped connections. An answer shaped by a rule carries `X-Sandbox-Rule`. Requests no merchant can be read from take the primary scenario's settings.",
         "",
+        "Every merchant API path is served at the root and under a session's base URL, `/s/{session_id}` (the `base_url` POST /__sandbox/sessions answers; each path lists both servers): every request under it belongs to that session, whatever its credentials, and shows in its journal and report. An unknown or ended session answers `404 session_url_unknown`; another merchant's credentials under it `401 session_credentials_mismatch`.",
+        "",
         "Anything not listed here answers `404 not_found` with the list of routes and a hint for near misses (trailing slash, another API version).",
         "",
         "The built-in default merchant: api_key `sandbox-api-key`, api_secret `sandbox-api-secret`, payment token `sandbox-payment-token`, login `merchant@sandbox.test` / `sandbox-password`, merchant id `merchant_sandbox_default`, scopes `payment cashout`.",

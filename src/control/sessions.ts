@@ -5,6 +5,7 @@ import type { ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioLoadError } from "../scenarios/problems.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
+import { sessionBaseUrl } from "./session-url.js";
 
 /**
  * Sessions: a private copy of a scenario per test, with fresh credentials, its own state and its
@@ -29,6 +30,8 @@ export interface SessionInfo {
   scenario: string;
   merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } };
   merchants: Array<SessionInfo["merchant"]>;
+  /** `http://<Host of the request>/s/<id>`: every merchant API path under it is this session's. */
+  base_url: string;
   expires_at: string;
 }
 
@@ -76,6 +79,14 @@ export class SessionStore {
   }
 
   /**
+   * The session of a base URL (`/s/<id>/...`), if it is live: one lookup, ending that session first
+   * if it has been idle too long (a request must not bring it back), without reaping the others.
+   */
+  active(id: string): Session | undefined {
+    return this.endIfIdle(id) ? undefined : this.sessions.get(id);
+  }
+
+  /**
    * Ends the session if it has been idle too long. Called when a request arrives with one of its
    * merchants' credentials, so an expired session cannot come back to life before the next reap.
    */
@@ -109,7 +120,8 @@ export class SessionStore {
     for (const s of [...this.sessions.values()]) this.end(s);
   }
 
-  info(session: Session): SessionInfo {
+  /** `host`: the Host header of the request that asks, for `base_url` (only the path without one). */
+  info(session: Session, host?: string): SessionInfo {
     const merchants = session.instance.merchants.map((m) => ({
       id: m.id,
       api_key: m.apiKey,
@@ -122,6 +134,7 @@ export class SessionStore {
       scenario: session.instance.file.name,
       merchant: merchants[0]!,
       merchants,
+      base_url: sessionBaseUrl(session.id, host),
       expires_at: new Date(session.lastUsedAt + this.limits.idleMs).toISOString(),
     };
   }

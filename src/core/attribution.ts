@@ -1,4 +1,4 @@
-import { bearerTokenOf } from "./bearer.js";
+import { bearerTokenOf, queryToken } from "./bearer.js";
 import type { PaymentTokenTransport } from "./config.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
@@ -16,7 +16,10 @@ import type { RequestBody } from "./json-body.js";
  * - the login: the e-mail with its password;
  * - a bearer JWT whose signature verifies with one of the sandbox's keys (expired, revoked or
  *   otherwise refused tokens still prove who they were issued to);
- * - payment/init: the merchant's payment token (or a JWT, as above).
+ * - payment/init: the merchant's payment token (or a JWT, as above);
+ * - a token in the query string (refused all the same, `token_in_query`) that proves its merchant
+ *   as above: it is the merchant's own client that put it there, so its report must see it. One
+ *   that proves nothing names nobody: the query is not a place the API reads credentials from.
  *
  * The endpoint then authenticates the request for real; this only decides whose scenario applies.
  */
@@ -24,6 +27,11 @@ export interface Attribution {
   merchant: Merchant;
   /** False when the request only names the merchant: journaled as unverified, no rules, no findings. */
   proven: boolean;
+  /**
+   * Proven by a token in the query string, which the endpoint refuses whatever it is: the request is
+   * the merchant's, but its rules must not answer instead of that refusal nor count it.
+   */
+  fromQuery?: true;
 }
 
 export interface AttributionDeps {
@@ -56,7 +64,7 @@ export async function attributeMerchant(
     case "payment":
     case "cashout": {
       const token = bearerTokenOf(request);
-      return token === undefined ? undefined : byToken(token, deps);
+      return (token === undefined ? undefined : await byToken(token, deps)) ?? byQueryToken(request, deps);
     }
     case "payment-init": {
       for (const t of deps.transports) {
@@ -70,7 +78,7 @@ export async function attributeMerchant(
         const found = await byToken(value, deps);
         if (found) return found;
       }
-      return undefined;
+      return byQueryToken(request, deps);
     }
     default:
       return undefined;
@@ -101,6 +109,14 @@ async function byToken(token: string, deps: AttributionDeps): Promise<Attributio
   const claimed = unverifiedClaims(token)?.sub;
   const merchant = typeof claimed === "string" ? deps.registry.findById(claimed) : undefined;
   return merchant && { merchant, proven: false };
+}
+
+/** A token in the query string, when it proves its merchant (see Attribution.fromQuery). */
+async function byQueryToken(request: SandboxRequest, deps: AttributionDeps): Promise<Attribution | undefined> {
+  const token = queryToken(request)?.value;
+  if (!token) return undefined;
+  const found = await byToken(token, deps);
+  return found?.proven ? { merchant: found.merchant, proven: true, fromQuery: true } : undefined;
 }
 
 /** The `jti` of the bearer JWT on the request, decoded without verification (journal, rules). */

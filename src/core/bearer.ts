@@ -17,17 +17,29 @@ export interface BearerOptions {
 }
 
 export function assertNoTokenInQuery(request: SandboxRequest): void {
-  if (!request.query) return;
-  for (const pair of request.query.split("&")) {
-    const name = decodeName(pair.split("=")[0]!).toLowerCase();
-    if (TOKEN_QUERY_KEYS.includes(name)) {
-      throw new InvalidRequest(
-        "token_in_query",
-        `A token was sent in the query string ('${name}='), where it ends up in logs and browser history. Remove it from the URL and send it as 'Authorization: Bearer <token>'.`,
-        { challenge: "bearer" },
-      );
-    }
+  const found = queryToken(request);
+  if (found) {
+    throw new InvalidRequest(
+      "token_in_query",
+      `A token was sent in the query string ('${found.name}='), where it ends up in logs and browser history. Remove it from the URL and send it as 'Authorization: Bearer <token>'.`,
+      { challenge: "bearer" },
+    );
   }
+}
+
+/**
+ * The first query parameter named like a token (`access_token`, `token`, `jwt`, `bearer`, in any
+ * case or percent-encoding), with its value decoded: what assertNoTokenInQuery refuses, and what
+ * attribution reads to learn whose request it was.
+ */
+export function queryToken(request: SandboxRequest): { name: string; value: string } | undefined {
+  if (!request.query) return undefined;
+  for (const pair of request.query.split("&")) {
+    const eq = pair.indexOf("=");
+    const name = decodeName(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+    if (TOKEN_QUERY_KEYS.includes(name)) return { name, value: eq < 0 ? "" : decodeName(pair.slice(eq + 1)) };
+  }
+  return undefined;
 }
 
 /**
@@ -128,7 +140,7 @@ function malformed(options: BearerOptions): InvalidRequest {
   );
 }
 
-/** Query parameter names as the application would read them (`access%5Ftoken` is `access_token`). */
+/** Query parameter names and values as the application would read them (`access%5Ftoken` is `access_token`). */
 function decodeName(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, " "));

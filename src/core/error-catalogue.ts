@@ -348,6 +348,13 @@ export const ERROR_CATALOGUE = {
     meaning: "A valid access token without the group's scope (`payment` or `cashout`).",
     fix: "Use a merchant whose access token has the scope the group needs (the challenge names it).",
   },
+  session_credentials_mismatch: {
+    status: [401],
+    error: ["invalid_client", "invalid_token"],
+    meaning:
+      "A request under a session's base URL (`/s/{session_id}/…`) carries the credentials of another session's merchant, or of a merchant outside any session (invalid_client on the token endpoint and the login, invalid_token elsewhere). It is journaled in the session of the base URL and changes nothing in either.",
+    fix: "Use the credentials of the session whose base_url the integration calls (POST /__sandbox/sessions answers both), or call the base_url of the session the credentials belong to.",
+  },
   // Routing, method, size, media type, removal.
   not_found: {
     status: [404],
@@ -355,6 +362,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       "No such endpoint (the message lists the routes and hints at near misses), no such session, no such merchant (token minting), or the control plane is off.",
     fix: "Check the path against the list in the message (no trailing slash, version 2), the session id, or turn the control plane on.",
+  },
+  session_url_unknown: {
+    status: [404],
+    error: ["not_found"],
+    meaning:
+      "A request under `/s/{session_id}/…` whose session does not exist: it was deleted, reaped after being idle, reset away with the sandbox, or never created.",
+    fix: "Create a session with POST /__sandbox/sessions and configure the integration with the `base_url` it answers.",
   },
   method_not_allowed: {
     status: [405],

@@ -165,6 +165,28 @@ export class NotFound extends SandboxError {
   readonly code = "not_found";
 }
 
+/** 404 for a path under `/s/{session_id}` whose session does not exist (ended, reaped, never created). */
+export class SessionUrlUnknown extends SandboxError {
+  readonly status = 404;
+  readonly error = "not_found" as const;
+  readonly code = "session_url_unknown";
+}
+
+/**
+ * 401 for a request under one session's base URL with the credentials of another merchant (another
+ * session's, or one outside any session). The challenge is the endpoint's own: the api-key scheme on
+ * the token endpoint, none on the login (Lexik sends none), bearer elsewhere.
+ */
+export class SessionCredentialsMismatch extends SandboxError {
+  readonly status = 401;
+  readonly code = "session_credentials_mismatch";
+  readonly error: "invalid_client" | "invalid_token";
+  constructor(description: string, challenge: "bearer" | "api-key" | undefined) {
+    super(description, challenge ? { challenge } : {});
+    this.error = challenge === "bearer" ? "invalid_token" : "invalid_client";
+  }
+}
+
 export class Gone extends SandboxError {
   readonly status = 410;
   readonly error = "gone" as const;

@@ -11,6 +11,7 @@ export function formatRequestLog(entry: RequestLogEntry, format: Exclude<LogForm
   if (format === "json") return JSON.stringify({ level: "info", msg: "request", ...entry });
   const query = entry.query ? `?${entry.query}` : "";
   const extras = [
+    entry.session ? `session=${entry.session}` : "",
     entry.merchant ? `merchant=${entry.merchant}` : "",
     entry.code ? `code=${entry.code}` : "",
     entry.tokenId ? `jti=${entry.tokenId}` : "",

@@ -704,8 +704,11 @@ describe("library mode: the same operations on the sandbox object", () => {
 
     // sessions.create(): the same session as POST /__sandbox/sessions, visible over HTTP.
     const session = await sandbox.sessions.create("token-endpoint-outage");
-    const info = sandbox.sessions.info(session);
+    // With the Host the HTTP client sends, as POST /__sandbox/sessions builds its base_url; without one, the path alone.
+    const info = sandbox.sessions.info(session, new URL(t.url).host);
     expect(info.id).toMatch(/^ses_[0-9a-f]{16}$/);
+    expect(info.base_url).toBe(`${t.url}/s/${info.id}`);
+    expect(sandbox.sessions.info(session).base_url).toBe(`/s/${info.id}`);
     expect(info.scenario).toBe("token-endpoint-outage");
     const viaHttp = await t.call(`/__sandbox/sessions/${info.id}`);
     expect(viaHttp.status).toBe(200);

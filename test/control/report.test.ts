@@ -306,22 +306,26 @@ describe("the report names each mistake of a misbehaving client", () => {
       postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }),
     ); // req_3
     expect(secretInUrl.status).toBe(200);
-    // … and only in the URL: nothing says which merchant sent it.
+    // … and only in the URL: a sandbox key signed it, so it is still the merchant's (issue 13) …
     expect((await t.call(`/api/v2/payment/status?token=${token}`)).json.code).toBe("token_in_query"); // req_4
+    // … but a token no sandbox key signed says nothing about who sent it.
+    const unsigned = `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ sub: DEFAULT_MERCHANT_ID })).toString("base64url")}.`;
+    expect((await t.call(`/api/v2/payment/status?token=${unsigned}`)).json.code).toBe("token_in_query"); // req_5
     const journal = t.sandbox.journal.list();
-    expect(journal.map((e) => [e.id, e.secretInQuery])).toEqual([
-      ["req_1", undefined],
-      ["req_2", true],
-      ["req_3", true],
-      ["req_4", true],
+    expect(journal.map((e) => [e.id, e.secretInQuery, e.merchant])).toEqual([
+      ["req_1", undefined, DEFAULT_MERCHANT_ID],
+      ["req_2", true, DEFAULT_MERCHANT_ID],
+      ["req_3", true, DEFAULT_MERCHANT_ID],
+      ["req_4", true, DEFAULT_MERCHANT_ID],
+      ["req_5", true, undefined],
     ]);
     expect(journal.map((e) => e.query).join(" ")).not.toContain(DEFAULT_SECRET);
     expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
-      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"]),
+      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "3 requests", ["req_2", "req_3", "req_4"]),
     ]);
     expect(await fullReport(t)).toEqual([
-      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_2", "req_3"]),
-      expected.credentialsInQuery(NOBODY, "1 request", ["req_4"]),
+      expected.credentialsInQuery(m(DEFAULT_MERCHANT_ID), "3 requests", ["req_2", "req_3", "req_4"]),
+      expected.credentialsInQuery(NOBODY, "1 request", ["req_5"]),
     ]);
   });
 

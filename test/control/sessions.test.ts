@@ -40,6 +40,7 @@ interface SessionInfo {
   scenario: string;
   merchant: SessionMerchant;
   merchants: SessionMerchant[];
+  base_url: string;
   expires_at: string;
 }
 
@@ -182,6 +183,8 @@ describe("POST /__sandbox/sessions", () => {
       scenario: "default",
       merchant,
       merchants: [merchant],
+      // Built from the Host the request came with (fetch sends 127.0.0.1:<port>).
+      base_url: `${t.url}/s/${id}`,
       // Idle sessions are reaped after 30 minutes of wall-clock time by default.
       expires_at: new Date(WALL + 30 * 60_000).toISOString(),
     });
@@ -291,7 +294,14 @@ describe("POST /__sandbox/sessions", () => {
       payment_token: expect.stringMatching(/^mpt_test_[0-9a-f]{24}$/),
       login: { email: `${tag}@sessions.sandbox.test`, password: expect.stringMatching(/^pw_[0-9a-f]{24}$/) },
     };
-    expect(r.json).toEqual({ id, scenario: "token-endpoint-outage", merchant, merchants: [merchant], expires_at: expect.any(String) });
+    expect(r.json).toEqual({
+      id,
+      scenario: "token-endpoint-outage",
+      merchant,
+      merchants: [merchant],
+      base_url: `${t.url}/s/${id}`,
+      expires_at: expect.any(String),
+    });
 
     const outage = problem(
       503,

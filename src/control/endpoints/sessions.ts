@@ -1,7 +1,7 @@
 import { jsonResponse, type RequestTrace } from "../../core/context.js";
 import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
-import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
+import { headerValue, type SandboxRequest, type SandboxResponse } from "../../core/http-types.js";
 import { redactValue } from "../../core/redact.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
@@ -37,7 +37,8 @@ export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => 
     if (e instanceof Error && e.name === "ProfileLoadError") throw new InvalidRequest("session_profile_invalid", e.message);
     throw e;
   }
-  return jsonResponse(201, ctx.sessions.info(session), { location: `/__sandbox/sessions/${session.id}` });
+  // The Host the caller reached the sandbox by (checked by the control plane's host rules) makes the base_url.
+  return jsonResponse(201, ctx.sessions.info(session, headerValue(request, "host")), { location: `/__sandbox/sessions/${session.id}` });
 };
 
 /** One session: GET/DELETE, and its clock, reset and report. */
@@ -63,7 +64,11 @@ export async function sessionEndpoint(
         ctx.sessions.delete(id);
         return { status: 204, headers: { "cache-control": "no-store" }, body: "" };
       }
-      return jsonResponse(200, { ...ctx.sessions.info(session), state: session.instance.state, clock: clockView(session.instance.clock) });
+      return jsonResponse(200, {
+        ...ctx.sessions.info(session, headerValue(request, "host")),
+        state: session.instance.state,
+        clock: clockView(session.instance.clock),
+      });
     case "clock":
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
       return jsonResponse(

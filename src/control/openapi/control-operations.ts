@@ -113,7 +113,7 @@ export const controlDocs: Record<string, PathDoc> = {
       operationId: "createSession",
       summary: "A private copy of a scenario, with fresh credentials",
       description:
-        "For parallel tests against one sandbox: the scenario's merchants with new random credentials, its own state, clock and rules. Configure the integration with the answer's credentials; they select the session. Idle sessions are reaped (`expires_at`), and there are at most `--max-sessions`.",
+        "For parallel tests against one sandbox: the scenario's merchants with new random credentials, its own state, clock and rules. Configure the integration with the answer's `base_url` and credentials: every request under the base URL is the session's, whatever its credentials (at the root, the credentials select the session). Idle sessions are reaped (`expires_at`), and there are at most `--max-sessions`.",
       requestBody: { required: false, content: { "application/json": { schema: ref("schemas", "SessionCreate") } } },
       responses: { "201": json("The session.", ref("schemas", "Session"), { Location: ref("headers", "Location") }) },
       refusals: [...WITH_BODY, "session_scenario_invalid", "session_scenario_unknown", "session_profile_invalid", "too_many_sessions"],

@@ -93,12 +93,18 @@ export const controlSchemas = {
   Session: {
     type: "object",
     description: "Everything a test needs to configure its integration against its private copy of a scenario.",
-    required: ["id", "scenario", "merchant", "merchants", "expires_at"],
+    required: ["id", "scenario", "merchant", "merchants", "base_url", "expires_at"],
     properties: {
       id: { type: "string", pattern: "^ses_[0-9a-f]{16}$" },
       scenario: { type: "string" },
       merchant: { ...ref("schemas", "SessionMerchant"), description: "The scenario's first merchant." },
       merchants: { type: "array", items: ref("schemas", "SessionMerchant") },
+      base_url: {
+        type: "string",
+        description:
+          "The base URL to configure the integration with: `http://<Host of this request>/s/<id>` (only the path when the request had no Host). Every merchant API path under it is this session's, whatever the request's credentials: all of them show in its journal and report.",
+        examples: ["http://localhost:4010/s/ses_0123456789abcdef"],
+      },
       expires_at: {
         ...isoTime,
         description: "When the session is reaped if it stays idle (wall-clock time; `--session-idle-ttl`, 30 minutes by default).",
@@ -180,6 +186,12 @@ export const controlSchemas = {
         },
       },
       secretInQuery: { type: "boolean", description: "The query string carried something secret-looking." },
+      viaSessionUrl: {
+        type: "boolean",
+        const: true,
+        description:
+          "Present when the request was sent under a session's base URL (`/s/{id}/…`): `session` is that session whatever the credentials, and `path` the path under the base URL. Under an unknown or ended session's URL there is no `session` and `path` is the whole path.",
+      },
     },
   },
   Journal: {

@@ -148,7 +148,27 @@ const deprecationHeaders = {
   ...noStore,
 };
 
-export const merchantDocs: Record<string, PathDoc> = {
+/**
+ * Every merchant path is served at the root and under each session's base URL, `/s/{session_id}`
+ * (path-level `servers`). Under a base URL two more refusals can answer: the session does not exist
+ * (404 `session_url_unknown`), and, where credentials are read, they are another merchant's (401
+ * `session_credentials_mismatch`: problem+json, on the login too).
+ */
+const SESSION_SERVERS = [
+  { url: "/", description: "The sandbox's root: a request belongs to the merchant (and so the scenario or session) its credentials name." },
+  {
+    url: "/s/{session_id}",
+    description:
+      "A session's base_url (POST /__sandbox/sessions answers it): every request under it belongs to that session whatever its credentials (none, in the query, mistyped paths), and shows in its journal and report. An unknown or ended session answers 404 `session_url_unknown`; another merchant's credentials 401 `session_credentials_mismatch`.",
+    variables: { session_id: { default: "ses_0123456789abcdef", description: "The session id from POST /__sandbox/sessions." } },
+  },
+];
+const MISMATCH_NOTE =
+  "Under a session's base URL: credentials of another session's merchant, or of one outside any session (`session_credentials_mismatch`).";
+const UNKNOWN_NOTE =
+  "Under a session's base URL (`/s/{session_id}`): the session does not exist, it was deleted, reaped after being idle or never created (`session_url_unknown`). Create one with POST /__sandbox/sessions and use its base_url.";
+
+export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
   "/api/v2/auth/token": {
     tag: "Merchant API",
     scripted: true,
@@ -268,4 +288,52 @@ export const merchantDocs: Record<string, PathDoc> = {
       },
     },
   },
-};
+});
+
+function underSessionBaseUrls(docs: Record<string, PathDoc>): Record<string, PathDoc> {
+  return Object.fromEntries(
+    Object.entries(docs).map(([path, doc]) => [
+      path,
+      {
+        ...doc,
+        servers: SESSION_SERVERS,
+        // Every path reads credentials but the JWKS.
+        operations: Object.fromEntries(
+          Object.entries(doc.operations).map(([m, op]) => [m, underSessionBaseUrl(op, path !== "/.well-known/jwks.json")]),
+        ),
+      },
+    ]),
+  );
+}
+
+function underSessionBaseUrl(op: OperationDoc, readsCredentials: boolean): OperationDoc {
+  const notes: Partial<Record<number, string>> = { ...op.notes, 404: UNKNOWN_NOTE };
+  if (readsCredentials && notes[401] !== undefined) notes[401] = `${notes[401]} ${MISMATCH_NOTE}`;
+  const withMismatch = readsCredentials && op.responses["401"] === undefined;
+  return {
+    ...op,
+    refusals: [...op.refusals, "session_url_unknown", ...(withMismatch ? (["session_credentials_mismatch"] as const) : [])],
+    notes,
+    responses: readsCredentials && !withMismatch ? withProblem401(op.responses) : op.responses,
+  };
+}
+
+/**
+ * The login's 401 is written out (Lexik's own body); the mismatch under a base URL is problem+json
+ * beside it, with the same schema as a generated refusal.
+ */
+function withProblem401(responses: Record<string, object>): Record<string, object> {
+  const written = responses["401"] as { description: string; content?: Record<string, object> };
+  const problem = {
+    schema: {
+      allOf: [
+        ref("schemas", "ProblemDetails"),
+        {
+          type: "object",
+          properties: { status: { const: 401 }, error: { const: "invalid_client" }, code: { enum: ["session_credentials_mismatch"] } },
+        },
+      ],
+    },
+  };
+  return { ...responses, "401": { ...written, content: { ...written.content, "application/problem+json": problem } } };
+}

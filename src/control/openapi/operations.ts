@@ -31,6 +31,8 @@ export interface OperationDoc {
 export interface PathDoc {
   tag: string;
   summary?: string;
+  /** Where the path is served, when not only at the document's servers (the merchant API: under session base URLs too). */
+  servers?: readonly object[];
   parameters?: readonly object[];
   deprecated?: boolean;
   /** Headers every answer of this path carries (the deprecated login's), refusals included. */
@@ -75,6 +77,7 @@ export function pathsOf(table: ReadonlyArray<{ path: string; methods: readonly s
     if (!doc) throw new Error(`The OpenAPI document has no prose for the route ${path}.`);
     const item: Record<string, unknown> = {
       ...(doc.summary && { summary: doc.summary }),
+      ...(doc.servers && { servers: doc.servers }),
       ...(doc.parameters && { parameters: doc.parameters }),
     };
     for (const method of methods.map((m) => m.toLowerCase() as Method)) {
