@@ -10,7 +10,14 @@ import type { SandboxContext } from "./context.js";
 import { createRouter, underBase } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
-import { SESSION_URL_PREFIX, sessionCredentialsMismatch, sessionUrlUnknown, splitSessionPath } from "../control/session-url.js";
+import {
+  SESSION_URL_PREFIX,
+  rebaseLinks,
+  sessionBasePath,
+  sessionCredentialsMismatch,
+  sessionUrlUnknown,
+  splitSessionPath,
+} from "../control/session-url.js";
 
 /**
  * The request pipeline, one straight line per request: route, attribute the request to a merchant
@@ -113,6 +120,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
       response = shaper?.refusal(e, trace.shown.path, r.headers) ?? problemResponse(e, trace.shown.path, r.headers);
     }
+    if (session) response = { ...response, headers: rebaseLinks(response.headers, sessionBasePath(session.id)) };
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {
       const names = printable(trace.rules.join(", "), 1000);

@@ -52,3 +52,19 @@ export function sessionCredentialsMismatch(id: string, endpoint: EndpointName, o
     challenge,
   );
 }
+
+/**
+ * An answer's links under a session's base URL: a root-relative `Location` (payment/init's new
+ * payment) or `Link` target (the deprecated login's successor) gets the base path in front, so a
+ * client that follows it stays under its session's base URL, as it would stay on the provider's host.
+ */
+export function rebaseLinks(headers: Record<string, string>, basePath: string): Record<string, string> {
+  const location = headers.location;
+  const link = headers.link;
+  const rootRelative = (v: string | undefined) => typeof v === "string" && v.startsWith("/") && !v.startsWith("//");
+  if (!rootRelative(location) && !link?.includes("</")) return headers;
+  const out = { ...headers };
+  if (rootRelative(location)) out.location = basePath + location;
+  if (link !== undefined) out.link = link.replace(/<\/(?!\/)/g, `<${basePath}/`);
+  return out;
+}

@@ -184,12 +184,16 @@ describe("every route under a session's base URL answers as at the root", () => 
     expect(significant(baseInit)).toEqual(significant(rootInit));
     const { payment_id: _p, checkout_url: _c, ...initRest } = rootInit.json;
     expect(baseInit.json).toEqual({ ...initRest, payment_id: expect.stringMatching(/^pay_/), checkout_url: expect.any(String) });
-    expect(baseInit.headers.get("location")).toBe(`/api/v2/payment/${baseInit.json.payment_id}`);
+    // The new payment's Location keeps the client under its session's base URL, as the provider's stays on its host.
+    expect(rootInit.headers.get("location")).toBe(`/api/v2/payment/${rootInit.json.payment_id}`);
+    expect(baseInit.headers.get("location")).toBe(`/s/${s.id}/api/v2/payment/${baseInit.json.payment_id}`);
 
     const credentials = postJson({ username: m.login.email, password: m.login.password });
     const [rootLogin, baseLogin] = [await t.call("/api/login_check", credentials), await t.call(under(s, "/api/login_check"), credentials)];
     expect(baseLogin.status).toBe(200);
-    expect(significant(baseLogin)).toEqual(significant(rootLogin));
+    // So does the login's Link to its successor.
+    expect(rootLogin.headers.get("link")).toBe('</api/v2/auth/token>; rel="successor-version"');
+    expect(significant(baseLogin)).toEqual({ ...significant(rootLogin), link: `</s/${s.id}/api/v2/auth/token>; rel="successor-version"` });
     expect(decodeJwt(baseLogin.json.token).sub).toBe(m.id);
 
     const [rootJwks, baseJwks] = [await t.call("/.well-known/jwks.json"), await t.call(under(s, "/.well-known/jwks.json"))];

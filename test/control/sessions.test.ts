@@ -485,8 +485,8 @@ describe("GET /__sandbox/sessions and /__sandbox/sessions/{id}", () => {
     expect(list.status).toBe(200);
     expect(list.json).toEqual({
       sessions: [
-        { id: a.id, scenario: "default", expires_at: new Date(WALL + 30 * 60_000).toISOString() },
-        { id: b.id, scenario: "token-endpoint-outage", expires_at: new Date(WALL + 1000 + 30 * 60_000).toISOString() },
+        { id: a.id, scenario: "default", base_url: a.base_url, expires_at: new Date(WALL + 30 * 60_000).toISOString() },
+        { id: b.id, scenario: "token-endpoint-outage", base_url: b.base_url, expires_at: new Date(WALL + 1000 + 30 * 60_000).toISOString() },
       ],
     });
   });

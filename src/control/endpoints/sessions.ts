@@ -12,7 +12,10 @@ import { analyze } from "../report.js";
 export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   if (request.method === "GET") {
     return jsonResponse(200, {
-      sessions: ctx.sessions.list().map((s) => ({ id: s.id, scenario: s.instance.file.name, expires_at: ctx.sessions.info(s).expires_at })),
+      sessions: ctx.sessions.list().map((s) => {
+        const { id, scenario, base_url, expires_at } = ctx.sessions.info(s, headerValue(request, "host"));
+        return { id, scenario, base_url, expires_at };
+      }),
     });
   }
   const body = controlBody(request, trace.body, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');

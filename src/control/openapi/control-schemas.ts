@@ -132,8 +132,8 @@ export const controlSchemas = {
         type: "array",
         items: {
           type: "object",
-          required: ["id", "scenario", "expires_at"],
-          properties: { id: { type: "string" }, scenario: { type: "string" }, expires_at: isoTime },
+          required: ["id", "scenario", "base_url", "expires_at"],
+          properties: { id: { type: "string" }, scenario: { type: "string" }, base_url: { type: "string" }, expires_at: isoTime },
         },
       },
     },
