@@ -67,7 +67,7 @@ const CLIENTS: Client[] = [
 ];
 
 /** A session of the scenario and the integration configured with its base_url, as a CI job would. */
-async function integrationInSession(scenario: string, mistakes: Mistakes): Promise<{ id: string; client: MerchantIntegration }> {
+async function integrationInSession(scenario: string, mistakes: Mistakes): Promise<{ id: string; merchantId: string; client: MerchantIntegration }> {
   const t = server();
   const created = await t.call("/__sandbox/sessions", postJson({ scenario }));
   expect(created.status).toBe(201);
@@ -85,7 +85,7 @@ async function integrationInSession(scenario: string, mistakes: Mistakes): Promi
     },
     mistakes,
   });
-  return { id, client };
+  return { id, merchantId: merchant.id, client };
 }
 
 async function sessionFindings(id: string): Promise<Finding[]> {
@@ -112,7 +112,7 @@ describe("each integration is judged by its own session's report, through its ba
 
   for (const c of CLIENTS) {
     it(`${c.name}: ${c.findings.map(([code]) => code).join(", ")}`, async () => {
-      const { id, client } = await integrationInSession(c.scenario ?? "default", c.mistakes);
+      const { id, merchantId, client } = await integrationInSession(c.scenario ?? "default", c.mistakes);
       await client.checkout();
       const findings = await sessionFindings(id);
       expect(findings.map((f) => [f.code, f.severity])).toEqual(c.findings);
@@ -121,6 +121,9 @@ describe("each integration is judged by its own session's report, through its ba
       const ids = new Set((journal.json.requests as Array<{ id: string }>).map((e) => e.id));
       expect(ids.size).toBe(client.statuses.length);
       for (const f of findings) for (const e of f.evidence) expect(ids.has(e)).toBe(true);
+      // Each names who did it: the session's merchant, or (no credentials at all) the session's client.
+      const who = new RegExp(`^(Merchant '${merchantId}'|The client of session '${id}' \\(no credentials named a merchant\\)) `);
+      for (const f of findings) expect(f.message).toMatch(who);
     });
   }
 });

@@ -10,11 +10,17 @@ export type Check = (entries: readonly JournalEntry[]) => Finding[];
 /** Entries without a merchant (nothing on the request said who sent it) are grouped together. */
 export const UNATTRIBUTED = "";
 
+/**
+ * Entries without a merchant sent under a session's base URL are that session's client's: grouped
+ * per session, and named so (a NUL byte keeps the key apart from any merchant id).
+ */
+const SESSION_CLIENT = "\u0000session:";
+
 /** The entries of each merchant, in request order; merchants in order of their first request. */
 export function byMerchant(entries: readonly JournalEntry[]): Map<string, JournalEntry[]> {
   const groups = new Map<string, JournalEntry[]>();
   for (const e of inOrder(entries)) {
-    const key = e.merchant ?? UNATTRIBUTED;
+    const key = e.merchant ?? (e.session !== undefined && e.viaSessionUrl ? SESSION_CLIENT + e.session : UNATTRIBUTED);
     const group = groups.get(key);
     if (group) group.push(e);
     else groups.set(key, [e]);
@@ -29,7 +35,10 @@ export function inOrder(entries: readonly JournalEntry[]): JournalEntry[] {
 
 /** Who did it, for the start of a message. */
 export function subject(merchant: string): string {
-  return merchant === UNATTRIBUTED ? "A client the sandbox could not attribute to a merchant" : `Merchant '${merchant}'`;
+  if (merchant === UNATTRIBUTED) return "A client the sandbox could not attribute to a merchant";
+  if (merchant.startsWith(SESSION_CLIENT))
+    return `The client of session '${merchant.slice(SESSION_CLIENT.length)}' (no credentials named a merchant)`;
+  return `Merchant '${merchant}'`;
 }
 
 /** Request ids in request order, each once. */
