@@ -169,12 +169,13 @@ export const merchantDocs: Record<string, PathDoc> = {
         requestBody: {
           required: false,
           description:
-            "Optional and open. Parsed when it is JSON, ignored when it is not declared JSON (except with the `body:<field>` transport, which requires JSON: 415 otherwise).",
+            "Optional and open. Read only when declared as JSON (`application/json` or `application/*+json`): then it must be a JSON object (400 otherwise). A body of any other type, or without a Content-Type, is not read at all, whatever it holds, so nothing of it is echoed; except with the `body:<field>` transport, which requires JSON (415 otherwise).",
           content: {
             "application/json": {
               schema: ref("schemas", "PaymentInitRequest"),
               example: { amount: 1999, currency: "EUR", order_id: "order-42" },
             },
+            "*/*": { schema: {} },
           },
         },
         responses: {
