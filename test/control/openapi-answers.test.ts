@@ -124,7 +124,8 @@ function merchantProbes(method: string, template: string, c: Credentials, jwt: s
         p("Basic", { authorization: "Basic abc" }),
         p("not a JWT", { authorization: "Bearer not-a-jwt" }),
         p("payment token", { authorization: `Bearer ${c.payment_token}` }),
-        ...(["POST", "PUT", "PATCH", "DELETE"].includes(method) ? withBodies('{"amount": 1}', auth) : []),
+        // Every method reads a body alike (only its size): two of them stand for all.
+        ...(["POST", "PATCH"].includes(method) ? withBodies('{"amount": 1}', auth) : []),
       ];
     }
   }
