@@ -11,8 +11,9 @@ import { DEFAULT_KEY, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, startTestServer, ty
  * of each content type, web-page requests, an absent session; every path with the methods it does
  * not list (TRACE and an unknown method included); every GET route also with HEAD, which must
  * answer GET's status with no body and no Content-Length but GET's. On a plain sandbox, one with an
- * admin token, one with the control plane off, and as merchants of the library scenarios that
- * script refusals. All violations are reported together, in one failure.
+ * admin token, one with the control plane off, three in the built-in response profiles and two with
+ * the other signing algorithms (each against its own served document), and as merchants of the
+ * library scenarios that script refusals. All violations are reported together, in one failure.
  */
 
 const ADMIN_TOKEN = "conformance-admin-token";
@@ -191,20 +192,29 @@ function controlProbes(method: string, template: string, id: string, headers: Re
 let plain: TestServer;
 let guarded: TestServer;
 let off: TestServer;
-/** Sandboxes whose primary scenario answers in a built-in response profile: their documents say so. */
-const PROFILES = ["lexik", "camel", "envelope"] as const;
-let profiled: TestServer[] = [];
+/**
+ * Sandboxes whose merchant API answers differently, and whose documents say so: the built-in
+ * response profiles, and the other signing algorithms (an EC key set; an empty one with HS256).
+ */
+const VARIANTS = [
+  ["profile lexik", { profile: "lexik" }],
+  ["profile camel", { profile: "camel" }],
+  ["profile envelope", { profile: "envelope" }],
+  ["ES256", { algorithm: "ES256" }],
+  ["HS256", { algorithm: "HS256" }],
+] as const;
+let variants: TestServer[] = [];
 
 beforeAll(async () => {
-  [plain, guarded, off, ...profiled] = await Promise.all([
+  [plain, guarded, off, ...variants] = await Promise.all([
     startTestServer(),
     startTestServer({ adminToken: ADMIN_TOKEN }),
     startTestServer({ controlPlane: false }),
-    ...PROFILES.map((profile) => startTestServer({ profile })),
+    ...VARIANTS.map(([, options]) => startTestServer(options)),
   ]);
 });
 afterAll(async () => {
-  await Promise.all([plain, guarded, off, ...profiled].map((t) => t?.close()));
+  await Promise.all([plain, guarded, off, ...variants].map((t) => t?.close()));
 });
 
 /** The document a client reads: GET /__sandbox/openapi.json of that server. */
@@ -285,13 +295,12 @@ describe("every answer is what the served OpenAPI document says, body included",
         for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) await drive(plain, doc, template, probe, merchant.api_key);
       }
     }
-    for (const [i, t] of profiled.entries()) {
+    for (const [i, t] of variants.entries()) {
       const shaped = await servedDocument(t);
       const merchant = merchants[0]!;
       const jwt = await accessToken(t, merchant);
       for (const [template, method] of merchantOps) {
-        for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt))
-          await drive(t, shaped, template, probe, `profile ${PROFILES[i]}`);
+        for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) await drive(t, shaped, template, probe, VARIANTS[i]![0]);
       }
     }
     for (const [template, method] of controlOps) {
