@@ -60,7 +60,10 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
       };
       const response = await sandbox.handle(sandboxRequest);
       if (response.dropConnection) return HttpResponse.error();
-      return new HttpResponse(response.body, { status: response.status, headers: response.headers });
+      // A HEAD answer has GET's status and headers and no body (RFC 9110 §9.3.2): fetch would
+      // otherwise hand the client the body the core computed.
+      const body = request.method === "HEAD" ? null : response.body;
+      return new HttpResponse(body, { status: response.status, headers: response.headers });
     }),
   ];
 }

@@ -111,7 +111,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // request that merely names a merchant must not script what its real client sees. Nor does
       // a token in the query: the endpoint refuses it whatever a rule would answer.
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
-      response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(request, ctx, trace));
+      response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(asGet(request), ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
     } catch (e) {
       thrown = e;
@@ -145,6 +145,16 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response);
     return response;
   };
+}
+
+/**
+ * HEAD is GET without the body (RFC 9110 §9.3.2): every endpoint answers it as GET, so the status,
+ * the headers and the Content-Length the adapter sends are GET's own (a body that named the method,
+ * a 405's message or a placeholder's operation, would make the length lie). Rules and the journal
+ * still see the HEAD the client sent.
+ */
+function asGet(request: SandboxRequest): SandboxRequest {
+  return request.method === "HEAD" ? { ...request, method: "GET" } : request;
 }
 
 function logEntry(method: string, trace: ScenarioTrace, outcome: Outcome): RequestLogEntry {

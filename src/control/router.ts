@@ -69,10 +69,9 @@ export const controlEndpoint: ControlEndpoint = (request, ctx, trace) => {
       throw new MethodNotAllowed(request.method, trace.shown.path, route.methods);
     }
     if (!isHealth) assertJsonDeclared(request, trace.shown.path);
-    // HEAD is GET without the body (RFC 9110 §9.3.2): the handler answers as for GET, and the
+    // A HEAD arrives here as GET (the pipeline's asGet): the handler answers as for GET, and the
     // server sends that answer's status and headers, content-length included, and no body.
-    const asGet = request.method === "HEAD" ? { ...request, method: "GET" } : request;
-    return route.handler(asGet, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
+    return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));
   }
   // An unknown path gets the same 404 as anywhere else (with its near-miss hints).
   if (ctx.control.enabled) return notFoundEndpoint(request, ctx, trace);

@@ -22,9 +22,10 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /**
- * The body as a JSON object, or undefined when there is no body. `strictContentType` makes a
- * body without `Content-Type: application/json` a 415; otherwise such a body is parsed if it can be
- * and ignored if not (payment/init, whose payload the spec leaves open).
+ * The body as a JSON object, or undefined when there is no body. A body not declared as JSON
+ * (`Content-Type: application/json` or `application/*+json`) is a 415 with `strictContentType`;
+ * otherwise it is not read at all, whatever it holds (payment/init, whose payload the spec leaves
+ * open): a client that forgets the header must not have its fields taken as if it had sent it.
  */
 export function readJsonObject(
   request: SandboxRequest,
@@ -39,18 +40,17 @@ export function readJsonObject(
   if (request.body.byteLength === 0) return undefined;
   const contentType = headerValue(request, "content-type");
   const declaredJson = isJsonContentType(contentType);
-  if (!declaredJson && options.strictContentType) {
+  if (!declaredJson) {
+    if (!options.strictContentType) return undefined;
     throw new UnsupportedMediaType(
       `${options.endpoint} takes a JSON body, but the request says Content-Type: ${printableType(contentType)}. Send the body as JSON with the header 'Content-Type: application/json'.`,
     );
   }
   const decoded = body.decoded();
   if (decoded.kind === "not_utf8") {
-    if (!declaredJson) return undefined;
     throw new InvalidRequest("body_not_utf8", `The request body is not valid UTF-8. Send the JSON body encoded as UTF-8.`);
   }
   if (decoded.kind === "malformed") {
-    if (!declaredJson) return undefined;
     throw new InvalidRequest(
       "body_malformed_json",
       `The request body is not valid JSON${syntaxPosition(decoded.error)}. Send a JSON object such as ${options.example}.`,
@@ -58,7 +58,6 @@ export function readJsonObject(
   }
   const parsed = decoded.value;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    if (!declaredJson) return undefined;
     const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
     throw new InvalidRequest("body_not_object", `The request body is ${kind}; ${options.endpoint} takes a JSON object.`);
   }

@@ -9,8 +9,8 @@ import { tokenEndpoint } from "./token.js";
 /**
  * The merchant API's routes, in one table that both the router (src/app/routes.ts) and the OpenAPI
  * document read, so a route cannot be served undocumented or documented unserved. `path` is the
- * documented form; the two protected groups take any method on any path under their prefix, which
- * the document writes as `{path}`.
+ * documented form; the two protected groups take the seven methods GET … OPTIONS on any path under
+ * their prefix, which the document writes as `{path}`.
  */
 export interface MerchantRoute {
   path: string;
@@ -24,11 +24,12 @@ export interface MerchantRoute {
   headers?: (settings: SandboxSettings) => Record<string, string>;
 }
 
+/** The protected groups' methods: every one the document can list for them, and nothing else (no TRACE, no CONNECT). */
 const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
 function protectedGroup(scope: Scope): MerchantRoute {
   const prefix = `/api/v2/${scope}`;
-  return { path: `${prefix}/{path}`, name: scope, methods: ANY_METHOD, endpoint: protectedEndpoint(scope), groupPrefix: prefix };
+  return { path: `${prefix}/{path}`, name: scope, methods: ANY_METHOD, endpoint: protectedEndpoint(scope, ANY_METHOD), groupPrefix: prefix };
 }
 
 export const MERCHANT_ROUTE_TABLE: readonly MerchantRoute[] = [

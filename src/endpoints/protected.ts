@@ -1,17 +1,19 @@
 import { isoOfSeconds } from "../core/clock.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
-import { InsufficientScope, InvalidToken } from "../core/errors.js";
+import { InsufficientScope, InvalidToken, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 
 /**
- * `/api/v2/payment/*` and `/api/v2/cashout/*` (any method): the access token as an RFC 6750 bearer
- * token, then the group's scope. Business behaviour is not specified, so a valid call gets an
- * honest placeholder that says which merchant did which operation.
+ * `/api/v2/payment/*` and `/api/v2/cashout/*` (the methods of `methods`, which the OpenAPI document
+ * lists; any other, TRACE or CONNECT say, is refused with 405 before credentials are looked at):
+ * the access token as an RFC 6750 bearer token, then the group's scope. Business behaviour is not
+ * specified, so a valid call gets an honest placeholder that says which merchant did which operation.
  */
-export function protectedEndpoint(scope: Scope): Endpoint {
+export function protectedEndpoint(scope: Scope, methods: readonly string[]): Endpoint {
   return async (request, ctx, trace) => {
+    if (!methods.includes(request.method)) throw new MethodNotAllowed(request.method, trace.shown.path, [...methods]);
     assertBodySize(request, ctx.settings.maxBodyBytes);
     assertNoTokenInQuery(request);
     const token = readBearerToken(request, {

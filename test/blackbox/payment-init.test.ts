@@ -134,14 +134,23 @@ describe("POST /api/v2/payment/init (default transport: Authorization: Bearer)",
     expect(r.json).toEqual(created(r.json.payment_id));
   });
 
-  it("a form body that is JSON is still echoed; one that is not JSON is ignored", async () => {
-    const form = { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}`, "content-type": "application/x-www-form-urlencoded" };
-    const json = await t().call(PATH, { method: "POST", headers: form, body: '{"amount":500,"currency":"USD"}' });
-    expect(json.status).toBe(201);
-    expect(json.json).toEqual(created(json.json.payment_id, T0, DEFAULT_MERCHANT_ID, { amount: 500, currency: "USD" }));
-    const plain = await t().call(PATH, { method: "POST", headers: form, body: "amount=500&currency=USD" });
-    expect(plain.status).toBe(201);
-    expect(plain.json).toEqual(created(plain.json.payment_id));
+  it("regression (issue 13): a body not declared JSON was parsed and echoed; now it is not read at all, as documented", async () => {
+    const auth = { authorization: `Bearer ${DEFAULT_PAYMENT_TOKEN}` };
+    const order = '{"amount":500,"currency":"USD"}';
+    for (const contentType of ["application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", undefined]) {
+      const headers = { ...auth, ...(contentType && { "content-type": contentType }) };
+      for (const body of [order, "amount=500&currency=USD", "{", "[1]"]) {
+        const r = await t().call(PATH, { method: "POST", headers, body });
+        expect({ contentType, body, status: r.status }).toEqual({ contentType, body, status: 201 });
+        expect(r.json).toEqual(created(r.json.payment_id));
+      }
+    }
+    // Declared JSON (any application/*+json, any parameters) it is read and echoed.
+    for (const contentType of ["application/json", "application/json; charset=utf-8", "application/merge-patch+json"]) {
+      const r = await t().call(PATH, { method: "POST", headers: { ...auth, "content-type": contentType }, body: order });
+      expect(r.status).toBe(201);
+      expect(r.json).toEqual(created(r.json.payment_id, T0, DEFAULT_MERCHANT_ID, { amount: 500, currency: "USD" }));
+    }
   });
 
   it("the JWT access token → 401 access_token_on_payment_init with the teaching message", async () => {

@@ -1,6 +1,15 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_MERCHANT_ID, T0, problem, requestWithRepeatedHeaders, rawGet, serverPerDescribe, type Reply } from "../support/server.js";
+import {
+  DEFAULT_MERCHANT_ID,
+  T0,
+  problem,
+  requestWithRepeatedHeaders,
+  rawGet,
+  rawRequest,
+  serverPerDescribe,
+  type Reply,
+} from "../support/server.js";
 import { AUDIENCE, ISSUER, REALM, RENEW_HINT, bearer, challenge, expectProblem } from "../support/expect.js";
 
 /**
@@ -145,6 +154,43 @@ describe("protected groups with the default settings (RS256, no leeway)", () => 
       const token = await srv().token();
       const r = await srv().call("/api/v2/cashout/anything", { headers: { authorization: `bearer ${token}` } });
       expectOk(r, "GET", "/api/v2/cashout/anything", "cashout", token);
+    });
+  });
+
+  describe("methods: the seven the document lists, and HEAD as GET", () => {
+    it.each([
+      "TRACE",
+      "PROPFIND",
+      "CONNECT",
+    ])("regression (issue 13): %s with a valid token answered 200; now 405 method_not_allowed with Allow, before the token is read", async (method) => {
+      const token = await srv().token();
+      for (const path of ["/api/v2/payment/anything", "/api/v2/cashout/anything"]) {
+        const r = await rawRequest(srv(), method, path, [`Authorization: Bearer ${token}`]);
+        expect(r.status, path).toBe(405);
+        expect(r.headers.get("allow")).toBe("GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS");
+        expectProblem(
+          r,
+          problem(
+            405,
+            "Method Not Allowed",
+            "method_not_allowed",
+            `${method} is not allowed on ${path}. Use GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.`,
+            path,
+            "method_not_allowed",
+          ),
+        );
+      }
+    });
+
+    it("regression (issue 13): HEAD's Content-Length was one byte more than GET's body ('HEAD' in the placeholder); now GET's own, and no body", async () => {
+      const token = await srv().token();
+      const get = await rawRequest(srv(), "GET", "/api/v2/payment/anything", [`Authorization: Bearer ${token}`]);
+      const head = await rawRequest(srv(), "HEAD", "/api/v2/payment/anything", [`Authorization: Bearer ${token}`]);
+      expect(get.status).toBe(200);
+      expect(head.status).toBe(200);
+      expect(head.text).toBe("");
+      expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(get.text)));
+      expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
     });
   });
 

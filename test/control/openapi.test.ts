@@ -121,7 +121,10 @@ describe("GET /__sandbox/openapi.json", () => {
     const control = controlRoutes();
     expect(Object.keys(control).length).toBeGreaterThanOrEqual(12);
     expect(merchantRoutes()).toEqual(MERCHANT_ROUTES);
-    const served = Object.entries({ ...merchantRoutes(), ...control }).flatMap(([path, methods]) => methods.map((m) => `${m} ${path}`));
+    // A group's prefix itself (/api/v2/payment) is served as any path under it, and documented so.
+    const prefixes = Object.fromEntries(MERCHANT_ROUTE_TABLE.flatMap((r) => (r.groupPrefix ? [[r.groupPrefix, [...r.methods]]] : [])));
+    expect(Object.keys(prefixes)).toEqual(["/api/v2/payment", "/api/v2/cashout"]);
+    const served = Object.entries({ ...merchantRoutes(), ...prefixes, ...control }).flatMap(([path, methods]) => methods.map((m) => `${m} ${path}`));
     expect(operations(doc).sort()).toEqual(served.sort());
   });
 

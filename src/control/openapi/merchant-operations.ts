@@ -88,10 +88,11 @@ const GROUP_REFUSALS: readonly Refusal[] = [
   ["merchant_disabled", 401],
   "insufficient_scope",
   "payload_too_large",
+  "method_not_allowed",
 ];
 
 const groupDescription = (scope: "payment" | "cashout") =>
-  `Every method on /api/v2/${scope} and on every path under it, at any depth ({path} stands for one or more segments; HEAD, OPTIONS and other methods are treated alike). Authorised by the access token with the '${scope}' scope. Business behaviour is not simulated: an authenticated call answers a placeholder naming the merchant, operation, scope and token id. The body is ignored, except that it may not exceed the size limit.`;
+  `GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS on /api/v2/${scope} and on every path under it, at any depth ({path} stands for one or more segments), all alike; HEAD answers as GET without the body. Any other method (TRACE, CONNECT, WebDAV's …) is refused with 405 and \`Allow\`. Authorised by the access token with the '${scope}' scope. Business behaviour is not simulated: an authenticated call answers a placeholder naming the merchant, operation, scope and token id. The body is ignored, except that it may not exceed the size limit.`;
 
 /** One operation of a protected group: the same contract for every method. */
 function groupOperation(scope: "payment" | "cashout", method: Method): OperationDoc {
@@ -116,6 +117,7 @@ function groupOperation(scope: "payment" | "cashout", method: Method): Operation
       400: "The Authorization header is not Bearer, empty, malformed or repeated, or a token was sent in the query string.",
       401: "No credentials (bare challenge, no `error`), or an access token that is expired, revoked, tampered, foreign, of the wrong kind (the payment token, the login's JWT, a JWE) or whose merchant was disabled. The description says which and how to recover: get a new token from POST /api/v2/auth/token.",
       403: "A valid access token without the group's scope (e.g. a merchant with payment rights only, on cashout). The challenge names the scope.",
+      405: "A method other than the seven listed (TRACE, CONNECT, WebDAV's …): `Allow` lists them.",
     },
   };
 }
@@ -189,12 +191,13 @@ export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
         requestBody: {
           required: false,
           description:
-            "Optional and open. Parsed when it is JSON, ignored when it is not declared JSON (except with the `body:<field>` transport, which requires JSON: 415 otherwise).",
+            "Optional and open. Read only when declared as JSON (`application/json` or `application/*+json`): then it must be a JSON object (400 otherwise). A body of any other type, or without a Content-Type, is not read at all, whatever it holds, so nothing of it is echoed; except with the `body:<field>` transport, which requires JSON (415 otherwise).",
           content: {
             "application/json": {
               schema: ref("schemas", "PaymentInitRequest"),
               example: { amount: 1999, currency: "EUR", order_id: "order-42" },
             },
+            "*/*": { schema: {} },
           },
         },
         responses: {

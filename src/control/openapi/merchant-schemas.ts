@@ -90,7 +90,7 @@ export const merchantSchemas = {
   PaymentInitRequest: {
     type: "object",
     description:
-      "The payload is open (the API's spec does not show it). `amount`, `currency`, `order_id` and `reference` are echoed in the answer when they are plain strings (≤ 200 characters) or finite numbers. With the transport setting `body:<field>`, the merchant payment token travels in that field, and the body must then be declared JSON.",
+      "The payload is open (the API's spec does not show it), and read only when declared as JSON. `amount`, `currency`, `order_id` and `reference` are echoed in the answer when they are plain strings (≤ 200 characters) or finite numbers. With the transport setting `body:<field>`, the merchant payment token travels in that field, and the body must then be declared JSON.",
     properties: {
       amount: { type: ["number", "string"], examples: [1999] },
       currency: { type: "string", examples: ["EUR"] },

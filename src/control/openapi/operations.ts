@@ -69,10 +69,18 @@ const SCRIPTED_ANSWER = {
   },
 };
 
-/** The `paths` of the routes in `table`, each written by `docs` (a route without one is a bug: it throws). */
-export function pathsOf(table: ReadonlyArray<{ path: string; methods: readonly string[] }>, docs: Record<string, PathDoc>): Record<string, object> {
+/**
+ * The `paths` of the routes in `table`, each written by `docs` (a route without one is a bug: it
+ * throws). A group's prefix itself (`/api/v2/payment`, which its router serves as any path under
+ * it) is a path of its own, with the same operations: `{path}` cannot be empty, so a validating
+ * proxy would otherwise find no operation for it.
+ */
+export function pathsOf(
+  table: ReadonlyArray<{ path: string; methods: readonly string[]; groupPrefix?: string }>,
+  docs: Record<string, PathDoc>,
+): Record<string, object> {
   const paths: Record<string, object> = {};
-  for (const { path, methods } of table) {
+  for (const { path, methods, groupPrefix } of table) {
     const doc = docs[path];
     if (!doc) throw new Error(`The OpenAPI document has no prose for the route ${path}.`);
     const item: Record<string, unknown> = {
@@ -85,9 +93,24 @@ export function pathsOf(table: ReadonlyArray<{ path: string; methods: readonly s
       if (!op) throw new Error(`The OpenAPI document has no prose for ${method.toUpperCase()} ${path}.`);
       item[method] = operation(doc, op, method === "head");
     }
+    if (groupPrefix) paths[groupPrefix] = atPrefix(item, groupPrefix);
     paths[path] = item;
   }
   return paths;
+}
+
+/** A group's path item for the prefix itself: no `{path}` parameter, and operation ids of its own. */
+function atPrefix(item: Record<string, unknown>, prefix: string): Record<string, unknown> {
+  const { parameters: _path, summary, ...operations } = item;
+  return {
+    summary: `${summary ?? ""} ${prefix} itself, served as every path under it.`.trim(),
+    ...Object.fromEntries(
+      Object.entries(operations).map(([method, op]) => [
+        method,
+        { ...(op as object), operationId: `${(op as { operationId: string }).operationId}AtPrefix` },
+      ]),
+    ),
+  };
 }
 
 function headOf(get: OperationDoc | undefined): OperationDoc | undefined {
