@@ -101,9 +101,10 @@ export function pathsOf(
 
 /** A group's path item for the prefix itself: no `{path}` parameter, and operation ids of its own. */
 function atPrefix(item: Record<string, unknown>, prefix: string): Record<string, unknown> {
-  const { parameters: _path, summary, ...operations } = item;
+  const { parameters: _path, summary, servers, ...operations } = item;
   return {
     summary: `${summary ?? ""} ${prefix} itself, served as every path under it.`.trim(),
+    ...(servers !== undefined && { servers }),
     ...Object.fromEntries(
       Object.entries(operations).map(([method, op]) => [
         method,
