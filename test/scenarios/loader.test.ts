@@ -124,7 +124,7 @@ describe("unknown keys, at every level, with did-you-mean", () => {
 
   it("settings.algorthm", () => {
     expect(errorOf(`${HEAD}settings:\n  algorthm: RS256\n`)).toBe(
-      "x.yaml:9:3: settings.algorthm: unknown key 'algorthm'; did you mean 'algorithm'? (allowed here: token_ttl, leeway, algorithm, credential_precedence, login_mode, payment_token_transport, disabled_merchant_status, profile, clock_offset)",
+      "x.yaml:9:3: settings.algorthm: unknown key 'algorthm'; did you mean 'algorithm'? (allowed here: token_ttl, leeway, algorithm, credential_precedence, login_mode, login_token, payment_token_transport, disabled_merchant_status, profile, clock_offset)",
     );
   });
 
