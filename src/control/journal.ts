@@ -42,6 +42,8 @@ export interface JournalEntry {
   credentialSources?: { apiKey?: "body" | "header" | "both"; apiSecret?: "body" | "header" | "both" };
   /** The query string carried something secret-looking (a token, a secret, a password). */
   secretInQuery?: boolean;
+  /** Payment or cashout was called with the deprecated login's token (accepted or refused by the `loginToken` setting). */
+  loginToken?: true;
 }
 
 /** What the pipeline records per request: times as epoch milliseconds, formatted when read. */

@@ -123,6 +123,17 @@ export class InvalidToken extends SandboxError {
   }
 }
 
+/**
+ * The deprecated login's token on payment or cashout while the `loginToken` setting says `refused`:
+ * the same answer as any token that is not an access token; its own class only so that the
+ * pipeline can journal that a login token was used.
+ */
+export class LoginTokenRefused extends InvalidToken {
+  constructor(description: string) {
+    super("token_not_access_token", description);
+  }
+}
+
 /** 403 insufficient_scope: a valid token that lacks the scope the endpoint needs. */
 export class InsufficientScope extends SandboxError {
   readonly status = 403;

@@ -106,9 +106,10 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     expect(decodeJwt(upper.json.token).username).toBe(EMAIL);
   });
 
-  it("the login token is not an access token: payment endpoints refuse it", async () => {
-    const login = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
-    const r = await t().call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
+  it("the login token is not an access token: with loginToken refused, payment endpoints refuse it", async () => {
+    const strict = await startServer({ ...OPTIONS, loginToken: "refused" });
+    const login = await strict.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const r = await strict.call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
     expect(r.status).toBe(401);
     expect(r.json.code).toBe("token_not_access_token");
   });

@@ -49,7 +49,8 @@ const EXPECTED_ERROR: Record<Variant, string | null> = {
   foreign_key: "token_unknown_kid",
   alg_none: "token_algorithm_rejected",
   bad_signature: "token_signature_invalid",
-  login_token: "token_not_access_token",
+  // Accepted by default (the loginToken setting); see the test with loginToken refused.
+  login_token: null,
 };
 
 const ADMIN_MISSING =
@@ -168,9 +169,11 @@ describe("POST /__sandbox/tokens", () => {
     if (variant === "foreign_key") expect(r.json.header.kid).not.toBe(kid);
 
     const answer = await pay(t, token);
-    if (variant === "valid") {
+    if (EXPECTED_ERROR[variant] === null) {
       expect(answer.status, answer.text).toBe(200);
       expect(answer.json).toMatchObject({ merchant_id: DEFAULT_MERCHANT_ID, token_id: jti, expires_at: new Date((T0S + 3600) * 1000).toISOString() });
+      // The login's kind answers as the login does.
+      expect(answer.headers.get("deprecation")).toBe(variant === "login_token" ? "@1735689600" : null);
     } else {
       expectRefusedWith(answer, r.json.expected_error);
     }
@@ -232,7 +235,17 @@ describe("POST /__sandbox/tokens", () => {
       const answer = await pay(t, minted.token);
       seen.push([variant, answer.status, answer.json.code ?? null]);
     }
-    expect(seen).toEqual(VARIANTS.map((v) => [v, v === "valid" ? 200 : 401, EXPECTED_ERROR[v]]));
+    expect(seen).toEqual(VARIANTS.map((v) => [v, EXPECTED_ERROR[v] === null ? 200 : 401, EXPECTED_ERROR[v]]));
+  });
+
+  it("login_token where the merchant's scenario refuses login tokens: expected_error token_not_access_token, and so it is", async () => {
+    const t = await server({ loginToken: "refused" });
+    const minted = await mint(t, { variant: "login_token" });
+    expect(minted.status, minted.text).toBe(201);
+    expect(minted.json.expected_error).toBe("token_not_access_token");
+    expectRefusedWith(await pay(t, minted.json.token), "token_not_access_token");
+    // The valid kind is still valid there.
+    expect((await pay(t, (await mint(t, { variant: "valid" })).json.token)).status).toBe(200);
   });
 
   it("404 for an unknown merchant", async () => {

@@ -260,7 +260,7 @@ export const controlSchemas = {
   MintVariant: {
     type: "string",
     description:
-      "Which token: `valid`, or one deliberately wrong in one way: `expired` (token_expired), `not_yet_valid` (token_not_yet_valid), `wrong_audience`, `wrong_issuer`, `unknown_kid` (a kid this sandbox has not), `foreign_key` (signed by a key of no sandbox: token_unknown_kid), `alg_none` (token_algorithm_rejected), `bad_signature` (token_signature_invalid), `login_token` (the deprecated login's kind: token_not_access_token). Default `valid`.",
+      "Which token: `valid`, or one deliberately wrong in one way: `expired` (token_expired), `not_yet_valid` (token_not_yet_valid), `wrong_audience`, `wrong_issuer`, `unknown_kid` (a kid this sandbox has not), `foreign_key` (signed by a key of no sandbox: token_unknown_kid), `alg_none` (token_algorithm_rejected), `bad_signature` (token_signature_invalid), `login_token` (the deprecated login's kind, typ JWT: accepted by default, token_not_access_token where the merchant's scenario sets `login_token: refused`). Default `valid`.",
     enum: MINT_VARIANT_VALUES,
   },
   MintedToken: {
@@ -286,7 +286,8 @@ export const controlSchemas = {
       },
       expected_error: {
         type: ["string", "null"],
-        description: "The code the sandbox itself answers for this token on /api/v2/payment/*; null for a valid token.",
+        description:
+          "The code the sandbox itself answers for this token on /api/v2/payment/*; null for a token it accepts (a valid one, or a `login_token` where login tokens are accepted).",
         enum: [
           null,
           "token_expired",
