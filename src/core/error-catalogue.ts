@@ -57,14 +57,16 @@ export const ERROR_CATALOGUE = {
   api_key_missing: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "Token exchange without api_key (neither the body field nor X-Api-Key, or sent empty).",
-    fix: "Send the api_key as the body field `api_key` or the `X-Api-Key` header, not empty.",
+    meaning:
+      "Token exchange without api_key (neither the body field nor X-Api-Key, or sent empty). HTTP Basic credentials (`curl -u key:secret`) are not read: the message says so when they were sent.",
+    fix: "Send the api_key as the body field `api_key` or the `X-Api-Key` header, not empty (not as HTTP Basic).",
   },
   api_secret_missing: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "Token exchange without api_secret (neither the body field nor X-Api-Secret, or sent empty).",
-    fix: "Send the api_secret as the body field `api_secret` or the `X-Api-Secret` header, not empty.",
+    meaning:
+      "Token exchange without api_secret (neither the body field nor X-Api-Secret, or sent empty). HTTP Basic credentials are not read: the message says so when they were sent.",
+    fix: "Send the api_secret as the body field `api_secret` or the `X-Api-Secret` header, not empty (not as HTTP Basic).",
   },
   credential_conflict: {
     status: [400],
