@@ -418,7 +418,8 @@ export const ERROR_CATALOGUE = {
   admin_token_required: {
     status: [401],
     error: ["invalid_token"],
-    meaning: "The control plane was started with an admin token, and the request lacks it or sends a wrong one.",
+    meaning:
+      'The control plane was started with an admin token, and the request lacks it or sends a wrong one. Without any token the challenge is a bare `WWW-Authenticate: Bearer realm="merchant-api"` (RFC 6750 §3.1); a wrong one\'s says `error="invalid_token"`.',
     fix: "Send `Authorization: Bearer <admin token>` or `X-Admin-Token`, with the token the sandbox was started with.",
   },
   host_not_allowed: {
