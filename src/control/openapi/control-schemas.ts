@@ -180,6 +180,12 @@ export const controlSchemas = {
         },
       },
       secretInQuery: { type: "boolean", description: "The query string carried something secret-looking." },
+      loginToken: {
+        type: "boolean",
+        const: true,
+        description:
+          "Present when payment or cashout was called with the deprecated login's token (typ JWT), accepted or refused by the `loginToken` setting; `deprecated_login_used` cites it.",
+      },
     },
   },
   Journal: {
