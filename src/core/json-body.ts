@@ -106,7 +106,7 @@ function decodeJson(body: Uint8Array): DecodedBody {
 
 /** `application/x-www-form-urlencoded` or `multipart/form-data`, whatever parameters follow; else undefined. */
 function formMediaType(contentType: string | undefined): string | undefined {
-  const mediaType = contentType?.split(";")[0]!.trim().toLowerCase();
+  const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   return mediaType === "application/x-www-form-urlencoded" || mediaType === "multipart/form-data" ? mediaType : undefined;
 }
 
