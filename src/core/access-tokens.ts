@@ -14,10 +14,10 @@ import type { TokenLedger } from "./token-ledger.js";
  * Issuing and verifying the sandbox's JWTs. Two kinds, told apart by the `typ` header:
  * access tokens (`at+jwt`, RFC 9068) from /api/v2/auth/token, and the deprecated login's
  * session tokens (`JWT`, Lexik's shape), which payment and cashout accept too unless the
- * `loginToken` setting of the merchant's scenario says `refused`. Verification trusts nothing the token says about how
- * to verify it: the key comes from our own ring by `kid` and the algorithm from that key;
- * `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on the clock of
- * the merchant's scenario, with that scenario's leeway.
+ * `loginToken` setting of the merchant's scenario says `refused`. Verification trusts nothing the
+ * token says about how to verify it: the key comes from our own ring by `kid` and the algorithm
+ * from that key; `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on
+ * the clock of the merchant's scenario, with that scenario's leeway.
  */
 
 /** What verification needs to know about the scenario a merchant belongs to. */
