@@ -179,6 +179,12 @@ describe("wrong types and values", () => {
     );
   });
 
+  it("an unknown login_token: refsued", () => {
+    expect(errorOf(`${HEAD}settings:\n  login_token: refsued\n`)).toBe(
+      "x.yaml:9:16: settings.login_token: 'refsued' is not a login token mode; did you mean 'refused'? (use one of: accepted, refused)",
+    );
+  });
+
   it("an unknown value in a list of enums, pointing at the item", () => {
     expect(errorOf(`${HEAD}rules:\n  - match: {method: [GET, PSOT]}\n    then: {delay: 1s}\n`)).toBe(
       "x.yaml:9:27: rules[0].match.method[1]: 'PSOT' is not an HTTP method; did you mean 'POST'? (use one of: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS)",
