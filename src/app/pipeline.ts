@@ -226,6 +226,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   const retryAfterHeader = response.headers["retry-after"];
   if (retryAfterHeader !== undefined && Number.isFinite(Number(retryAfterHeader))) rec.retryAfter = Number(retryAfterHeader);
   if (trace.credentialSources) rec.credentialSources = trace.credentialSources;
+  if (trace.loginToken) rec.loginToken = true;
   if (outcome.query !== request.query) rec.secretInQuery = true;
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   ctx.journal.add(rec);

@@ -48,6 +48,8 @@ export interface JournalEntry {
    * there is no `session`, and `path` is the whole path (code `session_url_unknown`).
    */
   viaSessionUrl?: true;
+  /** Payment or cashout was called with the deprecated login's token (accepted or refused by the `loginToken` setting). */
+  loginToken?: true;
 }
 
 /** What the pipeline records per request: times as epoch milliseconds, formatted when read. */

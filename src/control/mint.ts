@@ -26,6 +26,7 @@ export const MINT_VARIANTS = {
   foreign_key: "token_unknown_kid",
   alg_none: "token_algorithm_rejected",
   bad_signature: "token_signature_invalid",
+  /** With the `loginToken` setting at `refused`; accepted (null) by default. */
   login_token: "token_not_access_token",
 } as const;
 export type MintVariant = keyof typeof MINT_VARIANTS;
@@ -113,7 +114,9 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   if (variant === "valid" || variant === "login_token") {
     ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, now);
   }
-  return { token, variant, header, claims, expected_error: MINT_VARIANTS[variant] ?? null };
+  // The login's kind is refused only where the merchant's scenario sets loginToken: refused.
+  const loginTokenAccepted = variant === "login_token" && scenario.settings.loginToken === "accepted";
+  return { token, variant, header, claims, expected_error: loginTokenAccepted ? null : (MINT_VARIANTS[variant] ?? null) };
 }
 
 function findMerchant(ctx: ControlContext, ref: string | undefined): Merchant {

@@ -88,6 +88,7 @@ function assertAdmin(request: SandboxRequest, ctx: ControlContext): void {
     presented
       ? "The admin token is wrong. Send the token the sandbox was started with (--admin-token / MERCHANT_SANDBOX_ADMIN_TOKEN)."
       : "This sandbox's control plane needs the admin token: send 'Authorization: Bearer <admin token>' or 'X-Admin-Token: <admin token>'.",
+    Boolean(presented),
   );
 }
 

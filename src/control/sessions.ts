@@ -57,7 +57,11 @@ export class SessionStore {
     const template =
       this.scenarios.byName(scenarioName)?.file ??
       (isScenarioName(scenarioName)
-        ? (await import("../scenarios/library.js")).resolveScenario(scenarioName).scenario
+        ? (await import("../scenarios/library.js")).resolveScenario(
+            scenarioName,
+            undefined,
+            this.scenarios.loaded.map((s) => s.name),
+          ).scenario
         : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };

@@ -2,7 +2,7 @@ import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, 
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
-import { InvalidToken } from "./errors.js";
+import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys } from "./keys.js";
@@ -13,10 +13,11 @@ import type { TokenLedger } from "./token-ledger.js";
 /**
  * Issuing and verifying the sandbox's JWTs. Two kinds, told apart by the `typ` header:
  * access tokens (`at+jwt`, RFC 9068) from /api/v2/auth/token, and the deprecated login's
- * session tokens (`JWT`, Lexik's shape). Verification trusts nothing the token says about how
- * to verify it: the key comes from our own ring by `kid` and the algorithm from that key;
- * `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on the clock of
- * the merchant's scenario, with that scenario's leeway.
+ * session tokens (`JWT`, Lexik's shape), which payment and cashout accept too unless the
+ * `loginToken` setting of the merchant's scenario says `refused`. Verification trusts nothing the
+ * token says about how to verify it: the key comes from our own ring by `kid` and the algorithm
+ * from that key; `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on
+ * the clock of the merchant's scenario, with that scenario's leeway.
  */
 
 /** What verification needs to know about the scenario a merchant belongs to. */
@@ -43,8 +44,11 @@ export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({ typ: ACCESS_TOK
 
 export interface VerifiedAccessToken {
   merchant: Merchant;
+  /** An access token's claims; a login token's have `username` and `roles` instead of `client_id` and `scope`. */
   claims: AccessClaims;
   scopes: Set<string>;
+  /** The token is the deprecated login's (typ JWT), accepted by the `loginToken` setting. */
+  loginToken: boolean;
 }
 
 export class AccessTokens {
@@ -82,6 +86,9 @@ export class AccessTokens {
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
     const key = this.scopeOf(merchant).keys.signing;
     const claims = loginTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
+    // Recorded like an access token: payment and cashout may accept it, and then revocations and
+    // early expiry of "the tokens the merchant holds" must count it by issue order too.
+    this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     return signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key);
   }
 
@@ -244,13 +251,15 @@ export class AccessTokens {
     // A profile may give access tokens the login's typ (JWT): then the login's token is the one
     // without client_id.
     const loginToken = header.typ === LOGIN_TOKEN_TYP && (this.format.typ !== LOGIN_TOKEN_TYP || payload.client_id === undefined);
-    if (header.typ !== this.format.typ || loginToken) {
-      if (header.typ === LOGIN_TOKEN_TYP) {
-        throw new InvalidToken(
-          "token_not_access_token",
+    if (loginToken) {
+      // Refused here, before any other claim is looked at, exactly as before the setting existed;
+      // accepted, it goes through every check an access token goes through.
+      if (this.loginTokenSettingOf(payload) === "refused") {
+        throw new LoginTokenRefused(
           "This token comes from the deprecated POST /api/login_check; payment and cashout endpoints accept only access tokens. Exchange api_key and api_secret at POST /api/v2/auth/token and send that access_token.",
         );
       }
+    } else if (header.typ !== this.format.typ) {
       throw new InvalidToken(
         "token_not_access_token",
         header.typ === undefined
@@ -323,8 +332,21 @@ export class AccessTokens {
     if (this.ledger.isRevoked(claims.jti, merchant.id, claims.iat)) {
       throw new InvalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`);
     }
+    // The login's token carries roles, not scopes: it has the rights of its merchant, as a
+    // Symfony session of that user has on the API's other firewalled routes.
+    if (loginToken) return { merchant, claims, scopes: new Set(merchant.scopes), loginToken };
     const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
-    return { merchant, claims, scopes };
+    return { merchant, claims, scopes, loginToken };
+  }
+
+  /**
+   * `loginToken` of the scenario of the merchant the token names (its signature verified, so the
+   * claim is ours), or the sandbox's when it names none: the same scenario that judges its times.
+   */
+  private loginTokenSettingOf(payload: JWTPayload): SandboxSettings["loginToken"] {
+    const merchantId = payload[this.format.merchantClaim];
+    const merchant = typeof merchantId === "string" ? this.merchants.findById(merchantId) : undefined;
+    return merchant ? this.scopeOf(merchant).settings.loginToken : this.settings.loginToken;
   }
 
   private explain(e: unknown): InvalidToken {

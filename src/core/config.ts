@@ -16,6 +16,10 @@ export type CredentialPrecedence = (typeof PRECEDENCES)[number];
 export const LOGIN_MODES = ["deprecated", "gone"] as const;
 export type LoginMode = (typeof LOGIN_MODES)[number];
 
+/** Whether payment and cashout take the deprecated login's token (a Symfony API's other firewalled routes do). */
+export const LOGIN_TOKEN_MODES = ["accepted", "refused"] as const;
+export type LoginTokenMode = (typeof LOGIN_TOKEN_MODES)[number];
+
 export const SCOPES = ["payment", "cashout"] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -36,6 +40,8 @@ export interface SandboxSettings {
   credentialPrecedence: CredentialPrecedence;
   disabledMerchantStatus: 401 | 403;
   loginMode: LoginMode;
+  /** The login's token (typ JWT) on payment and cashout: accepted with the login's deprecation headers, or refused. */
+  loginToken: LoginTokenMode;
   paymentTokenTransport: PaymentTokenTransport;
   /** Largest request body accepted, in bytes; larger ones get 413. */
   maxBodyBytes: number;
@@ -54,6 +60,7 @@ export interface SettingsInput {
   credentialPrecedence?: string;
   disabledMerchantStatus?: number;
   loginMode?: string;
+  loginToken?: string;
   paymentTokenTransport?: string | PaymentTokenTransport;
   maxBodyBytes?: number;
   loginDeprecatedAt?: string | Date;
@@ -69,6 +76,7 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
   credentialPrecedence: "must_match",
   disabledMerchantStatus: 401,
   loginMode: "deprecated",
+  loginToken: "accepted",
   paymentTokenTransport: { kind: "authorization" } as PaymentTokenTransport,
   maxBodyBytes: 64 * 1024,
   loginDeprecatedAt: new Date("2025-01-01T00:00:00Z"),
@@ -111,6 +119,7 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
     s.disabledMerchantStatus = v;
   }
   if (input.loginMode !== undefined) s.loginMode = oneOf("loginMode", input.loginMode, LOGIN_MODES);
+  if (input.loginToken !== undefined) s.loginToken = oneOf("loginToken", input.loginToken, LOGIN_TOKEN_MODES);
   if (input.paymentTokenTransport !== undefined) s.paymentTokenTransport = parsePaymentTokenTransport(input.paymentTokenTransport);
   if (input.maxBodyBytes !== undefined) {
     const v = input.maxBodyBytes;

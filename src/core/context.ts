@@ -83,6 +83,11 @@ export interface RequestTrace {
   effects: RequestEffects;
   /** `scenario/rule` of every rule that fired. */
   rules: string[];
+  /**
+   * Payment or cashout was called with the deprecated login's token (typ JWT): `accepted` (a 200
+   * then carries the login's Deprecation, Sunset and Link) or `refused` (the `loginToken` setting).
+   */
+  loginToken?: "accepted" | "refused";
   /** Where the token endpoint found each credential (for the integration report). */
   credentialSources?: { apiKey: "body" | "header" | "both"; apiSecret: "body" | "header" | "both" };
 }

@@ -59,6 +59,14 @@ function pick(
   const headerGiven = fromHeader !== undefined && fromHeader !== "";
   const bodyGiven = typeof fromBody === "string" && fromBody !== "";
   if (!headerGiven && !bodyGiven) {
+    // `curl -u key:secret` and many HTTP clients' "basic auth" option: say so, or the client is told
+    // its credentials are missing while it is sure it sent them. The header is never decoded.
+    if (sentBasic(request)) {
+      throw new InvalidRequest(
+        `${spec.field}_missing`,
+        `${spec.field} is missing: the request sent HTTP Basic credentials (Authorization: Basic, what curl -u sends), which this endpoint does not accept. Send api_key and api_secret as the JSON body {"api_key": "...", "api_secret": "..."} with Content-Type: application/json, or as the X-Api-Key and X-Api-Secret headers.`,
+      );
+    }
     const empty = fromHeader === "" || fromBody === "" ? " (it was sent empty)" : "";
     throw new InvalidRequest(
       `${spec.field}_missing`,
@@ -92,4 +100,9 @@ function resolveBoth(
         `${spec.field} was sent both in the body and in the ${spec.headerLabel} header with different values. Send it one way only, or make both the same.`,
       );
   }
+}
+
+/** An `Authorization: Basic …` header (the scheme is case-insensitive, RFC 9110 §11.1). */
+function sentBasic(request: SandboxRequest): boolean {
+  return /^basic(\s|$)/i.test(headerValue(request, "authorization") ?? "");
 }

@@ -57,14 +57,16 @@ export const ERROR_CATALOGUE = {
   api_key_missing: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "Token exchange without api_key (neither the body field nor X-Api-Key, or sent empty).",
-    fix: "Send the api_key as the body field `api_key` or the `X-Api-Key` header, not empty.",
+    meaning:
+      "Token exchange without api_key (neither the body field nor X-Api-Key, or sent empty). HTTP Basic credentials (`curl -u key:secret`) are not read: the message says so when they were sent.",
+    fix: "Send the api_key as the body field `api_key` or the `X-Api-Key` header, not empty (not as HTTP Basic).",
   },
   api_secret_missing: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "Token exchange without api_secret (neither the body field nor X-Api-Secret, or sent empty).",
-    fix: "Send the api_secret as the body field `api_secret` or the `X-Api-Secret` header, not empty.",
+    meaning:
+      "Token exchange without api_secret (neither the body field nor X-Api-Secret, or sent empty). HTTP Basic credentials are not read: the message says so when they were sent.",
+    fix: "Send the api_secret as the body field `api_secret` or the `X-Api-Secret` header, not empty (not as HTTP Basic).",
   },
   credential_conflict: {
     status: [400],
@@ -430,7 +432,8 @@ export const ERROR_CATALOGUE = {
   admin_token_required: {
     status: [401],
     error: ["invalid_token"],
-    meaning: "The control plane was started with an admin token, and the request lacks it or sends a wrong one.",
+    meaning:
+      'The control plane was started with an admin token, and the request lacks it or sends a wrong one. Without any token the challenge is a bare `WWW-Authenticate: Bearer realm="merchant-api"` (RFC 6750 §3.1); a wrong one\'s says `error="invalid_token"`.',
     fix: "Send `Authorization: Bearer <admin token>` or `X-Admin-Token`, with the token the sandbox was started with.",
   },
   host_not_allowed: {

@@ -14,8 +14,11 @@ export type { ErrorCode, OAuthError } from "./error-catalogue.js";
 export interface SandboxErrorInit {
   /** Extra response headers (`Allow`, `Retry-After` …). `WWW-Authenticate` is built by the mapper. */
   headers?: Record<string, string>;
-  /** Which challenge to send with a 401/403: bearer (RFC 6750) or the api-key scheme. */
-  challenge?: "bearer" | "api-key";
+  /**
+   * Which challenge to send with a 401/403: bearer (RFC 6750), bearer without the error code and
+   * description (a request that carried no token at all, RFC 6750 §3.1), or the api-key scheme.
+   */
+  challenge?: "bearer" | "bare-bearer" | "api-key";
   /** For `insufficient_scope`: the scope that was needed. */
   scope?: string;
 }
@@ -41,7 +44,7 @@ export abstract class SandboxError extends StacklessError {
   /** The OAuth error code, or undefined when RFC 6750 says to send none (no credentials at all). */
   abstract readonly error: OAuthError | undefined;
   readonly headers: Record<string, string>;
-  readonly challenge: "bearer" | "api-key" | undefined;
+  readonly challenge: SandboxErrorInit["challenge"];
   readonly scope: string | undefined;
 
   constructor(
@@ -120,6 +123,17 @@ export class InvalidToken extends SandboxError {
     description: string,
   ) {
     super(description, { challenge: "bearer" });
+  }
+}
+
+/**
+ * The deprecated login's token on payment or cashout while the `loginToken` setting says `refused`:
+ * the same answer as any token that is not an access token; its own class only so that the
+ * pipeline can journal that a login token was used.
+ */
+export class LoginTokenRefused extends InvalidToken {
+  constructor(description: string) {
+    super("token_not_access_token", description);
   }
 }
 
@@ -234,14 +248,18 @@ export class TooManySessions extends SandboxError {
   readonly code = "too_many_sessions";
 }
 
-/** 401 on the control plane when an admin token is set and the request lacks it. */
+/**
+ * 401 on the control plane when an admin token is set and the request lacks it or sends a wrong
+ * one. Only a wrong token's challenge says error="invalid_token": a request without any gets a bare
+ * `Bearer realm="merchant-api"` (RFC 6750 §3.1). The body's `error` stays the code's one.
+ */
 export class AdminTokenRequired extends SandboxError {
   readonly status = 401;
   readonly error = "invalid_token" as const;
   readonly code = "admin_token_required";
-  constructor(description: string) {
+  constructor(description: string, tokenSent: boolean) {
     // A 401 always carries a challenge (RFC 9110 §15.5.2): the admin token is a bearer token.
-    super(description, { challenge: "bearer" });
+    super(description, { challenge: tokenSent ? "bearer" : "bare-bearer" });
   }
 }
 

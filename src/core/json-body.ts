@@ -42,6 +42,13 @@ export function readJsonObject(
   const declaredJson = isJsonContentType(contentType);
   if (!declaredJson) {
     if (!options.strictContentType) return undefined;
+    // What OAuth client libraries (and curl -d) send by default: show the JSON to send instead.
+    const form = formMediaType(contentType);
+    if (form) {
+      throw new UnsupportedMediaType(
+        `${options.endpoint} takes a JSON body, but this one is form-encoded (Content-Type: ${form}). Send the fields as a JSON object instead, with the header 'Content-Type: application/json': ${options.example}.`,
+      );
+    }
     throw new UnsupportedMediaType(
       `${options.endpoint} takes a JSON body, but the request says Content-Type: ${printableType(contentType)}. Send the body as JSON with the header 'Content-Type: application/json'.`,
     );
@@ -94,6 +101,12 @@ function decodeJson(body: Uint8Array): DecodedBody {
   } catch (error) {
     return { kind: "malformed", error };
   }
+}
+
+/** `application/x-www-form-urlencoded` or `multipart/form-data`, whatever parameters follow; else undefined. */
+function formMediaType(contentType: string | undefined): string | undefined {
+  const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  return mediaType === "application/x-www-form-urlencoded" || mediaType === "multipart/form-data" ? mediaType : undefined;
 }
 
 function printableType(contentType: string | undefined): string {

@@ -71,10 +71,10 @@ export function challengeFor(err: SandboxError): string | undefined {
   if (err.challenge === "api-key") {
     return `ApiKey realm="${REALM}", error="${err.error}"`;
   }
-  if (err.challenge !== "bearer") return undefined;
+  if (err.challenge !== "bearer" && err.challenge !== "bare-bearer") return undefined;
   const params = [`realm="${REALM}"`];
   // RFC 6750 §3.1: a request without any credentials gets a bare challenge with no error code.
-  if (err.error) {
+  if (err.error && err.challenge === "bearer") {
     params.push(`error="${err.error}"`);
     params.push(`error_description="${quotedStringSafe(err.description)}"`);
   }

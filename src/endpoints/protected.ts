@@ -1,15 +1,17 @@
 import { isoOfSeconds } from "../core/clock.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
-import { InsufficientScope, InvalidToken, MethodNotAllowed } from "../core/errors.js";
+import { InsufficientScope, InvalidToken, LoginTokenRefused, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
+import { deprecationHeaders } from "./login-check.js";
 
 /**
  * `/api/v2/payment/*` and `/api/v2/cashout/*` (the methods of `methods`, which the OpenAPI document
  * lists; any other, TRACE or CONNECT say, is refused with 405 before credentials are looked at):
- * the access token as an RFC 6750 bearer token, then the group's scope. Business behaviour is not
- * specified, so a valid call gets an honest placeholder that says which merchant did which operation.
+ * the access token (or, unless the `loginToken` setting refuses it, the deprecated login's token)
+ * as an RFC 6750 bearer token, then the group's scope. Business behaviour is not specified, so a
+ * valid call gets an honest placeholder that says which merchant did which operation.
  */
 export function protectedEndpoint(scope: Scope, methods: readonly string[]): Endpoint {
   return async (request, ctx, trace) => {
@@ -26,9 +28,13 @@ export function protectedEndpoint(scope: Scope, methods: readonly string[]): End
         `The access token was rejected (scenario '${trace.scenario.name}' simulates this). A client must handle a 401 by getting a new token from POST /api/v2/auth/token.`,
       );
     }
-    const verified = await ctx.tokens.verify(token);
+    const verified = await ctx.tokens.verify(token).catch((e: unknown) => {
+      if (e instanceof LoginTokenRefused) trace.loginToken = "refused";
+      throw e;
+    });
     trace.merchantId = verified.merchant.id;
     trace.tokenId = verified.claims.jti;
+    if (verified.loginToken) trace.loginToken = "accepted";
     if (!verified.scopes.has(scope)) {
       throw new InsufficientScope(
         scope,
@@ -45,6 +51,8 @@ export function protectedEndpoint(scope: Scope, methods: readonly string[]): End
       expires_at: isoOfSeconds(verified.claims.exp),
       note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
     };
-    return trace.scenario.shaper?.protectedCall(answer, operation) ?? jsonResponse(200, answer);
+    const response = trace.scenario.shaper?.protectedCall(answer, operation) ?? jsonResponse(200, answer);
+    // Authorised by the login's token: answered as the login answers, saying it will be switched off.
+    return verified.loginToken ? { ...response, headers: { ...response.headers, ...deprecationHeaders(ctx.settings) } } : response;
   };
 }

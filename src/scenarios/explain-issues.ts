@@ -12,6 +12,7 @@ const VALUE_NOUNS: Record<string, string> = {
   algorithm: "a supported algorithm",
   credential_precedence: "a credential precedence",
   login_mode: "a login mode",
+  login_token: "a login token mode",
   scopes: "a scope",
   revoke_token: "a revoke_token target",
   expire_token: "an expire_token target",

@@ -175,6 +175,7 @@ function settingsInput(s: SettingsFile | undefined): SettingsInput {
     ...(s.algorithm !== undefined && { algorithm: s.algorithm }),
     ...(s.credential_precedence !== undefined && { credentialPrecedence: s.credential_precedence }),
     ...(s.login_mode !== undefined && { loginMode: s.login_mode }),
+    ...(s.login_token !== undefined && { loginToken: s.login_token }),
     ...(s.payment_token_transport !== undefined && { paymentTokenTransport: s.payment_token_transport }),
     ...(s.disabled_merchant_status !== undefined && { disabledMerchantStatus: s.disabled_merchant_status }),
   };

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { didYouMeanNames } from "../core/source/suggest.js";
 import { loadScenarioFile } from "./load.js";
 import { ScenarioLoadError } from "./problems.js";
 import type { ScenarioFile } from "./schema.js";
@@ -25,8 +26,11 @@ export function isScenarioFileName(name: string): boolean {
   return EXTENSIONS.some((ext) => name.endsWith(ext)) && !name.endsWith(".schema.json");
 }
 
-/** A library name (`token-endpoint-outage`) or a file path to a validated scenario. */
-export function resolveScenario(nameOrPath: string, libraryDir = LIBRARY_DIR): LoadedScenario {
+/**
+ * A library name (`token-endpoint-outage`) or a file path to a validated scenario. `alsoKnown`:
+ * other names the caller takes (a session takes the loaded scenarios' too), for the did-you-mean.
+ */
+export function resolveScenario(nameOrPath: string, libraryDir = LIBRARY_DIR, alsoKnown: readonly string[] = []): LoadedScenario {
   const looksLikePath = /[\\/]/.test(nameOrPath) || EXTENSIONS.some((ext) => nameOrPath.endsWith(ext));
   if (looksLikePath) {
     const file = resolve(nameOrPath);
@@ -43,7 +47,7 @@ export function resolveScenario(nameOrPath: string, libraryDir = LIBRARY_DIR): L
       line: 1,
       column: 1,
       path: "",
-      message: `no scenario named '${nameOrPath}' in the library; use a file path, or one of: ${known.join(", ")}`,
+      message: `no scenario named '${nameOrPath}' in the library${didYouMeanNames(nameOrPath, [...new Set([...alsoKnown, ...known])])}; use a file path, or one of: ${known.join(", ")}`,
     },
   ]);
 }

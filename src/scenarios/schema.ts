@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ALGORITHMS, LOGIN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
+import { ALGORITHMS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
 import { GLOB_LIMITS, globProblem } from "./glob.js";
 
 /**
@@ -59,6 +59,10 @@ export const settingsSchema = z
     algorithm: z.enum(ALGORITHMS).optional(),
     credential_precedence: z.enum(PRECEDENCES).optional(),
     login_mode: z.enum(LOGIN_MODES).optional(),
+    login_token: z
+      .enum(LOGIN_TOKEN_MODES)
+      .optional()
+      .describe("The deprecated login's token on payment and cashout: accepted (the default, with Deprecation headers) or refused"),
     payment_token_transport: z
       .string()
       .regex(/^(authorization|header:[A-Za-z0-9!#$%&'*+.^_`|~-]+|body:.+)$/, {

@@ -419,9 +419,15 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
     expectAccepted(await get(srv, `Bearer ${token}`), token);
   });
 
-  it('typ "JWT" instead of "at+jwt" (correctly signed) → 401 token_not_access_token, naming the deprecated login', async () => {
-    const token = await sign(trusted, accessClaims(T0_SECONDS), { typ: "JWT" });
-    expectRefusal(await get(srv, `Bearer ${token}`), invalidToken("token_not_access_token", D.loginToken));
+  it('typ "JWT" instead of "at+jwt" (correctly signed) → 401 token_not_access_token, naming the deprecated login (loginToken refused)', async () => {
+    // By default the login's kind is accepted (test/blackbox/login-token.test.ts); the same key, refusing it.
+    const strict = await startTestServer({ signingKey: trusted.pem, loginToken: "refused" });
+    try {
+      const token = await sign(trusted, accessClaims(T0_SECONDS), { typ: "JWT" });
+      expectRefusal(await get(strict, `Bearer ${token}`), invalidToken("token_not_access_token", D.loginToken));
+    } finally {
+      await strict.close();
+    }
   });
 
   it('typ "id+jwt" (correctly signed) → 401 token_not_access_token naming the type', async () => {
@@ -728,11 +734,16 @@ describe("forged tokens against an RS256 sandbox (default settings, 0 s leeway)"
     ]);
   });
 
-  it("the deprecated login's JWT (typ JWT, same key) on cashout → 401 token_not_access_token", async () => {
-    const login = await srv.call("/api/login_check", postJson({ email: "merchant@sandbox.test", password: "sandbox-password" }));
-    expect(login.status, login.text).toBe(200);
-    const token = login.json.token as string;
-    expectRefusal(await get(srv, `Bearer ${token}`, CASHOUT), invalidToken("token_not_access_token", D.loginToken, CASHOUT));
+  it("the deprecated login's JWT (typ JWT, same key) on cashout → 401 token_not_access_token (loginToken refused)", async () => {
+    const strict = await startTestServer({ signingKey: trusted.pem, loginToken: "refused" });
+    try {
+      const login = await strict.call("/api/login_check", postJson({ email: "merchant@sandbox.test", password: "sandbox-password" }));
+      expect(login.status, login.text).toBe(200);
+      const token = login.json.token as string;
+      expectRefusal(await get(strict, `Bearer ${token}`, CASHOUT), invalidToken("token_not_access_token", D.loginToken, CASHOUT));
+    } finally {
+      await strict.close();
+    }
   });
 
   // -- state -----------------------------------------------------------------------------------

@@ -106,9 +106,10 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     expect(decodeJwt(upper.json.token).username).toBe(EMAIL);
   });
 
-  it("the login token is not an access token: payment endpoints refuse it", async () => {
-    const login = await t().call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
-    const r = await t().call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
+  it("the login token is not an access token: with loginToken refused, payment endpoints refuse it", async () => {
+    const strict = await startServer({ ...OPTIONS, loginToken: "refused" });
+    const login = await strict.call(PATH, postJson({ username: EMAIL, password: PASSWORD }));
+    const r = await strict.call("/api/v2/payment/status", { headers: { authorization: `Bearer ${login.json.token}` } });
     expect(r.status).toBe(401);
     expect(r.json.code).toBe("token_not_access_token");
   });
@@ -212,19 +213,19 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
     expect(r.json.detail).toContain('"username"');
   });
 
-  it.each(["text/plain", "application/x-www-form-urlencoded"])("a body sent as %s → 415", async (type) => {
+  it.each([
+    [
+      "text/plain",
+      "POST /api/login_check takes a JSON body, but the request says Content-Type: text/plain. Send the body as JSON with the header 'Content-Type: application/json'.",
+    ],
+    [
+      "application/x-www-form-urlencoded",
+      `POST /api/login_check takes a JSON body, but this one is form-encoded (Content-Type: application/x-www-form-urlencoded). Send the fields as a JSON object instead, with the header 'Content-Type: application/json': {"username": "<e-mail>", "password": "..."}.`,
+    ],
+  ])("a body sent as %s → 415", async (type, detail) => {
     const r = await t().call(PATH, { method: "POST", headers: { "content-type": type }, body: `username=${EMAIL}&password=${PASSWORD}` });
     expect(r.status).toBe(415);
-    expect(r.json).toEqual(
-      problem(
-        415,
-        "Unsupported Media Type",
-        "unsupported_media_type",
-        `POST /api/login_check takes a JSON body, but the request says Content-Type: ${type}. Send the body as JSON with the header 'Content-Type: application/json'.`,
-        PATH,
-        "unsupported_media_type",
-      ),
-    );
+    expect(r.json).toEqual(problem(415, "Unsupported Media Type", "unsupported_media_type", detail, PATH, "unsupported_media_type"));
     expect(r.text).not.toContain(PASSWORD);
     expectDeprecationHeaders(r);
   });

@@ -392,7 +392,7 @@ describe("paymentTokenTransport body:payment_token", () => {
         415,
         "Unsupported Media Type",
         "unsupported_media_type",
-        "POST /api/v2/payment/init takes a JSON body, but the request says Content-Type: application/x-www-form-urlencoded. Send the body as JSON with the header 'Content-Type: application/json'.",
+        `POST /api/v2/payment/init takes a JSON body, but this one is form-encoded (Content-Type: application/x-www-form-urlencoded). Send the fields as a JSON object instead, with the header 'Content-Type: application/json': {"payment_token": "...", "amount": 1999, "currency": "EUR"}.`,
         PATH,
         "unsupported_media_type",
       ),

@@ -28,6 +28,8 @@ const WRONG_SECRET = "wr0ng-Secret-7f3a9c-never-echo";
 const API_KEY_CHALLENGE = 'ApiKey realm="merchant-api", error="invalid_client"';
 
 const MISSING_KEY = 'api_key is missing. Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
+const BASIC_NOT_ACCEPTED = (field: string) =>
+  `${field} is missing: the request sent HTTP Basic credentials (Authorization: Basic, what curl -u sends), which this endpoint does not accept. Send api_key and api_secret as the JSON body {"api_key": "...", "api_secret": "..."} with Content-Type: application/json, or as the X-Api-Key and X-Api-Secret headers.`;
 const MISSING_KEY_EMPTY =
   'api_key is missing (it was sent empty). Send it as the JSON body field "api_key" (with Content-Type: application/json) or as the X-Api-Key header.';
 const MISSING_SECRET =
@@ -41,6 +43,8 @@ const unknownKeyMessage = (sent: string, loaded = "loaded: 'sandbox-api-key'") =
   `The api_key ${redact(sent)} is not known to this sandbox. Use the api_key of a loaded merchant (${loaded}), and check that api_key and api_secret are not swapped.`;
 const unsupportedTypeMessage = (shown: string) =>
   `POST /api/v2/auth/token takes a JSON body, but the request says Content-Type: ${shown}. Send the body as JSON with the header 'Content-Type: application/json'.`;
+const formEncodedMessage = (mediaType: string) =>
+  `POST /api/v2/auth/token takes a JSON body, but this one is form-encoded (Content-Type: ${mediaType}). Send the fields as a JSON object instead, with the header 'Content-Type: application/json': {"api_key": "...", "api_secret": "..."}.`;
 const tooLargeMessage = (limit: number) => `The request body is larger than ${limit} bytes. Send only the fields the endpoint expects.`;
 const notStringMessage = (field: string, kind: string) => `The body field "${field}" must be a string, but it is ${kind}. Send it as a JSON string.`;
 
@@ -297,6 +301,22 @@ describe("POST /api/v2/auth/token: a missing, empty or non-string credential is 
     expectRefusal(await s().call(TOKEN_PATH, post(undefined)), invalidRequest("api_key_missing", MISSING_KEY));
   });
 
+  it("HTTP Basic (curl -u key:secret -X POST): api_key_missing that says Basic is not accepted and shows both ways, never the decoded credentials", async () => {
+    const basic = Buffer.from(`${DEFAULT_KEY}:${DEFAULT_SECRET}`).toString("base64");
+    for (const scheme of ["Basic", "basic"]) {
+      const r = await s().call(TOKEN_PATH, post(undefined, { authorization: `${scheme} ${basic}` }));
+      expectRefusal(r, invalidRequest("api_key_missing", BASIC_NOT_ACCEPTED("api_key")));
+      expect(r.text).not.toContain(DEFAULT_KEY);
+      expect(r.text).not.toContain(basic);
+      expect([...r.headers.values()].join("\n")).not.toContain(DEFAULT_KEY);
+    }
+    // With the key sent the right way, the secret still missing: the same words for it.
+    const onlyKey = await s().call(TOKEN_PATH, postJson({ api_key: DEFAULT_KEY }, { authorization: `Basic ${basic}` }));
+    expectRefusal(onlyKey, invalidRequest("api_secret_missing", BASIC_NOT_ACCEPTED("api_secret")));
+    // Basic beside credentials sent the right way is ignored.
+    expect((await s().call(TOKEN_PATH, postJson(validBody, { authorization: `Basic ${basic}` }))).status).toBe(200);
+  });
+
   it("refuses a missing api_key when only api_secret is sent: api_key_missing", async () => {
     const r = await s().call(TOKEN_PATH, postJson({ api_secret: WRONG_SECRET }));
     expectRefusal(r, invalidRequest("api_key_missing", MISSING_KEY));
@@ -449,14 +469,34 @@ describe("POST /api/v2/auth/token: a body must be declared as JSON (415 otherwis
     });
   });
 
-  it("refuses an application/x-www-form-urlencoded body with 415, without echoing the secret in it", async () => {
+  it("refuses an application/x-www-form-urlencoded body with 415 that says it is form-encoded and shows the JSON, without echoing the secret in it", async () => {
     const form = `api_key=${DEFAULT_KEY}&api_secret=${WRONG_SECRET}`;
     const r = await s().call(TOKEN_PATH, post(form, { "content-type": "application/x-www-form-urlencoded" }));
     expectRefusal(r, {
       status: 415,
       code: "unsupported_media_type",
       error: "unsupported_media_type",
-      description: unsupportedTypeMessage("application/x-www-form-urlencoded"),
+      description: formEncodedMessage("application/x-www-form-urlencoded"),
+    });
+  });
+
+  it("an OAuth client's form (grant_type=client_credentials, charset parameter) and multipart/form-data get the same 415", async () => {
+    const oauth = `grant_type=client_credentials&client_id=${DEFAULT_KEY}&client_secret=${WRONG_SECRET}`;
+    const r = await s().call(TOKEN_PATH, post(oauth, { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" }));
+    expectRefusal(r, {
+      status: 415,
+      code: "unsupported_media_type",
+      error: "unsupported_media_type",
+      description: formEncodedMessage("application/x-www-form-urlencoded"),
+    });
+    const multipart = new FormData();
+    multipart.set("api_key", DEFAULT_KEY);
+    multipart.set("api_secret", WRONG_SECRET);
+    expectRefusal(await s().call(TOKEN_PATH, { method: "POST", body: multipart }), {
+      status: 415,
+      code: "unsupported_media_type",
+      error: "unsupported_media_type",
+      description: formEncodedMessage("multipart/form-data"),
     });
   });
 

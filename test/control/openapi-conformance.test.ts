@@ -103,8 +103,21 @@ async function accessToken(t: TestServer, c: Pick<Credentials, "api_key" | "api_
   return r.status === 200 ? (r.json.access_token as string) : undefined;
 }
 
+/** The deprecated login's token of a merchant with a login that works (typ JWT). */
+async function loginToken(t: TestServer, c: Credentials): Promise<string | undefined> {
+  const login = { username: c.login?.username ?? c.login?.email ?? "merchant@sandbox.test", password: c.login?.password ?? "sandbox-password" };
+  const r = await t.call("/api/login_check", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(login) });
+  return r.status === 200 ? (r.json.token as string) : undefined;
+}
+
 /** The good request of an operation for a merchant, and the bad ones, as [label, path suffix, init]. */
-function merchantProbes(method: string, template: string, c: Credentials, jwt: string | undefined): Array<[string, string, RequestInit]> {
+function merchantProbes(
+  method: string,
+  template: string,
+  c: Credentials,
+  jwt: string | undefined,
+  loginJwt?: string,
+): Array<[string, string, RequestInit]> {
   const path = template.replace("{path}", "orders/42");
   const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
     method,
@@ -177,6 +190,7 @@ function merchantProbes(method: string, template: string, c: Credentials, jwt: s
         ["not a JWT", path, { method, headers: { authorization: "Bearer not-a-jwt" } }],
         ["unsigned JWT", path, { method, headers: { authorization: `Bearer ${JWT_LOOKALIKE}` } }],
         ["payment token", path, { method, headers: { authorization: `Bearer ${c.payment_token}` } }],
+        ["the login's token", path, { method, headers: { authorization: `Bearer ${loginJwt ?? JWT_LOOKALIKE}` } }],
         ...(withBody ? bodies(auth) : []),
       ];
     }
@@ -253,7 +267,8 @@ describe("every documented operation answers only what the document lists for it
     for (const { method, template, op } of operations.filter((o) => !o.template.startsWith("/__sandbox/"))) {
       for (const merchant of merchants) {
         const jwt = await accessToken(plain, merchant);
-        for (const [label, path, init] of merchantProbes(method, template, merchant, jwt)) {
+        const loginJwt = await loginToken(plain, merchant);
+        for (const [label, path, init] of merchantProbes(method, template, merchant, jwt, loginJwt)) {
           conforms(op, `${method} ${path} (${label}, ${merchant.api_key})`, await plain.call(path, init));
         }
       }

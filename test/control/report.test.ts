@@ -289,9 +289,21 @@ describe("the report names each mistake of a misbehaving client", () => {
     const t = await start();
     const login = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" })); // req_1
     expect(login.status).toBe(200);
-    // Its token is not even an access token: the protected groups refuse it.
-    expect((await payment(t, login.json.token)).json.code).toBe("token_not_access_token"); // req_2
     expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([expected.deprecatedLoginUsed(m(DEFAULT_MERCHANT_ID), "1 request", ["req_1"])]);
+  });
+
+  it("deprecated_login_used cites the payment calls made with the login's token too (accepted by default)", async () => {
+    const t = await start();
+    const login = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" })); // req_1
+    expect((await payment(t, login.json.token)).status).toBe(200); // req_2
+    expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
+      {
+        code: "deprecated_login_used",
+        severity: "warning",
+        message: `${m(DEFAULT_MERCHANT_ID)} used the deprecated POST /api/login_check (1 request) and sent its token to payment or cashout endpoints (1 request). It will be switched off (see its Deprecation and Sunset headers): exchange api_key and api_secret at POST /api/v2/auth/token and send that access token instead.`,
+        evidence: ["req_1", "req_2"],
+      },
+    ]);
   });
 
   it("credentials_in_query: the token in the URL (with and without the header)", async () => {

@@ -51,6 +51,13 @@ const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 /** A real server on port 0 for the current test, closed after it. */
 const server = serversPerTest();
 
+/** A loaded scenario whose name no library scenario is near. */
+const LOADED_FOR_SUGGESTION = {
+  name: "checkout-flow",
+  description: "a loaded scenario",
+  merchants: [{ id: "m_checkout_flow", api_key: "checkout-flow-key", api_secret: "checkout-flow-secret", payment_token: "checkout-flow-pt" }],
+};
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -352,12 +359,38 @@ describe("POST /__sandbox/sessions", () => {
         400,
         "Bad Request",
         "session_scenario_unknown",
-        `no scenario named 'token-endpoint-outgae' in the library; use a file path, or one of: ${libraryNames().join(", ")}.`,
+        `no scenario named 'token-endpoint-outgae' in the library (did you mean 'token-endpoint-outage'?); use a file path, or one of: ${libraryNames().join(", ")}.`,
         "/__sandbox/sessions",
         "invalid_request",
       ),
     );
     expect((await t.call("/__sandbox/sessions")).json).toEqual({ sessions: [] });
+  });
+
+  it("a name too far for a typo still gets a did-you-mean from its words: token-expiry", async () => {
+    const t = await server();
+    const r = await t.call("/__sandbox/sessions", postJson({ scenario: "token-expiry" }));
+    expectProblem(
+      r,
+      problem(
+        400,
+        "Bad Request",
+        "session_scenario_unknown",
+        `no scenario named 'token-expiry' in the library (did you mean 'payment-token-expired' or 'token-expires-after-calls'?); use a file path, or one of: ${libraryNames().join(", ")}.`,
+        "/__sandbox/sessions",
+        "invalid_request",
+      ),
+    );
+  });
+
+  it("the did-you-mean names a loaded scenario too, which a session may use", async () => {
+    const t = await server({ scenarios: [{ ...LOADED_FOR_SUGGESTION }] });
+    const r = await t.call("/__sandbox/sessions", postJson({ scenario: "checkout-flwo" }));
+    expect([r.status, r.json.code]).toEqual([400, "session_scenario_unknown"]);
+    expect(r.json.detail).toMatch(
+      /^no scenario named 'checkout-flwo' in the library \(did you mean 'checkout-flow'\?\); use a file path, or one of: /,
+    );
+    expect((await t.call("/__sandbox/sessions", postJson({ scenario: "checkout-flow" }))).status).toBe(201);
   });
 
   it("does not read files of the server's disk: a path is not a scenario name", async () => {

@@ -49,7 +49,8 @@ const EXPECTED_ERROR: Record<Variant, string | null> = {
   foreign_key: "token_unknown_kid",
   alg_none: "token_algorithm_rejected",
   bad_signature: "token_signature_invalid",
-  login_token: "token_not_access_token",
+  // Accepted by default (the loginToken setting); see the test with loginToken refused.
+  login_token: null,
 };
 
 const ADMIN_MISSING =
@@ -90,11 +91,15 @@ function adminProblem(detail: string, path: string) {
   return problem(401, "Unauthorized", "admin_token_required", detail, path, "invalid_token");
 }
 
-/** 401 admin_token_required, exact, with the challenge every 401 must carry (RFC 9110 §15.5.2). */
+/**
+ * 401 admin_token_required, exact, with the challenge every 401 must carry (RFC 9110 §15.5.2):
+ * bare when no admin token was sent, with error="invalid_token" when a wrong one was.
+ */
 function expectAdminRefusal(r: Reply, detail: string, path: string): void {
-  expectProblem(r, adminProblem(detail, path));
   const safe = detail.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
-  expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="merchant-api", error="invalid_token", error_description="${safe}"`);
+  const challenge =
+    detail === ADMIN_MISSING ? 'Bearer realm="merchant-api"' : `Bearer realm="merchant-api", error="invalid_token", error_description="${safe}"`;
+  expectProblem(r, adminProblem(detail, path), { headers: { "www-authenticate": challenge } });
 }
 
 function planeOff(path: string) {
@@ -168,9 +173,11 @@ describe("POST /__sandbox/tokens", () => {
     if (variant === "foreign_key") expect(r.json.header.kid).not.toBe(kid);
 
     const answer = await pay(t, token);
-    if (variant === "valid") {
+    if (EXPECTED_ERROR[variant] === null) {
       expect(answer.status, answer.text).toBe(200);
       expect(answer.json).toMatchObject({ merchant_id: DEFAULT_MERCHANT_ID, token_id: jti, expires_at: new Date((T0S + 3600) * 1000).toISOString() });
+      // The login's kind answers as the login does.
+      expect(answer.headers.get("deprecation")).toBe(variant === "login_token" ? "@1735689600" : null);
     } else {
       expectRefusedWith(answer, r.json.expected_error);
     }
@@ -232,7 +239,17 @@ describe("POST /__sandbox/tokens", () => {
       const answer = await pay(t, minted.token);
       seen.push([variant, answer.status, answer.json.code ?? null]);
     }
-    expect(seen).toEqual(VARIANTS.map((v) => [v, v === "valid" ? 200 : 401, EXPECTED_ERROR[v]]));
+    expect(seen).toEqual(VARIANTS.map((v) => [v, EXPECTED_ERROR[v] === null ? 200 : 401, EXPECTED_ERROR[v]]));
+  });
+
+  it("login_token where the merchant's scenario refuses login tokens: expected_error token_not_access_token, and so it is", async () => {
+    const t = await server({ loginToken: "refused" });
+    const minted = await mint(t, { variant: "login_token" });
+    expect(minted.status, minted.text).toBe(201);
+    expect(minted.json.expected_error).toBe("token_not_access_token");
+    expectRefusedWith(await pay(t, minted.json.token), "token_not_access_token");
+    // The valid kind is still valid there.
+    expect((await pay(t, (await mint(t, { variant: "valid" })).json.token)).status).toBe(200);
   });
 
   it("404 for an unknown merchant", async () => {

@@ -154,10 +154,30 @@ describe("a profile's jwt section: typ and merchantClaim", () => {
     expect([call.status, call.json.merchant_id]).toEqual([200, "merchant_sandbox_default"]);
     expect(t.sandbox.journal.list({}).at(-1)).toMatchObject({ merchant: "merchant_sandbox_default", status: 200 });
     expect(t.sandbox.journal.list({}).at(-1)?.unverified).toBeUndefined();
-    // The login's token (typ JWT too) is still no access token.
+    // The login's token (typ JWT too, without client_id) is told apart from an access token: accepted
+    // as the login's, with its Deprecation header (loginToken accepted, the default) …
     const login = await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
-    const refused = await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${login.json.token}` } });
-    expect([refused.status, refused.json.code]).toEqual([401, "token_not_access_token"]);
+    const accepted = await t.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${login.json.token}` } });
+    expect([accepted.status, accepted.json.merchant_id, accepted.headers.get("deprecation")]).toEqual([
+      200,
+      "merchant_sandbox_default",
+      "@1735689600",
+    ]);
+    expect(call.headers.get("deprecation")).toBeNull();
+    // … and refused as no access token with loginToken refused.
+    const strict = await startTestServer({
+      profile: { name: "claims", jwt: { typ: "JWT", merchantClaim: "merchant_id", alg: "ES256" } },
+      loginToken: "refused",
+    });
+    try {
+      const strictLogin = await strict.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
+      const refused = await strict.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${strictLogin.json.token}` } });
+      expect([refused.status, refused.json.code]).toEqual([401, "token_not_access_token"]);
+      const strictToken = (await strict.call(TOKEN, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }))).json.access_token;
+      expect((await strict.call("/api/v2/payment/x", { headers: { authorization: `Bearer ${strictToken}` } })).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
     // Minted tokens follow the same format.
     const minted = await t.sandbox.mintToken();
     expect(decodeProtectedHeader(minted.token).typ).toBe("JWT");

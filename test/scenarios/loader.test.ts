@@ -124,7 +124,7 @@ describe("unknown keys, at every level, with did-you-mean", () => {
 
   it("settings.algorthm", () => {
     expect(errorOf(`${HEAD}settings:\n  algorthm: RS256\n`)).toBe(
-      "x.yaml:9:3: settings.algorthm: unknown key 'algorthm'; did you mean 'algorithm'? (allowed here: token_ttl, leeway, algorithm, credential_precedence, login_mode, payment_token_transport, disabled_merchant_status, profile, clock_offset)",
+      "x.yaml:9:3: settings.algorthm: unknown key 'algorthm'; did you mean 'algorithm'? (allowed here: token_ttl, leeway, algorithm, credential_precedence, login_mode, login_token, payment_token_transport, disabled_merchant_status, profile, clock_offset)",
     );
   });
 
@@ -176,6 +176,12 @@ describe("wrong types and values", () => {
   it("an unknown endpoint: tokn", () => {
     expect(errorOf(`${HEAD}rules:\n  - match: {endpoint: tokn}\n    then: {delay: 1s}\n`)).toBe(
       "x.yaml:9:23: rules[0].match.endpoint: 'tokn' is not an endpoint; did you mean 'token'? (use one of: token, login, payment, cashout, payment-init, jwks, any)",
+    );
+  });
+
+  it("an unknown login_token: refsued", () => {
+    expect(errorOf(`${HEAD}settings:\n  login_token: refsued\n`)).toBe(
+      "x.yaml:9:16: settings.login_token: 'refsued' is not a login token mode; did you mean 'refused'? (use one of: accepted, refused)",
     );
   });
 

@@ -5,7 +5,7 @@ import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOpti
 import { parseDuration } from "../../core/duration.js";
 import type { EarlyKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
-import { ALGORITHMS, ConfigError, LOGIN_MODES, PRECEDENCES } from "../../core/config.js";
+import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
@@ -23,6 +23,7 @@ interface ServeArgs {
   audience: string;
   seed: number;
   loginMode: string;
+  loginToken: string;
   credentialPrecedence: string;
   paymentTokenTransport: string;
   disabledMerchantStatus: number;
@@ -111,6 +112,14 @@ const SERVE_COMMAND = {
         default: "deprecated",
         group: SETTINGS,
         describe: "Deprecated /api/login_check: works with Deprecation headers, or 410",
+      })
+      .option("login-token", {
+        coerce: last,
+        type: "string",
+        choices: [...LOGIN_TOKEN_MODES],
+        default: "accepted",
+        group: SETTINGS,
+        describe: "The deprecated login's token on payment and cashout: accepted (with Deprecation headers), or refused as not an access token",
       })
       .option("profile", {
         coerce: last,
@@ -238,6 +247,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     paymentTokenTransport: args.paymentTokenTransport,
     disabledMerchantStatus: args.disabledMerchantStatus,
     loginMode: args.loginMode,
+    loginToken: args.loginToken,
     seed: args.seed,
     ...(earlyKey && !args.signingKey ? { pregeneratedKey: earlyKey } : {}),
     scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
@@ -381,6 +391,7 @@ const FLAG_OF_SETTING: Record<string, string> = {
   paymentTokenTransport: "--payment-token-transport",
   disabledMerchantStatus: "--disabled-merchant-status",
   loginMode: "--login-mode",
+  loginToken: "--login-token",
   seed: "--seed",
   journalSize: "--journal-size",
   maxSessions: "--max-sessions",

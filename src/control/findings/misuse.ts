@@ -23,13 +23,28 @@ export const paymentTokenOnBearerEndpoint: Check = perRequest(
     `${subject(m)} sent the merchant payment token to a /api/v2/payment/ or /api/v2/cashout/ endpoint (${plural(hits.length, "request")}). Those endpoints need the access token from POST /api/v2/auth/token as 'Authorization: Bearer <access token>'; use the payment token only for POST /api/v2/payment/init.`,
 );
 
-/** Any use of POST /api/login_check. */
+/**
+ * Any use of POST /api/login_check, and of its token on payment or cashout (accepted or refused by
+ * the `loginToken` setting): an integration that works only because the login still answers.
+ */
 export const deprecatedLoginUsed: Check = perRequest(
   "deprecated_login_used",
   "warning",
-  (e) => e.endpoint === "login",
-  (m, hits) =>
-    `${subject(m)} used the deprecated POST /api/login_check (${plural(hits.length, "request")}). It will be switched off (see its Deprecation and Sunset headers): exchange api_key and api_secret at POST /api/v2/auth/token instead.`,
+  (e) => e.endpoint === "login" || e.loginToken === true,
+  (m, hits) => {
+    const logins = hits.filter((e) => e.endpoint === "login").length;
+    const tokenCalls = hits.length - logins;
+    const used = [
+      ...(logins > 0 ? [`used the deprecated POST /api/login_check (${plural(logins, "request")})`] : []),
+      ...(tokenCalls > 0
+        ? [
+            `sent ${logins > 0 ? "its" : "the deprecated POST /api/login_check's"} token to payment or cashout endpoints (${plural(tokenCalls, "request")})`,
+          ]
+        : []),
+    ].join(" and ");
+    const instead = tokenCalls > 0 ? " and send that access token instead" : " instead";
+    return `${subject(m)} ${used}. It will be switched off (see its Deprecation and Sunset headers): exchange api_key and api_secret at POST /api/v2/auth/token${instead}.`;
+  },
 );
 
 /** A token or secret in the query string. */

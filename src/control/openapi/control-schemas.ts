@@ -192,6 +192,12 @@ export const controlSchemas = {
         description:
           "Present when the request was sent under a session's base URL (`/s/{id}/…`): `session` is that session whatever the credentials, and `path` the path under the base URL. Under an unknown or ended session's URL there is no `session` and `path` is the whole path.",
       },
+      loginToken: {
+        type: "boolean",
+        const: true,
+        description:
+          "Present when payment or cashout was called with the deprecated login's token (typ JWT), accepted or refused by the `loginToken` setting; `deprecated_login_used` cites it.",
+      },
     },
   },
   Journal: {
@@ -272,7 +278,7 @@ export const controlSchemas = {
   MintVariant: {
     type: "string",
     description:
-      "Which token: `valid`, or one deliberately wrong in one way: `expired` (token_expired), `not_yet_valid` (token_not_yet_valid), `wrong_audience`, `wrong_issuer`, `unknown_kid` (a kid this sandbox has not), `foreign_key` (signed by a key of no sandbox: token_unknown_kid), `alg_none` (token_algorithm_rejected), `bad_signature` (token_signature_invalid), `login_token` (the deprecated login's kind: token_not_access_token). Default `valid`.",
+      "Which token: `valid`, or one deliberately wrong in one way: `expired` (token_expired), `not_yet_valid` (token_not_yet_valid), `wrong_audience`, `wrong_issuer`, `unknown_kid` (a kid this sandbox has not), `foreign_key` (signed by a key of no sandbox: token_unknown_kid), `alg_none` (token_algorithm_rejected), `bad_signature` (token_signature_invalid), `login_token` (the deprecated login's kind, typ JWT: accepted by default, token_not_access_token where the merchant's scenario sets `login_token: refused`). Default `valid`.",
     enum: MINT_VARIANT_VALUES,
   },
   MintedToken: {
@@ -298,7 +304,8 @@ export const controlSchemas = {
       },
       expected_error: {
         type: ["string", "null"],
-        description: "The code the sandbox itself answers for this token on /api/v2/payment/*; null for a valid token.",
+        description:
+          "The code the sandbox itself answers for this token on /api/v2/payment/*; null for a token it accepts (a valid one, or a `login_token` where login tokens are accepted).",
         enum: [
           null,
           "token_expired",

@@ -63,6 +63,13 @@ const tokenOperation: OperationDoc = {
   },
 };
 
+/** On a group's 200 when the deprecated login's token authorised it (the `loginToken` setting). */
+const loginTokenHeaders = {
+  Deprecation: ref("headers", "Deprecation"),
+  Sunset: ref("headers", "Sunset"),
+  Link: ref("headers", "Link"),
+};
+
 /** What every method of a protected group refuses. */
 const GROUP_REFUSALS: readonly Refusal[] = [
   ...BEARER_HEADER,
@@ -92,7 +99,7 @@ const GROUP_REFUSALS: readonly Refusal[] = [
 ];
 
 const groupDescription = (scope: "payment" | "cashout") =>
-  `GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS on /api/v2/${scope} and on every path under it, at any depth ({path} stands for one or more segments), all alike; HEAD answers as GET without the body. Any other method (TRACE, CONNECT, WebDAV's …) is refused with 405 and \`Allow\`. Authorised by the access token with the '${scope}' scope. Business behaviour is not simulated: an authenticated call answers a placeholder naming the merchant, operation, scope and token id. The body is ignored, except that it may not exceed the size limit.`;
+  `GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS on /api/v2/${scope} and on every path under it, at any depth ({path} stands for one or more segments), all alike; HEAD answers as GET without the body. Any other method (TRACE, CONNECT, WebDAV's …) is refused with 405 and \`Allow\`. Authorised by the access token with the '${scope}' scope. The deprecated login's token (typ JWT, from POST /api/login_check) is accepted too, with its merchant's rights, unless the setting \`loginToken\` is \`refused\` (\`--login-token refused\`, a scenario's \`login_token: refused\`), which answers it 401 \`token_not_access_token\`; a call it authorises answers with the login's Deprecation, Sunset and Link headers. Business behaviour is not simulated: an authenticated call answers a placeholder naming the merchant, operation, scope and token id. The body is ignored, except that it may not exceed the size limit.`;
 
 /** One operation of a protected group: the same contract for every method. */
 function groupOperation(scope: "payment" | "cashout", method: Method): OperationDoc {
@@ -107,15 +114,16 @@ function groupOperation(scope: "payment" | "cashout", method: Method): Operation
     }),
     responses: {
       "200": {
-        description: "Authenticated: the placeholder.",
-        headers: noStore,
+        description:
+          "Authenticated: the placeholder. Deprecation, Sunset and Link only when the deprecated login's token authorised the call (the login's own headers: move to POST /api/v2/auth/token).",
+        headers: { ...noStore, ...loginTokenHeaders },
         content: { "application/json": { schema: ref("schemas", "ProtectedPlaceholder") } },
       },
     },
     refusals: GROUP_REFUSALS,
     notes: {
       400: "The Authorization header is not Bearer, empty, malformed or repeated, or a token was sent in the query string.",
-      401: "No credentials (bare challenge, no `error`), or an access token that is expired, revoked, tampered, foreign, of the wrong kind (the payment token, the login's JWT, a JWE) or whose merchant was disabled. The description says which and how to recover: get a new token from POST /api/v2/auth/token.",
+      401: "No credentials (bare challenge, no `error`), or an access token that is expired, revoked, tampered, foreign, of the wrong kind (the payment token, the login's JWT with `--login-token refused`, a JWE) or whose merchant was disabled. The description says which and how to recover: get a new token from POST /api/v2/auth/token.",
       403: "A valid access token without the group's scope (e.g. a merchant with payment rights only, on cashout). The challenge names the scope.",
       405: "A method other than the seven listed (TRACE, CONNECT, WebDAV's …): `Allow` lists them.",
     },
@@ -143,12 +151,7 @@ function groupPath(scope: "payment" | "cashout"): PathDoc {
   };
 }
 
-const deprecationHeaders = {
-  Deprecation: ref("headers", "Deprecation"),
-  Sunset: ref("headers", "Sunset"),
-  Link: ref("headers", "Link"),
-  ...noStore,
-};
+const deprecationHeaders = { ...loginTokenHeaders, ...noStore };
 
 /**
  * Every merchant path is served at the root and under each session's base URL, `/s/{session_id}`
@@ -264,7 +267,7 @@ export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
         operationId: "loginCheck",
         summary: "Deprecated e-mail and password login (Symfony / LexikJWT)",
         description:
-          "Deprecated for integrations: use POST /api/v2/auth/token. Every answer, refusals included, carries Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the successor. Its token has `typ: JWT` and is refused on the payment and cashout groups with a message that points to /api/v2/auth/token. With `--login-mode gone` (or a scenario's `login_gone`) it answers 410 to every method.",
+          "Deprecated for integrations: use POST /api/v2/auth/token. Every answer, refusals included, carries Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the successor. Its token has `typ: JWT`; the payment and cashout groups accept it (their 200 then carries these three headers too) unless `--login-token refused` (or a scenario's `login_token: refused`) makes them refuse it with `token_not_access_token`, a message that points to /api/v2/auth/token. With `--login-mode gone` (or a scenario's `login_gone`) it answers 410 to every method.",
         security: [],
         requestBody: { required: true, content: { "application/json": { schema: ref("schemas", "LoginRequest") } } },
         responses: {

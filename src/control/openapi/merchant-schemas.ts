@@ -143,7 +143,7 @@ export const merchantSchemas = {
       token: {
         type: "string",
         description:
-          'A JWT with `typ: JWT` and `roles: ["ROLE_MERCHANT"]`, not an access token: the payment and cashout groups refuse it (`token_not_access_token`).',
+          'A JWT with `typ: JWT` and `roles: ["ROLE_MERCHANT"]`, not an access token: the payment and cashout groups accept it with the Deprecation, Sunset and Link headers, or refuse it (`token_not_access_token`) with `--login-token refused`.',
       },
     },
   },

@@ -27,6 +27,50 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   return match ? `; did you mean '${match}'?` : "";
 }
 
+/**
+ * Names like a mistyped one (scenario names such as `token-expires-after-calls`): the closest by edit
+ * distance; else the names that share the most words with it, a word matching when both start with
+ * the same letters (five, or the whole shorter word: `expiry` and `expires`), when at most `max`
+ * names share that many. `token-expiry` is too far from every name for an edit distance, yet two
+ * names plainly share its words.
+ */
+export function similarNames(input: string, candidates: readonly string[], max = 3): string[] {
+  const near = closest(input, candidates);
+  if (near) return [near];
+  const words = wordsOf(input);
+  let best = 0;
+  let found: string[] = [];
+  for (const candidate of candidates.slice(0, MAX_CANDIDATES)) {
+    const theirs = wordsOf(candidate);
+    const shared = words.filter((w) => theirs.some((t) => sameStem(w, t))).length;
+    if (shared > best) [best, found] = [shared, [candidate]];
+    else if (shared === best && shared > 0) found.push(candidate);
+  }
+  return found.length <= max ? found : [];
+}
+
+/** `(did you mean 'a' or 'b'?)` for the names similarNames finds, with a leading space; "" for none. */
+export function didYouMeanNames(input: string, candidates: readonly string[]): string {
+  const names = similarNames(input, candidates).map((n) => `'${n}'`);
+  if (names.length === 0) return "";
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+  return ` (did you mean ${list}?)`;
+}
+
+/** The words of a name, lower case, of three letters or more (short ones match too much). */
+function wordsOf(name: string): string[] {
+  return name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 3)
+    .slice(0, 20);
+}
+
+function sameStem(a: string, b: string): boolean {
+  const n = Math.min(5, a.length, b.length);
+  return a.slice(0, n) === b.slice(0, n);
+}
+
 /** Levenshtein distance with transpositions counted as one edit (optimal string alignment). */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
