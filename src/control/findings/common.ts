@@ -36,8 +36,7 @@ export function inOrder(entries: readonly JournalEntry[]): JournalEntry[] {
 /** Who did it, for the start of a message. */
 export function subject(merchant: string): string {
   if (merchant === UNATTRIBUTED) return "A client the sandbox could not attribute to a merchant";
-  if (merchant.startsWith(SESSION_CLIENT))
-    return `The client of session '${merchant.slice(SESSION_CLIENT.length)}' (no credentials named a merchant)`;
+  if (merchant.startsWith(SESSION_CLIENT)) return `The client of session '${merchant.slice(SESSION_CLIENT.length)}'`;
   return `Merchant '${merchant}'`;
 }
 
