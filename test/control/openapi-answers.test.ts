@@ -295,6 +295,25 @@ describe("every answer is what the served OpenAPI document says, body included",
         for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) await drive(plain, doc, template, probe, merchant.api_key);
       }
     }
+    // Under a session's base URL (each merchant path's second server, /s/{session_id}): the session's
+    // own merchant, another merchant's credentials there (401 session_credentials_mismatch), and an
+    // ended session's URL (404 session_url_unknown).
+    const own = await session(plain);
+    const ended = await session(plain);
+    expect((await wireRequest(plain.server.port, "DELETE", `/__sandbox/sessions/${ended.id}`, {})).status).toBe(204);
+    const underBases: Array<[string, Credentials, string]> = [
+      [`/s/${own.id}`, own.merchant, "its session's base URL"],
+      [`/s/${own.id}`, merchants[0]!, "another merchant under a session's base URL"],
+      [`/s/${ended.id}`, own.merchant, "an ended session's base URL"],
+    ];
+    for (const [base, merchant, label] of underBases) {
+      const jwt = await accessToken(plain, merchant);
+      for (const [template, method] of merchantOps) {
+        for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) {
+          await drive(plain, doc, template, { ...probe, path: base + probe.path }, label);
+        }
+      }
+    }
     for (const [i, t] of variants.entries()) {
       const shaped = await servedDocument(t);
       const merchant = merchants[0]!;

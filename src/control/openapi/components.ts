@@ -80,8 +80,13 @@ export const headers = {
     schema: { ...str, examples: ["Wed, 30 Jun 2027 23:59:59 GMT"] },
   },
   Link: {
-    description: "The successor of the deprecated login.",
-    schema: { const: '</api/v2/auth/token>; rel="successor-version"' },
+    description:
+      "The successor of the deprecated login: the token endpoint, at the root or, under a session's base URL, under that base URL (`</s/{session_id}/api/v2/auth/token>`).",
+    schema: {
+      type: "string",
+      pattern: '^</(s/ses_[0-9a-f]{16}/)?api/v2/auth/token>; rel="successor-version"$',
+      examples: ['</api/v2/auth/token>; rel="successor-version"'],
+    },
   },
   Location: { description: "Where the created resource is.", schema: str },
   Allow: { description: "The methods the endpoint takes.", schema: { ...str, examples: ["POST"] } },
