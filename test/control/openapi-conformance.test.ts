@@ -1,3 +1,4 @@
+import { REFUSING_SCENARIOS } from "../support/library.js";
 import { dereference } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/control/openapi.js";
@@ -248,21 +249,9 @@ function controlProbes(method: string, template: string, id: string): Array<[str
 describe("every documented operation answers only what the document lists for it", () => {
   it(`drives all ${operations.length} operations with good and bad requests`, async () => {
     expect(operations.length).toBeGreaterThan(30);
-    // Merchants whose scenarios script refusals: a disabled merchant, an outage, a rate limit, a
-    // missing scope, the login gone, an expired payment token, revoked tokens.
-    const scenarios = [
-      undefined,
-      "merchant-disabled",
-      "token-endpoint-outage",
-      "token-rate-limited",
-      "cashout-without-scope",
-      "login-gone",
-      "payment-token-expired",
-      "token-revoked-mid-session",
-    ];
     const merchants: Credentials[] = [
       { api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET, payment_token: DEFAULT_PAYMENT_TOKEN },
-      ...(await Promise.all(scenarios.slice(1).map(async (s) => (await session(plain, s)).merchant))),
+      ...(await Promise.all(REFUSING_SCENARIOS.map(async (s) => (await session(plain, s)).merchant))),
     ];
     for (const { method, template, op } of operations.filter((o) => !o.template.startsWith("/__sandbox/"))) {
       for (const merchant of merchants) {

@@ -63,6 +63,29 @@ describe("msw setupServer with the sandbox's handlers", () => {
       server.listen({ onUnhandledRequest: "error" });
     }
   });
+
+  it("regression: HEAD answered GET's body in-process; now GET's status and headers, no body", async () => {
+    // msw hands the client whatever Response the handler builds, so the adapter leaves the body out
+    // itself (RFC 9110 §9.3.2), as node:http does for the server.
+    const { access_token } = await (await fetch(`${BASE}/api/v2/auth/token`, credentials)).json();
+    const auth = { authorization: `Bearer ${access_token}` };
+    for (const [path, headers] of [
+      ["/.well-known/jwks.json", {}],
+      ["/__sandbox/health", {}],
+      ["/api/v2/payment/p_1", auth],
+      ["/api/v2/payment/p_1", {}],
+    ] as const) {
+      const get = await fetch(`${BASE}${path}`, { headers });
+      const head = await fetch(`${BASE}${path}`, { method: "HEAD", headers });
+      expect({ path, status: head.status, headers: Object.fromEntries(head.headers), body: await head.text() }).toEqual({
+        path,
+        status: get.status,
+        headers: Object.fromEntries(get.headers),
+        body: "",
+      });
+      expect((await get.text()).length, path).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("the sandbox clock follows vitest's fake timers when it is not frozen", () => {

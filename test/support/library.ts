@@ -21,3 +21,18 @@ export const LIBRARY = [
   "token-rate-limited",
   "token-revoked-mid-session",
 ] as const;
+
+/**
+ * The library scenarios whose merchants are refused by script (a disabled merchant, an outage, a
+ * rate limit, a missing scope, the login gone, an expired payment token, revoked tokens): the
+ * OpenAPI tests drive every operation as each of them, so scripted refusals are checked too.
+ */
+export const REFUSING_SCENARIOS = [
+  "merchant-disabled",
+  "token-endpoint-outage",
+  "token-rate-limited",
+  "cashout-without-scope",
+  "login-gone",
+  "payment-token-expired",
+  "token-revoked-mid-session",
+] as const;
