@@ -1,7 +1,7 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { SandboxRequest } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
-import { sessionBasePath } from "../control/session-url.js";
+import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
 
 /**
  * msw handlers built from the core, for in-process use (`setupServer(...createMswHandlers(sb, {
@@ -35,7 +35,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
     );
   }
   const prefix = new URL(base || "http://x").pathname.replace(/\/+$/, "");
-  if (options.session !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(options.session)) {
+  if (options.session !== undefined && !SESSION_ID_PATTERN.test(options.session)) {
     throw new TypeError(
       `session '${String(options.session).slice(0, 64)}' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'`,
     );

@@ -6,18 +6,13 @@ import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl, redactValue } from "../core/redact.js";
+import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
 import { createRouter, underBase } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
-import {
-  SESSION_URL_PREFIX,
-  rebaseLinks,
-  sessionBasePath,
-  sessionCredentialsMismatch,
-  sessionUrlUnknown,
-  splitSessionPath,
-} from "../control/session-url.js";
+import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
+import { SESSION_URL_PREFIX, sessionBasePath, splitSessionPath } from "../core/session-path.js";
 
 /**
  * The request pipeline, one straight line per request: route, attribute the request to a merchant
@@ -100,6 +95,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // Who the request says it is; the endpoint confirms (or refuses) it.
       ...(attributed ? { merchantId: attributed.id } : {}),
       identityProven: attributed !== undefined && claimed!.proven,
+      ...(session ? { baseUrlSession: session.id } : {}),
       effects: {},
       rules: [],
     };

@@ -40,6 +40,8 @@ export interface ScenarioView {
   readonly merchants: readonly Merchant[];
   /** The response profile's renderer; undefined for oauth (today's answers, nothing extra per request). */
   readonly shaper: AnswerShaper | undefined;
+  /** The session this scenario is the private copy of; undefined for a scenario loaded at start. */
+  readonly sessionId: string | undefined;
 }
 
 /** The scenarios as endpoints may look them up. */
@@ -79,6 +81,8 @@ export interface RequestTrace {
    * signed by a sandbox key). Unproven, it fires no rules and counts in no findings.
    */
   identityProven: boolean;
+  /** The session whose base URL (`/s/{id}/…`) the request came under: only its merchants may act. */
+  baseUrlSession?: string;
   tokenId?: string;
   effects: RequestEffects;
   /** `scenario/rule` of every rule that fired. */

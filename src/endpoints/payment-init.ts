@@ -6,6 +6,7 @@ import { headerCount, headerValue, type SandboxRequest } from "../core/http-type
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 import { secretMatches } from "../core/merchants.js";
+import { requireSessionMerchant } from "../core/session-binding.js";
 
 /**
  * POST /api/v2/payment/init: a hosted payment, authorised by the merchant payment token (not the
@@ -44,6 +45,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
       `The merchant payment token is not known to this sandbox (expired, revoked, or mistyped). Use the payment token configured for your merchant (the built-in merchant's is in the README).`,
     );
   }
+  requireSessionMerchant(trace, merchant, ctx.scenarios);
   trace.merchantId = merchant.id;
   if (merchant.paymentTokenState) {
     throw new InvalidToken(

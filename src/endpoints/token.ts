@@ -4,6 +4,7 @@ import { extractCredentials } from "../core/credentials.js";
 import { InvalidClient, MethodNotAllowed } from "../core/errors.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
+import { requireSessionMerchant } from "../core/session-binding.js";
 
 /**
  * POST /api/v2/auth/token: api_key + api_secret (body and/or headers) for an access token.
@@ -28,6 +29,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
       `The api_key ${redact(credentials.apiKey)} is not known to this sandbox. Use the api_key of a loaded merchant (${knownKeys(ctx)}), and check that api_key and api_secret are not swapped.`,
     );
   }
+  requireSessionMerchant(trace, merchant, ctx.scenarios);
   trace.merchantId = merchant.id;
   const scenario = ctx.scenarios.of(merchant);
   if (trace.effects.rejectCredentials) {

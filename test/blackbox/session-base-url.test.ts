@@ -376,6 +376,27 @@ describe("another merchant's credentials under a session's base URL", () => {
     expect(named.json.code).toBe("session_credentials_mismatch");
   });
 
+  it("regression: are refused when the token endpoint's precedence reads another merchant than attribution did (X-Api-Key of this session, body of another)", async () => {
+    const t = await start({ credentialPrecedence: "body" });
+    const [a, b] = [await createSession(t), await createSession(t)];
+    // Attribution reads the header's api_key first (this session's merchant, unproven: no secret of
+    // its own); the endpoint, with precedence 'body', would have issued a token to the other session's.
+    const sent = await t.call(
+      under(a, "/api/v2/auth/token"),
+      postJson({ api_key: b.merchant.api_key, api_secret: b.merchant.api_secret }, { "x-api-key": a.merchant.api_key }),
+    );
+    expectProblem(sent, mismatch(a.id, "another session's merchant", "/api/v2/auth/token", "invalid_client"), {
+      headers: { "www-authenticate": 'ApiKey realm="merchant-api", error="invalid_client"' },
+      notEchoed: [b.merchant.api_secret],
+    });
+    // Nothing was issued to the other session's merchant, and nothing landed in its journal.
+    expect(t.sandbox.journal.list({ session: b.id })).toEqual([]);
+    // In this session's journal it names the merchant its X-Api-Key named, unproven.
+    expect(t.sandbox.journal.list({ session: a.id }).map((e) => [e.code, e.merchant, e.unverified, e.tokenId])).toEqual([
+      ["session_credentials_mismatch", a.merchant.id, true, undefined],
+    ]);
+  });
+
   it("are journaled and reported in the base URL's session, not in the other's, and change nothing in the other (no rule fires, no call counts)", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(WALL);

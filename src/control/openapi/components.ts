@@ -1,3 +1,4 @@
+import { SESSION_ID_PATTERN } from "../../core/session-path.js";
 /**
  * `components.securitySchemes` and `components.headers` of the OpenAPI document (the responses are
  * generated per operation: operations.ts).
@@ -84,7 +85,8 @@ export const headers = {
       "The successor of the deprecated login: the token endpoint, at the root or, under a session's base URL, under that base URL (`</s/{session_id}/api/v2/auth/token>`).",
     schema: {
       type: "string",
-      pattern: '^</(s/ses_[0-9a-f]{16}/)?api/v2/auth/token>; rel="successor-version"$',
+      // The session id's own pattern, unanchored, inside the optional base path.
+      pattern: `^</(s/${SESSION_ID_PATTERN.source.slice(1, -1)}/)?api/v2/auth/token>; rel="successor-version"$`,
       examples: ['</api/v2/auth/token>; rel="successor-version"'],
     },
   },

@@ -1,3 +1,4 @@
+import { SESSION_ID_PATTERN } from "../../core/session-path.js";
 import { ref } from "./ref.js";
 /**
  * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
@@ -95,7 +96,7 @@ export const controlSchemas = {
     description: "Everything a test needs to configure its integration against its private copy of a scenario.",
     required: ["id", "scenario", "merchant", "merchants", "base_url", "expires_at"],
     properties: {
-      id: { type: "string", pattern: "^ses_[0-9a-f]{16}$" },
+      id: { type: "string", pattern: SESSION_ID_PATTERN.source },
       scenario: { type: "string" },
       merchant: { ...ref("schemas", "SessionMerchant"), description: "The scenario's first merchant." },
       merchants: { type: "array", items: ref("schemas", "SessionMerchant") },
