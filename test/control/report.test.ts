@@ -172,7 +172,7 @@ const expected = {
   missingCredentials: (who: string, requests: string, perEndpoint: string, needs: Array<keyof typeof NEEDS>, evidence: string[]): Finding => ({
     code: "missing_credentials",
     severity: "error",
-    message: `${who} sent ${requests} without any credentials (${perEndpoint}). ${needs.map((n) => NEEDS[n]).join(" ")}`,
+    message: `${who} sent ${requests} without the credentials the endpoint takes (${perEndpoint}). ${needs.map((n) => NEEDS[n]).join(" ")}`,
     evidence,
   }),
   credentialsOfOtherSession: (who: string, requests: string, evidence: string[]): Finding => ({

@@ -70,10 +70,10 @@ export const conflictingCredentials: Check = perRequest(
 );
 
 /**
- * The refusal codes of a request with no credentials at all, per endpoint: a bare 401 on the
+ * The refusal codes of a request without the credentials its endpoint takes: a bare 401 on the
  * groups and on payment/init, `api_key_missing` on the token endpoint (checked first, so also when
- * only the secret came; a request that forgot only the secret sent credentials, wrong ones),
- * `login_body_missing` on the login.
+ * only the secret came, or HTTP Basic: neither is what the endpoint takes), `login_body_missing` on
+ * the login.
  */
 const NO_CREDENTIALS: ReadonlySet<string> = new Set(["credentials_missing", "api_key_missing", "login_body_missing"]);
 
@@ -101,7 +101,7 @@ export const missingCredentials: Check = perRequest(
     for (const e of hits) perEndpoint.set(e.endpoint, (perEndpoint.get(e.endpoint) ?? 0) + 1);
     const parts = [...perEndpoint].map(([endpoint, n]) => `${n} to ${endpointLabel(endpoint)}`);
     const needs = [...new Set([...perEndpoint.keys()].map(neededOn))];
-    return `${subject(m)} sent ${plural(hits.length, "request")} without any credentials (${parts.join(", ")}). ${needs.join(" ")}`;
+    return `${subject(m)} sent ${plural(hits.length, "request")} without the credentials the endpoint takes (${parts.join(", ")}). ${needs.join(" ")}`;
   },
 );
 
