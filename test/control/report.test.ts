@@ -460,23 +460,25 @@ describe("the report names each mistake of a misbehaving client", () => {
     expect((await t.call("/api/v1/auth/token", postJson(body))).status).toBe(404); // req_2
     expect((await t.call("/v2/auth/token", postJson(body))).status).toBe(404); // req_3
     expect((await t.call("/api/v2/api/v2/auth/token", postJson(body))).status).toBe(404); // req_4
+    // At the root and naming no merchant, a path meant for nothing of the API is not the integration's
+    // (a browser's GET / or /favicon.ico): not counted, so it cannot fail the unfiltered gate.
     expect((await t.call("/nope/status")).status).toBe(404); // req_5
+    expect((await t.call("/favicon.ico")).status).toBe(404); // req_6
     expect(t.sandbox.journal.list().map((e) => [e.endpoint, e.code, e.merchant])).toEqual(
-      Array.from({ length: 5 }, () => ["unknown", "not_found", undefined]),
+      Array.from({ length: 6 }, () => ["unknown", "not_found", undefined]),
     );
     expect(await fullReport(t)).toEqual([
       expected.wrongBasePath(
         NOBODY,
-        "4 paths",
-        "5 requests",
+        "3 paths",
+        "4 requests",
         [
           "POST /api/v2/api/v2/auth/token (2 times): use /api/v2/auth/token",
           "POST /api/v1/auth/token: use /api/v2/auth/token",
           "POST /v2/auth/token: use /api/v2/auth/token",
-          "GET /nope/status: no API path matches it",
         ],
-        true,
-        ["req_1", "req_2", "req_3", "req_4", "req_5"],
+        false,
+        ["req_1", "req_2", "req_3", "req_4"],
       ),
     ]);
   });
@@ -836,12 +838,27 @@ describe("analyze()", () => {
       expected.wrongBasePath(m("m1"), "1 path", "1 request", ["GET /jwks: use /.well-known/jwks.json"], false, ["req_1"]),
     ]);
     seq = 0;
-    const many = ["/a", "/b", "/c", "/api/v2/api/v2/cashout/x", "/e", "/f", "/g"].map((p) => unknown(p, "GET"));
-    const long = unknown(`/${"x".repeat(300)}/auth/token`);
+    // At the root, with no merchant named, a path with no correction is not the integration's.
+    expect(analyze([unknown("/"), unknown("/favicon.ico", "GET")])).toEqual([]);
+    seq = 0;
+    // Under a session's base URL every path counts, named as the session's client's.
+    const underSession = (path: string, method = "POST") =>
+      entry({
+        merchant: undefined,
+        session: "ses_0123456789abcdef",
+        viaSessionUrl: true,
+        method,
+        path,
+        endpoint: "unknown",
+        status: 404,
+        code: "not_found",
+      });
+    const many = ["/a", "/b", "/c", "/api/v2/api/v2/cashout/x", "/e", "/f", "/g"].map((p) => underSession(p, "GET"));
+    const long = underSession(`/${"x".repeat(300)}/auth/token`);
     const [finding] = analyze([...many, long]);
     expect(finding).toEqual(
       expected.wrongBasePath(
-        NOBODY,
+        "The client of session 'ses_0123456789abcdef'",
         "8 paths",
         "8 requests",
         [

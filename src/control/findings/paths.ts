@@ -12,12 +12,14 @@ const PATH_SHOWN = 120;
  * Requests to paths the API does not serve (endpoint `unknown`): nearly always a base URL with a
  * path of its own (`…/api/v2` with the client adding `/api/v2/…` again, `…/api/v1`, a missing
  * `/api`). Each wrong path is named with the API path it most likely meant, the same guess the 404
- * answer made.
+ * answer made. Under a session's base URL every such request is its client's; at the root, a request
+ * that named no merchant counts only when its path was clearly meant for the API (it has a
+ * correction), so a browser's `GET /` or `/favicon.ico` does not fail the unfiltered report's gate.
  */
 export const wrongBasePath: Check = perRequest(
   "wrong_base_path",
   "error",
-  (e) => e.endpoint === "unknown",
+  (e) => e.endpoint === "unknown" && (e.viaSessionUrl === true || e.merchant !== undefined || correctApiPath(e.path) !== undefined),
   (m, hits) => {
     const paths = distinctPaths(hits);
     const listed = paths.slice(0, WRONG_PATHS_LISTED).map(describe);
