@@ -30,7 +30,10 @@ function nearMiss(shownPath: string): string {
   const corrected = correctApiPath(shownPath);
   const lower = shownPath.toLowerCase().replace(/\/+$/, "");
   if (corrected !== undefined && corrected === lower) return ` Did you mean ${corrected} (exact case, no trailing slash)?`;
-  if (/^\/api\/v[013-9]\//.test(lower)) return " This sandbox simulates version 2 of the API: use the /api/v2/ prefix.";
+  if (/^\/api\/v[013-9]\//.test(lower)) {
+    const meant = corrected === undefined ? "" : ` Did you mean ${printablePath(corrected)}?`;
+    return ` This sandbox simulates version 2 of the API: use the /api/v2/ prefix.${meant}`;
+  }
   return corrected === undefined ? "" : ` Did you mean ${printablePath(corrected)}?`;
 }
 

@@ -121,10 +121,14 @@ describe("discovery endpoints", () => {
       expect(r.json).toEqual(notFound("POST", path, ` Did you mean ${known} (exact case, no trailing slash)?`));
     });
 
-    it.each(["/api/v1/auth/token", "/api/v3/payment/init", "/api/v0/login_check"])("%s → 404 with the /api/v2/ hint", async (path) => {
+    it.each([
+      ["/api/v1/auth/token", "/api/v2/auth/token"],
+      ["/api/v3/payment/init", "/api/v2/payment/init"],
+      ["/api/v0/login_check", "/api/login_check"],
+    ])("%s → 404 with the /api/v2/ hint, naming %s", async (path, meant) => {
       const r = await t().call(path, { method: "POST" });
       expect(r.status).toBe(404);
-      expect(r.json).toEqual(notFound("POST", path, " This sandbox simulates version 2 of the API: use the /api/v2/ prefix."));
+      expect(r.json).toEqual(notFound("POST", path, ` This sandbox simulates version 2 of the API: use the /api/v2/ prefix. Did you mean ${meant}?`));
     });
 
     it.each([

@@ -10,7 +10,7 @@ export const securitySchemes = {
     scheme: "bearer",
     bearerFormat: "JWT",
     description:
-      "The access token from POST /api/v2/auth/token, as `Authorization: Bearer <token>` (RFC 6750 §2.1; never in the query string). Verified with the configured algorithm only (the token's `alg` is never trusted), the sandbox's own key by `kid` (`jku`, `x5u`, embedded `jwk` are never followed), `typ: at+jwt`, iss, aud, nbf/iat/exp against the merchant's scenario clock with the leeway, revocation and the merchant's state. The requirement's roles are the scope the group needs.",
+      "The access token from POST /api/v2/auth/token, as `Authorization: Bearer <token>` (RFC 6750 §2.1; never in the query string). Verified with the configured algorithm only (the token's `alg` is never trusted), the sandbox's own key by `kid` (`jku`, `x5u`, embedded `jwk` are never followed), `typ: at+jwt` (or the deprecated login's `typ: JWT` token, accepted unless `--login-token refused`), iss, aud, nbf/iat/exp against the merchant's scenario clock with the leeway, revocation and the merchant's state. The requirement's roles are the scope the group needs.",
   },
   PaymentToken: {
     type: "http",

@@ -62,6 +62,8 @@ const path = (operations: PathDoc["operations"], parameters?: readonly object[])
 
 const clockBody = {
   required: false,
+  description:
+    "Tokens issued after the clock moved forward carry `iat` (and `nbf`, when a scenario sets one) in the sandbox's future: a client library that checks them against its own wall clock refuses them as not yet valid (PyJWT's `ImmatureSignatureError`; jose when given `maxTokenAge`). Give the client a leeway as large as the move (PyJWT `leeway=`, jose `clockTolerance`), or `set` both clocks to one instant instead of advancing.",
   content: {
     "application/json": {
       schema: ref("schemas", "ClockChange"),
