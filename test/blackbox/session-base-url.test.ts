@@ -72,7 +72,7 @@ async function journal(t: TestServer, session?: string): Promise<Array<Record<st
   return r.json.requests;
 }
 
-async function report(t: TestServer, session: string): Promise<Array<{ code: string; evidence: string[] }>> {
+async function report(t: TestServer, session: string): Promise<Array<{ code: string; severity: string; message: string; evidence: string[] }>> {
   const r = await t.call(`/__sandbox/sessions/${session}/report`);
   expect(r.status, r.text).toBe(200);
   return r.json.findings;
@@ -425,7 +425,12 @@ describe("another merchant's credentials under a session's base URL", () => {
     );
     expect(await journal(t, b.id)).toEqual([]);
     const aFindings = await report(t, a.id);
-    expect(aFindings.flatMap((f) => f.evidence)).toEqual(expect.arrayContaining(aEntries.map((e) => e.id)));
+    // The session's client, not a merchant (the credentials were not this session's): both mistakes.
+    const ids = aEntries.map((e) => e.id);
+    expect(aFindings.map((f) => [f.code, f.severity, f.evidence, f.message.startsWith(`The client of session '${a.id}' `)])).toEqual([
+      ["hammering_after_error", "error", ids, true],
+      ["credentials_of_other_session", "error", ids, true],
+    ]);
     expect(await report(t, b.id)).toEqual([]);
 
     // Neither session's idle time moved: the requests were another client's.
@@ -460,8 +465,11 @@ describe("requests the root could not attribute are the session's under its base
       ["/api/v2/api/v2/auth/token", s.id, true, undefined],
     ]);
     const findings = await report(t, s.id);
-    expect(findings.map((f) => f.code)).toContain("missing_credentials");
-    expect(findings.flatMap((f) => f.evidence)).toEqual(expect.arrayContaining([entries[0]!.id, entries[1]!.id]));
+    // The unknown api_key names no merchant and is no missing credential: only the other two count.
+    expect(findings.map((f) => [f.code, f.severity, f.evidence, f.message.startsWith(`The client of session '${s.id}' `)])).toEqual([
+      ["missing_credentials", "error", [entries[0]!.id, entries[1]!.id], true],
+      ["wrong_base_path", "error", [entries[3]!.id], true],
+    ]);
     // A request under its base URL is its client's: the session's idle time starts again.
     expect((await t.call(`/__sandbox/sessions/${s.id}`)).json.expires_at).toBe(new Date(WALL + 60_000 + 30 * 60_000).toISOString());
     // The same requests at the root are no session's.

@@ -902,11 +902,21 @@ describe("analyze()", () => {
   });
 
   it("credentials_of_other_session: each request refused session_credentials_mismatch, an error", () => {
-    const mismatch = (merchant?: string) =>
-      entry({ merchant, session: "ses_0123456789abcdef", status: 401, code: "session_credentials_mismatch", endpoint: "token", method: "POST" });
-    expect(analyze([mismatch("m_other"), mismatch(undefined), mismatch("m_other"), entry({ session: "ses_0123456789abcdef" })])).toEqual([
-      expected.credentialsOfOtherSession(m("m_other"), "2 requests", ["req_1", "req_3"]),
-      expected.credentialsOfOtherSession(NOBODY, "1 request", ["req_2"]),
+    // As the pipeline journals them: in the base URL's session, naming no merchant (the credentials'
+    // merchant is not this session's, so it is not recorded).
+    const mismatch = () =>
+      entry({
+        merchant: undefined,
+        session: "ses_0123456789abcdef",
+        viaSessionUrl: true,
+        status: 401,
+        code: "session_credentials_mismatch",
+        endpoint: "token",
+        method: "POST",
+      });
+    // Between them, a good call of the session's own merchant.
+    expect(analyze([mismatch(), entry({ session: "ses_0123456789abcdef", viaSessionUrl: true }), mismatch()])).toEqual([
+      expected.credentialsOfOtherSession("The client of session 'ses_0123456789abcdef'", "2 requests", ["req_1", "req_3"]),
     ]);
   });
 

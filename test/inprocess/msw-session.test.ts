@@ -58,7 +58,10 @@ describe("createMswHandlers(sandbox, { baseUrl, session })", () => {
     const report = await fetch(`${BASE}/__sandbox/sessions/${session.id}/report`);
     expect(report.status).toBe(200);
     const { findings } = await report.json();
-    expect(findings).toContainEqual(expect.objectContaining({ code: "missing_credentials", evidence: [entries[2]!.id] }));
+    expect(findings.map((f: { code: string; severity: string; evidence: string[] }) => [f.code, f.severity, f.evidence])).toEqual([
+      ["missing_credentials", "error", [entries[2]!.id]],
+      ["credentials_of_other_session", "error", [entries[3]!.id]],
+    ]);
   });
 
   it("without the option, reaches a session by the path of its base_url; an ended session's answers 404 session_url_unknown", async () => {

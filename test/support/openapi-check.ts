@@ -113,8 +113,11 @@ export class OpenApiChecker {
     for (const name of SIGNIFICANT_HEADERS) if (reply.headers.has(name) && !listed.includes(name)) bad(`header ${name} not documented`);
     for (const name of Object.keys(response.headers ?? {})) {
       const value = header(reply, name.toLowerCase());
-      if (value === undefined) continue;
       const { value: h, pointer: hp } = this.resolve(`${pointer}/headers/${pointerSegment(name)}`);
+      if (value === undefined) {
+        if (h.required === true) bad(`header ${name} is required by the document but missing`);
+        continue;
+      }
       if (!h.schema) continue;
       const validate = this.schema(`${hp}/schema`);
       const typed = h.schema.type === "integer" || h.schema.type === "number" ? Number(value) : value;
