@@ -209,6 +209,7 @@ describe("next: a rule for the next N requests, then spent", () => {
       expect(e.headers.get("x-sandbox-rule")).toBe("default/action-1");
       // The endpoint filter: payment calls are not the rule's.
       if (i === 0) expect((await pay(t, token)).headers.get("x-sandbox-rule")).toBeNull();
+      if (i === 0) expect((await act(t, s, { now: { set_state: "started" } })).json.pending).toEqual([{ ...rule, remaining: 2 }]);
     }
     const after = await exchange(t, s.merchant);
     expect(after.status).toBe(200);
@@ -252,6 +253,32 @@ describe("next: a rule for the next N requests, then spent", () => {
     const limited = await exchange(t, a.merchant);
     expect([limited.status, limited.headers.get("x-sandbox-rule"), limited.headers.get("retry-after")]).toEqual([429, "default/action-2", "5"]);
     expect((await exchange(t, a.merchant)).status).toBe(200);
+  });
+
+  it("with merchant, only that merchant's requests match; without, every merchant of the session", async () => {
+    const two = {
+      name: "two-merchants",
+      description: "two merchants",
+      merchants: ["m_one", "m_two"].map((id) => ({ id, api_key: `${id}-key`, api_secret: `${id}-secret`, payment_token: `${id}-pt` })),
+    };
+    const t = await start({ scenarios: [two] });
+    const r = await t.call("/__sandbox/sessions", postJson({ scenario: "two-merchants" }));
+    const s = r.json as Session & { merchants: SessionMerchant[] };
+    const [one, other] = s.merchants as [SessionMerchant, SessionMerchant];
+    const limited = await act(t, s, { merchant: "m_two", next: { endpoint: "token", times: 1, then: { respond: { status: 503 } } } });
+    expect(limited.json.rule).toEqual({
+      name: "two-merchants/action-1",
+      endpoint: "token",
+      merchant: other.id,
+      times: 1,
+      remaining: 1,
+      actions: ["respond"],
+    });
+    expect((await exchange(t, one)).status).toBe(200);
+    expect((await exchange(t, other)).status).toBe(503);
+    await act(t, s, { now: { disable_merchant: true } });
+    expectCode(await exchange(t, one), 401, "merchant_disabled");
+    expectCode(await exchange(t, other), 401, "merchant_disabled");
   });
 
   it("a session reset removes the pending rules, and their numbering starts again", async () => {
