@@ -41,6 +41,7 @@ const ROUTES: ControlRoute[] = [
   controlRoute("/__sandbox/sessions/{id}", ["GET", "HEAD", "DELETE"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "")),
   controlRoute("/__sandbox/sessions/{id}/clock", ["GET", "HEAD", "POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock")),
   controlRoute("/__sandbox/sessions/{id}/reset", ["POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "reset")),
+  controlRoute("/__sandbox/sessions/{id}/actions", ["POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "actions")),
   controlRoute("/__sandbox/sessions/{id}/report", ["GET", "HEAD"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "report")),
   controlRoute("/__sandbox/clock", ["GET", "HEAD", "POST"], clockEndpoint),
   controlRoute("/__sandbox/reset", ["POST"], resetEndpoint),

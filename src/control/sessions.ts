@@ -176,6 +176,11 @@ function unknownScenario(name: string): never {
   ]);
 }
 
+/** A fresh random api_secret, as a session's merchants get them (and `rotate_secret: true`). */
+export function newApiSecret(): string {
+  return `ss_${randomBytes(12).toString("hex")}`;
+}
+
 /** The scenario's merchant with credentials of its own: unique per session, random, never guessable. */
 function freshCredentials(m: MerchantFile, session: string, index: number): MerchantFile {
   const r = () => randomBytes(12).toString("hex");
@@ -184,7 +189,7 @@ function freshCredentials(m: MerchantFile, session: string, index: number): Merc
     ...m,
     id: `${m.id}.${session}`,
     api_key: `sk_${tag}`,
-    api_secret: `ss_${r()}`,
+    api_secret: newApiSecret(),
     payment_token: `mpt_test_${r()}`,
     login: { email: `${tag}@sessions.sandbox.test`, password: `pw_${r()}` },
   };

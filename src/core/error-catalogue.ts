@@ -504,6 +504,19 @@ export const ERROR_CATALOGUE = {
     meaning: "`profile` is not a string, names no profile of this sandbox, or the scenario's profile file has a problem (the message says where).",
     fix: "Name a built-in profile (oauth, lexik, camel, envelope) or one this sandbox loaded at start.",
   },
+  session_action_invalid: {
+    status: [400],
+    error: ["invalid_request"],
+    meaning:
+      "POST /__sandbox/sessions/{id}/actions with a body the actions schema refuses (an unknown key, with the nearest allowed one and the list; a value of the wrong kind; neither `now` nor `next`; a per-request action under `now`), or a `merchant` that is not the session's. Nothing was changed.",
+    fix: "Fix what the message lists: `now` takes the state-changing actions of a scenario rule's `then`, `next` takes `times` (1 to 1000), `endpoint` and a `then`.",
+  },
+  session_action_rules_full: {
+    status: [429],
+    error: ["rate_limited"],
+    meaning: "The session already holds as many pending `next` rules as it may (100); nothing was changed.",
+    fix: "Wait for its `next` rules to be spent, or reset the session (POST /__sandbox/sessions/{id}/reset).",
+  },
   clock_change_missing: {
     status: [400],
     error: ["invalid_request"],

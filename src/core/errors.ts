@@ -248,6 +248,13 @@ export class TooManySessions extends SandboxError {
   readonly code = "too_many_sessions";
 }
 
+/** 429 when a session holds as many pending `next` rules as it may (bounded memory). */
+export class SessionActionRulesFull extends SandboxError {
+  readonly status = 429;
+  readonly error = "rate_limited" as const;
+  readonly code = "session_action_rules_full";
+}
+
 /**
  * 401 on the control plane when an admin token is set and the request lacks it or sends a wrong
  * one. Only a wrong token's challenge says error="invalid_token": a request without any gets a bare

@@ -12,6 +12,7 @@ import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "./instance.js";
 import type { CompiledRule } from "./rules.js";
 import type { ThenFile } from "./schema.js";
+import type { NowActions } from "./session-actions.js";
 import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
 
 /** What a rule's actions may use: the merchants and tokens they change, template values, and a way to wait. */
@@ -58,6 +59,8 @@ export async function runRules(
     elapsedMs: scenario.elapsedMs(),
   };
   const fired = scenario.rules.filter((rule) => rule.matches(facts));
+  // A session's `next` rules leave once spent (this request still runs the ones that fired).
+  if (scenario.actionRuleCount > 0) scenario.dropSpentActionRules();
   if (fired.length === 0) return undefined;
   trace.rules = fired.map((r) => `${scenario.name}/${r.name}`);
 
@@ -106,17 +109,9 @@ async function applyStateChanges(
       );
     }
   }
-  const targets = targetMerchants(rule, scenario, attributed);
   const now = scenario.clock.nowSeconds();
-  for (const merchant of targets) {
-    if (then.disable_merchant) merchant.disabled = true;
-    if (then.enable_merchant) merchant.disabled = false;
-    if (then.rotate_secret !== undefined) ctx.merchants.setApiSecret(merchant, then.rotate_secret);
-    if (then.expire_payment_token) merchant.paymentTokenState = "expired";
-    if (then.revoke_payment_token) merchant.paymentTokenState = "revoked";
-    if (then.revoke_token === "all") ctx.ledger.revokeAllOf(merchant.id, now);
-    if (then.expire_token === "all") ctx.ledger.expireAllOf(merchant.id, now);
-  }
+  const secret = then.rotate_secret;
+  changeMerchants(then, targetMerchants(rule, scenario, attributed), ctx, now, secret === undefined ? undefined : () => secret);
   if (then.revoke_token === "presented" || then.expire_token === "presented") {
     const jti = presentedTokenOf(request, ctx, scenario);
     if (jti && then.revoke_token === "presented") ctx.ledger.revoke(jti);
@@ -129,10 +124,60 @@ async function applyStateChanges(
       ...(then.issue_token.not_before !== undefined && { notBeforeSeconds: Math.round(parseDuration(then.issue_token.not_before) / 1000) }),
     };
   }
+  await changeScenario(then, scenario);
+}
+
+type MerchantChanges = Pick<
+  ThenFile,
+  "disable_merchant" | "enable_merchant" | "expire_payment_token" | "revoke_payment_token" | "revoke_token" | "expire_token"
+>;
+
+/** The actions on merchants, in the order a rule applies them; `newSecret` gives each its rotated api_secret. */
+function changeMerchants(
+  then: MerchantChanges,
+  targets: readonly Merchant[],
+  ctx: Pick<RuleContext, "merchants" | "ledger">,
+  now: number,
+  newSecret: (() => string) | undefined,
+): void {
+  for (const merchant of targets) {
+    if (then.disable_merchant) merchant.disabled = true;
+    if (then.enable_merchant) merchant.disabled = false;
+    if (newSecret) ctx.merchants.setApiSecret(merchant, newSecret());
+    if (then.expire_payment_token) merchant.paymentTokenState = "expired";
+    if (then.revoke_payment_token) merchant.paymentTokenState = "revoked";
+    if (then.revoke_token === "all") ctx.ledger.revokeAllOf(merchant.id, now);
+    if (then.expire_token === "all") ctx.ledger.expireAllOf(merchant.id, now);
+  }
+}
+
+/** The actions on the scenario itself: its signing key and its login. */
+async function changeScenario(then: Pick<ThenFile, "rotate_signing_key" | "login_gone">, scenario: ScenarioInstance): Promise<void> {
   if (then.rotate_signing_key !== undefined) {
     await scenario.keys.rotate(then.rotate_signing_key !== true && then.rotate_signing_key.keep_old);
   }
   if (then.login_gone) scenario.settings.loginMode = "gone";
+}
+
+/**
+ * A session's `now` actions (POST /__sandbox/sessions/{id}/actions): a rule's state changes, once,
+ * on `targets`, in the order a rule applies them, then `set_state` at once (no other rule is
+ * waiting to match). The caller has validated everything, the clock's range included, so nothing
+ * here refuses halfway. `newSecret` makes a random api_secret for `rotate_secret: true`.
+ */
+export async function applyActionsNow(
+  now: NowActions,
+  scenario: ScenarioInstance,
+  ctx: Pick<RuleContext, "merchants" | "ledger">,
+  targets: readonly Merchant[],
+  newSecret: () => string,
+): Promise<void> {
+  if (now.advance_clock !== undefined) scenario.clock.advance(parseSignedDuration(now.advance_clock));
+  const secret = now.rotate_secret;
+  const secretOf = secret === undefined ? undefined : secret === true ? newSecret : () => secret;
+  changeMerchants(now, targets, ctx, scenario.clock.nowSeconds(), secretOf);
+  await changeScenario(now, scenario);
+  if (now.set_state !== undefined) scenario.state = now.set_state;
 }
 
 /** The merchant the request came from; else the rule's merchant; else every merchant of the scenario. */

@@ -59,7 +59,7 @@ function identityOf(merchant: Record<string, unknown>): MerchantIdentity {
 }
 
 /** Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request. */
-function templateProblems(value: unknown, path: Path): Explained[] {
+export function templateProblems(value: unknown, path: Path): Explained[] {
   if (typeof value === "string") {
     return placeholdersIn(value).flatMap((expr) => {
       const problem = placeholderProblem(expr, fakerForChecks);

@@ -5,7 +5,7 @@ import { parseSignedDuration } from "../core/duration.js";
 import { ScenarioKeys, type KeyRing } from "../core/keys.js";
 import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
 import { CompiledRule } from "./rules.js";
-import type { MerchantFile, ScenarioFile, SettingsFile } from "./schema.js";
+import type { MerchantFile, RuleFile, ScenarioFile, SettingsFile } from "./schema.js";
 
 /**
  * A scenario at run time: its merchants (registered in the sandbox's registry), its settings
@@ -24,6 +24,9 @@ export class ScenarioInstance {
   readonly rules: CompiledRule[];
   state = "started";
   startedAtMs: number;
+  /** How many rules at the head of `rules` a session's actions added (`next`), and how many were ever added. */
+  private pendingActionRules = 0;
+  private actionRulesAdded = 0;
   /** Set for a session's private copy of a scenario (POST /__sandbox/sessions). */
   readonly sessionId: string | undefined;
   /** The response profile's name, and its renderer (none for oauth: today's answers). */
@@ -149,12 +152,44 @@ export class ScenarioInstance {
       delete merchant.paymentTokenState;
     });
     this.state = "started";
+    // As created: the rules a session's actions added are gone, and their numbering starts again.
+    this.rules.splice(0, this.pendingActionRules);
+    this.pendingActionRules = 0;
+    this.actionRulesAdded = 0;
     for (const rule of this.rules) rule.resetCount();
     this.keys.reset();
     this.settings.loginMode = this.initialLoginMode;
     this.clock.reset();
     this.clock.advance(this.clockOffsetMs);
     this.startedAtMs = this.clock.now();
+  }
+
+  /**
+   * Adds a session's `next` rule (POST /__sandbox/sessions/{id}/actions) before the file's rules,
+   * after the ones added earlier: named `action-<n>`, it fires for its calls and is then dropped.
+   */
+  addActionRule(rule: Omit<RuleFile, "name">): CompiledRule {
+    const compiled = new CompiledRule({ ...rule, name: `action-${++this.actionRulesAdded}` }, 0);
+    this.rules.splice(this.pendingActionRules++, 0, compiled);
+    return compiled;
+  }
+
+  get actionRuleCount(): number {
+    return this.pendingActionRules;
+  }
+
+  /** The session's `next` rules still to fire, oldest first. */
+  get actionRules(): readonly CompiledRule[] {
+    return this.rules.slice(0, this.pendingActionRules);
+  }
+
+  /** Drops the `next` rules that can fire no more. */
+  dropSpentActionRules(): void {
+    for (let i = this.pendingActionRules - 1; i >= 0; i--) {
+      if (!this.rules[i]!.spent) continue;
+      this.rules.splice(i, 1);
+      this.pendingActionRules--;
+    }
   }
 
   /** Milliseconds since the scenario started, on its own clock. */

@@ -61,6 +61,13 @@ export class CompiledRule {
     return n >= from && (c.times === undefined || n < from + c.times);
   }
 
+  /** True once the rule can fire no more: its `calls` (nth, or from + times) are used up. */
+  get spent(): boolean {
+    const c = this.rule.match?.calls;
+    if (c?.nth !== undefined) return this.calls >= c.nth;
+    return c?.times !== undefined && this.calls >= (c.from ?? 1) + c.times - 1;
+  }
+
   get callCount(): number {
     return this.calls;
   }

@@ -22,7 +22,7 @@ const positiveDuration = (what: string) =>
     })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
 
-const credential = (what: string) =>
+export const credential = (what: string) =>
   z
     .string()
     .min(1, { message: "must not be empty" })
@@ -132,35 +132,38 @@ const respondSchema = z.strictObject({
   retry_after: positiveDuration("retry_after").optional().describe("Sets Retry-After (seconds)"),
 });
 
+/** The actions of a rule's `then`, one field each: the session actions (session-actions.ts) take the same ones. */
+export const thenFields = {
+  respond: respondSchema.optional().describe("Answer with this instead of the endpoint's own answer"),
+  delay: positiveDuration("delay").optional().describe("Wait this long before answering"),
+  drop_connection: z.literal(true).optional().describe("Close the connection without an answer"),
+  reject_credentials: z.literal(true).optional().describe("Refuse this request's credentials (401 invalid_client / Invalid credentials)"),
+  disable_merchant: z.literal(true).optional(),
+  enable_merchant: z.literal(true).optional(),
+  rotate_secret: credential("rotate_secret").optional().describe("The merchant's new api_secret; the old one is refused from now on"),
+  revoke_token: z.enum(["presented", "all"]).optional(),
+  expire_token: z.enum(["presented", "all"]).optional(),
+  issue_token: z
+    .strictObject({
+      expired: z.literal(true).optional().describe("The token issued by this request is already expired"),
+      not_before: positiveDuration("issue_token.not_before")
+        .optional()
+        .describe("The token issued by this request becomes valid only after this long"),
+    })
+    .optional(),
+  rotate_signing_key: z
+    .union([z.literal(true), z.strictObject({ keep_old: z.boolean() })])
+    .optional()
+    .describe("New signing key; old tokens fail with an unknown kid unless keep_old"),
+  expire_payment_token: z.literal(true).optional(),
+  revoke_payment_token: z.literal(true).optional(),
+  login_gone: z.literal(true).optional().describe("/api/login_check answers 410 from now on"),
+  advance_clock: duration("advance_clock").optional().describe("Move this scenario's clock (negative: back)"),
+  set_state: z.string().min(1).optional(),
+};
+
 export const thenSchema = z
-  .strictObject({
-    respond: respondSchema.optional().describe("Answer with this instead of the endpoint's own answer"),
-    delay: positiveDuration("delay").optional().describe("Wait this long before answering"),
-    drop_connection: z.literal(true).optional().describe("Close the connection without an answer"),
-    reject_credentials: z.literal(true).optional().describe("Refuse this request's credentials (401 invalid_client / Invalid credentials)"),
-    disable_merchant: z.literal(true).optional(),
-    enable_merchant: z.literal(true).optional(),
-    rotate_secret: credential("rotate_secret").optional().describe("The merchant's new api_secret; the old one is refused from now on"),
-    revoke_token: z.enum(["presented", "all"]).optional(),
-    expire_token: z.enum(["presented", "all"]).optional(),
-    issue_token: z
-      .strictObject({
-        expired: z.literal(true).optional().describe("The token issued by this request is already expired"),
-        not_before: positiveDuration("issue_token.not_before")
-          .optional()
-          .describe("The token issued by this request becomes valid only after this long"),
-      })
-      .optional(),
-    rotate_signing_key: z
-      .union([z.literal(true), z.strictObject({ keep_old: z.boolean() })])
-      .optional()
-      .describe("New signing key; old tokens fail with an unknown kid unless keep_old"),
-    expire_payment_token: z.literal(true).optional(),
-    revoke_payment_token: z.literal(true).optional(),
-    login_gone: z.literal(true).optional().describe("/api/login_check answers 410 from now on"),
-    advance_clock: duration("advance_clock").optional().describe("Move this scenario's clock (negative: back)"),
-    set_state: z.string().min(1).optional(),
-  })
+  .strictObject(thenFields)
   .refine((t) => Object.keys(t).length > 0, { message: "then needs at least one action" })
   .describe("What happens when the rule matches; several actions may be combined");
 

@@ -212,6 +212,8 @@ function controlProbes(method: string, template: string, id: string): Array<[str
     "/__sandbox/sessions/{id}/clock": '{"advance": "1s"}',
     "/__sandbox/tokens": '{"variant": "expired"}',
     "/__sandbox/scan": '{"text": "a log line"}',
+    "/__sandbox/sessions/{id}/actions":
+      '{"now": {"revoke_token": "all"}, "next": {"endpoint": "token", "times": 1, "then": {"respond": {"status": 503}}}}',
   };
   const badBodies: Record<string, string[]> = {
     "/__sandbox/sessions": ['{"scenario": 1}', '{"scenario": "no-such-scenario"}'],
@@ -219,6 +221,12 @@ function controlProbes(method: string, template: string, id: string): Array<[str
     "/__sandbox/sessions/{id}/clock": ['{"set": "0000-01-01T00:00:00Z"}', '{"advance": -1e20}'],
     "/__sandbox/tokens": ['{"variant": 1}', '{"variant": "constructor"}', '{"ttl": "0s"}', '{"merchant": "nobody"}'],
     "/__sandbox/scan": ["{}", '{"text": 1}'],
+    "/__sandbox/sessions/{id}/actions": [
+      "{}",
+      '{"now": {"revoke_tokens": "all"}}',
+      '{"merchant": "nobody", "now": {"login_gone": true}}',
+      '{"now": {"advance_clock": "-999999d"}}',
+    ],
   };
   if (method !== "POST") {
     return [

@@ -7,6 +7,7 @@ import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView } from "../clock-ops.js";
 import { analyze } from "../report.js";
+import { sessionActionsEndpoint } from "./session-actions.js";
 
 /** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
 export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => {
@@ -44,13 +45,13 @@ export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => 
   return jsonResponse(201, ctx.sessions.info(session, headerValue(request, "host")), { location: `/__sandbox/sessions/${session.id}` });
 };
 
-/** One session: GET/DELETE, and its clock, reset and report. */
+/** One session: GET/DELETE, and its clock, reset, report and actions. */
 export async function sessionEndpoint(
   request: SandboxRequest,
   ctx: ControlContext,
   trace: RequestTrace,
   params: string[],
-  sub: "" | "clock" | "reset" | "report",
+  sub: "" | "clock" | "reset" | "report" | "actions",
 ): Promise<SandboxResponse> {
   const id = params[0]!;
   const session = ctx.sessions.get(id);
@@ -83,5 +84,7 @@ export async function sessionEndpoint(
       return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });
     case "report":
       return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
+    case "actions":
+      return sessionActionsEndpoint(request, ctx, trace, session, where);
   }
 }

@@ -177,6 +177,45 @@ export const controlDocs: Record<string, PathDoc> = {
     },
     [sessionId],
   ),
+  "/__sandbox/sessions/{id}/actions": path(
+    {
+      post: op({
+        operationId: "sessionActions",
+        summary: "Break it now: run scenario actions on a session",
+        description:
+          "A scenario rule's actions, on this session only, validated as in a scenario file (unknown keys are refused with the nearest allowed one). `now`: the state changes of a rule's `then`, applied once, at once (revoke or expire all tokens, rotate the signing key or the secret, disable or enable the merchant, expire or revoke the payment token, login_gone, advance_clock, set_state). `next`: a rule put before the scenario's own that answers the session's next `times` requests (of `endpoint`, when given) with its `then` (respond, delay, drop_connection, reject_credentials, issue_token, and state changes too), then is spent; it shows as `<scenario>/action-<n>` in X-Sandbox-Rule and the journal. `merchant` limits both to one of the session's merchants. A reset removes the `next` rules. A refused request changes nothing. No secret is echoed: after `rotate_secret`, GET the session for its new api_secret.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: ref("schemas", "SessionActions"),
+              examples: {
+                revoke: { value: { now: { revoke_token: "all" } } },
+                outage: { value: { next: { endpoint: "token", times: 3, then: { respond: { status: 503, retry_after: "30s" } } } } },
+                slow: { value: { next: { times: 5, then: { delay: "2s" } } } },
+              },
+            },
+          },
+        },
+        responses: { "200": json("What was done.", ref("schemas", "SessionActionsResult")) },
+        refusals: [
+          ...POSTED,
+          "body_malformed_json",
+          "body_not_object",
+          "body_not_utf8",
+          "session_action_invalid",
+          "clock_out_of_range",
+          "session_action_rules_full",
+        ],
+        notes: {
+          ...NOTES,
+          400: "The body is not valid actions (the message lists each problem at its path, with the allowed keys and the nearest one), names no merchant of this session, or would move the session's clock out of range; or a malformed JSON body. Nothing was changed.",
+          429: "The session holds 100 pending `next` rules; wait for them to be spent, or reset it.",
+        },
+      }),
+    },
+    [sessionId],
+  ),
   "/__sandbox/sessions/{id}/report": path(
     {
       get: op({

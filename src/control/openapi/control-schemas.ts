@@ -1,4 +1,5 @@
 import { SESSION_ID_PATTERN } from "../../core/session-path.js";
+import { sessionActionsJsonSchema } from "../../scenarios/session-actions.js";
 import { ref } from "./ref.js";
 /**
  * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
@@ -124,6 +125,40 @@ export const controlSchemas = {
         },
       },
     ],
+  },
+  SessionActions: sessionActionsJsonSchema(),
+  SessionActionRule: {
+    type: "object",
+    description: "A `next` rule of the session: never the values of its actions (a rotated secret).",
+    required: ["name", "endpoint", "times", "remaining", "actions"],
+    properties: {
+      name: { type: "string", description: "As X-Sandbox-Rule and the journal show it.", examples: ["token-endpoint-outage/action-1"] },
+      endpoint: {
+        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+        description: "The endpoint(s) it answers; `any` when not limited.",
+      },
+      merchant: { type: "string", description: "The one merchant whose requests it answers, when the request named one." },
+      times: { type: "integer", minimum: 1 },
+      remaining: { type: "integer", minimum: 0, description: "How many more requests it answers." },
+      actions: { type: "array", items: { type: "string" }, description: "The names of its actions." },
+    },
+  },
+  SessionActionsResult: {
+    type: "object",
+    required: ["session", "merchants", "applied", "pending", "state", "clock"],
+    properties: {
+      session: { type: "string" },
+      merchants: { type: "array", items: { type: "string" }, description: "The session merchants the actions apply to." },
+      applied: { type: "array", items: { type: "string" }, description: "The `now` actions applied, by name, in the order given." },
+      rule: { ...ref("schemas", "SessionActionRule"), description: "The rule `next` added." },
+      pending: {
+        type: "array",
+        items: ref("schemas", "SessionActionRule"),
+        description: "Every `next` rule of the session still to fire, first to fire first.",
+      },
+      state: { type: "string", description: "The scenario state after the actions." },
+      clock: ref("schemas", "Clock"),
+    },
   },
   SessionList: {
     type: "object",
