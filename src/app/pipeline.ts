@@ -11,6 +11,7 @@ import type { SandboxContext } from "./context.js";
 import { createRouter, underBase } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
+import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
 import { SESSION_URL_PREFIX, sessionBasePath, splitSessionPath } from "../core/session-path.js";
 
@@ -226,4 +227,13 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (outcome.query !== request.query) rec.secretInQuery = true;
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   ctx.journal.add(rec);
+  // One test when no event stream is open: nothing is built for streams nobody reads.
+  if (ctx.events.active) publishRequest(ctx, session);
+}
+
+/** The entry just journaled to the event streams, and its session's findings when they changed. */
+function publishRequest(ctx: SandboxContext, session: string | undefined): void {
+  const entry = ctx.journal.latest()!;
+  ctx.events.publish("request", entry.id, entry, session);
+  if (session && ctx.events.watches(session)) ctx.events.findings(session, entry.id, analyze(ctx.journal.list({ session })));
 }

@@ -248,6 +248,12 @@ export class TooManySessions extends SandboxError {
   readonly code = "too_many_sessions";
 }
 
+export class TooManySubscribers extends SandboxError {
+  readonly status = 429;
+  readonly error = "rate_limited" as const;
+  readonly code = "too_many_subscribers";
+}
+
 /**
  * 401 on the control plane when an admin token is set and the request lacks it or sends a wrong
  * one. Only a wrong token's challenge says error="invalid_token": a request without any gets a bare
