@@ -269,7 +269,10 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
  * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
  */
 function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>): void {
-  if (res.destroyed) return;
+  if (res.destroyed) {
+    response.stream!.cancel();
+    return;
+  }
   const headers: string[] = [];
   for (const name in response.headers) headers.push(name, response.headers[name]!);
   headers.push("connection", "close");

@@ -110,6 +110,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(asGet(request), ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
+      // A HEAD has GET's headers and no body: a stream (the event stream) is never opened.
+      if (response.stream && request.method === "HEAD") {
+        response.stream.cancel();
+        response = { status: response.status, headers: response.headers, body: "" };
+      }
     } catch (e) {
       thrown = e;
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never

@@ -78,6 +78,7 @@ export class EventHub {
         for (const frame of sub.early.splice(0)) this.deliver(sub, frame);
         return () => this.remove(sub);
       },
+      cancel: () => this.remove(sub),
     };
   }
 

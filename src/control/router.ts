@@ -47,8 +47,8 @@ const ROUTES: ControlRoute[] = [
   controlRoute("/__sandbox/reset", ["POST"], resetEndpoint),
   controlRoute("/__sandbox/requests", ["GET", "HEAD"], requestsEndpoint),
   controlRoute("/__sandbox/report", ["GET", "HEAD"], reportEndpoint),
-  // GET only: a HEAD would open a stream only to send no body.
-  controlRoute("/__sandbox/events", ["GET"], eventsEndpoint),
+  // A HEAD gets GET's headers; the pipeline cancels the stream it would have opened.
+  controlRoute("/__sandbox/events", ["GET", "HEAD"], eventsEndpoint),
   controlRoute("/__sandbox/tokens", ["POST"], tokensEndpoint),
   controlRoute("/__sandbox/scan", ["POST"], scanEndpoint),
 ];

@@ -48,6 +48,8 @@ export interface StreamSink {
 /** A streaming body: `open` starts it and returns what the adapter calls when the client leaves. */
 export interface ResponseStream {
   open(sink: StreamSink): () => void;
+  /** The answer will never be opened (a HEAD, or the client left first): frees what it holds. */
+  cancel(): void;
 }
 
 /** Reads one header as a single value; repeated headers are joined the way HTTP folds them. */
