@@ -1,7 +1,7 @@
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
-import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
@@ -110,10 +110,10 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(asGet(request), ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
-      // A HEAD has GET's headers and no body: a stream (the event stream) is never opened.
+      // A HEAD has GET's headers (no content-length either) and no body: the stream is never opened.
       if (response.stream && request.method === "HEAD") {
         response.stream.cancel();
-        response = { status: response.status, headers: response.headers, body: "" };
+        response = { ...response, stream: ENDED_STREAM };
       }
     } catch (e) {
       thrown = e;
@@ -155,6 +155,15 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
  * a 405's message or a placeholder's operation, would make the length lie). Rules and the journal
  * still see the HEAD the client sent.
  */
+/** A stream that ends as soon as it is opened: what a HEAD of a streaming answer sends. */
+const ENDED_STREAM: ResponseStream = {
+  open(sink) {
+    sink.end();
+    return () => {};
+  },
+  cancel() {},
+};
+
 function asGet(request: SandboxRequest): SandboxRequest {
   return request.method === "HEAD" ? { ...request, method: "GET" } : request;
 }

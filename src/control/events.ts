@@ -75,7 +75,8 @@ export class EventHub {
           return () => {};
         }
         sub.sink = sink;
-        for (const frame of sub.early.splice(0)) this.deliver(sub, frame);
+        // The replay is bounded by the journal's size, not by the buffer: written as it is.
+        for (const frame of sub.early.splice(0)) sink.write(frame);
         return () => this.remove(sub);
       },
       cancel: () => this.remove(sub),
