@@ -4,6 +4,7 @@ import { faker as englishFaker } from "@faker-js/faker/locale/en";
 import { AccessTokens, DEFAULT_TOKEN_FORMAT } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
+import { clockView } from "../control/clock-ops.js";
 import { EVENT_LIMIT_DEFAULTS, EventHub } from "../control/events.js";
 import { Journal } from "../control/journal.js";
 import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
@@ -191,6 +192,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       for (const m of scenario.merchants) ledger.revokeAllOf(m.id, scenario.clock.nowSeconds());
     }
     journal.clear();
+    // The sandbox clock went back to its start: the streams hear of it like of any other move.
+    if (events.active) events.publish("clock", journal.lastId(), clockView(clock), undefined);
   }
 
   const ctx: SandboxContext = {

@@ -49,9 +49,12 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** A stream for this session (or for everything) is open: its findings are worth computing. */
+  /**
+   * A stream of this very session is open: its findings are worth computing (a stream of everything
+   * alone does not make every session's report run on every request; it gets them when computed).
+   */
   watches(session: string): boolean {
-    for (const s of this.subscribers) if (s.session === undefined || s.session === session) return true;
+    for (const s of this.subscribers) if (s.session === session) return true;
     return false;
   }
 

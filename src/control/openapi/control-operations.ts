@@ -254,11 +254,11 @@ export const controlDocs: Record<string, PathDoc> = {
         "Server-Sent Events, open until the client leaves or the sandbox closes (read it with `curl -N` or a streaming fetch that sends the admin token: an EventSource cannot send headers, and the token is never taken in the query).",
         "Each event is `event: <kind>`, `id: <req_N>` (the last journaled request; `overflow` has none) and one `data:` line of JSON:",
         "`request`: a journal entry exactly as GET /__sandbox/requests lists it (schema JournalEntry), its id its `req_N`;",
-        "`findings`: `{session, findings}` (schema Finding), a watched session's report when a request changed it;",
+        "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when a request changed it;",
         "`clock`: the sandbox clock (schema Clock) or a session's, `{session, now, frozen}`, when POST …/clock moved, set or froze it;",
         "`session`: `{change: created|reset|ended, id, scenario, reason?: deleted|reaped}`, never credentials;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
-        "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change (findings only with `session`).",
+        "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
         "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live.",
       ].join(" "),
       parameters: [
