@@ -1,5 +1,5 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
-import type { SandboxRequest } from "../core/http-types.js";
+import type { ResponseStream, SandboxRequest } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
 
@@ -62,10 +62,39 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
       if (response.dropConnection) return HttpResponse.error();
       // A HEAD answer has GET's status and headers and no body (RFC 9110 §9.3.2): fetch would
       // otherwise hand the client the body the core computed.
-      const body = request.method === "HEAD" ? null : response.body;
+      const body = request.method === "HEAD" ? null : response.stream ? readableOf(response.stream, request.signal) : response.body;
       return new HttpResponse(body, { status: response.status, headers: response.headers });
     }),
   ];
+}
+
+/** A streaming answer as a fetch body: chunks as the sandbox writes them, ended by either side. */
+function readableOf(stream: ResponseStream, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let stop = () => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let ended = false;
+        stop = stream.open({
+          write: (chunk) => {
+            if (!ended) controller.enqueue(encoder.encode(chunk));
+          },
+          // Chunks enqueued and not yet read (the high-water mark is 0).
+          pending: () => Math.max(0, -(controller.desiredSize ?? 0)),
+          end: () => {
+            if (ended) return;
+            ended = true;
+            stop();
+            controller.close();
+          },
+        });
+        signal.addEventListener("abort", () => stop(), { once: true });
+      },
+      cancel: () => stop(),
+    },
+    new CountQueuingStrategy({ highWaterMark: 0 }),
+  );
 }
 
 /** By lower-case name, into an object with no prototype: a header named `__proto__` is only a header. */

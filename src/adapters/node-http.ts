@@ -58,6 +58,8 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const maxHeaders = options.maxHeaders ?? SERVER_LIMIT_DEFAULTS.maxHeaders;
   if (!Number.isInteger(maxHeaders) || maxHeaders < 1) throw new RangeError(`maxHeaders must be a whole number of at least 1, got ${maxHeaders}`);
   let stopping = false;
+  // Event streams never finish on their own: close() ends them, or the drain would wait its grace out.
+  const openStreams = new Set<() => void>();
   // Counted so a shutdown can say what it waits for and what it had to cut.
   let inFlight = 0;
   const drain = { answered: 0, cut: 0, cutting: false };
@@ -111,6 +113,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       req.socket.destroy();
       return;
     }
+    if (response.stream) {
+      stream(res, response, openStreams);
+      return;
+    }
     // An over-long body was not read to its end: close the connection rather than drain it. While
     // stopping, every answer says Connection: close, so keep-alive clients stop sending here.
     write(res, response, truncated || stopping);
@@ -162,6 +168,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     },
     close: async (graceMs = 1000) => {
       stopping = true;
+      for (const end of [...openStreams]) end();
       // Requests still open when the grace runs out are the ones cut (read before the cut closes them).
       await closeGracefully(server, graceMs, () => {
         drain.cutting = true;
@@ -255,6 +262,46 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
   if (closeAfter) headers.push("connection", "close");
   res.writeHead(response.status, headers);
   res.end(response.body);
+}
+
+/**
+ * A streaming answer (Server-Sent Events): the headers without a content-length, then each chunk as
+ * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
+ */
+function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>): void {
+  if (res.destroyed) {
+    response.stream!.cancel();
+    return;
+  }
+  const headers: string[] = [];
+  for (const name in response.headers) headers.push(name, response.headers[name]!);
+  headers.push("connection", "close");
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
+  // Chunks handed to the socket and not yet flushed: a client that stops reading makes this grow.
+  let pending = 0;
+  let stop: (() => void) | undefined;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    openStreams.delete(end);
+    stop?.();
+    if (!res.writableEnded) res.end();
+  };
+  stop = response.stream!.open({
+    write: (chunk) => {
+      if (res.writableEnded || res.destroyed) return;
+      pending++;
+      res.write(chunk, () => pending--);
+    },
+    pending: () => pending,
+    end,
+  });
+  // The stream may have ended while opening (its replay overflowed, the sandbox closed it).
+  if (ended) return;
+  openStreams.add(end);
+  res.once("close", end);
 }
 
 /**

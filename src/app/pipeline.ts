@@ -1,7 +1,7 @@
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
-import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { problemResponse } from "../core/problem.js";
@@ -11,6 +11,7 @@ import type { SandboxContext } from "./context.js";
 import { createRouter, underBase } from "./routes.js";
 import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
+import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
 import { SESSION_URL_PREFIX, sessionBasePath, splitSessionPath } from "../core/session-path.js";
 
@@ -109,6 +110,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
       response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(asGet(request), ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
+      // A HEAD has GET's headers (no content-length either) and no body: the stream is never opened.
+      if (response.stream && request.method === "HEAD") {
+        response.stream.cancel();
+        response = { ...response, stream: ENDED_STREAM };
+      }
     } catch (e) {
       thrown = e;
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
@@ -149,6 +155,15 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
  * a 405's message or a placeholder's operation, would make the length lie). Rules and the journal
  * still see the HEAD the client sent.
  */
+/** A stream that ends as soon as it is opened: what a HEAD of a streaming answer sends. */
+const ENDED_STREAM: ResponseStream = {
+  open(sink) {
+    sink.end();
+    return () => {};
+  },
+  cancel() {},
+};
+
 function asGet(request: SandboxRequest): SandboxRequest {
   return request.method === "HEAD" ? { ...request, method: "GET" } : request;
 }
@@ -226,4 +241,13 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (outcome.query !== request.query) rec.secretInQuery = true;
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   ctx.journal.add(rec);
+  // One test when no event stream is open: nothing is built for streams nobody reads.
+  if (ctx.events.active) publishRequest(ctx, session);
+}
+
+/** The entry just journaled to the event streams, and its session's findings when they changed. */
+function publishRequest(ctx: SandboxContext, session: string | undefined): void {
+  const entry = ctx.journal.latest()!;
+  ctx.events.publish("request", entry.id, entry, session);
+  if (session && ctx.events.watches(session)) ctx.events.findings(session, entry.id, analyze(ctx.journal.list({ session })));
 }

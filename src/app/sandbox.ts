@@ -4,6 +4,8 @@ import { faker as englishFaker } from "@faker-js/faker/locale/en";
 import { AccessTokens, DEFAULT_TOKEN_FORMAT } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
+import { clockView } from "../control/clock-ops.js";
+import { EVENT_LIMIT_DEFAULTS, EventHub } from "../control/events.js";
 import { Journal } from "../control/journal.js";
 import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
 import { analyze, type Finding } from "../control/report.js";
@@ -83,6 +85,12 @@ export interface SandboxOptions extends SettingsInput {
   maxSessions?: number;
   /** Sessions unused this long are reaped (default 30m). */
   sessionIdleTtl?: string | number;
+  /** At most this many open event streams (GET /__sandbox/events) at once (default 32). */
+  maxEventSubscribers?: number;
+  /** Events a stream may have waiting for a slow client before it is closed with `overflow` (default 256). */
+  eventBufferSize?: number;
+  /** How often open event streams get a keep-alive comment, in ms (default 15000; 0: never). */
+  eventHeartbeatMs?: number;
 }
 
 export type { RequestLogEntry } from "./pipeline.js";
@@ -155,10 +163,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const faker = new FakerClass({ locale: englishFaker.rawDefinitions });
   faker.seed(seed);
   const journal = new Journal(positiveInt(options.journalSize ?? 1000, "journalSize"));
-  const sessions = new SessionStore(scenarioSet, ledger, {
-    maxSessions: positiveInt(options.maxSessions ?? 1000, "maxSessions"),
-    idleMs: sessionIdleMs(options.sessionIdleTtl ?? "30m"),
+  const events = new EventHub({
+    maxSubscribers: positiveInt(options.maxEventSubscribers ?? EVENT_LIMIT_DEFAULTS.maxSubscribers, "maxEventSubscribers"),
+    bufferSize: positiveInt(options.eventBufferSize ?? EVENT_LIMIT_DEFAULTS.bufferSize, "eventBufferSize"),
+    heartbeatMs: heartbeatMs(options.eventHeartbeatMs ?? EVENT_LIMIT_DEFAULTS.heartbeatMs),
   });
+  const sessions = new SessionStore(
+    scenarioSet,
+    ledger,
+    {
+      maxSessions: positiveInt(options.maxSessions ?? 1000, "maxSessions"),
+      idleMs: sessionIdleMs(options.sessionIdleTtl ?? "30m"),
+    },
+    (change) => {
+      if (events.active) events.publish("session", journal.lastId(), change, change.id);
+    },
+  );
   const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);
 
   function resetAll(): void {
@@ -172,6 +192,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       for (const m of scenario.merchants) ledger.revokeAllOf(m.id, scenario.clock.nowSeconds());
     }
     journal.clear();
+    // The sandbox clock went back to its start: the streams hear of it like of any other move.
+    if (events.active) events.publish("clock", journal.lastId(), clockView(clock), undefined);
   }
 
   const ctx: SandboxContext = {
@@ -188,6 +210,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     journal,
     sessions,
+    events,
     control,
     resetAll,
   };
@@ -240,6 +263,12 @@ function givenSettings(options: SandboxOptions): SettingsInput {
 
 function positiveInt(value: number, name: string): number {
   if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a whole number of at least 1, got ${String(value)}`, name);
+  return value;
+}
+
+function heartbeatMs(value: number): number {
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError(`eventHeartbeatMs must be a whole number of milliseconds (0: none), got ${String(value)}`, "eventHeartbeatMs");
   return value;
 }
 

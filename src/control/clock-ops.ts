@@ -2,6 +2,7 @@ import { ClockRangeError, type SandboxClock } from "../core/clock.js";
 import { parseSignedDuration } from "../core/duration.js";
 import { InvalidRequest } from "../core/errors.js";
 import { onlyFields } from "./body.js";
+import type { EventHub } from "./events.js";
 
 /**
  * The clock operations of the control plane, on the sandbox clock or a session's:
@@ -57,4 +58,9 @@ export function applyClockChange(clock: SandboxClock, body: Record<string, unkno
   if (body.freeze === true) clock.freeze();
   if (body.freeze === false) clock.unfreeze();
   return clockView(clock);
+}
+
+/** Tells the event streams a clock moved: the sandbox clock (every stream) or a session's. */
+export function publishClock(events: EventHub, lastId: string, view: ClockView, session?: string): void {
+  if (events.active) events.publish("clock", lastId, session === undefined ? view : { session, ...view }, session);
 }

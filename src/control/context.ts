@@ -3,6 +3,7 @@ import type { Endpoint, EndpointContext } from "../core/context.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioSet } from "../scenarios/registry.js";
 import type { HostPolicy } from "./access.js";
+import type { EventHub } from "./events.js";
 import type { Journal } from "./journal.js";
 import type { SessionStore } from "./sessions.js";
 
@@ -17,6 +18,8 @@ export interface ControlContext extends EndpointContext {
   readonly scenarios: ScenarioSet;
   readonly journal: Journal;
   readonly sessions: SessionStore;
+  /** The open event streams (GET /__sandbox/events). */
+  readonly events: EventHub;
   readonly control: ControlSettings;
   /** The whole sandbox back to how it started (POST /__sandbox/reset). */
   resetAll(): void;

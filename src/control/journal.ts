@@ -86,6 +86,18 @@ export class Journal {
     }
   }
 
+  /** The id of the entry added last (`req_0` before any): what events that are not requests carry. */
+  lastId(): string {
+    return `req_${this.next - 1}`;
+  }
+
+  /** The entry added last, formatted (the event stream sends it as it is listed). */
+  latest(): JournalEntry | undefined {
+    if (this.entries.length === 0) return undefined;
+    const last = this.entries.length < this.capacity ? this.entries.length - 1 : (this.start + this.capacity - 1) % this.capacity;
+    return toEntry(this.entries[last]!);
+  }
+
   /** Oldest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];

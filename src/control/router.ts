@@ -7,6 +7,7 @@ import { assertFromThisSite, assertJsonDeclared } from "./access.js";
 import type { ControlContext, ControlEndpoint } from "./context.js";
 import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
+import { eventsEndpoint } from "./endpoints/events.js";
 import { openApiEndpoint } from "./endpoints/openapi.js";
 import { reportEndpoint, requestsEndpoint } from "./endpoints/journal.js";
 import { scanEndpoint } from "./endpoints/scan.js";
@@ -47,6 +48,8 @@ const ROUTES: ControlRoute[] = [
   controlRoute("/__sandbox/reset", ["POST"], resetEndpoint),
   controlRoute("/__sandbox/requests", ["GET", "HEAD"], requestsEndpoint),
   controlRoute("/__sandbox/report", ["GET", "HEAD"], reportEndpoint),
+  // A HEAD gets GET's headers; the pipeline cancels the stream it would have opened.
+  controlRoute("/__sandbox/events", ["GET", "HEAD"], eventsEndpoint),
   controlRoute("/__sandbox/tokens", ["POST"], tokensEndpoint),
   controlRoute("/__sandbox/scan", ["POST"], scanEndpoint),
 ];

@@ -35,6 +35,15 @@ export interface SessionInfo {
   expires_at: string;
 }
 
+/** What the event stream says of a session: never its credentials. */
+export interface SessionChange {
+  change: "created" | "reset" | "ended";
+  id: string;
+  scenario: string;
+  /** Why it ended: DELETE (or a sandbox reset), or idle past its limit. */
+  reason?: "deleted" | "reaped";
+}
+
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
 
@@ -42,6 +51,8 @@ export class SessionStore {
     private readonly scenarios: ScenarioRegistry,
     private readonly ledger: TokenLedger,
     readonly limits: SessionLimits,
+    /** Told of every session made, reset or ended (the event stream's `session` events). */
+    private readonly onChange: (change: SessionChange) => void = () => {},
   ) {}
 
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
@@ -69,6 +80,7 @@ export class SessionStore {
     const now = Date.now();
     const session = { id, instance, createdAt: now, lastUsedAt: now };
     this.sessions.set(id, session);
+    this.onChange({ change: "created", id, scenario: template.name });
     return session;
   }
 
@@ -97,7 +109,7 @@ export class SessionStore {
   endIfIdle(id: string): boolean {
     const s = this.sessions.get(id);
     if (!s || s.lastUsedAt >= Date.now() - this.limits.idleMs) return false;
-    this.end(s);
+    this.end(s, "reaped");
     return true;
   }
 
@@ -110,7 +122,7 @@ export class SessionStore {
   delete(id: string): boolean {
     const s = this.sessions.get(id);
     if (!s) return false;
-    this.end(s);
+    this.end(s, "deleted");
     return true;
   }
 
@@ -118,10 +130,11 @@ export class SessionStore {
   reset(session: Session): void {
     session.instance.reset();
     for (const m of session.instance.merchants) this.ledger.revokeAllOf(m.id, session.instance.clock.nowSeconds());
+    this.onChange({ change: "reset", id: session.id, scenario: session.instance.file.name });
   }
 
   deleteAll(): void {
-    for (const s of [...this.sessions.values()]) this.end(s);
+    for (const s of [...this.sessions.values()]) this.end(s, "deleted");
   }
 
   /** `host`: the Host header of the request that asks, for `base_url` (only the path without one). */
@@ -147,7 +160,8 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  private end(s: Session): void {
+  private end(s: Session, reason: "deleted" | "reaped"): void {
+    this.onChange({ change: "ended", id: s.id, scenario: s.instance.file.name, reason });
     this.sessions.delete(s.id);
     this.scenarios.remove(s.instance);
     for (const m of s.instance.merchants) this.ledger.forgetMerchant(m.id);
@@ -156,7 +170,7 @@ export class SessionStore {
   /** Ends the sessions idle longer than the limit (wall-clock time: the sandbox clock may be frozen). */
   private reap(): void {
     const cutoff = Date.now() - this.limits.idleMs;
-    for (const s of [...this.sessions.values()]) if (s.lastUsedAt < cutoff) this.end(s);
+    for (const s of [...this.sessions.values()]) if (s.lastUsedAt < cutoff) this.end(s, "reaped");
   }
 }
 

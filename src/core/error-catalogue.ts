@@ -462,6 +462,12 @@ export const ERROR_CATALOGUE = {
     meaning: "The sandbox holds as many sessions as it may (`--max-sessions`).",
     fix: "Delete finished sessions (DELETE /__sandbox/sessions/{id}), or raise --max-sessions.",
   },
+  too_many_subscribers: {
+    status: [429],
+    error: ["rate_limited"],
+    meaning: "The sandbox streams events (GET /__sandbox/events) to as many clients as it may (`maxEventSubscribers`).",
+    fix: "Close event streams you no longer read, or raise --max-event-subscribers.",
+  },
   unknown_field: {
     status: [400],
     error: ["invalid_request"],

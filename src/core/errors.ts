@@ -255,6 +255,13 @@ export class SessionActionRulesFull extends SandboxError {
   readonly code = "session_action_rules_full";
 }
 
+/** 429 when the sandbox holds as many open event streams as it may (bounded memory). */
+export class TooManySubscribers extends SandboxError {
+  readonly status = 429;
+  readonly error = "rate_limited" as const;
+  readonly code = "too_many_subscribers";
+}
+
 /**
  * 401 on the control plane when an admin token is set and the request lacks it or sends a wrong
  * one. Only a wrong token's challenge says error="invalid_token": a request without any gets a bare

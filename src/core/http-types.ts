@@ -28,6 +28,28 @@ export interface SandboxResponse {
    * (used by the drop-connection scenario action).
    */
   dropConnection?: boolean;
+  /**
+   * A body that goes on after the headers (Server-Sent Events): `body` is then "" and the adapter
+   * sends the headers without a content-length, then every chunk `open` writes, until it ends.
+   */
+  stream?: ResponseStream;
+}
+
+/** Where a streaming answer writes: the adapter's side of the connection. */
+export interface StreamSink {
+  /** Hands a chunk to the transport. */
+  write(chunk: string): void;
+  /** Chunks handed over and not yet taken by the network: how far the client has fallen behind. */
+  pending(): number;
+  /** Ends the answer (the adapter closes its side). */
+  end(): void;
+}
+
+/** A streaming body: `open` starts it and returns what the adapter calls when the client leaves. */
+export interface ResponseStream {
+  open(sink: StreamSink): () => void;
+  /** The answer will never be opened (a HEAD, or the client left first): frees what it holds. */
+  cancel(): void;
 }
 
 /** Reads one header as a single value; repeated headers are joined the way HTTP folds them. */

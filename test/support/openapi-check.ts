@@ -42,9 +42,10 @@ export function wireRequest(
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("end", () => {
+    let answered = false;
+    const done = () => {
+      if (answered) return;
+      answered = true;
       const raw = Buffer.concat(chunks);
       const split = raw.indexOf("\r\n\r\n");
       const head = raw.subarray(0, split).toString("latin1").split("\r\n");
@@ -55,7 +56,19 @@ export function wireRequest(
         parsed.set(name, [...(parsed.get(name) ?? []), line.slice(colon + 1).trim()]);
       }
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0]!)?.[1]), headers: parsed, body: raw.subarray(split + 4) });
+    };
+    socket.on("data", (c: Buffer) => {
+      chunks.push(c);
+      // An event stream never ends on its own: read until its first events are in, then close.
+      const raw = Buffer.concat(chunks);
+      const split = raw.indexOf("\r\n\r\n");
+      if (split >= 0 && /\r\ncontent-type: text\/event-stream/i.test(raw.subarray(0, split).toString("latin1")) && raw.includes("\n\n", split + 4)) {
+        done();
+        socket.destroy();
+      }
     });
+    socket.on("error", (e) => (answered ? undefined : reject(e)));
+    socket.on("end", done);
     const bytes = body === undefined ? undefined : typeof body === "string" ? Buffer.from(body) : Buffer.from(body);
     const lines = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
     if (bytes) lines.push(`Content-Length: ${bytes.length}`);

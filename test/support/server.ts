@@ -43,7 +43,7 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
   const server = await startServer(sandbox, { port: 0 });
   const call = async (path: string, init: RequestInit = {}): Promise<Reply> => {
     const res = await fetch(server.url + path, init);
-    const text = await res.text();
+    const text = isEventStream(res.headers.get("content-type")) ? await firstChunk(res) : await res.text();
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -162,16 +162,39 @@ export function requestWithRepeatedHeaders(
     req.on("error", reject);
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => {
+      const done = () => {
         const pairs: Array<[string, string]> = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
         resolve(toReply(res.statusCode ?? 0, pairs, Buffer.concat(chunks).toString("utf8")));
+      };
+      // An event stream never ends on its own: its first chunk is the answer read.
+      const stream = isEventStream(res.headers["content-type"]);
+      res.on("data", (c: Buffer) => {
+        chunks.push(c);
+        if (stream) {
+          done();
+          req.destroy();
+        }
       });
+      res.on("error", (e) => (stream ? undefined : reject(e)));
+      res.on("end", done);
     });
     req.end(init.body);
   });
+}
+
+/** An answer that streams (GET /__sandbox/events): readers stop after its first chunk. */
+export function isEventStream(contentType: string | null | undefined): boolean {
+  return (contentType ?? "").startsWith("text/event-stream");
+}
+
+/** The first chunk of a streaming answer, then the stream is cancelled: a probe stays bounded. */
+async function firstChunk(res: Response): Promise<string> {
+  if (res.body === null) return ""; // a HEAD
+  const reader = res.body.getReader();
+  const chunk = await reader.read();
+  await reader.cancel();
+  return chunk.done ? "" : new TextDecoder().decode(chunk.value);
 }
 
 /**

@@ -10,6 +10,7 @@ import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
+import { EVENT_LIMIT_DEFAULTS } from "../../control/events.js";
 
 /** `merchant-sandbox serve`: the standalone server, with the built-in default merchant. */
 
@@ -37,6 +38,8 @@ interface ServeArgs {
   allowedHosts?: string;
   journalSize: number;
   maxSessions: number;
+  maxEventSubscribers: number;
+  eventBufferSize: number;
   sessionIdleTtl: string;
   maxBodyBytes: number;
   maxHeaderBytes: number;
@@ -170,6 +173,20 @@ const SERVE_COMMAND = {
         group: LIMITS,
         describe: "Sessions at once (creating one more gets 429)",
       })
+      .option("max-event-subscribers", {
+        coerce: last,
+        type: "number",
+        default: EVENT_LIMIT_DEFAULTS.maxSubscribers,
+        group: LIMITS,
+        describe: "Open event streams (GET /__sandbox/events) at once (one more gets 429)",
+      })
+      .option("event-buffer-size", {
+        coerce: last,
+        type: "number",
+        default: EVENT_LIMIT_DEFAULTS.bufferSize,
+        group: LIMITS,
+        describe: "Events a slow stream client may fall behind before its stream ends with 'overflow'",
+      })
       .option("max-body-bytes", {
         coerce: last,
         type: "number",
@@ -257,6 +274,8 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     allowedHosts: allowedHosts(args),
     journalSize: args.journalSize,
     maxSessions: args.maxSessions,
+    maxEventSubscribers: args.maxEventSubscribers,
+    eventBufferSize: args.eventBufferSize,
     sessionIdleTtl: args.sessionIdleTtl,
     maxBodyBytes: args.maxBodyBytes,
     ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
@@ -395,6 +414,8 @@ const FLAG_OF_SETTING: Record<string, string> = {
   seed: "--seed",
   journalSize: "--journal-size",
   maxSessions: "--max-sessions",
+  maxEventSubscribers: "--max-event-subscribers",
+  eventBufferSize: "--event-buffer-size",
   maxBodyBytes: "--max-body-bytes",
   sessionIdleTtl: "--session-idle-ttl",
   adminToken: "--admin-token",

@@ -5,7 +5,7 @@ import { headerValue, type SandboxRequest, type SandboxResponse } from "../../co
 import { redactValue } from "../../core/redact.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
-import { applyClockChange, clockView } from "../clock-ops.js";
+import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
 import { analyze } from "../report.js";
 import { sessionActionsEndpoint } from "./session-actions.js";
 
@@ -75,10 +75,12 @@ export async function sessionEndpoint(
       });
     case "clock":
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
-      return jsonResponse(
-        200,
-        applyClockChange(session.instance.clock, controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}'), `POST ${where}`),
-      );
+      {
+        const body = controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}');
+        const view = applyClockChange(session.instance.clock, body, `POST ${where}`);
+        publishClock(ctx.events, ctx.journal.lastId(), view, id);
+        return jsonResponse(200, view);
+      }
     case "reset":
       ctx.sessions.reset(session);
       return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });

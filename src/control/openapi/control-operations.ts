@@ -285,6 +285,61 @@ export const controlDocs: Record<string, PathDoc> = {
       notes: { ...NOTES, 400: "A parameter it does not take." },
     }),
   }),
+  "/__sandbox/events": path({
+    get: op({
+      operationId: "events",
+      summary: "Live events: requests, findings, clock moves, session changes",
+      description: [
+        "Server-Sent Events, open until the client leaves or the sandbox closes (read it with `curl -N` or a streaming fetch that sends the admin token: an EventSource cannot send headers, and the token is never taken in the query).",
+        "Each event is `event: <kind>`, `id: <req_N>` (the last journaled request; `overflow` has none) and one `data:` line of JSON:",
+        "`request`: a journal entry exactly as GET /__sandbox/requests lists it (schema JournalEntry), its id its `req_N`;",
+        "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when a request changed it;",
+        "`clock`: the sandbox clock (schema Clock) or a session's, `{session, now, frozen}`, when POST …/clock moved, set or froze it;",
+        "`session`: `{change: created|reset|ended, id, scenario, reason?: deleted|reaped}`, never credentials;",
+        "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
+        "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
+        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live.",
+      ].join(" "),
+      parameters: [
+        {
+          name: "session",
+          in: "query",
+          required: false,
+          description: "Only this session's events (and the sandbox clock's).",
+          schema: { type: "string" },
+        },
+        {
+          name: "since",
+          in: "query",
+          required: false,
+          description: "Replay the journal's requests after this id (`req_12`) first; as the Last-Event-ID header.",
+          schema: { type: "string", pattern: "^req_[0-9]+$" },
+        },
+        {
+          name: "Last-Event-ID",
+          in: "header",
+          required: false,
+          description: "The id of the last event seen (`req_12`), sent on reconnect: the requests after it are replayed.",
+          schema: { type: "string", pattern: "^req_[0-9]+$" },
+        },
+      ],
+      responses: {
+        "200": {
+          description:
+            "The stream (`content-type: text/event-stream`, no content-length, `x-accel-buffering: no`). A HEAD gets these headers and opens no stream.",
+          headers: { "Cache-Control": ref("headers", "Cache-Control-NoStore") },
+          content: { "text/event-stream": { schema: { type: "string", description: "Server-Sent Events as described above." } } },
+        },
+      },
+      refusals: [...GUARDED, "unknown_parameter", "since_invalid", "too_many_subscribers"],
+      notes: {
+        ...NOTES,
+        400: "A parameter it does not take, or a `since` / Last-Event-ID that is not a request id.",
+        404: "No such session (deleted, reaped after being idle, never created), or the control plane is off.",
+        429: "As many streams are open as the sandbox allows (maxEventSubscribers, default 32): close one, or raise the limit.",
+      },
+    }),
+  }),
   "/__sandbox/tokens": path({
     post: op({
       operationId: "mintToken",

@@ -1,0 +1,167 @@
+import type { ResponseStream, StreamSink } from "../core/http-types.js";
+import { TooManySubscribers } from "../core/errors.js";
+
+/**
+ * The control plane's event hub (GET /__sandbox/events): one per sandbox, made by the wiring. It
+ * holds the open streams and hands each the events it asked for. Bounded twice: at most
+ * `maxSubscribers` streams, and a stream whose client has fallen `bufferSize` events behind is sent
+ * a last `overflow` event and closed. Closing, rather than dropping the oldest events, because a
+ * client that missed events cannot know which ones from a count; closed, it reconnects with
+ * Last-Event-ID and the journal replays exactly what it missed.
+ * With no stream open, `active` is false and the pipeline builds nothing for it.
+ */
+export type EventKind = "request" | "findings" | "clock" | "session" | "overflow";
+
+export interface EventHubLimits {
+  /** Open streams at most; one more is refused 429 `too_many_subscribers`. */
+  maxSubscribers: number;
+  /** Events a stream may have waiting for its client before it is closed with `overflow`. */
+  bufferSize: number;
+  /** How often a comment line keeps idle streams open through proxies (ms); 0 sends none. */
+  heartbeatMs: number;
+}
+
+export const EVENT_LIMIT_DEFAULTS: EventHubLimits = { maxSubscribers: 32, bufferSize: 256, heartbeatMs: 15_000 };
+
+interface Subscriber {
+  /** Only this session's events; undefined: every event. */
+  session: string | undefined;
+  sink: StreamSink | undefined;
+  /** Frames made before the adapter opened the stream. */
+  early: string[];
+  closed: boolean;
+}
+
+export class EventHub {
+  private readonly subscribers = new Set<Subscriber>();
+  /** The findings each watched session was last sent, as JSON: a request sends them only when they change. */
+  private readonly lastFindings = new Map<string, string>();
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  constructor(readonly limits: EventHubLimits) {}
+
+  /** Any stream open: the one test the request path makes. */
+  get active(): boolean {
+    return this.subscribers.size > 0;
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * A stream of this very session is open: its findings are worth computing (a stream of everything
+   * alone does not make every session's report run on every request; it gets them when computed).
+   */
+  watches(session: string): boolean {
+    for (const s of this.subscribers) if (s.session === session) return true;
+    return false;
+  }
+
+  /**
+   * A new stream: takes its place at once (so the limit holds before the adapter opens it), starts
+   * with `replay` (frames from the journal), then goes live. Throws TooManySubscribers when full.
+   */
+  subscribe(session: string | undefined, replay: string[]): ResponseStream {
+    if (this.subscribers.size >= this.limits.maxSubscribers) {
+      throw new TooManySubscribers(
+        `This sandbox already streams events to ${this.limits.maxSubscribers} clients. Close a stream you no longer read, or raise maxEventSubscribers (--max-event-subscribers).`,
+      );
+    }
+    const sub: Subscriber = { session, sink: undefined, early: [...replay], closed: false };
+    this.subscribers.add(sub);
+    this.startHeartbeat();
+    return {
+      open: (sink) => {
+        if (sub.closed) {
+          sink.end();
+          return () => {};
+        }
+        sub.sink = sink;
+        // The replay is bounded by the journal's size, not by the buffer: written as it is.
+        for (const frame of sub.early.splice(0)) sink.write(frame);
+        return () => this.remove(sub);
+      },
+      cancel: () => this.remove(sub),
+    };
+  }
+
+  /** Sends one event to every stream that wants it: `session` undefined is sandbox-wide (every stream). */
+  publish(kind: EventKind, id: string, data: unknown, session: string | undefined): void {
+    if (this.subscribers.size === 0) return;
+    const frame = eventFrame(kind, id, data);
+    for (const sub of this.subscribers) {
+      if (session !== undefined && sub.session !== undefined && sub.session !== session) continue;
+      if (session === undefined && kind === "request" && sub.session !== undefined) continue;
+      this.deliver(sub, frame);
+    }
+  }
+
+  /** The session's findings, sent only when they differ from what its streams last got. */
+  findings(session: string, id: string, findings: unknown): void {
+    const json = JSON.stringify(findings);
+    if (this.lastFindings.get(session) === json) return;
+    this.lastFindings.set(session, json);
+    this.publish("findings", id, { session, findings }, session);
+  }
+
+  /** What a new stream's findings are compared with (the session's findings when it opened). */
+  baseline(session: string, findings: unknown): void {
+    this.lastFindings.set(session, JSON.stringify(findings));
+  }
+
+  /** Ends every stream (the sandbox closes): their clients see the answer end. */
+  closeAll(): void {
+    for (const sub of [...this.subscribers]) {
+      this.remove(sub);
+      sub.sink?.end();
+    }
+  }
+
+  private deliver(sub: Subscriber, frame: string): void {
+    if (sub.closed) return;
+    if (!sub.sink) {
+      sub.early.push(frame);
+      return;
+    }
+    if (sub.sink.pending() >= this.limits.bufferSize) {
+      const sink = sub.sink;
+      this.remove(sub);
+      sink.write(
+        eventFrame("overflow", "", {
+          reason: `more than ${this.limits.bufferSize} events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed`,
+        }),
+      );
+      sink.end();
+      return;
+    }
+    sub.sink.write(frame);
+  }
+
+  private remove(sub: Subscriber): void {
+    if (sub.closed) return;
+    sub.closed = true;
+    this.subscribers.delete(sub);
+    if (sub.session !== undefined && !this.watches(sub.session)) this.lastFindings.delete(sub.session);
+    if (this.subscribers.size === 0) this.stopHeartbeat();
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat || this.limits.heartbeatMs <= 0) return;
+    this.heartbeat = setInterval(() => {
+      for (const sub of this.subscribers) sub.sink?.write(": keep-alive\n\n");
+    }, this.limits.heartbeatMs);
+    // The timer alone must not keep a library user's process alive.
+    this.heartbeat.unref?.();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}
+
+/** One Server-Sent Event. JSON has no raw newline, so `data` is one line. */
+export function eventFrame(kind: EventKind, id: string, data: unknown): string {
+  return `event: ${kind}\n${id ? `id: ${id}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
+}

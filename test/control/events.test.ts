@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SECRET, postJson, serversPerTest, type TestServer } from "../support/server.js";
+import { openEventStream } from "../support/event-stream.js";
+
+/**
+ * GET /__sandbox/events over real HTTP: a real server on port 0 and a bounded reader that stops
+ * after the events it waits for. The sandbox clock is frozen; nothing here sleeps.
+ */
+
+const start = serversPerTest();
+
+async function createSession(t: TestServer, scenario = "default"): Promise<{ id: string; merchant: { api_key: string; api_secret: string } }> {
+  const r = await t.call("/__sandbox/sessions", postJson({ scenario }));
+  expect(r.status, r.text).toBe(201);
+  return r.json;
+}
+
+function exchangeUnder(t: TestServer, session: string, m: { api_key: string; api_secret: string }) {
+  return t.call(`/s/${session}/api/v2/auth/token`, postJson({ api_key: m.api_key, api_secret: m.api_secret }));
+}
+
+describe("GET /__sandbox/events", () => {
+  it("streams a session's journal entries in order, as GET /__sandbox/requests shows them, and not another session's", async () => {
+    const t = await start();
+    const a = await createSession(t);
+    const b = await createSession(t);
+    const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(stream.headers.get("cache-control")).toBe("no-store");
+    expect(stream.headers.get("x-accel-buffering")).toBe("no");
+    expect(stream.headers.get("content-length")).toBeNull();
+    expect((await exchangeUnder(t, b.id, b.merchant)).status).toBe(200);
+    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
+    expect((await t.call(`/s/${a.id}/api/v2/payment/x`)).status).toBe(401);
+    const events = await stream.next(3);
+    stream.close();
+    const journal = (await t.call(`/__sandbox/requests?session=${a.id}`)).json.requests;
+    expect(journal).toHaveLength(2);
+    expect(events.map((e) => e.event)).toEqual(["request", "request", "findings"]);
+    expect(events.slice(0, 2).map((e) => e.id)).toEqual(journal.map((e: { id: string }) => e.id));
+    expect(events.slice(0, 2).map((e) => JSON.parse(e.data))).toEqual(journal);
+  });
+
+  it("sends a session's findings when a request changes them, and not again when they stay the same", async () => {
+    const t = await start();
+    const a = await createSession(t);
+    const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
+    await t.call(`/s/${a.id}/api/v2/payment/x`);
+    await t.call(`/s/${a.id}/api/v2/payment/x`);
+    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
+    const events = await stream.next(4);
+    stream.close();
+    const report = (await t.call(`/__sandbox/sessions/${a.id}/report`)).json;
+    expect(events.map((e) => [e.event, e.id])).toEqual([
+      ["request", "req_1"],
+      ["findings", "req_1"],
+      ["request", "req_2"],
+      // The second mistake changed the finding's count and evidence; the good exchange changed nothing.
+      ["findings", "req_2"],
+    ]);
+    expect(JSON.parse(events[3]!.data)).toEqual({ session: a.id, findings: report.findings });
+  });
+
+  it("without a session streams every request, clock moves and session changes, with no credentials", async () => {
+    const t = await start();
+    const stream = await openEventStream(`${t.url}/__sandbox/events`);
+    const a = await createSession(t);
+    expect((await t.call("/__sandbox/clock", postJson({ advance: "1h" }))).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}/clock`, postJson({ advance: "61m", freeze: true }))).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}/reset`, postJson({}))).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
+    const events = await stream.next(5);
+    stream.close();
+    expect(events.map((e) => ({ event: e.event, id: e.id, data: JSON.parse(e.data) }))).toEqual([
+      { event: "session", id: "req_0", data: { change: "created", id: a.id, scenario: "default" } },
+      { event: "clock", id: "req_0", data: { now: "2026-01-01T01:00:00.000Z", frozen: true } },
+      { event: "clock", id: "req_0", data: { session: a.id, now: "2026-01-01T02:01:00.000Z", frozen: true } },
+      { event: "session", id: "req_0", data: { change: "reset", id: a.id, scenario: "default" } },
+      { event: "session", id: "req_0", data: { change: "ended", id: a.id, scenario: "default", reason: "deleted" } },
+    ]);
+  });
+
+  it("replays the journal after Last-Event-ID (or ?since=), then goes live", async () => {
+    const t = await start();
+    for (let i = 0; i < 3; i++) await t.call("/api/v2/payment/x");
+    const replayed = await openEventStream(`${t.url}/__sandbox/events`, { "last-event-id": "req_1" });
+    const bySince = await openEventStream(`${t.url}/__sandbox/events?since=req_2`);
+    await t.call("/api/v2/payment/y");
+    expect((await replayed.next(3)).map((e) => e.id)).toEqual(["req_2", "req_3", "req_4"]);
+    expect((await bySince.next(2)).map((e) => e.id)).toEqual(["req_3", "req_4"]);
+    replayed.close();
+    bySince.close();
+  });
+
+  it("refuses more subscribers than the limit with 429 too_many_subscribers", async () => {
+    const t = await start({ maxEventSubscribers: 1 });
+    const first = await openEventStream(`${t.url}/__sandbox/events`);
+    const second = await openEventStream(`${t.url}/__sandbox/events`);
+    expect(second.status).toBe(429);
+    expect(JSON.parse(await second.text())).toEqual({
+      type: "urn:merchant-sandbox:problem:too_many_subscribers",
+      title: "Too Many Requests",
+      status: 429,
+      detail:
+        "This sandbox already streams events to 1 clients. Close a stream you no longer read, or raise maxEventSubscribers (--max-event-subscribers).",
+      instance: "/__sandbox/events",
+      code: "too_many_subscribers",
+      error: "rate_limited",
+      error_description:
+        "This sandbox already streams events to 1 clients. Close a stream you no longer read, or raise maxEventSubscribers (--max-event-subscribers).",
+    });
+    first.close();
+  });
+
+  it("forgets a subscriber whose client went away: its place is free again", async () => {
+    const t = await start({ maxEventSubscribers: 1 });
+    const first = await openEventStream(`${t.url}/__sandbox/events`);
+    first.close();
+    // The server learns of the disconnect asynchronously; the retries only wait for that.
+    let status = 0;
+    for (let i = 0; i < 200 && status !== 200; i++) {
+      const again = await openEventStream(`${t.url}/__sandbox/events`);
+      status = again.status;
+      again.close();
+      if (status !== 200) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(status).toBe(200);
+  });
+
+  it("ends open streams when the server closes, without waiting out the grace", async () => {
+    const t = await start();
+    const stream = await openEventStream(`${t.url}/__sandbox/events`);
+    const outcome = await t.server.close(60_000);
+    expect(await stream.untilEnd()).toEqual([]);
+    expect(outcome).toEqual({ answered: 1, cut: 0 });
+  });
+
+  it("never puts a secret in an event: a secret sent in the URL is redacted as in the journal", async () => {
+    const t = await start();
+    const stream = await openEventStream(`${t.url}/__sandbox/events`);
+    await t.call(`/api/v2/payment/x?api_secret=${DEFAULT_SECRET}`);
+    const [event] = await stream.next(1);
+    stream.close();
+    expect(event!.data).not.toContain(DEFAULT_SECRET);
+    expect(JSON.parse(event!.data).secretInQuery).toBe(true);
+  });
+
+  it("answers bad requests like the other control routes", async () => {
+    const t = await start({ adminToken: "an-admin-token-long-enough", maxEventSubscribers: 1 });
+    const admin = { "x-admin-token": "an-admin-token-long-enough" };
+    expect((await t.call("/__sandbox/events")).status).toBe(401);
+    const unknownSession = await t.call("/__sandbox/events?session=ses_0123456789abcdef", { headers: admin });
+    expect([unknownSession.status, unknownSession.json.code]).toEqual([404, "not_found"]);
+    const unknownParam = await t.call("/__sandbox/events?token=x", { headers: admin });
+    expect([unknownParam.status, unknownParam.json.code]).toEqual([400, "unknown_parameter"]);
+    const badSince = await t.call("/__sandbox/events", { headers: { ...admin, "last-event-id": "yesterday" } });
+    expect([badSince.status, badSince.json.code]).toEqual([400, "since_invalid"]);
+    const post = await t.call("/__sandbox/events", postJson({}, admin));
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+    // A HEAD answers with GET's status and type, and opens no stream (the one place stays free).
+    const head = await t.call("/__sandbox/events", { method: "HEAD", headers: admin });
+    expect([head.status, head.headers.get("content-type"), head.text]).toEqual([200, "text/event-stream; charset=utf-8", ""]);
+    const stream = await openEventStream(`${t.url}/__sandbox/events`, admin);
+    expect(stream.status).toBe(200);
+    stream.close();
+  });
+});
