@@ -37,9 +37,13 @@ export interface SessionInfo {
 
 /** What the event stream says of a session: never its credentials. */
 export interface SessionChange {
-  change: "created" | "reset" | "ended";
+  change: "created" | "reset" | "ended" | "actions";
   id: string;
   scenario: string;
+  /** The actions run on it (`POST …/actions`): their names, never their values (a rotated secret). */
+  applied?: string[];
+  /** The `next` rule those actions added, by the name the journal gives it. */
+  rule?: string;
   /** Why it ended: DELETE (or a sandbox reset), or idle past its limit. */
   reason?: "deleted" | "reaped";
 }
@@ -131,6 +135,11 @@ export class SessionStore {
     session.instance.reset();
     for (const m of session.instance.merchants) this.ledger.revokeAllOf(m.id, session.instance.clock.nowSeconds());
     this.onChange({ change: "reset", id: session.id, scenario: session.instance.file.name });
+  }
+
+  /** Tells the event stream that actions ran on the session (break it now): names only. */
+  actionsRan(session: Session, applied: string[], rule: string | undefined): void {
+    this.onChange({ change: "actions", id: session.id, scenario: session.instance.file.name, applied, ...(rule && { rule }) });
   }
 
   deleteAll(): void {

@@ -68,14 +68,22 @@ describe("GET /__sandbox/events", () => {
     const a = await createSession(t);
     expect((await t.call("/__sandbox/clock", postJson({ advance: "1h" }))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${a.id}/clock`, postJson({ advance: "61m", freeze: true }))).status).toBe(200);
+    // Break it now: the stream says which actions ran and the rule they added, never a rotated secret.
+    const actions = { now: { revoke_token: "all", rotate_secret: true }, next: { endpoint: "token", times: 2, then: { respond: { status: 503 } } } };
+    expect((await t.call(`/__sandbox/sessions/${a.id}/actions`, postJson(actions))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${a.id}/reset`, postJson({}))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
-    const events = await stream.next(5);
+    const events = await stream.next(6);
     stream.close();
     expect(events.map((e) => ({ event: e.event, id: e.id, data: JSON.parse(e.data) }))).toEqual([
       { event: "session", id: "req_0", data: { change: "created", id: a.id, scenario: "default" } },
       { event: "clock", id: "req_0", data: { now: "2026-01-01T01:00:00.000Z", frozen: true } },
       { event: "clock", id: "req_0", data: { session: a.id, now: "2026-01-01T02:01:00.000Z", frozen: true } },
+      {
+        event: "session",
+        id: "req_0",
+        data: { change: "actions", id: a.id, scenario: "default", applied: ["rotate_secret", "revoke_token"], rule: "default/action-1" },
+      },
       { event: "session", id: "req_0", data: { change: "reset", id: a.id, scenario: "default" } },
       { event: "session", id: "req_0", data: { change: "ended", id: a.id, scenario: "default", reason: "deleted" } },
     ]);

@@ -64,10 +64,12 @@ export async function sessionActionsEndpoint(
     added = scenario.addActionRule({ match: { ...(endpoint !== undefined && { endpoint }), ...(merchant && { merchant }), calls: { times } }, then });
   }
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
+  const applied = actions.now ? Object.keys(actions.now) : [];
+  ctx.sessions.actionsRan(session, applied, added && view(added).name);
   return jsonResponse(200, {
     session: session.id,
     merchants: targets.map((m) => m.id),
-    applied: actions.now ? Object.keys(actions.now) : [],
+    applied,
     ...(added && { rule: view(added) }),
     pending: scenario.actionRules.map(view),
     state: scenario.state,

@@ -295,7 +295,7 @@ export const controlDocs: Record<string, PathDoc> = {
         "`request`: a journal entry exactly as GET /__sandbox/requests lists it (schema JournalEntry), its id its `req_N`;",
         "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when a request changed it;",
         "`clock`: the sandbox clock (schema Clock) or a session's, `{session, now, frozen}`, when POST …/clock moved, set or froze it;",
-        "`session`: `{change: created|reset|ended, id, scenario, reason?: deleted|reaped}`, never credentials;",
+        "`session`: `{change: created|reset|ended|actions, id, scenario, reason?: deleted|reaped, applied?: [action names], rule?: the next rule's name}`, never credentials;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
         "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
         "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live.",
