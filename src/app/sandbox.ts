@@ -176,7 +176,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       idleMs: sessionIdleMs(options.sessionIdleTtl ?? "30m"),
     },
     (change) => {
-      if (events.active) events.publish("session", journal.lastId(), change, change.id);
+      if (!events.active) return;
+      events.publish("session", journal.lastId(), change, change.id);
+      if (change.change === "ended") events.closeSession(change.id);
     },
   );
   const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);

@@ -29,8 +29,20 @@ interface Subscriber {
   sink: StreamSink | undefined;
   /** Frames made before the adapter opened the stream. */
   early: string[];
+  /** The opening and the replay, plus as many live frames as the buffer holds. */
+  earlyLimit: number;
   closed: boolean;
 }
+
+/** The last event of a stream that fell too far behind. */
+function overflowFrame(bufferSize: number): string {
+  return eventFrame("overflow", "", {
+    reason: `more than ${bufferSize} events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed`,
+  });
+}
+
+/** The first chunk of every stream, a comment line. */
+const OPENING = ": merchant-sandbox events\n\n";
 
 export class EventHub {
   private readonly subscribers = new Set<Subscriber>();
@@ -68,12 +80,16 @@ export class EventHub {
         `This sandbox already streams events to ${this.limits.maxSubscribers} clients. Close a stream you no longer read, or raise maxEventSubscribers (--max-event-subscribers).`,
       );
     }
-    const sub: Subscriber = { session, sink: undefined, early: [...replay], closed: false };
+    // A comment first: clients and proxies get the first chunk at once, not at the first heartbeat.
+    const early = [OPENING, ...replay];
+    const sub: Subscriber = { session, sink: undefined, early, earlyLimit: early.length + this.limits.bufferSize, closed: false };
     this.subscribers.add(sub);
     this.startHeartbeat();
     return {
       open: (sink) => {
         if (sub.closed) {
+          // Overflowed before it opened: what was kept, the overflow event, and the end.
+          for (const frame of sub.early.splice(0)) sink.write(frame);
           sink.end();
           return () => {};
         }
@@ -110,6 +126,15 @@ export class EventHub {
     this.lastFindings.set(session, JSON.stringify(findings));
   }
 
+  /** Ends the streams of a session that ended: nothing more can come, and their places free up. */
+  closeSession(session: string): void {
+    for (const sub of [...this.subscribers]) {
+      if (sub.session !== session) continue;
+      this.remove(sub);
+      sub.sink?.end();
+    }
+  }
+
   /** Ends every stream (the sandbox closes): their clients see the answer end. */
   closeAll(): void {
     for (const sub of [...this.subscribers]) {
@@ -121,17 +146,18 @@ export class EventHub {
   private deliver(sub: Subscriber, frame: string): void {
     if (sub.closed) return;
     if (!sub.sink) {
-      sub.early.push(frame);
+      // Not open yet (the adapter has not started writing): bounded like the live buffer.
+      if (sub.early.length < sub.earlyLimit) sub.early.push(frame);
+      else {
+        this.remove(sub);
+        sub.early.push(overflowFrame(this.limits.bufferSize));
+      }
       return;
     }
     if (sub.sink.pending() >= this.limits.bufferSize) {
       const sink = sub.sink;
       this.remove(sub);
-      sink.write(
-        eventFrame("overflow", "", {
-          reason: `more than ${this.limits.bufferSize} events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed`,
-        }),
-      );
+      sink.write(overflowFrame(this.limits.bufferSize));
       sink.end();
       return;
     }
@@ -149,7 +175,8 @@ export class EventHub {
   private startHeartbeat(): void {
     if (this.heartbeat || this.limits.heartbeatMs <= 0) return;
     this.heartbeat = setInterval(() => {
-      for (const sub of this.subscribers) sub.sink?.write(": keep-alive\n\n");
+      // A client that stopped reading gets no more: its buffer must not grow in a quiet sandbox.
+      for (const sub of this.subscribers) if (sub.sink && sub.sink.pending() < this.limits.bufferSize) sub.sink.write(": keep-alive\n\n");
     }, this.limits.heartbeatMs);
     // The timer alone must not keep a library user's process alive.
     this.heartbeat.unref?.();

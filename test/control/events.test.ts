@@ -89,6 +89,22 @@ describe("GET /__sandbox/events", () => {
     ]);
   });
 
+  it("ends a session's streams when the session ends: the ended event, then the end of the answer, and its place is free", async () => {
+    const t = await start({ maxEventSubscribers: 1 });
+    const a = await createSession(t);
+    const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
+    expect(stream.status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
+    const events = await stream.untilEnd();
+    expect(events.map((e) => [e.event, JSON.parse(e.data)])).toEqual([
+      ["session", { change: "ended", id: a.id, scenario: "default", reason: "deleted" }],
+    ]);
+    // The only place is free again at once (it was freed when the session ended, not on disconnect).
+    const next = await openEventStream(`${t.url}/__sandbox/events`);
+    expect(next.status).toBe(200);
+    next.close();
+  });
+
   it("replays the journal after Last-Event-ID (or ?since=), then goes live", async () => {
     const t = await start();
     for (let i = 0; i < 3; i++) await t.call("/api/v2/payment/x");

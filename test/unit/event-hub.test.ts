@@ -16,17 +16,21 @@ function stuckSink(): StreamSink & { chunks: string[]; ended: boolean } {
   return sink;
 }
 
+/** The comment line every stream starts with, so the first chunk arrives at once. */
+const OPENING = ": merchant-sandbox events\n\n";
+
 describe("EventHub", () => {
   it("closes a subscriber that falls bufferSize events behind with a last overflow event, and frees its place", () => {
-    const hub = new EventHub({ maxSubscribers: 1, bufferSize: 2, heartbeatMs: 0 });
+    const hub = new EventHub({ maxSubscribers: 1, bufferSize: 3, heartbeatMs: 0 });
     const sink = stuckSink();
     hub.subscribe(undefined, []).open(sink);
     for (let i = 1; i <= 4; i++) hub.publish("request", `req_${i}`, { i }, undefined);
     expect(sink.chunks).toEqual([
+      OPENING,
       eventFrame("request", "req_1", { i: 1 }),
       eventFrame("request", "req_2", { i: 2 }),
       eventFrame("overflow", "", {
-        reason: "more than 2 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed",
+        reason: "more than 3 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed",
       }),
     ]);
     expect(sink.ended).toBe(true);
@@ -40,7 +44,37 @@ describe("EventHub", () => {
     hub.publish("request", "req_3", { i: 3 }, "ses_b");
     const sink = stuckSink();
     stream.open(sink);
-    expect(sink.chunks).toEqual(["replayed", eventFrame("request", "req_2", { i: 2 })]);
+    expect(sink.chunks).toEqual([OPENING, "replayed", eventFrame("request", "req_2", { i: 2 })]);
+  });
+
+  it("bounds what waits for a stream not yet open: past the replay and a buffer's worth, overflow, then the end", () => {
+    const hub = new EventHub({ maxSubscribers: 1, bufferSize: 1, heartbeatMs: 0 });
+    const stream = hub.subscribe(undefined, ["replayed"]);
+    for (let i = 1; i <= 3; i++) hub.publish("request", `req_${i}`, { i }, undefined);
+    expect(hub.active).toBe(false);
+    const sink = stuckSink();
+    stream.open(sink);
+    expect(sink.chunks).toEqual([
+      OPENING,
+      "replayed",
+      eventFrame("request", "req_1", { i: 1 }),
+      eventFrame("overflow", "", {
+        reason: "more than 1 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed",
+      }),
+    ]);
+    expect(sink.ended).toBe(true);
+  });
+
+  it("closeSession ends the streams of that session only, and frees their places", () => {
+    const hub = new EventHub({ maxSubscribers: 3, bufferSize: 10, heartbeatMs: 0 });
+    const [a, b, all] = [stuckSink(), stuckSink(), stuckSink()];
+    hub.subscribe("ses_a", []).open(a);
+    hub.subscribe("ses_b", []).open(b);
+    hub.subscribe(undefined, []).open(all);
+    hub.closeSession("ses_a");
+    expect([a.ended, b.ended, all.ended]).toEqual([true, false, false]);
+    expect(hub.watches("ses_a")).toBe(false);
+    expect(() => hub.subscribe("ses_c", [])).not.toThrow();
   });
 
   it("sends a keep-alive comment on its timer while a stream is open, and stops the timer after", async () => {
@@ -49,14 +83,14 @@ describe("EventHub", () => {
     const stop = hub.subscribe(undefined, []).open(sink);
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
-        if (sink.chunks.length > 0) {
+        if (sink.chunks.length > 1) {
           clearInterval(check);
           resolve();
         }
       }, 1);
     });
     stop();
-    expect(sink.chunks[0]).toBe(": keep-alive\n\n");
+    expect(sink.chunks.slice(0, 2)).toEqual([OPENING, ": keep-alive\n\n"]);
     expect(hub.active).toBe(false);
   });
 
