@@ -56,13 +56,15 @@ export async function sessionActionsEndpoint(
     );
   }
 
-  if (actions.now) await applyActionsNow(actions.now, scenario, ctx, targets, newApiSecret);
+  // The rule is added in the same tick as the limit check, before anything awaits (a key rotation),
+  // so concurrent calls cannot all pass the check and overfill the session.
   let added: CompiledRule | undefined;
   if (actions.next) {
     const { endpoint, times, then } = actions.next;
     const merchant = actions.merchant === undefined ? undefined : targets[0]!.id;
     added = scenario.addActionRule({ match: { ...(endpoint !== undefined && { endpoint }), ...(merchant && { merchant }), calls: { times } }, then });
   }
+  if (actions.now) await applyActionsNow(actions.now, scenario, ctx, targets, newApiSecret);
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
   const applied = actions.now ? Object.keys(actions.now) : [];
   ctx.sessions.actionsRan(session, applied, added && view(added).name);
