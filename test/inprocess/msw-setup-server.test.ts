@@ -2,6 +2,7 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox, type Sandbox } from "../../src/app/sandbox.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
+import { openEventStream } from "../support/event-stream.js";
 
 /**
  * In-process use, as a merchant's own unit tests would do it: msw's setupServer with the
@@ -85,6 +86,17 @@ describe("msw setupServer with the sandbox's handlers", () => {
       });
       expect((await get.text()).length, path).toBeGreaterThan(0);
     }
+  });
+
+  it("streams the journal entries as they happen on GET /__sandbox/events (a ReadableStream body)", async () => {
+    const stream = await openEventStream(`${BASE}/__sandbox/events`);
+    expect([stream.status, stream.headers.get("content-type")]).toEqual([200, "text/event-stream; charset=utf-8"]);
+    expect((await fetch(`${BASE}/api/v2/payment/x`)).status).toBe(401);
+    const [event] = await stream.next(1);
+    stream.close();
+    // The sandbox is shared by this file's tests: the event is the journal's newest entry.
+    const newest = sandbox.journal.list().at(-1)!;
+    expect(event).toEqual({ event: "request", id: newest.id, data: JSON.stringify(newest) });
   });
 });
 
