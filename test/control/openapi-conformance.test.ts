@@ -1,3 +1,4 @@
+import { BAD_BODIES, GOOD_BODIES } from "../support/control-bodies.js";
 import { REFUSING_SCENARIOS } from "../support/library.js";
 import { dereference } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -206,28 +207,6 @@ function controlProbes(method: string, template: string, id: string): Array<[str
     headers: { "content-type": contentType },
     ...(body !== undefined && { body }),
   });
-  const goodBodies: Record<string, string> = {
-    "/__sandbox/sessions": "{}",
-    "/__sandbox/clock": '{"advance": "1s"}',
-    "/__sandbox/sessions/{id}/clock": '{"advance": "1s"}',
-    "/__sandbox/tokens": '{"variant": "expired"}',
-    "/__sandbox/scan": '{"text": "a log line"}',
-    "/__sandbox/sessions/{id}/actions":
-      '{"now": {"revoke_token": "all"}, "next": {"endpoint": "token", "times": 1, "then": {"respond": {"status": 503}}}}',
-  };
-  const badBodies: Record<string, string[]> = {
-    "/__sandbox/sessions": ['{"scenario": 1}', '{"scenario": "no-such-scenario"}'],
-    "/__sandbox/clock": ["{}", '{"set": "yesterday"}', '{"advance": "9999999d"}', '{"advance": "soon"}', '{"freeze": "yes"}'],
-    "/__sandbox/sessions/{id}/clock": ['{"set": "0000-01-01T00:00:00Z"}', '{"advance": -1e20}'],
-    "/__sandbox/tokens": ['{"variant": 1}', '{"variant": "constructor"}', '{"ttl": "0s"}', '{"merchant": "nobody"}'],
-    "/__sandbox/scan": ["{}", '{"text": 1}'],
-    "/__sandbox/sessions/{id}/actions": [
-      "{}",
-      '{"now": {"revoke_tokens": "all"}}',
-      '{"merchant": "nobody", "now": {"login_gone": true}}',
-      '{"now": {"advance_clock": "-999999d"}}',
-    ],
-  };
   if (method !== "POST") {
     return [
       ["good", path, { method }],
@@ -238,7 +217,7 @@ function controlProbes(method: string, template: string, id: string): Array<[str
       ["no such session", template.replace("{id}", "ses_0000000000000000"), { method }],
     ];
   }
-  const good = goodBodies[template];
+  const good = GOOD_BODIES[template];
   return [
     ["good", path, post(good)],
     ["good, unknown query parameter", `${path}?x=1`, post(good)],
@@ -250,7 +229,7 @@ function controlProbes(method: string, template: string, id: string): Array<[str
     ["oversize body", path, post(JSON.stringify({ text: OVERSIZE }))],
     ["web page", path, { ...post(good), headers: { "content-type": "application/json", origin: "https://evil.example" } }],
     ["no such session", template.replace("{id}", "ses_0000000000000000"), post(good)],
-    ...(badBodies[template] ?? []).map((b): [string, string, RequestInit] => [`bad body ${b}`, path, post(b)]),
+    ...(BAD_BODIES[template] ?? []).map((b): [string, string, RequestInit] => [`bad body ${b}`, path, post(b)]),
   ];
 }
 
