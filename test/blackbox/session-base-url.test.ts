@@ -12,6 +12,9 @@ import {
   requestWithRepeatedHeaders,
   serversPerTest,
   type TestServer,
+  createSession,
+  type SessionAnswer,
+  type SessionMerchant,
 } from "../support/server.js";
 import { expectProblem } from "../support/expect.js";
 
@@ -22,20 +25,6 @@ import { expectProblem } from "../support/expect.js";
  * wall-clock time (idle sessions) moved with a fake Date, never slept on.
  */
 
-interface Merchant {
-  id: string;
-  api_key: string;
-  api_secret: string;
-  payment_token: string;
-  login: { email: string; password: string };
-}
-interface Session {
-  id: string;
-  base_url: string;
-  merchant: Merchant;
-  expires_at: string;
-}
-
 const ISO_T0 = new Date(T0).toISOString();
 const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 const UNKNOWN_ID = "ses_0000000000000000";
@@ -45,22 +34,16 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-async function createSession(t: TestServer, scenario?: string): Promise<Session> {
-  const r = await t.call("/__sandbox/sessions", postJson(scenario ? { scenario } : {}));
-  expect(r.status, r.text).toBe(201);
-  return r.json as Session;
-}
-
 /** The path of `path` under the session's base URL, as the server is called (the base_url's own host). */
-function under(s: Session, path: string): string {
+function under(s: SessionAnswer, path: string): string {
   return `/s/${s.id}${path}`;
 }
 
-function exchange(t: TestServer, m: Pick<Merchant, "api_key" | "api_secret">, prefix = ""): Promise<Reply> {
+function exchange(t: TestServer, m: Pick<SessionMerchant, "api_key" | "api_secret">, prefix = ""): Promise<Reply> {
   return t.call(`${prefix}/api/v2/auth/token`, postJson({ api_key: m.api_key, api_secret: m.api_secret }));
 }
 
-async function accessToken(t: TestServer, m: Merchant, prefix = ""): Promise<string> {
+async function accessToken(t: TestServer, m: SessionMerchant, prefix = ""): Promise<string> {
   const r = await exchange(t, m, prefix);
   expect(r.status, r.text).toBe(200);
   return r.json.access_token as string;
@@ -481,7 +464,7 @@ describe("requests the root could not attribute are the session's under its base
     const t = await start();
     const r = await t.call("/__sandbox/sessions", postJson({ profile: "lexik" }));
     expect(r.status).toBe(201);
-    const s = r.json as Session;
+    const s = r.json as SessionAnswer;
     // The answer a sandbox started with the lexik profile gives at its root, not this sandbox's problem+json.
     const lexik = await start({ profile: "lexik" });
     const [expected, root, base] = [

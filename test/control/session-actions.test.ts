@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { expectNotEchoed } from "../support/expect.js";
-import { postEmpty, postJson, problem, type Reply, serversPerTest, T0, type TestServer } from "../support/server.js";
+import {
+  postEmpty,
+  postJson,
+  problem,
+  type Reply,
+  serversPerTest,
+  T0,
+  type TestServer,
+  createSession,
+  type SessionAnswer,
+  type SessionMerchant,
+} from "../support/server.js";
 
 /**
  * POST /__sandbox/sessions/{id}/actions ("break it now", issue 14), over real HTTP against the
@@ -12,25 +23,7 @@ import { postEmpty, postJson, problem, type Reply, serversPerTest, T0, type Test
 
 const start = serversPerTest();
 
-interface SessionMerchant {
-  id: string;
-  api_key: string;
-  api_secret: string;
-  payment_token: string;
-  login: { email: string; password: string };
-}
-interface Session {
-  id: string;
-  merchant: SessionMerchant;
-}
-
-async function createSession(t: TestServer, scenario?: string): Promise<Session> {
-  const r = await t.call("/__sandbox/sessions", postJson(scenario ? { scenario } : {}));
-  expect(r.status, r.text).toBe(201);
-  return r.json as Session;
-}
-
-const act = (t: TestServer, s: Session, body: unknown): Promise<Reply> => t.call(`/__sandbox/sessions/${s.id}/actions`, postJson(body));
+const act = (t: TestServer, s: SessionAnswer, body: unknown): Promise<Reply> => t.call(`/__sandbox/sessions/${s.id}/actions`, postJson(body));
 
 const exchange = (t: TestServer, m: { api_key: string; api_secret: string }): Promise<Reply> =>
   t.call("/api/v2/auth/token", postJson({ api_key: m.api_key, api_secret: m.api_secret }));
@@ -54,7 +47,7 @@ function expectCode(r: Reply, status: number, code: string): void {
 
 const ISO_T0 = new Date(T0).toISOString();
 const TAIL = `They take a scenario rule's actions: "now" the state changes, "next" {"times", "endpoint", "then"}.`;
-function invalid(s: Session, problems: string): ReturnType<typeof problem> {
+function invalid(s: SessionAnswer, problems: string): ReturnType<typeof problem> {
   return problem(
     400,
     "Bad Request",
@@ -263,7 +256,7 @@ describe("next: a rule for the next N requests, then spent", () => {
     };
     const t = await start({ scenarios: [two] });
     const r = await t.call("/__sandbox/sessions", postJson({ scenario: "two-merchants" }));
-    const s = r.json as Session & { merchants: SessionMerchant[] };
+    const s = r.json as SessionAnswer & { merchants: SessionMerchant[] };
     const [one, other] = s.merchants as [SessionMerchant, SessionMerchant];
     const limited = await act(t, s, { merchant: "m_two", next: { endpoint: "token", times: 1, then: { respond: { status: 503 } } } });
     expect(limited.json.rule).toEqual({

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 
@@ -225,4 +225,28 @@ export function rawRequest(srv: TestServer, method: string, path: string, header
     });
     socket.write([`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${srv.server.port}`, ...headerLines, "Connection: close", "", ""].join("\r\n"));
   });
+}
+
+/** A merchant of a session, as POST /__sandbox/sessions answers it. */
+export interface SessionMerchant {
+  id: string;
+  api_key: string;
+  api_secret: string;
+  payment_token: string;
+  login: { email: string; password: string };
+}
+
+/** What POST /__sandbox/sessions answers (the members the tests read). */
+export interface SessionAnswer {
+  id: string;
+  base_url: string;
+  merchant: SessionMerchant;
+  expires_at: string;
+}
+
+/** A session of `scenario` (the default one when none is named), created over the control API. */
+export async function createSession(t: TestServer, scenario?: string): Promise<SessionAnswer> {
+  const r = await t.call("/__sandbox/sessions", postJson(scenario ? { scenario } : {}));
+  expect(r.status, r.text).toBe(201);
+  return r.json as SessionAnswer;
 }
