@@ -19,6 +19,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig*.json ./
 COPY src ./src
+COPY ui ./ui
 RUN npm run build
 
 # ---- runtime ------------------------------------------------------------------------------------
@@ -45,6 +46,8 @@ WORKDIR /app
 # no node_modules: a smaller image, and one file read at start instead of hundreds.
 COPY package.json ./
 COPY --from=build /app/dist/bin ./dist/bin
+# The QA page (/__sandbox/ui/): its script, style and HTML, built with no CDN so it works offline.
+COPY --from=build /app/dist/ui ./dist/ui
 # The scenario library (`serve --scenario NAME`) and its JSON Schema.
 COPY scenarios ./scenarios
 

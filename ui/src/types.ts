@@ -1,0 +1,99 @@
+/**
+ * The control plane's answers as the page reads them: the shapes /__sandbox/openapi.json
+ * documents (only the members the page uses).
+ */
+export interface ScenarioSummary {
+  name: string;
+  description: string;
+  /** "library" (shipped with the sandbox) or "loaded" (given to `serve --scenario`). */
+  source: "library" | "loaded";
+  /** One line per rule: what it scripts, e.g. "payment, cashout · 4th call → expire_token: presented". */
+  rules: Array<{ name: string; summary: string }>;
+}
+
+export interface SessionMerchant {
+  id: string;
+  api_key: string;
+  api_secret: string;
+  payment_token: string;
+  login: { email: string; password: string };
+}
+
+export interface SessionAnswer {
+  id: string;
+  scenario: string;
+  merchant: SessionMerchant;
+  merchants: SessionMerchant[];
+  base_url: string;
+  expires_at: string;
+}
+
+export interface ClockView {
+  now: string;
+  frozen: boolean;
+}
+
+export interface SessionDetail extends SessionAnswer {
+  state: Record<string, unknown>;
+  clock: ClockView;
+}
+
+export interface SessionListItem {
+  id: string;
+  scenario: string;
+  base_url: string;
+  expires_at: string;
+}
+
+export interface JournalEntry {
+  id: string;
+  seq: number;
+  time: string;
+  sandboxTime: string;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  durationMs: number;
+  endpoint: string;
+  scenario: string;
+  session?: string;
+  merchant?: string;
+  unverified?: boolean;
+  tokenId?: string;
+  /** When the token this request was issued expires, on the session clock. */
+  tokenExpiresAt?: string;
+  presentedTokenId?: string;
+  code?: string;
+  rules?: string[];
+  retryAfter?: number;
+  secretInQuery?: boolean;
+  viaSessionUrl?: true;
+  loginToken?: true;
+}
+
+export interface Finding {
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+  /** Request ids (`req_12`) of the journal rows that show it. */
+  evidence: string[];
+}
+
+export interface MintAnswer {
+  token: string;
+  variant: string;
+  header: Record<string, unknown>;
+  claims: Record<string, unknown>;
+  expected_error: string | null;
+}
+
+/** What a `session` event says. */
+export interface SessionChange {
+  change: "created" | "reset" | "ended" | "actions";
+  id: string;
+  scenario: string;
+  applied?: string[];
+  rule?: string;
+  reason?: "deleted" | "reaped";
+}
