@@ -49,7 +49,7 @@ export interface PipelineHooks {
 }
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
-  const route = createRouter(ctx.settings);
+  const route = createRouter(ctx.settings, ctx.control.enabled);
   return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();

@@ -3,6 +3,7 @@ import type { Endpoint, EndpointName } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
 import { notFoundEndpoint } from "../endpoints/discovery.js";
+import { rootRedirect } from "../control/endpoints/ui.js";
 import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
 import { printable } from "../core/printable.js";
 import type { SandboxContext } from "./context.js";
@@ -25,6 +26,15 @@ const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
 
 /**
+ * `/` with the control plane on: a browser opening the sandbox's address is sent to the QA page.
+ * Still an unknown path of the merchant API (journaled as before); any other method gets its 404.
+ */
+const ROOT: Route = {
+  name: "unknown",
+  endpoint: (request, ctx, trace) => (request.method === "GET" ? rootRedirect() : notFoundEndpoint(request, ctx, trace)),
+};
+
+/**
  * Under a session's base URL only the merchant API is served: the control plane is the test
  * harness's, at the root, and never the integration's. Answered like any unknown path there.
  */
@@ -39,6 +49,7 @@ const CONTROL_UNDER_BASE: Route = {
 
 /** The route of a path under a session's base URL (`/s/{id}/...`): the root's, but the control plane's. */
 export function underBase(route: Route): Route {
+  if (route === ROOT) return NOT_FOUND;
   return route.name === "control" ? CONTROL_UNDER_BASE : route;
 }
 
@@ -46,8 +57,9 @@ export function underBase(route: Route): Route {
  * The router of one sandbox, built when it starts: the login's headers come from the sandbox's
  * settings, so they are formatted here once rather than per request (or cached in the module).
  */
-export function createRouter(settings: SandboxSettings): (path: string) => Route {
+export function createRouter(settings: SandboxSettings, controlPlane: boolean): (path: string) => Route {
   const exact = new Map<string, Route>();
+  if (controlPlane) exact.set("/", ROOT);
   const groups: Array<{ prefix: string; route: Route }> = [];
   for (const { path, name, endpoint, groupPrefix, headers } of MERCHANT_ROUTE_TABLE) {
     const route: Route = headers ? { name, endpoint, headers: headers(settings) } : { name, endpoint };

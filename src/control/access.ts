@@ -86,6 +86,11 @@ export function isLoopbackAddress(host: string): boolean {
  * have chosen; browsers always send one.
  */
 export function assertFromThisSite(request: SandboxRequest, policy: HostPolicy): void {
+  assertNotCrossSite(request, assertHostAllowed(request, policy));
+}
+
+/** Refuses a Host the sandbox does not answer to (DNS rebinding); returns the Host sent, if any. */
+export function assertHostAllowed(request: SandboxRequest, policy: HostPolicy): string | undefined {
   const host = headerValue(request, "host");
   if (host !== undefined) {
     const name = hostOf(host);
@@ -98,6 +103,14 @@ export function assertFromThisSite(request: SandboxRequest, policy: HostPolicy):
       );
     }
   }
+  return host;
+}
+
+/**
+ * Whether another site's page may be the caller: the control plane's operations refuse it; the
+ * QA page's own files (public, with nothing of any session in them) only check the Host.
+ */
+function assertNotCrossSite(request: SandboxRequest, host: string | undefined): void {
   const fix =
     "a page open in your browser could otherwise reset the sandbox or read every session. Call the control plane from a script, a test or CI (curl, fetch in Node), not from a web page.";
   if (headerValue(request, "sec-fetch-site")?.trim().toLowerCase() === "cross-site") {

@@ -6,6 +6,7 @@ import type { HostPolicy } from "./access.js";
 import type { EventHub } from "./events.js";
 import type { Journal } from "./journal.js";
 import type { SessionStore } from "./sessions.js";
+import type { UiAssets } from "./ui-assets.js";
 
 /**
  * What the control plane (/__sandbox/) may use: the whole sandbox, its sessions, journal and reset
@@ -21,6 +22,8 @@ export interface ControlContext extends EndpointContext {
   /** The open event streams (GET /__sandbox/events). */
   readonly events: EventHub;
   readonly control: ControlSettings;
+  /** The QA page's files (GET /__sandbox/ui/), read when first asked for. */
+  readonly ui: UiAssets;
   /** The whole sandbox back to how it started (POST /__sandbox/reset). */
   resetAll(): void;
 }

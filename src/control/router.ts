@@ -3,7 +3,7 @@ import type { RequestTrace } from "../core/context.js";
 import { AdminTokenRequired, MethodNotAllowed, NotFound } from "../core/errors.js";
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
 import { secretMatches } from "../core/merchants.js";
-import { assertFromThisSite, assertJsonDeclared } from "./access.js";
+import { assertFromThisSite, assertHostAllowed, assertJsonDeclared } from "./access.js";
 import type { ControlContext, ControlEndpoint } from "./context.js";
 import { healthEndpoint, notFoundEndpoint } from "../endpoints/discovery.js";
 import { clockEndpoint, resetEndpoint } from "./endpoints/clock-and-reset.js";
@@ -13,30 +13,39 @@ import { reportEndpoint, requestsEndpoint } from "./endpoints/journal.js";
 import { scanEndpoint } from "./endpoints/scan.js";
 import { sessionEndpoint, sessionsEndpoint } from "./endpoints/sessions.js";
 import { tokensEndpoint } from "./endpoints/tokens.js";
+import { rootRedirect, uiEndpoint } from "./endpoints/ui.js";
 
 /**
  * The control plane under /__sandbox/: one table of routes, checked in order. Every route that
  * takes GET takes HEAD too, and a 405's Allow lists both. Health is always open, to any Host and
- * Origin (probes and load balancers send what they like, and it tells nothing but "up");
- * everything else refuses web pages (access.ts), needs the admin token when one is set,
- * and is absent (404) with --no-control-plane.
+ * Origin (probes and load balancers send what they like, and it tells nothing but "up"); the QA
+ * page's files check only the Host (they hold nothing of any session; the page then asks for the
+ * admin token and sends it on every operation); everything else refuses web pages (access.ts),
+ * needs the admin token when one is set, and is absent (404) with --no-control-plane.
  */
+type RouteAccess = "open" | "page" | "admin";
+
 interface ControlRoute {
   /** The path as the OpenAPI document writes it; `{id}` is one path segment, passed to the handler. */
   path: string;
   pattern: RegExp;
   methods: string[];
+  access: RouteAccess;
   handler: (request: SandboxRequest, ctx: ControlContext, trace: RequestTrace, params: string[]) => ReturnType<ControlEndpoint>;
 }
 
-/** A route's pattern, made from its documented path so the two cannot disagree. */
-function controlRoute(path: string, methods: string[], handler: ControlRoute["handler"]): ControlRoute {
-  const source = path.replace(/[.]/g, "\\.").replace(/\{id\}/g, "([^/]+)");
-  return { path, pattern: new RegExp(`^${source}$`), methods, handler };
+/** A route's pattern, made from its documented path so the two cannot disagree; `{name}` is one path segment. */
+function controlRoute(path: string, methods: string[], handler: ControlRoute["handler"], access: RouteAccess = "admin"): ControlRoute {
+  const source = path.replace(/[.]/g, "\\.").replace(/\{[a-z]+\}/g, "([^/]+)");
+  return { path, pattern: new RegExp(`^${source}$`), methods, access, handler };
 }
 
 const ROUTES: ControlRoute[] = [
-  controlRoute("/__sandbox/health", ["GET", "HEAD"], (r, c, t) => healthEndpoint(r, c, t)),
+  controlRoute("/__sandbox/health", ["GET", "HEAD"], (r, c, t) => healthEndpoint(r, c, t), "open"),
+  // Without the slash the page's relative links (app.js) would resolve under /__sandbox/.
+  controlRoute("/__sandbox/ui", ["GET", "HEAD"], () => rootRedirect(), "page"),
+  controlRoute("/__sandbox/ui/", ["GET", "HEAD"], (_r, c) => uiEndpoint(c, ""), "page"),
+  controlRoute("/__sandbox/ui/{asset}", ["GET", "HEAD"], (_r, c, _t, p) => uiEndpoint(c, p[0]!), "page"),
   controlRoute("/__sandbox/openapi.json", ["GET", "HEAD"], (_r, c) => openApiEndpoint(c, controlRouteTable())),
   controlRoute("/__sandbox/sessions", ["GET", "HEAD", "POST"], sessionsEndpoint),
   controlRoute("/__sandbox/sessions/{id}", ["GET", "HEAD", "DELETE"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "")),
@@ -63,16 +72,16 @@ export const controlEndpoint: ControlEndpoint = (request, ctx, trace) => {
   for (const route of ROUTES) {
     const m = route.pattern.exec(request.path);
     if (!m) continue;
-    const isHealth = route === ROUTES[0];
-    if (!isHealth && !ctx.control.enabled) break;
-    if (!isHealth) {
+    if (route.access !== "open" && !ctx.control.enabled) break;
+    if (route.access === "page") assertHostAllowed(request, ctx.control.allowedHosts);
+    if (route.access === "admin") {
       assertFromThisSite(request, ctx.control.allowedHosts);
       assertAdmin(request, ctx);
     }
     if (!route.methods.includes(request.method)) {
       throw new MethodNotAllowed(request.method, trace.shown.path, route.methods);
     }
-    if (!isHealth) assertJsonDeclared(request, trace.shown.path);
+    if (route.access === "admin") assertJsonDeclared(request, trace.shown.path);
     // A HEAD arrives here as GET (the pipeline's asGet): the handler answers as for GET, and the
     // server sends that answer's status and headers, content-length included, and no body.
     return route.handler(request, ctx, trace, m.slice(1).map(decodeURIComponentSafe));

@@ -135,7 +135,7 @@ function merchantProbes(method: string, template: string, c: Credentials, jwt: s
 }
 
 function controlProbes(method: string, template: string, id: string, headers: Record<string, string>): Probe[] {
-  const path = template.replace("{id}", id);
+  const path = template.replace("{asset}", "app.js").replace("{id}", id);
   const p = (label: string, extra: Record<string, string> = {}, body?: string | Uint8Array, at = path): Probe => ({
     label,
     method,
@@ -152,7 +152,7 @@ function controlProbes(method: string, template: string, id: string, headers: Re
       p("a body on GET", { "content-type": "application/json" }, '{"a": 1}'),
       p("web page", { origin: "https://evil.example" }),
       p("foreign Host", { host: "attacker.example" }),
-      p("no such session", {}, undefined, template.replace("{id}", NO_SESSION)),
+      p("no such session", {}, undefined, template.replace("{asset}", "app.js").replace("{id}", NO_SESSION)),
     ];
   }
   const good = GOOD_BODIES[template] ?? "{}";
@@ -162,7 +162,7 @@ function controlProbes(method: string, template: string, id: string, headers: Re
     p("good, undocumented query", json, GOOD_BODIES[template], `${path}?x=1`),
     p("no content type"),
     p("web page", { ...json, origin: "https://evil.example" }, good),
-    p("no such session", json, good, template.replace("{id}", NO_SESSION)),
+    p("no such session", json, good, template.replace("{asset}", "app.js").replace("{id}", NO_SESSION)),
     p("unknown field", json, '{"nope": 1}'),
     ...bodies(good).map((b) => p(`body: ${b.label}`, b.headers, b.body)),
     ...(BAD_BODIES[template] ?? []).map((b) => p(`bad body ${b}`, json, b)),
@@ -300,7 +300,7 @@ describe("every answer is what the served OpenAPI document says, body included",
       const { id } = await session(plain);
       for (const probe of controlProbes(method.toUpperCase(), template, id, {})) await drive(plain, doc, template, probe, "plain");
       const guardedSession = await session(guarded, undefined, { "x-admin-token": ADMIN_TOKEN });
-      const path = template.replace("{id}", guardedSession.id);
+      const path = template.replace("{asset}", "app.js").replace("{id}", guardedSession.id);
       const body: { headers: Record<string, string>; body?: string } =
         method === "post" ? { headers: { "content-type": "application/json" }, body: "{}" } : { headers: {} };
       for (const [label, headers] of [
@@ -320,7 +320,12 @@ describe("every answer is what the served OpenAPI document says, body included",
         off,
         doc,
         template,
-        { label: "control plane off", method: method.toUpperCase(), path: template.replace("{id}", NO_SESSION), ...body },
+        {
+          label: "control plane off",
+          method: method.toUpperCase(),
+          path: template.replace("{asset}", "app.js").replace("{id}", NO_SESSION),
+          ...body,
+        },
         "control plane off",
       );
     }
@@ -330,7 +335,10 @@ describe("every answer is what the served OpenAPI document says, body included",
     // documented on every operation of the path (a client cannot know which one it reached).
     for (const template of new Set(operations.map(([p]) => p))) {
       const methods = operations.filter(([p]) => p === template);
-      const path = template.replace("{path}", "x").replace("{id}", (await session(plain)).id);
+      const path = template
+        .replace("{path}", "x")
+        .replace("{asset}", "app.js")
+        .replace("{id}", (await session(plain)).id);
       for (const method of ALL_METHODS.filter((m) => !doc.methodsOf(template).includes(m.toLowerCase()))) {
         const probe: Probe = {
           label: "method not listed",

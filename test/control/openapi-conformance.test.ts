@@ -201,7 +201,7 @@ function merchantProbes(
 
 /** The good request of a control-plane operation, and the bad ones. */
 function controlProbes(method: string, template: string, id: string): Array<[string, string, RequestInit]> {
-  const path = template.replace("{id}", id);
+  const path = template.replace("{asset}", "app.js").replace("{id}", id);
   const post = (body: string | undefined, contentType = "application/json"): RequestInit => ({
     method,
     headers: { "content-type": contentType },
@@ -214,7 +214,7 @@ function controlProbes(method: string, template: string, id: string): Array<[str
       ["bad limit and since", `${path}?limit=0&since=never`, { method }],
       ["web page", path, { method, headers: { origin: "https://evil.example" } }],
       ["cross-site fetch", path, { method, headers: { "sec-fetch-site": "cross-site" } }],
-      ["no such session", template.replace("{id}", "ses_0000000000000000"), { method }],
+      ["no such session", template.replace("{asset}", "app.js").replace("{id}", "ses_0000000000000000"), { method }],
     ];
   }
   const good = GOOD_BODIES[template];
@@ -228,7 +228,7 @@ function controlProbes(method: string, template: string, id: string): Array<[str
     ["unknown field", path, post('{"nope": 1}')],
     ["oversize body", path, post(JSON.stringify({ text: OVERSIZE }))],
     ["web page", path, { ...post(good), headers: { "content-type": "application/json", origin: "https://evil.example" } }],
-    ["no such session", template.replace("{id}", "ses_0000000000000000"), post(good)],
+    ["no such session", template.replace("{asset}", "app.js").replace("{id}", "ses_0000000000000000"), post(good)],
     ...(BAD_BODIES[template] ?? []).map((b): [string, string, RequestInit] => [`bad body ${b}`, path, post(b)]),
   ];
 }
@@ -251,7 +251,7 @@ describe("every documented operation answers only what the document lists for it
     }
     // Headers sent twice (fetch would merge them: node:http does not).
     for (const { method, template, op } of operations.filter((o) => !o.template.startsWith("/__sandbox/"))) {
-      const path = template.replace("{path}", "x");
+      const path = template.replace("{path}", "x").replace("{asset}", "app.js");
       const twice: Array<Record<string, string[]>> = [{ authorization: ["Bearer a", "Bearer b"] }, { "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] }];
       for (const headers of twice) {
         conforms(op, `${method} ${path} (${Object.keys(headers)[0]} twice)`, await requestWithRepeatedHeaders(plain.url, path, headers, { method }));
@@ -262,7 +262,7 @@ describe("every documented operation answers only what the document lists for it
         conforms(op, `${method} ${path} (${label})`, await plain.call(path, init));
       }
       const { id } = await session(guarded, undefined, { "x-admin-token": ADMIN_TOKEN });
-      const path = template.replace("{id}", id);
+      const path = template.replace("{asset}", "app.js").replace("{id}", id);
       const body = method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {};
       for (const [label, headers] of [
         ["no admin token", {}],
@@ -272,14 +272,21 @@ describe("every documented operation answers only what the document lists for it
         const init = { method, ...body, headers: { ...body.headers, ...headers } };
         conforms(op, `${method} ${path} (${label}, admin token set)`, await guarded.call(path, init));
       }
-      conforms(op, `${method} ${path} (control plane off)`, await off.call(template.replace("{id}", "ses_0000000000000000"), { method, ...body }));
+      conforms(
+        op,
+        `${method} ${path} (control plane off)`,
+        await off.call(template.replace("{asset}", "app.js").replace("{id}", "ses_0000000000000000"), { method, ...body }),
+      );
       // fetch will not send another Host: node:http does.
       const rebinding = await requestWithRepeatedHeaders(plain.url, path, { host: "attacker.example" }, { method });
       conforms(op, `${method} ${path} (foreign Host)`, rebinding);
     }
     // The methods a path does not take: 405 with Allow, documented on each of its operations.
     for (const [template, item] of Object.entries(doc.paths)) {
-      const path = template.replace("{path}", "x").replace("{id}", (await session(plain)).id);
+      const path = template
+        .replace("{path}", "x")
+        .replace("{asset}", "app.js")
+        .replace("{id}", (await session(plain)).id);
       for (const method of METHODS.filter((m) => !item[m])) {
         const r = await plain.call(path, { method: method.toUpperCase(), ...(method === "post" && postEmpty()) });
         // Checked against each operation of the path that has bodies (a HEAD documents none).

@@ -178,7 +178,10 @@ describe("the live server matches the document", () => {
   it("answers every documented operation (no 404 not_found, no 405)", async () => {
     for (const op of operations(doc)) {
       const [method, template] = op.split(" ") as [string, string];
-      const path = template.replace("{path}", "anything").replace("{id}", template.includes("{id}") ? await sessionId() : "");
+      const path = template
+        .replace("{path}", "anything")
+        .replace("{asset}", "app.js")
+        .replace("{id}", template.includes("{id}") ? await sessionId() : "");
       const r = await t.call(path, { method });
       expect(r.status, op).not.toBe(405);
       expect(r.status === 404 && (method === "HEAD" || r.json?.code === "not_found"), `${op}: ${r.text}`).toBe(false);

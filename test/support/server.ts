@@ -42,7 +42,8 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
   const sandbox = await createSandbox({ frozenAt: T0, ...options });
   const server = await startServer(sandbox, { port: 0 });
   const call = async (path: string, init: RequestInit = {}): Promise<Reply> => {
-    const res = await fetch(server.url + path, init);
+    // A redirect is an answer to assert on (GET / sends a browser to the QA page), not one to follow.
+    const res = await fetch(server.url + path, { redirect: "manual", ...init });
     const text = isEventStream(res.headers.get("content-type")) ? await firstChunk(res) : await res.text();
     let json: unknown;
     try {

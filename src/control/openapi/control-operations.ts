@@ -83,6 +83,37 @@ const filters = [
   { name: "merchant", in: "query", required: false, description: "Only this merchant's requests (a merchant id).", schema: { type: "string" } },
 ];
 
+/** The QA page's files: open (no admin token), but only to a Host the sandbox answers to. */
+const PAGE_REFUSALS: readonly ErrorCode[] = ["host_not_allowed", "not_found", "method_not_allowed"];
+const PAGE_NOTES = {
+  403: "A Host the sandbox does not answer to (DNS rebinding; allow names with --allowed-hosts).",
+  404: "The control plane is turned off (--no-control-plane), a file the page does not have, or a copy of the sandbox built without the page (run `npm run build`).",
+  405: NOTES[405],
+};
+const PAGE_SECURITY_HEADERS = {
+  "Content-Security-Policy": {
+    description: "The page loads only its own script and style and talks only to this sandbox; it cannot be framed.",
+    schema: { type: "string" },
+  },
+  "X-Frame-Options": { description: "DENY.", schema: { const: "DENY" } },
+  "X-Content-Type-Options": { description: "nosniff.", schema: { const: "nosniff" } },
+  "Referrer-Policy": { description: "no-referrer.", schema: { const: "no-referrer" } },
+  "Cache-Control": { description: "Revalidate each time.", schema: { const: "no-cache" } },
+};
+const pageFile = (description: string, type: string) => ({
+  description,
+  headers: PAGE_SECURITY_HEADERS,
+  content: { [type]: { schema: { type: "string" } } },
+});
+const PAGE_REDIRECT = {
+  description: "To the page.",
+  headers: {
+    Location: { description: "/__sandbox/ui/", schema: { const: "/__sandbox/ui/" } },
+    "Cache-Control": { description: "Revalidate each time.", schema: { const: "no-cache" } },
+  },
+  content: { "text/plain": { schema: { type: "string" } } },
+};
+
 export const controlDocs: Record<string, PathDoc> = {
   "/__sandbox/health": path({
     get: {
@@ -95,6 +126,63 @@ export const controlDocs: Record<string, PathDoc> = {
       notes: NOTES,
     },
   }),
+  "/__sandbox/ui": path({
+    get: {
+      operationId: "qaPageRedirect",
+      summary: "The QA page, without the slash",
+      description: "Sends a browser to /__sandbox/ui/, where the page's relative links resolve. `GET /` does the same when the control plane is on.",
+      security: [],
+      responses: { "302": PAGE_REDIRECT },
+      refusals: PAGE_REFUSALS,
+      notes: PAGE_NOTES,
+    },
+  }),
+  "/__sandbox/ui/": path({
+    get: {
+      operationId: "qaPage",
+      summary: "The QA page (open it in a browser)",
+      description: [
+        "A page for QA engineers: scenarios, sessions with their credentials, a session's live journal, findings and timeline, its clock, break-it-now actions and token minting.",
+        "Built into the package (no CDN, works offline and in the image). The page itself holds nothing of any session and needs no admin token;",
+        "it uses only the operations of this document, and asks for the admin token when the sandbox has one, keeping it for the tab (sessionStorage).",
+      ].join(" "),
+      security: [],
+      responses: { "200": pageFile("The page's HTML.", "text/html") },
+      refusals: PAGE_REFUSALS,
+      notes: PAGE_NOTES,
+    },
+  }),
+  "/__sandbox/ui/{asset}": path(
+    {
+      get: {
+        operationId: "qaPageAsset",
+        summary: "The QA page's script and style",
+        description: "`app.js`, `app.css` (and `index.html`); any other name is 404.",
+        security: [],
+        responses: {
+          "200": {
+            ...pageFile("The file.", "text/javascript"),
+            content: {
+              "text/javascript": { schema: { type: "string" } },
+              "text/css": { schema: { type: "string" } },
+              "text/html": { schema: { type: "string" } },
+            },
+          },
+        },
+        refusals: PAGE_REFUSALS,
+        notes: PAGE_NOTES,
+      },
+    },
+    [
+      {
+        name: "asset",
+        in: "path",
+        required: true,
+        description: "A file of the page.",
+        schema: { type: "string", enum: ["app.js", "app.css", "index.html"] },
+      },
+    ],
+  ),
   "/__sandbox/openapi.json": path({
     get: op({
       operationId: "openApiDocument",
