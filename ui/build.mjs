@@ -1,5 +1,5 @@
-// Builds the QA page (served at /__sandbox/ui/) into dist/ui/: one script, one stylesheet and the
-// HTML shell, with no CDN and nothing fetched at run time, so it works offline and in the image.
+// Builds the QA page (served at /__sandbox/ui/) into dist/ui/: one script, one stylesheet (every
+// CSS file a component imports, which esbuild gathers into app.css) and the HTML shell, with no CDN and nothing fetched at run time, so it works offline and in the image.
 // Prints the shipped size, which the README records.
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -22,7 +22,6 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-copyFileSync(new URL("ui/src/styles.css", root), new URL("app.css", out));
 copyFileSync(new URL("ui/index.html", root), new URL("index.html", out));
 
 if (process.argv.includes("--size")) {

@@ -1,0 +1,33 @@
+import type { ControlApi } from "../api";
+import type { ClockView, JournalEntry, SessionDetail } from "../types";
+
+/** A moment on the session's clock the timeline marks: a clock move or actions run on the session. */
+export interface TimelineMark {
+  kind: "clock" | "actions";
+  /** Session-clock time, ISO (for a clock move: the time after it). */
+  at: string;
+  /** What to show: "+61m", "revoke_tokens", … */
+  label: string;
+}
+
+/** What every panel of a session's page gets from the page. */
+export interface SessionPanelProps {
+  api: ControlApi;
+  session: SessionDetail;
+  /** Says a result or a refusal in the page's status line (role=status, read by screen readers). */
+  announce: (message: string, kind?: "ok" | "error") => void;
+}
+
+export interface TimelineProps {
+  entries: readonly JournalEntry[];
+  marks: readonly TimelineMark[];
+  /** The session clock now (the timeline's right edge). */
+  now: string;
+  /** A mark was chosen: the page scrolls the journal to that row. */
+  onSelect?: (requestId: string) => void;
+}
+
+export interface ClockPanelProps extends SessionPanelProps {
+  clock: ClockView;
+  onClock: (clock: ClockView) => void;
+}
