@@ -2,7 +2,7 @@ import { SESSION_ID_PATTERN } from "../../core/session-path.js";
 import { sessionActionsJsonSchema } from "../../scenarios/session-actions.js";
 import { ref } from "./ref.js";
 /**
- * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
+ * `components.schemas` of the OpenAPI document, control-plane half: scenarios, sessions, clocks, the journal,
  * the report, token minting and log scanning. Field lists follow src/control.
  */
 
@@ -71,6 +71,47 @@ export const controlSchemas = {
         examples: ["61m"],
       },
       freeze: { type: "boolean", description: "true stops the clock where it is; false lets it run from there." },
+    },
+  },
+  ScenarioList: {
+    type: "object",
+    required: ["scenarios"],
+    properties: {
+      scenarios: {
+        type: "array",
+        description: "The loaded scenarios first, then the library's, each by name.",
+        items: {
+          type: "object",
+          required: ["name", "description", "source", "rules"],
+          additionalProperties: false,
+          properties: {
+            name: { type: "string", description: "What POST /__sandbox/sessions takes as `scenario`.", examples: ["token-expires-after-calls"] },
+            description: { type: "string" },
+            source: {
+              type: "string",
+              enum: ["loaded", "library"],
+              description: "`loaded`: given at start (or the built-in default); `library`: shipped with the sandbox.",
+            },
+            rules: {
+              type: "array",
+              description: "The scenario's rules in its file's order (none for one that only sets settings or merchants).",
+              items: {
+                type: "object",
+                required: ["name", "summary"],
+                additionalProperties: false,
+                properties: {
+                  name: { type: "string", description: "As X-Sandbox-Rule names it (`rules[<index>]` when the file gives none)." },
+                  summary: {
+                    type: "string",
+                    description: "What it scripts: its conditions joined by ` · ` (`every request` when none), `→`, its actions joined by `, `.",
+                    examples: ["payment, cashout · 4th call → expire_token: presented"],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
   SessionCreate: {
