@@ -250,7 +250,15 @@ export const controlSchemas = {
         description:
           "Present when the request named `merchant` without proving it (wrong secret or password, a token no sandbox key signed): it fired no rules and counts in no finding but `unproven_identity`.",
       },
-      tokenId: { type: "string", description: "The jti of an access token issued or accepted by this request." },
+      tokenId: {
+        type: "string",
+        description: "The jti of an access token issued or accepted by this request (the deprecated login's token included).",
+      },
+      tokenExpiresAt: {
+        ...isoTime,
+        description:
+          "When the token this request was issued expires (its `exp`), on the issuing scenario's clock as `sandboxTime` is: on a token exchange, or a deprecated login, that answered with a token. Whole seconds.",
+      },
       presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
       code: { type: "string", description: "The refusal's code (see ErrorCode)." },
       rules: { type: "array", items: { type: "string" }, description: "`scenario/rule` of the rules that fired." },
