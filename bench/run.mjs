@@ -151,16 +151,83 @@ function endpoints(token) {
 }
 
 /**
- * Loads one server: every endpoint at 10 connections (or only `keys`), then, with `scale`, the
- * token exchange and the protected call at 1 and 50 connections too. RSS is read after the load.
+ * An event stream of one session (GET /__sandbox/events?session=), as an open QA page holds it:
+ * read and discarded by this process. `ended` says whether the sandbox closed it before we did
+ * (an overflow: the client fell a buffer behind), which would leave part of a run without it.
  */
-async function measureServer(name, args, env, { keys, scale = false } = {}) {
+async function openEventStream(url) {
+  const controller = new AbortController();
+  const res = await fetch(url, { signal: controller.signal });
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${await res.text()}`);
+  const reader = res.body.getReader();
+  const state = { bytes: 0, ended: false, closing: false };
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        state.bytes += value.length;
+      }
+    } catch {}
+    if (!state.closing) state.ended = true;
+  })();
+  return {
+    state,
+    async close() {
+      state.closing = true;
+      controller.abort();
+      await reading;
+    },
+  };
+}
+
+/**
+ * The protected call under a session's base URL (`/s/<id>/api/v2/payment/…` with that session's
+ * token), as an integration configured with `base_url` sends it: with no event stream open, then
+ * with one stream of that session open (an open QA page), which journals each request to the
+ * stream and recomputes the session's findings.
+ */
+async function measureSessionRows(server) {
+  const created = await fetch(`${server.url}/__sandbox/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  if (created.status !== 201) throw new Error(`POST /__sandbox/sessions answered ${created.status}: ${await created.text()}`);
+  const session = await created.json();
+  const base = `/s/${session.id}`;
+  const exchanged = await fetch(`${server.url}${base}/api/v2/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: session.merchant.api_key, api_secret: session.merchant.api_secret }),
+  });
+  const token = (await exchanged.json()).access_token;
+  const call = { path: `${base}/api/v2/payment/p_1`, request: { headers: { authorization: `Bearer ${token}` } } };
+  const rows = { session: await load(server, call, 10) };
+  const stream = await openEventStream(`${server.url}/__sandbox/events?session=${session.id}`);
+  rows.sessionStream = await load(server, call, 10);
+  const streamEndedEarly = stream.state.ended;
+  await stream.close();
+  // An overflowed stream measured part of the run without a page: counted as an error of the row.
+  if (streamEndedEarly) rows.sessionStream.errors += 1;
+  return { rows, stream: { bytes: stream.state.bytes, endedEarly: streamEndedEarly } };
+}
+
+/**
+ * Loads one server: every endpoint at 10 connections (or only `keys`), then, with `scale`, the
+ * token exchange and the protected call at 1 and 50 connections too, and with `session` the
+ * protected call under a session's base URL without and with an event stream open. RSS is read
+ * after the load.
+ */
+async function measureServer(name, args, env, { keys, scale = false, session = false } = {}) {
   const server = await startServer(name, args, env);
   const token = await tokenFrom(server.url);
   const list = endpoints(token).filter((ep) => !keys || keys.includes(ep.key));
   await load(server, endpoints(token)[1], 10, 1); // warm-up
   const rows = {};
   for (const ep of list) rows[ep.key] = await load(server, ep, 10);
+  let stream;
+  if (session) {
+    const measured = await measureSessionRows(server);
+    Object.assign(rows, measured.rows);
+    stream = measured.stream;
+  }
   const scaling = {};
   if (scale) {
     for (const ep of list.filter((e) => e.key === "token" || e.key === "protected")) {
@@ -171,7 +238,7 @@ async function measureServer(name, args, env, { keys, scale = false } = {}) {
   const rss = rssMb(server.child.pid);
   server.child.kill("SIGTERM");
   await new Promise((resolve) => server.child.once("exit", resolve));
-  return { name, rssMb: rss, rows, scaling };
+  return { name, rssMb: rss, rows, scaling, ...(stream && { stream }) };
 }
 
 /** Start → first 200, the median of several starts (one start on a shared machine is a lottery). */
@@ -237,7 +304,7 @@ async function measureInProcess() {
 const started = Date.now();
 // Started the way npm start, the bin's shebang and the image start it.
 const sandboxArgs = (alg) => ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--log-format", "off", "--alg", alg];
-const sandbox = await measureServer("sandbox", sandboxArgs(ALG), {}, { scale: true });
+const sandbox = await measureServer("sandbox", sandboxArgs(ALG), {}, { scale: true, session: true });
 const reference = await measureServer("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
 sandbox.start = await measureStart("sandbox", sandboxArgs(ALG), {});
 reference.start = await measureStart("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
@@ -252,7 +319,8 @@ const hs =
       };
 const inProcess = await measureInProcess();
 
-const ratio = (k) => +(sandbox.rows[k].reqPerSec / reference.rows[k].reqPerSec).toFixed(2);
+// The session rows have no reference of their own: the bare reference's protected call does the same JWT work.
+const ratio = (k, ref = k) => +(sandbox.rows[k].reqPerSec / reference.rows[ref].reqPerSec).toFixed(2);
 const targets = [
   { target: "token exchange ≥ 0.8× reference", value: ratio("token"), ok: ratio("token") >= 0.8 },
   { target: "protected call ≥ 0.8× reference", value: ratio("protected"), ok: ratio("protected") >= 0.8 },
@@ -281,8 +349,8 @@ const results = {
   benchSeconds: Math.round((Date.now() - started) / 1000),
 };
 
-const row = (label, k) =>
-  `| ${label} | ${sandbox.rows[k].reqPerSec} | ${reference.rows[k].reqPerSec} | ${ratio(k)}× | ${sandbox.rows[k].p50} / ${sandbox.rows[k].p99} | ${sandbox.rows[k].cpuUsPerReq} / ${reference.rows[k].cpuUsPerReq} | ${sandbox.rows[k].errors} |`;
+const row = (label, k, ref = k) =>
+  `| ${label} | ${sandbox.rows[k].reqPerSec} | ${reference.rows[ref].reqPerSec} | ${ratio(k, ref)}× | ${sandbox.rows[k].p50} / ${sandbox.rows[k].p99} | ${sandbox.rows[k].cpuUsPerReq} / ${reference.rows[ref].cpuUsPerReq} | ${sandbox.rows[k].errors} |`;
 // From issue 5 (wrk, 10 connections, HS256, same kind of machine): not measured by this script.
 const PEERS = [
   { name: "WireMock 3.13 (static token, no JWT checks)", token: 4370, protected: 10370, unknown: 1600, startMs: 1594, rssMb: 282 },
@@ -311,6 +379,10 @@ const md = [
   row("protected call", "protected"),
   row("payment/init", "init"),
   row("unknown path", "unknown"),
+  row("protected call, session base URL, no event stream", "session", "protected"),
+  row("protected call, session base URL, 1 event stream open (a QA page)", "sessionStream", "protected"),
+  "",
+  `The session rows: \`/s/<id>/api/v2/payment/p_1\` with that session's token, against the reference's protected call; the stream (\`GET /__sandbox/events?session=<id>\`) was read and discarded by the bench process (${sandbox.stream.bytes} bytes${sandbox.stream.endedEarly ? ", and it overflowed before the run ended" : ""}).`,
   "",
   `| | sandbox | reference |`,
   `|---|---|---|`,

@@ -227,6 +227,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (trace.merchantId) rec.merchant = trace.merchantId;
   if (trace.merchantId && !trace.identityProven) rec.unverified = true;
   if (trace.tokenId) rec.tokenId = trace.tokenId;
+  if (trace.tokenExpiresAtMs !== undefined) rec.tokenExpiresAtMs = trace.tokenExpiresAtMs;
   // A verified token's id is known already; only a refused one needs decoding.
   if (trace.endpoint !== "token" && trace.endpoint !== "login") {
     const presented = trace.tokenId ?? presentedTokenId(request);

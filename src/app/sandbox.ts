@@ -6,6 +6,7 @@ import { parseDuration } from "../core/duration.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
 import { clockView } from "../control/clock-ops.js";
 import { EVENT_LIMIT_DEFAULTS, EventHub } from "../control/events.js";
+import { ScenarioCatalogue } from "../control/scenario-list.js";
 import { UiAssets } from "../control/ui-assets.js";
 import { Journal } from "../control/journal.js";
 import { mintToken, type MintedToken, type MintRequest } from "../control/mint.js";
@@ -216,6 +217,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     events,
     control,
     ui: new UiAssets(),
+    scenarioCatalogue: new ScenarioCatalogue(),
     resetAll,
   };
 

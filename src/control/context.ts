@@ -6,6 +6,7 @@ import type { HostPolicy } from "./access.js";
 import type { EventHub } from "./events.js";
 import type { Journal } from "./journal.js";
 import type { SessionStore } from "./sessions.js";
+import type { ScenarioCatalogue } from "./scenario-list.js";
 import type { UiAssets } from "./ui-assets.js";
 
 /**
@@ -24,6 +25,8 @@ export interface ControlContext extends EndpointContext {
   readonly control: ControlSettings;
   /** The QA page's files (GET /__sandbox/ui/), read when first asked for. */
   readonly ui: UiAssets;
+  /** The scenarios sessions can be made from (GET /__sandbox/scenarios), the library read when first asked for. */
+  readonly scenarioCatalogue: ScenarioCatalogue;
   /** The whole sandbox back to how it started (POST /__sandbox/reset). */
   resetAll(): void;
 }

@@ -28,8 +28,13 @@ export interface JournalEntry {
    * sandbox key signed): it fired none of the merchant's rules and counts in none of its findings.
    */
   unverified?: boolean;
-  /** The jti of an access token issued or accepted by this request. */
+  /** The jti of an access token issued or accepted by this request (the deprecated login's token included). */
   tokenId?: string;
+  /**
+   * When the token this request was issued expires (its `exp`), on the issuing scenario's clock,
+   * as `sandboxTime` is: token exchanges and the deprecated login that answered with a token.
+   */
+  tokenExpiresAt?: string;
   /** The jti of the bearer token the request presented, valid or not. */
   presentedTokenId?: string;
   /** The refusal's stable code. */
@@ -53,7 +58,11 @@ export interface JournalEntry {
 }
 
 /** What the pipeline records per request: times as epoch milliseconds, formatted when read. */
-export type JournalRecord = Omit<JournalEntry, "id" | "seq" | "time" | "sandboxTime"> & { timeMs: number; sandboxTimeMs: number };
+export type JournalRecord = Omit<JournalEntry, "id" | "seq" | "time" | "sandboxTime" | "tokenExpiresAt"> & {
+  timeMs: number;
+  sandboxTimeMs: number;
+  tokenExpiresAtMs?: number;
+};
 
 interface Stored {
   seq: number;
@@ -126,12 +135,14 @@ export class Journal {
 }
 
 function toEntry({ seq, record }: Stored): JournalEntry {
-  const { timeMs, sandboxTimeMs, ...rest } = record;
-  return {
+  const { timeMs, sandboxTimeMs, tokenExpiresAtMs, ...rest } = record;
+  const entry: JournalEntry = {
     id: `req_${seq}`,
     seq,
     time: new Date(timeMs).toISOString(),
     sandboxTime: new Date(sandboxTimeMs).toISOString(),
     ...rest,
   };
+  if (tokenExpiresAtMs !== undefined) entry.tokenExpiresAt = new Date(tokenExpiresAtMs).toISOString();
+  return entry;
 }

@@ -11,6 +11,7 @@ import { eventsEndpoint } from "./endpoints/events.js";
 import { openApiEndpoint } from "./endpoints/openapi.js";
 import { reportEndpoint, requestsEndpoint } from "./endpoints/journal.js";
 import { scanEndpoint } from "./endpoints/scan.js";
+import { scenariosEndpoint } from "./endpoints/scenarios.js";
 import { sessionEndpoint, sessionsEndpoint } from "./endpoints/sessions.js";
 import { tokensEndpoint } from "./endpoints/tokens.js";
 import { rootRedirect, uiEndpoint } from "./endpoints/ui.js";
@@ -47,6 +48,7 @@ const ROUTES: ControlRoute[] = [
   controlRoute("/__sandbox/ui/", ["GET", "HEAD"], (_r, c) => uiEndpoint(c, ""), "page"),
   controlRoute("/__sandbox/ui/{asset}", ["GET", "HEAD"], (_r, c, _t, p) => uiEndpoint(c, p[0]!), "page"),
   controlRoute("/__sandbox/openapi.json", ["GET", "HEAD"], (_r, c) => openApiEndpoint(c, controlRouteTable())),
+  controlRoute("/__sandbox/scenarios", ["GET", "HEAD"], scenariosEndpoint),
   controlRoute("/__sandbox/sessions", ["GET", "HEAD", "POST"], sessionsEndpoint),
   controlRoute("/__sandbox/sessions/{id}", ["GET", "HEAD", "DELETE"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "")),
   controlRoute("/__sandbox/sessions/{id}/clock", ["GET", "HEAD", "POST"], (r, c, t, p) => sessionEndpoint(r, c, t, p, "clock")),

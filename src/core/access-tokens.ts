@@ -7,7 +7,7 @@ import { signCompactJws } from "./jws.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
-import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions } from "./token-claims.js";
+import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
 import type { TokenLedger } from "./token-ledger.js";
 
 /**
@@ -83,13 +83,13 @@ export class AccessTokens {
   }
 
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
-  async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<string> {
+  async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: LoginClaims }> {
     const key = this.scopeOf(merchant).keys.signing;
     const claims = loginTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    return signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key);
+    return { token: await signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key), claims };
   }
 
   /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */

@@ -83,7 +83,14 @@ export interface RequestTrace {
   identityProven: boolean;
   /** The session whose base URL (`/s/{id}/…`) the request came under: only its merchants may act. */
   baseUrlSession?: string;
+  /** The jti of the access token this request was issued, or the one it presented and had accepted. */
   tokenId?: string;
+  /**
+   * When the token this request was issued (token exchange, the deprecated login) expires: its
+   * `exp` in epoch milliseconds, on the issuing scenario's clock. A number, formatted when the
+   * journal is read (the QA page's timeline draws each token from issue to here).
+   */
+  tokenExpiresAtMs?: number;
   effects: RequestEffects;
   /** `scenario/rule` of every rule that fired. */
   rules: string[];

@@ -55,12 +55,15 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   const ttl = scenario.settings.tokenTtlSeconds;
   const issue = trace.effects.issue;
   const issuedAt = issue?.expired ? now - ttl - 1 : now;
-  const token = await ctx.tokens.issueLoginToken(merchant, {
+  const { token, claims } = await ctx.tokens.issueLoginToken(merchant, {
     issuedAt,
     ttlSeconds: ttl,
     ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
     jti: ctx.newTokenId(),
   });
+  // Journaled like an exchange's token: payment and cashout accept it, so the timeline draws it too.
+  trace.tokenId = claims.jti;
+  trace.tokenExpiresAtMs = claims.exp * 1000;
   return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}) ?? jsonResponse(200, { token });
 };
 

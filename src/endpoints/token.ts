@@ -63,6 +63,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
     ...(issue?.notBeforeSeconds !== undefined && { notBefore: now + issue.notBeforeSeconds }),
   });
   trace.tokenId = claims.jti;
+  trace.tokenExpiresAtMs = claims.exp * 1000;
   // RFC 6749 §5.1: token responses must not be cached.
   const headers = { pragma: "no-cache" };
   // The scenario's response profile may shape the answer (none for oauth: this answer as it is).

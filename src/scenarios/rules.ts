@@ -1,6 +1,7 @@
 import type { EndpointName } from "../core/context.js";
 import { parseDuration } from "../core/duration.js";
 import { compileGlob, type PathGlob } from "./glob.js";
+import { ruleName } from "./rule-summary.js";
 import type { EndpointMatch, MatchFile, RuleFile } from "./schema.js";
 
 /**
@@ -32,7 +33,7 @@ export class CompiledRule {
     readonly rule: RuleFile,
     index: number,
   ) {
-    this.name = rule.name ?? `rules[${index}]`;
+    this.name = ruleName(rule, index);
     const m: MatchFile = rule.match ?? {};
     const endpoints = toList<EndpointMatch>(m.endpoint);
     this.endpoints = endpoints && !endpoints.includes("any") ? new Set(endpoints) : undefined;

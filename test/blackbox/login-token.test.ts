@@ -75,12 +75,13 @@ describe("the login's token, accepted (the default)", () => {
     for (const name of Object.keys(DEPRECATION)) expect(access.headers.get(name), name).toBeNull();
     // The journal marks the calls the login's token made, and only those.
     const journal = t.sandbox.journal.list();
-    expect(journal.map((e) => [e.id, e.endpoint, e.status, e.loginToken, e.tokenId])).toEqual([
-      ["req_1", "login", 200, undefined, undefined],
-      ["req_2", "payment", 200, true, decodeJwt(token).jti],
-      ["req_3", "cashout", 200, true, decodeJwt(token).jti],
-      ["req_4", "token", 200, undefined, expect.any(String)],
-      ["req_5", "payment", 200, undefined, expect.any(String)],
+    // The login and the exchange issued a token each: its id and expiry (an hour on the frozen clock), for the QA page's timeline.
+    expect(journal.map((e) => [e.id, e.endpoint, e.status, e.loginToken, e.tokenId, e.tokenExpiresAt])).toEqual([
+      ["req_1", "login", 200, undefined, decodeJwt(token).jti, "2026-01-01T01:00:00.000Z"],
+      ["req_2", "payment", 200, true, decodeJwt(token).jti, undefined],
+      ["req_3", "cashout", 200, true, decodeJwt(token).jti, undefined],
+      ["req_4", "token", 200, undefined, expect.any(String), "2026-01-01T01:00:00.000Z"],
+      ["req_5", "payment", 200, undefined, journal[3]!.tokenId, undefined],
     ]);
   });
 

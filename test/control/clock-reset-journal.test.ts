@@ -6,6 +6,7 @@ import {
   DEFAULT_PAYMENT_TOKEN,
   DEFAULT_SECRET,
   T0,
+  createSession,
   postEmpty,
   postJson,
   problem,
@@ -14,6 +15,7 @@ import {
   serversPerTest,
 } from "../support/server.js";
 import { expectProblem, RENEW_HINT } from "../support/expect.js";
+import type { ScenarioFile } from "../../src/scenarios/schema.js";
 
 /**
  * Black-box tests of the control plane's clock, reset and request journal (DESIGN.md "Control
@@ -421,6 +423,8 @@ describe("GET /__sandbox/requests: the request journal", () => {
           scenario: "default",
           merchant: DEFAULT_MERCHANT_ID,
           tokenId: jti,
+          // The default scenario's one-hour token, on the frozen clock.
+          tokenExpiresAt: iso(T0 + 60 * MIN),
           credentialSources: { apiKey: "body", apiSecret: "body" },
         },
         {
@@ -694,6 +698,47 @@ describe("GET /__sandbox/requests: the request journal", () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expectNoSecret(JSON.stringify(await journal(t)), [DEFAULT_SECRET], [token]);
+  });
+});
+
+describe("GET /__sandbox/requests: tokenExpiresAt, when each issued token expires", () => {
+  /** A scenario whose clock runs two hours ahead, with 15-minute tokens; its 2nd exchange gets a token already expired. */
+  const AHEAD: ScenarioFile = {
+    name: "ahead-short-tokens",
+    description: "Clock ahead, short tokens.",
+    merchants: [{ id: "m_ahead", api_key: "ahead-key", api_secret: "ahead-secret", payment_token: "ahead-payment-token" }],
+    settings: { clock_offset: "2h", token_ttl: "15m" },
+    rules: [{ name: "expired-second", match: { endpoint: "token", calls: { nth: 2 } }, then: { issue_token: { expired: true } } }],
+  };
+  const expiries = async (t: TestServer, query = "") => (await journal(t, query)).map((e) => [e.endpoint, e.status, e.sandboxTime, e.tokenExpiresAt]);
+
+  it("is the token's exp on the issuing scenario's clock: its offset, its TTL, a token issued already expired, the login's; absent elsewhere", async () => {
+    const t = await server({ scenarios: [AHEAD] });
+    const ahead = { api_key: "ahead-key", api_secret: "ahead-secret" };
+    const token = decodeJwt((await exchange(t, ahead)).json.access_token);
+    await exchange(t, ahead);
+    await exchange(t, { ...ahead, api_secret: "wrong" });
+    await pay(t, (await exchange(t)).json.access_token);
+    await t.call("/api/login_check", postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
+    const T2H = T0 + 120 * MIN;
+    expect(await expiries(t)).toEqual([
+      ["token", 200, iso(T2H), iso(T2H + 15 * MIN)],
+      // Issued a TTL and a second before the scenario's now (issue_token: expired).
+      ["token", 200, iso(T2H), iso(T2H - 1000)],
+      ["token", 401, iso(T2H), undefined],
+      ["token", 200, ISO_T0, iso(T0 + 60 * MIN)],
+      ["payment", 200, ISO_T0, undefined],
+      ["login", 200, ISO_T0, iso(T0 + 60 * MIN)],
+    ]);
+    expect(iso((token.exp as number) * 1000)).toBe(iso(T2H + 15 * MIN));
+  });
+
+  it("follows a session's own clock, as moved by the control plane", async () => {
+    const t = await server();
+    const s = await createSession(t);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "10m" }))).status).toBe(200);
+    await exchange(t, s.merchant);
+    expect(await expiries(t, `?session=${s.id}`)).toEqual([["token", 200, iso(T0 + 10 * MIN), iso(T0 + 70 * MIN)]]);
   });
 });
 

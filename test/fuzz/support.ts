@@ -166,7 +166,7 @@ const LEXIK_FAILURE = JSON.stringify({ code: 401, message: "Invalid credentials.
  * Every request gets a final answer; none is a 5xx; every non-2xx answer is
  * application/problem+json with string `code` and `error_description` members. The one exception
  * is the contract's own: the deprecated login's bad-credentials answer has Lexik's exact body
- * (DESIGN.md "Deprecated login"). Returns the response for further checks.
+ * (DESIGN.md "Deprecated login"), and the redirects to the QA page are 302s. Returns the response for further checks.
  */
 export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<RawOutcome, { kind: "response" }> {
   const what = `request ${describeRequest(request)}`;
@@ -182,6 +182,13 @@ export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<
   const path = request.target.split("?")[0];
   const lexik = path === "/api/login_check" && status === 401 && outcome.body.toString("utf8") === LEXIK_FAILURE;
   if (lexik) return outcome;
+  // The other exception: GET / (control plane on) and /__sandbox/ui send a browser to the QA page.
+  const toPage =
+    ["GET", "HEAD"].includes(request.method) &&
+    (path === "/" || path === "/__sandbox/ui") &&
+    status === 302 &&
+    outcome.headers.get("location")?.join(", ") === "/__sandbox/ui/";
+  if (toPage) return outcome;
   const type = outcome.headers.get("content-type")?.join(", ");
   if (type !== "application/problem+json") {
     throw new Error(

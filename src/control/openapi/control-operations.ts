@@ -4,7 +4,7 @@ import { ref } from "./ref.js";
 
 /**
  * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
- * document, sessions, clocks, resets, the request journal, the integration report and token
+ * document, the scenarios, sessions, clocks, resets, the request journal, the integration report and token
  * minting. Everything but health refuses web pages (another site's Origin, a Host it does not
  * answer to), needs the admin token when one is set, and answers 404 with --no-control-plane.
  * Control-plane calls run no scenario rules and are not journaled. The refusal responses are
@@ -196,6 +196,17 @@ export const controlDocs: Record<string, PathDoc> = {
         ),
       },
       refusals: GUARDED,
+    }),
+  }),
+  "/__sandbox/scenarios": path({
+    get: op({
+      operationId: "listScenarios",
+      summary: "The scenarios a session can be created from",
+      description:
+        "The scenarios loaded at start (`serve --scenario`, and the built-in `default` unless one replaced it), `source: loaded`, then the shipped library's, `source: library`, each by name; a library scenario also loaded is listed once, as loaded. Each with its description and one line per rule of what it scripts (its conditions, then its actions: `payment, cashout · 4th call → expire_token: presented`), never a credential. POST /__sandbox/sessions takes these names. It takes no parameters.",
+      responses: { "200": json("The scenarios.", ref("schemas", "ScenarioList")) },
+      refusals: [...GUARDED, "unknown_parameter"],
+      notes: { ...NOTES, 400: "A query parameter: it takes none." },
     }),
   }),
   "/__sandbox/sessions": path({

@@ -2,7 +2,7 @@ import { SESSION_ID_PATTERN } from "../../core/session-path.js";
 import { sessionActionsJsonSchema } from "../../scenarios/session-actions.js";
 import { ref } from "./ref.js";
 /**
- * `components.schemas` of the OpenAPI document, control-plane half: sessions, clocks, the journal,
+ * `components.schemas` of the OpenAPI document, control-plane half: scenarios, sessions, clocks, the journal,
  * the report, token minting and log scanning. Field lists follow src/control.
  */
 
@@ -71,6 +71,47 @@ export const controlSchemas = {
         examples: ["61m"],
       },
       freeze: { type: "boolean", description: "true stops the clock where it is; false lets it run from there." },
+    },
+  },
+  ScenarioList: {
+    type: "object",
+    required: ["scenarios"],
+    properties: {
+      scenarios: {
+        type: "array",
+        description: "The loaded scenarios first, then the library's, each by name.",
+        items: {
+          type: "object",
+          required: ["name", "description", "source", "rules"],
+          additionalProperties: false,
+          properties: {
+            name: { type: "string", description: "What POST /__sandbox/sessions takes as `scenario`.", examples: ["token-expires-after-calls"] },
+            description: { type: "string" },
+            source: {
+              type: "string",
+              enum: ["loaded", "library"],
+              description: "`loaded`: given at start (or the built-in default); `library`: shipped with the sandbox.",
+            },
+            rules: {
+              type: "array",
+              description: "The scenario's rules in its file's order (none for one that only sets settings or merchants).",
+              items: {
+                type: "object",
+                required: ["name", "summary"],
+                additionalProperties: false,
+                properties: {
+                  name: { type: "string", description: "As X-Sandbox-Rule names it (`rules[<index>]` when the file gives none)." },
+                  summary: {
+                    type: "string",
+                    description: "What it scripts: its conditions joined by ` · ` (`every request` when none), `→`, its actions joined by `, `.",
+                    examples: ["payment, cashout · 4th call → expire_token: presented"],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   },
   SessionCreate: {
@@ -209,7 +250,15 @@ export const controlSchemas = {
         description:
           "Present when the request named `merchant` without proving it (wrong secret or password, a token no sandbox key signed): it fired no rules and counts in no finding but `unproven_identity`.",
       },
-      tokenId: { type: "string", description: "The jti of an access token issued or accepted by this request." },
+      tokenId: {
+        type: "string",
+        description: "The jti of an access token issued or accepted by this request (the deprecated login's token included).",
+      },
+      tokenExpiresAt: {
+        ...isoTime,
+        description:
+          "When the token this request was issued expires (its `exp`), on the issuing scenario's clock as `sandboxTime` is: on a token exchange, or a deprecated login, that answered with a token. Whole seconds.",
+      },
       presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
       code: { type: "string", description: "The refusal's code (see ErrorCode)." },
       rules: { type: "array", items: { type: "string" }, description: "`scenario/rule` of the rules that fired." },
