@@ -66,9 +66,10 @@ export function App() {
         )}
       </main>
       {/* Always in the page, empty or not: a live region added later is not read by every screen reader.
-          Its ✓/⚠ sign comes from CSS, so the element's text is the message alone. */}
+          Its ✓/⚠ sign is CSS in an aria-hidden span, so the element's text and name are the message alone. */}
       {/* biome-ignore lint/a11y/useSemanticElements: <output> means a form's computed result; this is the page's message line. */}
       <p role="status" aria-live="polite" class={`status status-${status.kind}${status.text ? "" : " status-empty"}`}>
+        <span class="status-sign" aria-hidden="true" />
         {status.text}
       </p>
     </>

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 /**
- * Asked for when a call answers 401 admin_token_required. Named by `title`, not aria-label, so the
- * label "Admin token" belongs to the input alone (a test's getByLabel finds one element).
+ * Asked for when a call answers 401 admin_token_required. The form is named by its heading (a form
+ * is a landmark only with a name); the input has the same label, so page-wide getByLabel("Admin
+ * token") finds both: look the input up inside the form, or by its textbox role.
  */
 export function AdminTokenForm({ onToken }: { onToken: (token: string) => void }) {
   const [value, setValue] = useState("");
@@ -11,13 +12,13 @@ export function AdminTokenForm({ onToken }: { onToken: (token: string) => void }
   return (
     <form
       class="card token-form"
-      title="Admin token"
+      aria-labelledby="admin-token-h"
       onSubmit={(e) => {
         e.preventDefault();
         if (value.trim()) onToken(value.trim());
       }}
     >
-      <h2>Admin token needed</h2>
+      <h2 id="admin-token-h">Admin token</h2>
       <p>This sandbox was started with --admin-token. The token is kept for this tab only (sessionStorage) and sent as X-Admin-Token.</p>
       <div class="field-row">
         <label for="admin-token">Admin token</label>

@@ -53,26 +53,33 @@ export function JournalTable({ entries }: { entries: readonly JournalEntry[] }) 
   );
 }
 
+/** A path that may wrap after each `/` (a <wbr>, no text added), so the column stays narrow on a phone. */
+function breakable(path: string) {
+  return path.split(/(?<=\/)/).map((part, i) => (i === 0 ? part : [<wbr key={i} />, part]));
+}
+
 function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean; onToggle: (id: string) => void }) {
   const outcome = outcomeOf(e);
   const token = e.tokenId ?? e.presentedTokenId;
   return (
     <>
       <tr id={`row-${e.id}`} data-outcome={outcome} class={`row-${outcome}`} tabIndex={-1}>
-        <td>
+        <td class="nowrap">
           <button type="button" class="details-toggle" aria-expanded={open} aria-controls={`details-${e.id}`} onClick={() => onToggle(e.id)}>
             {/* The chevron is drawn by CSS inside an aria-hidden span: generated text would join the button's name. */}
             <span class="chev" aria-hidden="true" />
             <span class="vh">Details </span>
             {e.id}
           </button>
+          {/* A shape beside the id, so a refusal shows even when the Status column is scrolled out of a phone's view. */}
+          {outcome !== "ok" && <span class="row-sign" aria-hidden="true" />}
         </td>
         <td class="mono nowrap">
           <time dateTime={e.sandboxTime}>{sessionTime(e.sandboxTime)}</time>
         </td>
         <td class="mono">{e.method}</td>
         <td class="mono wrap">
-          {e.path}
+          {breakable(e.path)}
           {e.query && <span class="muted">?{e.query}</span>}
         </td>
         <td class="nowrap">

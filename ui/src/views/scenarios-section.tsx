@@ -49,7 +49,10 @@ export function ScenariosSection({ page }: { page: Page }) {
         <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="token, outage, key…" />
       </label>
       {namesOnlyNote && (
-        <p class="note">Descriptions unavailable: this sandbox does not list its scenarios' details, so only their names are shown.</p>
+        <p class="note">
+          Descriptions unavailable: this sandbox has no scenario listing (GET /__sandbox/scenarios), so only the names of the scenarios it loaded are
+          shown.
+        </p>
       )}
       {shown === undefined ? (
         <p class="muted">Loading scenarios…</p>
