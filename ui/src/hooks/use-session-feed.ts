@@ -53,7 +53,9 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
     if (!view) return new Date().toISOString();
     return view.frozen ? view.now : new Date(Date.parse(view.now) + Date.now() - at).toISOString();
   };
+  const endedRef = useRef(false);
   const markEnded = useCallback(() => {
+    endedRef.current = true;
     setEnded(true);
     stream.current?.stop();
   }, []);
@@ -84,8 +86,11 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         }
         case "session": {
           const change = event.data as SessionChange;
-          if (change.change === "ended") markEnded();
-          else if (change.change === "actions") setMarks((m) => [...m, actionsMark(change, clockNow())]);
+          if (change.change === "ended") {
+            // Ended elsewhere (a script, another tab, idle reaping): say so, the notice alone is not read out.
+            if (!endedRef.current) page.announce(`Session ${id} has ended`);
+            markEnded();
+          } else if (change.change === "actions") setMarks((m) => [...m, actionsMark(change, clockNow())]);
           else if (change.change === "reset")
             page.api.clock(id).then((view) => {
               eventClock.current = view;

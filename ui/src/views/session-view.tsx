@@ -62,7 +62,7 @@ export function SessionView({ id, page }: { id: string; page: Page }) {
       </div>
       {(ended || feed.missing) && (
         <p class="notice">
-          {ended ? `Session ${id} has ended.` : feed.missing} <a href="#/">Back to sessions</a>
+          <span>{ended ? `Session ${id} has ended` : feed.missing}</span> <a href="#/">Back to sessions</a>
         </p>
       )}
       {detail && (
