@@ -21,6 +21,8 @@ export interface SessionFeed {
   setClock: (clock: ClockView) => void;
   /** The session was ended from this page. */
   markEnded: () => void;
+  /** This page is ending the session (true) or failed to (false): its own "ended" event then says nothing, the page does. */
+  endingHere: (on: boolean) => void;
 }
 
 /**
@@ -39,7 +41,9 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
   const [ended, setEnded] = useState(false);
   // The clock as the last event (or load) told it: marks are measured from it, not from what a
   // panel set a moment before, which would make every move look like no move.
-  const eventClock = useRef<ClockView | undefined>(undefined);
+  // A running clock's reading is carried forward to now before comparing, or the time between two
+  // readings would look like a move.
+  const eventClock = useRef<{ view: ClockView; at: number } | undefined>(undefined);
   // When `clock` was read, so an actions mark lands at the running clock's time now.
   const clockRead = useRef({ view: undefined as ClockView | undefined, at: 0 });
   const stream = useRef<{ stop: () => void } | undefined>(undefined);
@@ -54,6 +58,9 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
     return view.frozen ? view.now : new Date(Date.parse(view.now) + Date.now() - at).toISOString();
   };
   const endedRef = useRef(false);
+  const endingHere = useCallback((on: boolean) => {
+    endedRef.current = on;
+  }, []);
   const markEnded = useCallback(() => {
     endedRef.current = true;
     setEnded(true);
@@ -63,8 +70,11 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
   useEffect(() => {
     let gone = false;
     const takeClock = (view: ClockView) => {
-      const mark = clockMark(eventClock.current, view);
-      eventClock.current = view;
+      const last = eventClock.current;
+      const before =
+        last && !last.view.frozen ? { ...last.view, now: new Date(Date.parse(last.view.now) + Date.now() - last.at).toISOString() } : last?.view;
+      const mark = clockMark(before, view);
+      eventClock.current = { view, at: Date.now() };
       if (mark) setMarks((m) => [...m, mark]);
       setClock(view);
     };
@@ -93,7 +103,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
           } else if (change.change === "actions") setMarks((m) => [...m, actionsMark(change, clockNow())]);
           else if (change.change === "reset")
             page.api.clock(id).then((view) => {
-              eventClock.current = view;
+              eventClock.current = { view, at: Date.now() };
               setMarks((m) => [...m, { kind: "clock", at: view.now, label: "reset" }]);
               setClock(view);
             }, page.fail);
@@ -108,7 +118,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         const session = await page.api.session(id);
         if (gone) return;
         setDetail(session);
-        eventClock.current = session.clock;
+        eventClock.current = { view: session.clock, at: Date.now() };
         setClock(session.clock);
         const [journal, report] = await Promise.all([page.api.journal(id), page.api.report(id)]);
         if (gone) return;
@@ -143,5 +153,5 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
     };
   }, [page, id, setClock, markEnded]);
 
-  return { detail, missing, entries, findings, clock, marks, live, ended, setClock, markEnded };
+  return { detail, missing, entries, findings, clock, marks, live, ended, setClock, markEnded, endingHere };
 }

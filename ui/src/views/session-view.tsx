@@ -32,11 +32,13 @@ export function SessionView({ id, page }: { id: string; page: Page }) {
         feed.setClock(answer.clock);
         page.announce(`Session ${id} reset`);
       } else {
+        feed.endingHere(true);
         await page.api.endSession(id);
         feed.markEnded();
         page.announce(`Session ${id} ended`);
       }
     } catch (e) {
+      if (what === "end") feed.endingHere(false);
       page.fail(e);
     }
   };
