@@ -64,6 +64,10 @@ export class ControlApi {
     return parsed as T;
   }
 
+  /** Always open, even with an admin token set: the page's fallback list of scenario names. */
+  health(): Promise<{ status: string; version: string; scenarios: string[] }> {
+    return this.call("GET", "/__sandbox/health");
+  }
   scenarios(): Promise<{ scenarios: ScenarioSummary[] }> {
     return this.call("GET", "/__sandbox/scenarios");
   }
@@ -81,6 +85,9 @@ export class ControlApi {
   }
   resetSession(id: string): Promise<{ reset: true; clock: ClockView }> {
     return this.call("POST", `/__sandbox/sessions/${encodeURIComponent(id)}/reset`, {});
+  }
+  clock(id: string): Promise<ClockView> {
+    return this.call("GET", `/__sandbox/sessions/${encodeURIComponent(id)}/clock`);
   }
   changeClock(id: string, change: { advance?: string; set?: string; freeze?: boolean }): Promise<ClockView> {
     return this.call("POST", `/__sandbox/sessions/${encodeURIComponent(id)}/clock`, change);

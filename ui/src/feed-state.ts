@@ -1,0 +1,57 @@
+/**
+ * Pure steps of a session page's live state, kept out of the components so they can be unit-tested:
+ * merging journal rows that arrive twice (the first load and the stream's replay overlap on purpose,
+ * so no request falls in the gap between them), and the timeline's marks from clock and session events.
+ */
+import { moveLabel } from "./format.js";
+import type { ClockView, JournalEntry, SessionChange } from "./types.js";
+
+/**
+ * Same shape as panels/props.ts' TimelineMark, declared here because that file imports the DOM-side
+ * api module; TypeScript's structural typing makes the two interchangeable.
+ */
+export interface Mark {
+  kind: "clock" | "actions";
+  at: string;
+  label: string;
+}
+
+/** The rows plus the new ones, each id once, oldest first (by `seq`); the same array when nothing is new. */
+export function mergeEntries(current: readonly JournalEntry[], incoming: readonly JournalEntry[]): readonly JournalEntry[] {
+  const known = new Set(current.map((e) => e.id));
+  const fresh = incoming.filter((e) => {
+    if (known.has(e.id)) return false;
+    known.add(e.id);
+    return true;
+  });
+  if (fresh.length === 0) return current;
+  const last = current[current.length - 1];
+  // The usual case, one newer row, appends without sorting.
+  const merged = [...current, ...fresh];
+  return last !== undefined && fresh.length === 1 && fresh[0]!.seq > last.seq ? merged : merged.sort(bySeq);
+}
+
+function bySeq(a: JournalEntry, b: JournalEntry): number {
+  return a.seq - b.seq;
+}
+
+/** The id the stream should replay after: the newest row's, or `req_0` (everything) when there is none yet. */
+export function replayFrom(entries: readonly JournalEntry[]): string {
+  return entries[entries.length - 1]?.id ?? "req_0";
+}
+
+/** The mark a clock event makes, compared with the clock before it; none when nothing visible changed. */
+export function clockMark(before: ClockView | undefined, after: ClockView): Mark | undefined {
+  if (before === undefined) return undefined;
+  const moved = Date.parse(after.now) - Date.parse(before.now);
+  if (before.frozen !== after.frozen) return { kind: "clock", at: after.now, label: after.frozen ? "frozen" : "running" };
+  // A running clock drifts between two readings; only a jump of a second or more is a move.
+  if (Number.isNaN(moved) || Math.abs(moved) < 1000) return undefined;
+  return { kind: "clock", at: after.now, label: moveLabel(moved) };
+}
+
+/** The mark actions run on the session make (by hand, or by a rule that fired), at the session clock's time. */
+export function actionsMark(change: Pick<SessionChange, "applied" | "rule">, at: string): Mark {
+  const what = change.applied?.length ? change.applied.join(", ") : "actions";
+  return { kind: "actions", at, label: change.rule ? `${what} (${change.rule})` : what };
+}

@@ -1,0 +1,157 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { ControlError } from "../api";
+import { followSession, type StreamEvent } from "../events";
+import { actionsMark, clockMark, type Mark, mergeEntries, replayFrom } from "../feed-state";
+import type { Page } from "../page";
+import type { ClockView, Finding, JournalEntry, SessionChange, SessionDetail } from "../types";
+
+export type LiveState = "live" | "reconnecting" | "stopped";
+
+export interface SessionFeed {
+  detail: SessionDetail | undefined;
+  /** Why the session could not be loaded (it does not exist, or the call was refused). */
+  missing: string | undefined;
+  entries: readonly JournalEntry[];
+  findings: Finding[] | undefined;
+  clock: ClockView | undefined;
+  marks: readonly Mark[];
+  live: LiveState;
+  ended: boolean;
+  /** A panel changed the clock: show it at once, before its event arrives. */
+  setClock: (clock: ClockView) => void;
+  /** The session was ended from this page. */
+  markEnded: () => void;
+  /** This page is ending the session (true) or failed to (false): its own "ended" event then says nothing, the page does. */
+  endingHere: (on: boolean) => void;
+}
+
+/**
+ * A session's page data: loaded once (session, journal, findings), then kept current by its event
+ * stream. The stream replays from the newest row loaded (or from the start), so no request made
+ * between the load and the stream is missed; rows that arrive twice are merged by id.
+ */
+export function useSessionFeed(page: Page, id: string): SessionFeed {
+  const [detail, setDetail] = useState<SessionDetail>();
+  const [missing, setMissing] = useState<string>();
+  const [entries, setEntries] = useState<readonly JournalEntry[]>([]);
+  const [findings, setFindings] = useState<Finding[]>();
+  const [clock, setClockState] = useState<ClockView>();
+  const [marks, setMarks] = useState<readonly Mark[]>([]);
+  const [live, setLive] = useState<LiveState>("stopped");
+  const [ended, setEnded] = useState(false);
+  // The clock as the last event (or load) told it: marks are measured from it, not from what a
+  // panel set a moment before, which would make every move look like no move.
+  // A running clock's reading is carried forward to now before comparing, or the time between two
+  // readings would look like a move.
+  const eventClock = useRef<{ view: ClockView; at: number } | undefined>(undefined);
+  // When `clock` was read, so an actions mark lands at the running clock's time now.
+  const clockRead = useRef({ view: undefined as ClockView | undefined, at: 0 });
+  const stream = useRef<{ stop: () => void } | undefined>(undefined);
+
+  const setClock = useCallback((view: ClockView) => {
+    clockRead.current = { view, at: Date.now() };
+    setClockState(view);
+  }, []);
+  const clockNow = (): string => {
+    const { view, at } = clockRead.current;
+    if (!view) return new Date().toISOString();
+    return view.frozen ? view.now : new Date(Date.parse(view.now) + Date.now() - at).toISOString();
+  };
+  const endedRef = useRef(false);
+  const endingHere = useCallback((on: boolean) => {
+    endedRef.current = on;
+  }, []);
+  const markEnded = useCallback(() => {
+    endedRef.current = true;
+    setEnded(true);
+    stream.current?.stop();
+  }, []);
+
+  useEffect(() => {
+    let gone = false;
+    const takeClock = (view: ClockView) => {
+      const last = eventClock.current;
+      const before =
+        last && !last.view.frozen ? { ...last.view, now: new Date(Date.parse(last.view.now) + Date.now() - last.at).toISOString() } : last?.view;
+      const mark = clockMark(before, view);
+      eventClock.current = { view, at: Date.now() };
+      if (mark) setMarks((m) => [...m, mark]);
+      setClock(view);
+    };
+    const onEvent = (event: StreamEvent) => {
+      if (gone) return;
+      switch (event.event) {
+        case "request":
+          setEntries((rows) => mergeEntries(rows, [event.data as JournalEntry]));
+          break;
+        case "findings":
+          setFindings((event.data as { findings: Finding[] }).findings);
+          break;
+        case "clock": {
+          const data = event.data as ClockView & { session?: string };
+          // The sandbox clock moved (no `session`): this session's clock follows it, at its own offset.
+          if (data.session === undefined) page.api.clock(id).then(takeClock, () => {});
+          else takeClock({ now: data.now, frozen: data.frozen });
+          break;
+        }
+        case "session": {
+          const change = event.data as SessionChange;
+          if (change.change === "ended") {
+            // Ended elsewhere (a script, another tab, idle reaping): say so, the notice alone is not read out.
+            if (!endedRef.current) page.announce(`Session ${id} has ended`);
+            markEnded();
+          } else if (change.change === "actions") setMarks((m) => [...m, actionsMark(change, clockNow())]);
+          else if (change.change === "reset")
+            page.api.clock(id).then((view) => {
+              eventClock.current = { view, at: Date.now() };
+              setMarks((m) => [...m, { kind: "clock", at: view.now, label: "reset" }]);
+              setClock(view);
+            }, page.fail);
+          break;
+        }
+      }
+    };
+
+    (async () => {
+      let since: string;
+      try {
+        const session = await page.api.session(id);
+        if (gone) return;
+        setDetail(session);
+        eventClock.current = { view: session.clock, at: Date.now() };
+        setClock(session.clock);
+        const [journal, report] = await Promise.all([page.api.journal(id), page.api.report(id)]);
+        if (gone) return;
+        setEntries((rows) => mergeEntries(rows, journal.requests));
+        setFindings(report.findings);
+        since = replayFrom(journal.requests);
+      } catch (e) {
+        if (gone) return;
+        setMissing(e instanceof Error ? e.message : String(e));
+        if (e instanceof ControlError && e.status === 404) page.announce(e.message, "error");
+        else page.fail(e);
+        return;
+      }
+      stream.current = followSession({
+        session: id,
+        since,
+        headers: () => page.api.headers(),
+        onEvent,
+        onState: (state, why) => {
+          if (gone) return;
+          setLive(state);
+          // 404: the session ended while the stream was down; 401: the token was forgotten or changed.
+          if (state === "stopped" && why?.includes("404")) setEnded(true);
+          if (state === "stopped" && why?.includes("401"))
+            page.fail(new ControlError(401, "admin_token_required", "The event stream needs the admin token."));
+        },
+      });
+    })();
+    return () => {
+      gone = true;
+      stream.current?.stop();
+    };
+  }, [page, id, setClock, markEnded]);
+
+  return { detail, missing, entries, findings, clock, marks, live, ended, setClock, markEnded, endingHere };
+}
