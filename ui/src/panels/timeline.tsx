@@ -24,7 +24,8 @@ export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
   const height = TOP + rows * LANE_H + AXIS_H;
 
   return (
-    <div class="timeline">
+    <section class="card timeline" aria-labelledby="timeline-h">
+      <h2 id="timeline-h">Timeline</h2>
       <div class="timeline-scroll" ref={box}>
         <svg
           role="img"
@@ -53,7 +54,7 @@ export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
         </svg>
       </div>
       <Legend />
-    </div>
+    </section>
   );
 }
 
