@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../ui/src/types.js";
 import { describeTimeline, type LayoutMark, layoutTimeline, PAD, type TimelineLayout } from "../../ui/src/panels/timeline-layout.js";
+import { spanText, timeScale } from "../../ui/src/panels/time-scale.js";
 
 /**
  * The QA page's timeline picture, from journals shaped like the sandbox writes them: a token
@@ -55,8 +56,6 @@ function journal() {
 const layout = (entries: JournalEntry[], now: number, marks: LayoutMark[] = []) => layoutTimeline({ entries, marks, now: at(now), width: WIDTH });
 const bar = (l: TimelineLayout, jti: string) => l.tokens.find((t) => t.jti === jti)!;
 const mark = (l: TimelineLayout, id: string) => l.requests.find((r) => r.id === id)!;
-const xAt = (l: TimelineLayout, minutes: number) =>
-  PAD + ((T0 + minutes * 60_000 - l.range.start) / (l.range.end - l.range.start)) * (WIDTH - 2 * PAD);
 
 /** No two bars in one lane overlap (with their drawn extent). */
 function expectNoCollisions(l: TimelineLayout) {
@@ -80,8 +79,10 @@ describe("timeline layout", () => {
     const a = bar(l, "tok_a");
     expect(a).toMatchObject({ issuedAt: at(0), issuedBy: "req_1", expiresAt: at(60), openEnd: false, lane: 0 });
     expect(a.endedEarlyAt).toBeUndefined();
-    expect(a.x1).toBeCloseTo(xAt(l, 0), 6);
-    expect(a.x2).toBeCloseTo(xAt(l, 60), 6);
+    expect(a.x1).toBe(mark(l, "req_1").x);
+    // Its end (exp, 60 m) lies after the last good call and before the clock move past it.
+    expect(a.x2).toBeGreaterThan(mark(l, "req_4").x);
+    expect(a.x2).toBeLessThan(l.markers.find((m) => m.kind === "clock")!.x);
     for (const late of [late1, late2]) {
       const r = mark(l, late.id);
       expect(r).toMatchObject({ outcome: "refused", code: "token_expired", lane: 0, token: "tok_a", afterEnd: true });
@@ -106,8 +107,10 @@ describe("timeline layout", () => {
       expect(onIt[0]!.lane).toBe(b.lane);
       expect(onIt[0]!.x).toBeGreaterThanOrEqual(b.x1);
       expect(onIt[0]!.x).toBeLessThanOrEqual(b.x2);
-      expect(b.x2 - b.x1).toBeCloseTo(xAt(l, 5) - xAt(l, 0), 6);
     }
+    // Short-lived: each ends before the next is fetched.
+    const byStart = [...l.tokens].sort((a, b) => a.x1 - b.x1);
+    for (const [i, b] of byStart.slice(1).entries()) expect(byStart[i]!.x2).toBeLessThan(b.x1);
     // They never overlap, so they share one lane.
     expect(l.lanes).toBe(1);
     expect(l.noTokenLane).toBeNull();
@@ -137,9 +140,10 @@ describe("timeline layout", () => {
 
     const r = bar(l, "tok_r");
     expect(r).toMatchObject({ endedEarlyAt: at(2), endedWhy: "revoked", expiresAt: at(60), openEnd: false });
-    expect(r.x2).toBeCloseTo(xAt(l, 2), 6);
-    expect(mark(l, refused.id)).toMatchObject({ outcome: "refused", afterEnd: true, x: xAt(l, 3) });
-    expect(l.markers).toEqual([{ kind: "actions", at: at(2), x: xAt(l, 2), label: "revoke_token" }]);
+    expect(l.markers).toEqual([{ kind: "actions", at: at(2), x: r.x2, label: "revoke_token" }]);
+    expect(r.x2).toBeGreaterThan(mark(l, "req_2").x);
+    expect(mark(l, refused.id)).toMatchObject({ outcome: "refused", afterEnd: true });
+    expect(mark(l, refused.id).x).toBeGreaterThan(r.x2);
 
     // Without the action in view, the first refusal says when.
     const bare = layout(j.entries, 4);
@@ -156,21 +160,21 @@ describe("timeline layout", () => {
     const l = layout(j.entries, 7);
 
     expect(bar(l, "tok_1")).toMatchObject({ endedEarlyAt: at(4), endedWhy: "expired early", expiresAt: at(60) });
-    expect(bar(l, "tok_1").x2).toBeCloseTo(xAt(l, 4), 6);
+    expect(bar(l, "tok_1").x2).toBe(mark(l, fourth.id).x);
     expect(bar(l, "tok_2")).toMatchObject({ issuedAt: at(5), openEnd: true });
     expect(bar(l, "tok_2").endedWhy).toBeUndefined();
     // The second bar starts after the first ended: one lane is enough.
     expect(l.lanes).toBe(1);
     expect(mark(l, fourth.id)).toMatchObject({ outcome: "refused", rules: ["token-expires-after-calls/expire-on-fourth-call"], lane: 0 });
     expect(l.markers).toEqual([
-      { kind: "rule", at: at(4), x: xAt(l, 4), label: "token-expires-after-calls/expire-on-fourth-call", request: fourth.id },
+      { kind: "rule", at: at(4), x: mark(l, fourth.id).x, label: "token-expires-after-calls/expire-on-fourth-call", request: fourth.id },
     ]);
     expect(describeTimeline(l)).toBe("Timeline: 2 tokens, 7 requests, 1 refused");
   });
 
   it("an empty journal: no bars or marks, a minute of axis ending now", () => {
     const l = layout([], 0);
-    expect(l).toMatchObject({ tokens: [], requests: [], markers: [], lanes: 0, noTokenLane: null });
+    expect(l).toMatchObject({ tokens: [], requests: [], markers: [], breaks: [], lanes: 0, noTokenLane: null });
     expect(l.range).toEqual({ start: T0 - 60_000, end: T0 });
     expect(l.ticks.length).toBeGreaterThanOrEqual(2);
     expect(l.ticks.at(-1)).toEqual({ x: WIDTH - PAD, label: "09:00:00" });
@@ -194,7 +198,18 @@ describe("timeline layout", () => {
     const clock = l.markers.find((m) => m.kind === "clock")!;
     expect(clock.x).toBeGreaterThan(mark(l, "req_3").x);
     expect(clock.x).toBeLessThan(mark(l, "req_4").x);
-    expect(l.ticks.map((t) => t.label)).toContain("09:30");
+    // The hour is drawn shorter than the rest would make it, said as a break of its true length.
+    // (tok_a's exp, at 60 m, is a moment of its own within it.)
+    const tokA = bar(l, "tok_a");
+    expect(l.breaks).toEqual([
+      { x1: mark(l, "req_3").x, x2: tokA.x2, ms: 59.6 * 60_000, label: "60m" },
+      { x1: tokA.x2, x2: clock.x, ms: 1.4 * 60_000, label: "1m" },
+    ]);
+    expect(clock.x - mark(l, "req_3").x).toBeLessThan((WIDTH - 2 * PAD) * 0.6);
+    // Calls 12 s apart stay legibly apart however long the rest is.
+    expect(mark(l, "req_2").x - mark(l, "req_1").x).toBeGreaterThan(20);
+    expect(l.ticks[0]).toEqual({ x: PAD, label: "09:00:00" });
+    expect(l.ticks.at(-1)).toEqual({ x: WIDTH - PAD, label: "10:02:00" });
     expect(l.requests.every((r) => r.x >= PAD && r.x <= WIDTH - PAD)).toBe(true);
     expectNoCollisions(l);
   });
@@ -223,7 +238,36 @@ describe("timeline layout", () => {
     const m = bar(l, "tok_minted");
     expect(m.issuedAt).toBeUndefined();
     expect(m.openEnd).toBe(false);
-    expect(m.x1).toBeCloseTo(xAt(l, 1), 6);
-    expect(m.x2).toBeCloseTo(xAt(l, 3), 6);
+    expect(m.x1).toBe(mark(l, "req_1").x);
+    expect(m.x2).toBe(mark(l, "req_2").x);
+  });
+
+  it("a burst of calls milliseconds apart is spread out, in order, not drawn on one point", () => {
+    const j = journal();
+    j.token(0, "tok_a");
+    for (let i = 1; i <= 6; i++) j.pay(i / 60_000, "tok_a"); // 1 ms apart
+    const l = layout(j.entries, 2);
+    const xs = l.requests.map((r) => r.x);
+    for (const [i, x] of xs.slice(1).entries()) expect(x - xs[i]!).toBeGreaterThan(5);
+  });
+});
+
+describe("time scale", () => {
+  it("keeps moments in order and apart; a longer gap is wider, long ones are breaks", () => {
+    const s = timeScale([0, 1, 2, 1_000, 3_600_000, 3_600_500], 0, 100);
+    const xs = [0, 1, 2, 1_000, 3_600_000, 3_600_500].map(s.x);
+    expect(xs[0]).toBe(0);
+    expect(xs.at(-1)).toBe(100);
+    for (const [i, x] of xs.slice(1).entries()) expect(x).toBeGreaterThan(xs[i]!);
+    expect(xs[4]! - xs[3]!).toBeGreaterThan(xs[3]! - xs[2]!);
+    expect(s.breaks).toEqual([{ x1: xs[3], x2: xs[4], ms: 3_599_000 }]);
+    // Within a gap, linear; outside the range, at its edges.
+    expect(s.x(1_500)).toBeCloseTo(xs[3]! + ((xs[4]! - xs[3]!) * 500) / 3_599_000, 9);
+    expect(s.x(-5)).toBe(0);
+    expect(s.x(9e12)).toBe(100);
+  });
+
+  it("says a gap's length the way the axis shows it", () => {
+    expect([45_000, 61 * 60_000, 125 * 60_000, 3 * 86_400_000].map(spanText)).toEqual(["45s", "61m", "2h5m", "3d"]);
   });
 });

@@ -8,6 +8,7 @@
  * Imports carry ".js": this module is also compiled by the root tsconfig (NodeNext) for its tests.
  */
 import type { JournalEntry } from "../types.js";
+import { spanText, type TimeBreak, type TimeScale, timeScale } from "./time-scale.js";
 
 /** A clock move or actions run on the session (the same shape as props.ts's TimelineMark). */
 export interface LayoutMark {
@@ -67,9 +68,14 @@ export interface Tick {
   label: string;
 }
 
+/** A stretch of time drawn shorter than the rest (the axis is not linear there), with its true length. */
+export interface AxisBreak extends TimeBreak {
+  label: string;
+}
+
 export interface TimelineLayout {
   width: number;
-  /** Epoch milliseconds on the session clock, at x = PAD and x = width - PAD. */
+  /** Epoch milliseconds on the session clock, at x = PAD and x = width - PAD (see time-scale.ts: not linear between). */
   range: { start: number; end: number };
   /** Rows: token lanes, then the "no token" row when a request carried none. */
   lanes: number;
@@ -78,20 +84,18 @@ export interface TimelineLayout {
   requests: RequestMark[];
   markers: Marker[];
   ticks: Tick[];
+  breaks: AxisBreak[];
   summary: { tokens: number; requests: number; refused: number; errors: number };
 }
 
 /** Room at both edges, so a mark at the first or last moment is drawn whole. */
 export const PAD = 12;
-/** A timeline shorter than this is stretched to it, so a lone request does not fill the width. */
-const MIN_SPAN_MS = 60_000;
 /** Bars closer than this in x share no lane, so their ends stay apart. */
 const LANE_GAP = 6;
 /** The least width a bar takes when placing it in a lane (a token used for one instant). */
 const MIN_BAR = 4;
-/** Roughly one axis label per this many units, so they never overlap. */
-const TICK_SPACING = 110;
-const TICK_STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
+/** Axis labels at least this many units apart, so they never overlap. */
+const TICK_SPACING = 80;
 
 export function outcomeOf(status: number): Outcome {
   if (status === 0 || status >= 500) return "error";
@@ -137,13 +141,15 @@ export function layoutTimeline(input: {
   const marks = [...input.marks].filter((m) => Number.isFinite(ms(m.at)));
   const tokens = collectTokens(entries, marks);
 
-  // The range: everything that happened, and now; an expiry far ahead is not stretched to.
-  const times = [ms(input.now), ...entries.map((e) => ms(e.sandboxTime)), ...marks.map((m) => ms(m.at))].filter(Number.isFinite);
-  let end = times.length ? Math.max(...times) : Date.now();
-  let start = times.length ? Math.min(...times) : end;
-  if (end - start < MIN_SPAN_MS) start = end - MIN_SPAN_MS;
-  if (!Number.isFinite(start)) start = end = 0;
-  const x = (t: number) => PAD + ((Math.min(Math.max(t, start), end) - start) / (end - start)) * (width - 2 * PAD);
+  // The range: everything that happened, and now; an expiry far ahead is not stretched to, but
+  // one within it is a moment of its own (where a bar ends).
+  const happened = [ms(input.now), ...entries.map((e) => ms(e.sandboxTime)), ...marks.map((m) => ms(m.at))].filter(Number.isFinite);
+  const first = Math.min(...happened);
+  const last = Math.max(...happened);
+  const ends = [...tokens.values()].map((t) => t.endedMs ?? t.expiresMs).filter((t): t is number => t !== undefined && t >= first && t <= last);
+  const scale = timeScale([...happened, ...ends], PAD, width - PAD);
+  const { x } = scale;
+  const end = scale.end;
 
   const bars: TokenBar[] = [];
   for (const t of tokens.values()) {
@@ -199,13 +205,14 @@ export function layoutTimeline(input: {
 
   return {
     width,
-    range: { start, end },
+    range: { start: scale.start, end: scale.end },
     lanes: tokenLanes + (noToken ? 1 : 0),
     noTokenLane: noToken ? tokenLanes : null,
     tokens: bars,
     requests,
     markers,
-    ticks: axisTicks(start, end, x, width),
+    ticks: axisTicks(scale),
+    breaks: scale.breaks.map((b) => ({ ...b, label: spanText(b.ms) })),
     summary: {
       tokens: bars.length,
       requests: requests.length,
@@ -246,8 +253,8 @@ function collectTokens(entries: readonly JournalEntry[], marks: readonly LayoutM
     if (f.endedMs !== undefined) continue;
     // A refusal as revoked, or as expired before its exp, is the token ending early; the first says when.
     const early = f.expiresMs === undefined || t < f.expiresMs;
-    if (e.code === "token_revoked") end(f, t, "revoked", marks);
-    else if (e.code === "token_expired" && f.expiresMs !== undefined && early) end(f, t, "expired early", marks);
+    if (e.code === "token_revoked") endEarly(f, t, "revoked", marks);
+    else if (e.code === "token_expired" && f.expiresMs !== undefined && early) endEarly(f, t, "expired early", marks);
     else if (e.code === "token_expired" && f.expiresMs === undefined) f.refusedExpiredMs ??= t;
   }
   return tokens;
@@ -257,7 +264,7 @@ function collectTokens(entries: readonly JournalEntry[], marks: readonly LayoutM
  * Ends a token at its first refusal, or earlier at the action that ended it ("revoke_token",
  * "expire_token" run on the session) when one lies between its last accepted use and that refusal.
  */
-function end(f: TokenFacts, refusedMs: number, why: "revoked" | "expired early", marks: readonly LayoutMark[]): void {
+function endEarly(f: TokenFacts, refusedMs: number, why: "revoked" | "expired early", marks: readonly LayoutMark[]): void {
   const word = why === "revoked" ? "revoke_token" : "expire_token";
   const after = f.lastAcceptedMs ?? f.issuedMs ?? f.firstSeenMs;
   const action = marks
@@ -282,16 +289,22 @@ function assignLanes(bars: TokenBar[]): number {
   return laneEnds.length;
 }
 
-/** Round times on the session clock (UTC), as many as fit without their labels colliding. */
-function axisTicks(start: number, end: number, x: (t: number) => number, width: number): Tick[] {
-  const fit = Math.max(2, Math.floor(width / TICK_SPACING));
-  const span = (end - start) / 1000;
-  const step = (TICK_STEPS_S.find((s) => span / s <= fit) ?? Math.ceil(span / fit / 86400) * 86400) * 1000;
+/**
+ * Labels at the moments the scale was built from (the axis is not linear, so round times would
+ * mislead), as many as fit apart; the last one, now, always gets one.
+ */
+function axisTicks(scale: TimeScale): Tick[] {
   const ticks: Tick[] = [];
-  for (let t = Math.ceil(start / step) * step; t <= end; t += step) {
-    const text = iso(t);
-    const label = step >= 86_400_000 ? text.slice(5, 10) : step >= 60_000 ? text.slice(11, 16) : text.slice(11, 19);
-    ticks.push({ x: x(t), label });
+  for (const [i, stop] of scale.stops.entries()) {
+    const label = iso(stop.t).slice(11, 19);
+    const prev = ticks.at(-1);
+    const isLast = i === scale.stops.length - 1;
+    if (prev && prev.label === label) continue;
+    if (prev && stop.x - prev.x < TICK_SPACING) {
+      if (!isLast || ticks.length === 1) continue;
+      ticks.pop();
+    }
+    ticks.push({ x: stop.x, label });
   }
   return ticks;
 }

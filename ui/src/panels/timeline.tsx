@@ -106,7 +106,7 @@ function Mark({ mark, y, onSelect }: { mark: RequestMark; y: number; onSelect: T
       data-outcome={mark.outcome}
       role="button"
       aria-label={what + rule + token}
-      tabIndex={0}
+      tabindex={0}
       onClick={choose}
       onKeyDown={(e) => {
         if (e.key === "Enter" || e.key === " ") {
@@ -161,10 +161,25 @@ function Axis({ layout, y }: { layout: TimelineLayout; y: number }) {
   return (
     <g class="axis">
       <line x1={0} x2={layout.width} y1={y} y2={y} />
+      {layout.breaks.map((b) => {
+        const mid = (b.x1 + b.x2) / 2;
+        return (
+          <g key={b.x1} class="axis-break">
+            <title>{`${b.label} with nothing in it, drawn shorter`}</title>
+            <path d={`M${mid - 6},${y + 5} L${mid - 2},${y - 5} M${mid + 2},${y + 5} L${mid + 6},${y - 5}`} />
+            {b.x2 - b.x1 >= 40 && (
+              <text x={mid} y={y - 8} text-anchor="middle">
+                {b.label}
+              </text>
+            )}
+          </g>
+        );
+      })}
       {layout.ticks.map((t) => (
         <g key={t.x}>
           <line x1={t.x} x2={t.x} y1={y} y2={y + 5} />
-          <text x={t.x} y={y + 17} text-anchor="middle">
+          {/* The first and last labels lean inwards, so the edges do not cut them. */}
+          <text x={t.x} y={y + 17} text-anchor={t.x < 30 ? "start" : t.x > layout.width - 30 ? "end" : "middle"}>
             {t.label}
           </text>
         </g>
@@ -208,6 +223,12 @@ function Legend() {
           ┆
         </span>{" "}
         clock move / action / ◆ rule fired
+      </li>
+      <li>
+        <span class="key" aria-hidden="true">
+          {"//"}
+        </span>{" "}
+        a quiet stretch drawn shorter, its length written above
       </li>
       <li>Time on the session clock (UTC). Choose a mark (Enter) to show its journal row.</li>
     </ul>
