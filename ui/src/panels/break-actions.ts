@@ -79,7 +79,7 @@ export const BREAK_ACTIONS: readonly BreakAction[] = [
     fields: [],
     body: () => ({ now: { rotate_secret: true } }),
     // The answer never echoes the new secret; the session's own answer (GET /__sandbox/sessions/{id}) has it.
-    says: () => "a new api_secret; the old one is refused from now on (reload the session to see the new one)",
+    says: () => "a new api_secret, the old one is refused from now on (reload the page to see the new one in Credentials)",
   },
   {
     value: "expire_payment_token",
@@ -134,5 +134,5 @@ export const DEFAULT_INPUTS: BreakInputs = { times: "3", retryAfter: "30", delay
 export function ranMessage(action: BreakAction, inputs: BreakInputs, session: string, merchant?: string): string {
   const where = merchant ? `${session} (merchant ${merchant})` : session;
   const what = action.says(inputs);
-  return action.fields.includes("times") ? `${what} (on ${where})` : `Ran ${action.value} on ${where}: ${what}`;
+  return action.fields.includes("times") ? `${what}, on ${where}` : `Ran ${action.value} on ${where}: ${what}`;
 }
