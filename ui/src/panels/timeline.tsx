@@ -47,7 +47,7 @@ export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
           {layout.tokens.map((t) => (
             <Bar key={t.jti} bar={t} y={laneY(t.lane)} />
           ))}
-          <Markers markers={layout.markers} top={TOP - 16} bottom={TOP + rows * LANE_H} />
+          <Markers markers={layout.markers} top={TOP - 16} bottom={TOP + rows * LANE_H} width={layout.width} />
           {layout.requests.map((r) => (
             <Mark key={r.id} mark={r} y={laneY(r.lane)} onSelect={onSelect} />
           ))}
@@ -126,7 +126,7 @@ function Mark({ mark, y, onSelect }: { mark: RequestMark; y: number; onSelect: T
 }
 
 /** Vertical lines; a label only where it does not run into the previous one (the title always says it). */
-function Markers({ markers, top, bottom }: { markers: Marker[]; top: number; bottom: number }) {
+function Markers({ markers, top, bottom, width }: { markers: Marker[]; top: number; bottom: number; width: number }) {
   let lastLabelX = Number.NEGATIVE_INFINITY;
   return (
     <g>
@@ -146,7 +146,8 @@ function Markers({ markers, top, bottom }: { markers: Marker[]; top: number; bot
             <title>{`${what} at ${hms(m.at)}: ${m.label}`}</title>
             <line x1={m.x} x2={m.x} y1={top + 4} y2={bottom} />
             {showLabel && (
-              <text x={m.x + 3} y={top + 8}>
+              // Near the right edge the label goes to the line's left, so it is not cut.
+              <text x={m.x > width - MARKER_LABEL_GAP ? m.x - 3 : m.x + 3} y={top + 8} text-anchor={m.x > width - MARKER_LABEL_GAP ? "end" : "start"}>
                 {short.length > 18 ? `${short.slice(0, 17)}…` : short}
               </text>
             )}
