@@ -31,3 +31,8 @@ export interface ClockPanelProps extends SessionPanelProps {
   clock: ClockView;
   onClock: (clock: ClockView) => void;
 }
+
+export interface BreakItNowProps extends SessionPanelProps {
+  /** The operation's answer after a run (its state, pending rules), e.g. to reload the session after a new api_secret. */
+  onRan?: (answer: unknown) => void;
+}
