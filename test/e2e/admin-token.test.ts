@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { browserPerFile, qaPageUrl } from "../support/browser.js";
+import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
 import { eventually, region, statusLine, textOf } from "../support/qa-page.js";
 import { postJson, serversPerTest } from "../support/server.js";
 
@@ -12,7 +12,7 @@ import { postJson, serversPerTest } from "../support/server.js";
 const ADMIN_TOKEN = "qa-page-admin-token-5f1c";
 const WRONG = "The admin token is wrong. Send the token the sandbox was started with (--admin-token / MERCHANT_SANDBOX_ADMIN_TOKEN).";
 
-describe("the QA page with --admin-token (headless Chromium)", () => {
+describe("the QA page with --admin-token (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   const ui = browserPerFile();
   const start = serversPerTest();
 

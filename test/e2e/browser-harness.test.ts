@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { browserPerFile, launchChromium, qaPageUrl } from "../support/browser.js";
+import { browserPerFile, E2E_TEST_MS, launchChromium, qaPageUrl } from "../support/browser.js";
 import { eventually } from "../support/qa-page.js";
 import { serversPerTest } from "../support/server.js";
 
@@ -8,7 +8,7 @@ import { serversPerTest } from "../support/server.js";
  * executable path, the QA page's files load under the page's Content-Security-Policy, and what the
  * harness must catch (a CSP violation, a console error, an uncaught error) it does catch.
  */
-describe("the browser harness (headless Chromium)", () => {
+describe("the browser harness (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   const ui = browserPerFile();
   const start = serversPerTest();
 

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserPerFile, qaPageUrl } from "../support/browser.js";
+import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
 import { eventually, journalRows, region, sessionHeading, sessionIdOf } from "../support/qa-page.js";
 import { createSession, serversPerTest, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
@@ -105,7 +105,7 @@ const start = serversPerTest();
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-describe("the QA page's layout at 1280×800 (headless Chromium)", () => {
+describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; every control has an accessible name", async () => {
     const t = await start();
     const page = ui.page();
@@ -154,7 +154,7 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", () => {
   });
 });
 
-describe("the QA page's layout at 390×844, a phone (headless Chromium)", () => {
+describe("the QA page's layout at 390×844, a phone (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; no horizontal page scroll; every control has an accessible name", async () => {
     const t = await start();
     const page = ui.page();

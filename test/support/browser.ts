@@ -11,6 +11,16 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
  * it happened in, so a page that breaks quietly does not pass.
  */
 
+/**
+ * How long a locator waits for the page to show something: a missing control fails with the
+ * locator it waited for, well inside the test's time. A guard against hangs, not a figure asserted;
+ * generous because the whole suite runs beside the browser on two shared cores.
+ */
+export const PAGE_GUARD_MS = 15_000;
+
+/** A browser test's time limit: a page and a sandbox beside the rest of the suite (vitest's default is 20 s). */
+export const E2E_TEST_MS = 60_000;
+
 /** Where the browser is: CHROMIUM_PATH, or Debian's package. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -91,8 +101,7 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
         console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`);
       });
     });
-    // A missing control fails in seconds with the locator it waited for, well inside the test's time.
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(PAGE_GUARD_MS);
     page = await context.newPage();
     const seen = page;
     seen.on("console", (message) => {

@@ -1,14 +1,12 @@
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
+import { PAGE_GUARD_MS } from "./browser.js";
 
 /**
  * The QA page as its browser tests see it: every role and accessible name here is part of the
  * page's contract with its tests (issue 14), written once so that a renamed control breaks one place. Queries that poll (`eventually`) never sleep: they re-read the
  * page until it agrees or the guard runs out, and then say what they last saw.
  */
-
-/** How long the page may take to show what a test waits for; a guard against hangs, not a figure asserted. */
-export const PAGE_GUARD_MS = 10_000;
 
 /** expect.poll with the page's guard: `await eventually(() => count(rows)).toBe(5)`. */
 export function eventually<T>(read: () => T | Promise<T>, what?: string): ReturnType<typeof expect.poll<T>> {
