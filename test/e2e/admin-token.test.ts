@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
 import { eventually, region, statusLine, textOf } from "../support/qa-page.js";
-import { postJson, serversPerTest } from "../support/server.js";
+import { postJson } from "../support/server.js";
 
 /**
  * A sandbox started with an admin token: the QA page asks for it, says the control plane's refusal
@@ -14,10 +14,9 @@ const WRONG = "The admin token is wrong. Send the token the sandbox was started 
 
 describe("the QA page with --admin-token (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   const ui = browserPerFile();
-  const start = serversPerTest();
 
   it("asks for the token, shows the refusal of a wrong one, lists sessions with the right one, keeps it for the tab only", async () => {
-    const t = await start({ adminToken: ADMIN_TOKEN });
+    const t = await ui.sandbox({ adminToken: ADMIN_TOKEN });
     const created = await t.call("/__sandbox/sessions", postJson({ scenario: "default" }, { "x-admin-token": ADMIN_TOKEN }));
     expect(created.status, created.text).toBe(201);
     const sessionId = created.json.id as string;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, launchChromium, qaPageUrl } from "../support/browser.js";
 import { eventually } from "../support/qa-page.js";
-import { serversPerTest } from "../support/server.js";
 
 /**
  * The browser harness itself (test/support/browser.ts): Debian's chromium starts from its
@@ -10,10 +9,9 @@ import { serversPerTest } from "../support/server.js";
  */
 describe("the browser harness (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   const ui = browserPerFile();
-  const start = serversPerTest();
 
   it("GET / lands on the QA page, whose script runs under its CSP without a console error", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     const answer = await page.goto(`${t.url}/`);
     expect(page.url()).toMatch(new RegExp(`^${t.url}/__sandbox/ui/(#/?)?$`));
@@ -25,7 +23,7 @@ describe("the browser harness (headless Chromium)", { timeout: E2E_TEST_MS }, ()
   });
 
   it("catches a CSP violation, a console error and an uncaught page error", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.goto(qaPageUrl(t.url));
     await page.evaluate(() => {
@@ -46,7 +44,7 @@ describe("the browser harness (headless Chromium)", { timeout: E2E_TEST_MS }, ()
   });
 
   it("an allowed console error does not count", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.goto(qaPageUrl(t.url));
     ui.allowConsoleErrors(/expected by the test/);

@@ -16,7 +16,7 @@ import {
   textOf,
   timeline,
 } from "../support/qa-page.js";
-import { type SessionAnswer, serversPerTest, type TestServer } from "../support/server.js";
+import type { SessionAnswer, TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
 /**
@@ -68,11 +68,10 @@ async function rowView(page: Page, requestId: string) {
 
 describe("the QA page's flow (headless Chromium)", () => {
   const ui = browserPerFile({ clipboard: true });
-  const start = serversPerTest();
 
   it("session of token-expires-after-calls: live journal, the 401 and its rule, the finding, clock, break it, mint, end", async () => {
     const began = performance.now();
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
 
     // Open the sandbox's address: GET / sends the browser to the page.

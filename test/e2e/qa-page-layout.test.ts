@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
 import { eventually, journalRows, region, sessionHeading, sessionIdOf } from "../support/qa-page.js";
-import { createSession, serversPerTest, type TestServer } from "../support/server.js";
+import { createSession, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
 /**
@@ -101,13 +101,12 @@ async function unnamedNativeControls(page: Page): Promise<string[]> {
 
 // One browser for the file; each test's page gets its own viewport.
 const ui = browserPerFile();
-const start = serversPerTest();
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
 describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; every control has an accessible name", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.setViewportSize(LAPTOP);
     await sessionPageWithRequests(t, page);
@@ -123,7 +122,7 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
   });
 
   it("home page: every control has an accessible name; Tab reaches 'Create session from …' and Enter creates one", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.setViewportSize(LAPTOP);
     await page.goto(qaPageUrl(t.url));
@@ -156,7 +155,7 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
 
 describe("the QA page's layout at 390×844, a phone (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; no horizontal page scroll; every control has an accessible name", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.setViewportSize(PHONE);
     await sessionPageWithRequests(t, page);
@@ -172,7 +171,7 @@ describe("the QA page's layout at 390×844, a phone (headless Chromium)", { time
   });
 
   it("home page: no horizontal page scroll", async () => {
-    const t = await start();
+    const t = await ui.sandbox();
     const page = ui.page();
     await page.setViewportSize(PHONE);
     await page.goto(qaPageUrl(t.url));

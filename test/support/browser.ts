@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
+import { startTestServer, type TestServer } from "./server.js";
 
 /**
  * The browser harness of the QA page's end-to-end tests (test/e2e): Debian's `chromium` package
@@ -36,6 +38,12 @@ export interface BrowserHarness {
    * after the session ended): an error whose text or URL matches is recorded but does not fail it.
    */
   allowConsoleErrors(pattern: RegExp): void;
+  /**
+   * A real sandbox on port 0 for this test (startTestServer: its clock frozen at T0, so the times
+   * the page shows are exact). It closes after the test's page, never before: a page still talking
+   * to a closed sandbox would log connection errors into the next test's verdict.
+   */
+  sandbox(options?: SandboxOptions): Promise<TestServer>;
   /** The problems seen so far in this test (console errors, page errors, CSP violations), allowed ones left out. */
   problems(): string[];
   /** Returns the problems seen so far and forgets them: for a test that provokes some on purpose. */
@@ -71,6 +79,7 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
   let launchMs = 0;
   let problems: string[] = [];
   let allowed: RegExp[] = [];
+  const sandboxes: TestServer[] = [];
 
   beforeAll(async () => {
     const started = performance.now();
@@ -117,6 +126,7 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
     await context?.close();
     context = undefined;
     page = undefined;
+    await Promise.all(sandboxes.splice(0).map((t) => t.close()));
     if (seen.length > 0) {
       throw new Error(`The page reported ${seen.length} problem(s) during the test:\n${seen.join("\n")}`);
     }
@@ -137,6 +147,11 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
     launchMs: () => launchMs,
     allowConsoleErrors: (pattern) => {
       allowed.push(pattern);
+    },
+    sandbox: async (sandboxOptions = {}) => {
+      const t = await startTestServer(sandboxOptions);
+      sandboxes.push(t);
+      return t;
     },
     problems: () => [...problems],
     takeProblems: () => problems.splice(0),
