@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
 import { eventually, journalRows, region, sessionHeading, sessionIdOf } from "../support/qa-page.js";
-import { createSession, type TestServer } from "../support/server.js";
+import { createSession, postJson, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
 /**
@@ -18,15 +18,22 @@ const SCENARIO = "token-expires-after-calls";
 const SCREENSHOTS = fileURLToPath(new URL("./screenshots/", import.meta.url));
 const README_SCREENSHOT = fileURLToPath(new URL("../../docs/qa-page.png", import.meta.url));
 
-/** A session with a few requests in its journal (a token, three calls and the scripted 401), opened on its page. */
+/**
+ * A session with a story in its journal, opened on its page: a token, three calls, the scripted 401
+ * and a naive retry with the refused token (a finding), then an hour later a new token and a call
+ * (a second bar on the timeline). Seeds the README's picture as well as the layout checks.
+ */
 async function sessionPageWithRequests(t: TestServer, page: Page): Promise<string> {
   const session = await createSession(t, SCENARIO);
   const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
   const token = await client.token();
-  for (let i = 0; i < 4; i++) await client.paymentStatus(token);
+  for (let i = 0; i < 5; i++) await client.paymentStatus(token);
+  const moved = await t.call(`/__sandbox/sessions/${session.id}/clock`, postJson({ advance: "61m" }));
+  expect(moved.status, moved.text).toBe(200);
+  expect((await client.paymentStatus(await client.token())).status).toBe(200);
   await page.goto(qaPageUrl(t.url, `#/sessions/${session.id}`));
   await sessionHeading(page, session.id).waitFor();
-  await eventually(() => journalRows(page).count()).toBe(5);
+  await eventually(() => journalRows(page).count()).toBe(8);
   return session.id;
 }
 
