@@ -1,0 +1,192 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
+import { eventually, journalRows, region, sessionHeading, sessionIdOf } from "../support/qa-page.js";
+import { createSession, postJson, type TestServer } from "../support/server.js";
+import { SessionClient } from "../support/session-client.js";
+
+/**
+ * The QA page's layout at a laptop's and a phone's width, its accessible names and its keyboard
+ * use. The screenshots are written to test/e2e/screenshots/ to be looked at (gitignored); the
+ * README's docs/qa-page.png is rewritten only with UPDATE_SCREENSHOTS=1, so a test run never
+ * changes a tracked file.
+ */
+
+const SCENARIO = "token-expires-after-calls";
+const SCREENSHOTS = fileURLToPath(new URL("./screenshots/", import.meta.url));
+const README_SCREENSHOT = fileURLToPath(new URL("../../docs/qa-page.png", import.meta.url));
+
+/**
+ * A session with a story in its journal, opened on its page: a token, three calls, the scripted 401
+ * and a naive retry with the refused token (a finding), then an hour later a new token and a call
+ * (a second bar on the timeline). Seeds the README's picture as well as the layout checks.
+ */
+async function sessionPageWithRequests(t: TestServer, page: Page): Promise<string> {
+  const session = await createSession(t, SCENARIO);
+  const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
+  const token = await client.token();
+  for (let i = 0; i < 5; i++) await client.paymentStatus(token);
+  const moved = await t.call(`/__sandbox/sessions/${session.id}/clock`, postJson({ advance: "61m" }));
+  expect(moved.status, moved.text).toBe(200);
+  expect((await client.paymentStatus(await client.token())).status).toBe(200);
+  await page.goto(qaPageUrl(t.url, `#/sessions/${session.id}`));
+  await sessionHeading(page, session.id).waitFor();
+  await eventually(() => journalRows(page).count()).toBe(8);
+  return session.id;
+}
+
+/** Interactive roles: every element with one of these must have an accessible name. */
+const CONTROL_ROLES = new Set([
+  "button",
+  "checkbox",
+  "combobox",
+  "link",
+  "listbox",
+  "menuitem",
+  "radio",
+  "searchbox",
+  "slider",
+  "spinbutton",
+  "switch",
+  "tab",
+  "textbox",
+]);
+
+interface AxNode {
+  ignored: boolean;
+  role?: { value: string };
+  name?: { value: string };
+  backendDOMNodeId?: number;
+}
+
+/**
+ * The controls of the page without an accessible name, as Chromium's accessibility tree (what a
+ * screen reader gets) computes them; and how many controls it saw, so an empty page cannot pass.
+ */
+async function unnamedControls(page: Page): Promise<{ seen: number; unnamed: string[] }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: AxNode[] };
+    const controls = nodes.filter((n) => !n.ignored && CONTROL_ROLES.has(n.role?.value ?? ""));
+    const unnamed: string[] = [];
+    for (const n of controls) {
+      if ((n.name?.value ?? "").trim() !== "") continue;
+      const { outerHTML } = (await cdp.send("DOM.getOuterHTML", { backendNodeId: n.backendDOMNodeId! })) as { outerHTML: string };
+      unnamed.push(`${n.role!.value}: ${outerHTML.slice(0, 200)}`);
+    }
+    return { seen: controls.length, unnamed };
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** Native controls the accessibility tree might not class as controls: each needs a name too. */
+async function unnamedNativeControls(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = (await cdp.send("DOM.getDocument", { depth: -1 })) as { root: { nodeId: number } };
+    const { nodeIds } = (await cdp.send("DOM.querySelectorAll", { nodeId: root.nodeId, selector: "button, input, select, textarea" })) as {
+      nodeIds: number[];
+    };
+    const unnamed: string[] = [];
+    for (const nodeId of nodeIds) {
+      const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false })) as { nodes: AxNode[] };
+      const own = nodes[0];
+      // Hidden ones (display: none, a closed details) are not reachable, so not judged.
+      if (!own || own.ignored) continue;
+      if ((own.name?.value ?? "").trim() !== "") continue;
+      const { outerHTML } = (await cdp.send("DOM.getOuterHTML", { nodeId })) as { outerHTML: string };
+      unnamed.push(outerHTML.slice(0, 200));
+    }
+    return unnamed;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+// One browser for the file; each test's page gets its own viewport.
+const ui = browserPerFile();
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
+  it("session page after a few requests: screenshot; every control has an accessible name", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(LAPTOP);
+    await sessionPageWithRequests(t, page);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}session-1280x800.png`, fullPage: true });
+    if (process.env.UPDATE_SCREENSHOTS === "1") await page.screenshot({ path: README_SCREENSHOT });
+
+    const { seen, unnamed } = await unnamedControls(page);
+    expect(unnamed, "controls without an accessible name").toEqual([]);
+    expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
+    // The session page has at least its clock, break-it, mint and credentials controls.
+    expect(seen).toBeGreaterThanOrEqual(20);
+  });
+
+  it("home page: every control has an accessible name; Tab reaches 'Create session from …' and Enter creates one", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(LAPTOP);
+    await page.goto(qaPageUrl(t.url));
+    const create = region(page, "Scenarios").getByRole("button", { name: /^Create session from / });
+    await create.first().waitFor();
+    // index.html's "Loading…" line is replaced by the page, not left above it.
+    expect(await page.locator("#app").innerText()).not.toContain("Loading the merchant-sandbox QA page");
+    expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
+    expect((await unnamedControls(page)).unnamed, "controls without an accessible name").toEqual([]);
+
+    // Only the keyboard from here: Tab until a "Create session from …" button has the focus.
+    const isCreateFocused = () => create.evaluateAll((buttons) => buttons.some((b) => b === document.activeElement));
+    let presses = 0;
+    while (!(await isCreateFocused())) {
+      expect(presses++, "Tab presses before a 'Create session from …' button has the focus").toBeLessThan(100);
+      await page.keyboard.press("Tab");
+    }
+    // The focused button's accessible name, as Chromium computes it: `- button "Create session from x"`.
+    const focused = await page.locator(":focus").ariaSnapshot();
+    const scenario = /^- button "Create session from (.+)"/.exec(focused.trim())?.[1];
+    expect(scenario, `the focused element is ${focused}`).toBeDefined();
+    await page.keyboard.press("Enter");
+    const id = await sessionIdOf(page);
+    await sessionHeading(page, id).waitFor();
+    const created = await t.call(`/__sandbox/sessions/${id}`);
+    expect(created.status, created.text).toBe(200);
+    expect(created.json.scenario).toBe(scenario);
+  });
+});
+
+describe("the QA page's layout at 390×844, a phone (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
+  it("session page after a few requests: screenshot; no horizontal page scroll; every control has an accessible name", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(PHONE);
+    await sessionPageWithRequests(t, page);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}session-390x844.png`, fullPage: true });
+
+    // The page is one column; wide tables scroll inside their own box, not the page.
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
+    expect(widths.scroll, `the page is ${widths.scroll}px wide at 390px`).toBeLessThanOrEqual(390);
+    expect(widths.body).toBeLessThanOrEqual(390);
+    expect((await unnamedControls(page)).unnamed, "controls without an accessible name").toEqual([]);
+    expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
+  });
+
+  it("home page: no horizontal page scroll", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(PHONE);
+    await page.goto(qaPageUrl(t.url));
+    await region(page, "Scenarios")
+      .getByRole("button", { name: /^Create session from / })
+      .first()
+      .waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}home-390x844.png`, fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+});
