@@ -250,5 +250,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
 function publishRequest(ctx: SandboxContext, session: string | undefined): void {
   const entry = ctx.journal.latest()!;
   ctx.events.publish("request", entry.id, entry, session);
-  if (session && ctx.events.watches(session)) ctx.events.findings(session, entry.id, analyze(ctx.journal.list({ session })));
+  if (session && ctx.events.watches(session)) {
+    ctx.events.findingsChanged(session, () => ({ id: ctx.journal.lastId(), findings: analyze(ctx.journal.list({ session })) }));
+  }
 }

@@ -46,20 +46,31 @@ describe("GET /__sandbox/events", () => {
     const t = await start();
     const a = await createSession(t);
     const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
+    const kinds = (events: Array<{ event: string; id: string }>) => events.map((e) => [e.event, e.id]);
+    // Findings are worked out once a burst of requests settles: each step waits for them.
     await t.call(`/s/${a.id}/api/v2/payment/x`);
-    await t.call(`/s/${a.id}/api/v2/payment/x`);
-    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
-    const events = await stream.next(4);
-    stream.close();
-    const report = (await t.call(`/__sandbox/sessions/${a.id}/report`)).json;
-    expect(events.map((e) => [e.event, e.id])).toEqual([
+    expect(kinds(await stream.next(2))).toEqual([
       ["request", "req_1"],
       ["findings", "req_1"],
+    ]);
+    // The second mistake changes the finding's count and evidence.
+    await t.call(`/s/${a.id}/api/v2/payment/x`);
+    expect(kinds(await stream.next(2))).toEqual([
       ["request", "req_2"],
-      // The second mistake changed the finding's count and evidence; the good exchange changed nothing.
       ["findings", "req_2"],
     ]);
-    expect(JSON.parse(events[3]!.data)).toEqual({ session: a.id, findings: report.findings });
+    // The good exchange changes nothing: no findings event for it, only for the third mistake.
+    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
+    await t.call(`/s/${a.id}/api/v2/payment/x`);
+    const last = await stream.next(3);
+    stream.close();
+    expect(kinds(last)).toEqual([
+      ["request", "req_3"],
+      ["request", "req_4"],
+      ["findings", "req_4"],
+    ]);
+    const report = (await t.call(`/__sandbox/sessions/${a.id}/report`)).json;
+    expect(JSON.parse(last[2]!.data)).toEqual({ session: a.id, findings: report.findings });
   });
 
   it("without a session streams every request, clock moves and session changes, with no credentials", async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EventHub, eventFrame } from "../../src/control/events.js";
 import type { StreamSink } from "../../src/core/http-types.js";
 
@@ -99,5 +99,52 @@ describe("EventHub", () => {
     hub.subscribe(undefined, []).cancel();
     expect(hub.active).toBe(false);
     expect(() => hub.subscribe(undefined, [])).not.toThrow();
+  });
+
+  describe("a watched session's findings", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("are worked out once per burst of requests, after findingsDelayMs, and sent only when they changed", () => {
+      vi.useFakeTimers();
+      const hub = new EventHub({ maxSubscribers: 2, bufferSize: 10, heartbeatMs: 0, findingsDelayMs: 200 });
+      const sink = stuckSink();
+      hub.subscribe("ses_a", []).open(sink);
+      hub.baseline("ses_a", []);
+      let computed = 0;
+      const findings = [{ code: "expired_token_reused" }];
+      const snapshot = (id: string) => () => {
+        computed++;
+        return { id, findings };
+      };
+      for (let i = 1; i <= 100; i++) hub.findingsChanged("ses_a", snapshot(`req_${i}`));
+      expect(computed).toBe(0);
+      vi.advanceTimersByTime(199);
+      expect(computed).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(computed).toBe(1);
+      expect(sink.chunks).toEqual([OPENING, eventFrame("findings", "req_100", { session: "ses_a", findings })]);
+      // Unchanged findings after the next burst: worked out again, not sent again.
+      hub.findingsChanged("ses_a", snapshot("req_101"));
+      vi.advanceTimersByTime(200);
+      expect(computed).toBe(2);
+      expect(sink.chunks).toHaveLength(2);
+    });
+
+    it("are not worked out for a session whose streams closed before the delay ran out", () => {
+      vi.useFakeTimers();
+      const hub = new EventHub({ maxSubscribers: 2, bufferSize: 10, heartbeatMs: 0, findingsDelayMs: 200 });
+      hub.subscribe("ses_a", []).open(stuckSink());
+      let computed = 0;
+      hub.findingsChanged("ses_a", () => {
+        computed++;
+        return { id: "req_1", findings: [] };
+      });
+      hub.closeSession("ses_a");
+      vi.advanceTimersByTime(1000);
+      expect(computed).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });
