@@ -46,7 +46,7 @@ describe("GET /__sandbox/events", () => {
     const t = await start();
     const a = await createSession(t);
     const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
-    const kinds = (events: Array<{ event: string; id: string }>) => events.map((e) => [e.event, e.id]);
+    const kinds = (events: Array<{ event: string; id?: string }>) => events.map((e) => [e.event, e.id]);
     // Findings are worked out once a burst of requests settles: each step waits for them.
     await t.call(`/s/${a.id}/api/v2/payment/x`);
     expect(kinds(await stream.next(2))).toEqual([
