@@ -1,6 +1,7 @@
 import { useCallback, useMemo, useState } from "preact/hooks";
 import { ControlApi, ControlError } from "./api";
 import { AdminTokenForm } from "./components/admin-token-form";
+import { failureText } from "./failure-text";
 import { useHashRoute } from "./hooks/use-hash-route";
 import type { Page } from "./page";
 import { HomeView } from "./views/home";
@@ -25,7 +26,7 @@ export function App() {
   const fail = useCallback(
     (error: unknown) => {
       if (error instanceof ControlError && error.needsAdminToken) setAskToken(true);
-      announce(error instanceof Error ? error.message : String(error), "error");
+      announce(failureText(error), "error");
     },
     [announce],
   );

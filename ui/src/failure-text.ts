@@ -1,4 +1,4 @@
-import { ControlError } from "../api";
+import { ControlError } from "./api";
 
 /**
  * What the status line says when a panel's call failed: the control plane's own detail for a

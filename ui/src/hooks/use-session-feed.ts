@@ -100,8 +100,11 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
             // Ended elsewhere (a script, another tab, idle reaping): say so, the notice alone is not read out.
             if (!endedRef.current) page.announce(`Session ${id} has ended`);
             markEnded();
-          } else if (change.change === "actions") setMarks((m) => [...m, actionsMark(change, clockNow())]);
-          else if (change.change === "reset")
+          } else if (change.change === "actions") {
+            setMarks((m) => [...m, actionsMark(change, clockNow())]);
+            // A rotated secret (from this page or a script) changes the credentials shown: read them again.
+            if (change.applied?.includes("rotate_secret")) page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
+          } else if (change.change === "reset")
             page.api.clock(id).then((view) => {
               eventClock.current = { view, at: Date.now() };
               setMarks((m) => [...m, { kind: "clock", at: view.now, label: "reset" }]);

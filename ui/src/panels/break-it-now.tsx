@@ -1,6 +1,5 @@
 import { useState } from "preact/hooks";
 import { BREAK_ACTIONS, type BreakField, type BreakInputs, DEFAULT_INPUTS, DELAY_ENDPOINTS, ranMessage } from "./break-actions";
-import { failureText } from "./failure-text";
 import type { BreakItNowProps } from "./props";
 import "./panel-form.css";
 
@@ -9,7 +8,7 @@ import "./panel-form.css";
  * same operation a CI script has, to watch the app under test cope or not. The control plane
  * checks the body; its refusal is said in the status line word for word.
  */
-export function BreakItNow({ api, session, announce, onRan }: BreakItNowProps) {
+export function BreakItNow({ api, session, announce, fail, onRan }: BreakItNowProps) {
   const [choice, setChoice] = useState(BREAK_ACTIONS[0]!.value);
   const [inputs, setInputs] = useState<BreakInputs>(DEFAULT_INPUTS);
   // "" is every merchant of the session, as the operation does with no merchant given.
@@ -26,7 +25,7 @@ export function BreakItNow({ api, session, announce, onRan }: BreakItNowProps) {
       announce(ranMessage(action, inputs, session.id, merchant || undefined));
       onRan?.(answer);
     } catch (err) {
-      announce(failureText(err), "error");
+      fail(err);
     }
   };
 

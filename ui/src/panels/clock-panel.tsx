@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { ClockView } from "../types";
-import { failureText } from "./failure-text";
 import type { ClockPanelProps } from "./props";
 import "./panel-form.css";
 import "./clock-panel.css";
@@ -13,7 +12,7 @@ const PRESETS = ["1m", "15m", "61m"] as const;
  * moved by a preset or a typed duration, set, frozen. Each answer is handed to the page
  * (onClock), so the timeline and the journal follow; a refusal is said with its detail.
  */
-export function ClockPanel({ api, session, clock, onClock, announce }: ClockPanelProps) {
+export function ClockPanel({ api, session, clock, onClock, announce, fail }: ClockPanelProps) {
   const [advanceBy, setAdvanceBy] = useState("");
   const [setTo, setSetTo] = useState("");
   const shown = useTicking(clock);
@@ -25,7 +24,7 @@ export function ClockPanel({ api, session, clock, onClock, announce }: ClockPane
       announce(says(answer));
       return true;
     } catch (err) {
-      announce(failureText(err), "error");
+      fail(err);
       return false;
     }
   };

@@ -1,6 +1,5 @@
 import { useRef, useState } from "preact/hooks";
 import type { MintAnswer } from "../types";
-import { failureText } from "./failure-text";
 import type { SessionPanelProps } from "./props";
 import "./panel-form.css";
 import "./mint-panel.css";
@@ -26,7 +25,7 @@ const TIME_CLAIMS = ["iat", "nbf", "exp"] as const;
  * Mints a token of any variant for this session's merchant, to paste into a client that checks
  * tokens itself, and says the refusal the sandbox gives it (or that it accepts it).
  */
-export function MintPanel({ api, session, announce }: SessionPanelProps) {
+export function MintPanel({ api, session, announce, fail }: SessionPanelProps) {
   const [variant, setVariant] = useState("valid");
   const [merchantKey, setMerchantKey] = useState(session.merchant.api_key);
   const [minted, setMinted] = useState<MintAnswer | null>(null);
@@ -40,7 +39,7 @@ export function MintPanel({ api, session, announce }: SessionPanelProps) {
       setMinted(answer);
       announce(`Minted a ${answer.variant} token: ${verdict(answer)}`);
     } catch (err) {
-      announce(failureText(err), "error");
+      fail(err);
     }
   };
 

@@ -16,6 +16,8 @@ export interface SessionPanelProps {
   session: SessionDetail;
   /** Says a result or a refusal in the page's status line (role=status, read by screen readers). */
   announce: (message: string, kind?: "ok" | "error") => void;
+  /** Says why a call failed; when it lacked the admin token, the page also asks for one. */
+  fail: (error: unknown) => void;
 }
 
 export interface TimelineProps {

@@ -81,9 +81,9 @@ export function SessionView({ id, page }: { id: string; page: Page }) {
           </div>
           {!ended && feed.clock && (
             <div class="area-tools">
-              <ClockPanel api={page.api} session={detail} clock={feed.clock} onClock={feed.setClock} announce={page.announce} />
-              <BreakItNow api={page.api} session={detail} announce={page.announce} />
-              <MintPanel api={page.api} session={detail} announce={page.announce} />
+              <ClockPanel api={page.api} session={detail} clock={feed.clock} onClock={feed.setClock} announce={page.announce} fail={page.fail} />
+              <BreakItNow api={page.api} session={detail} announce={page.announce} fail={page.fail} />
+              <MintPanel api={page.api} session={detail} announce={page.announce} fail={page.fail} />
             </div>
           )}
         </div>
