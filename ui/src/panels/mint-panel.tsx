@@ -1,5 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import type { MintAnswer } from "../types";
+import { copiedMessage, copyText } from "../components/clipboard";
 import type { SessionPanelProps } from "./props";
 import "./panel-form.css";
 import "./mint-panel.css";
@@ -45,16 +46,11 @@ export function MintPanel({ api, session, announce, fail }: SessionPanelProps) {
 
   const copy = async () => {
     if (!minted) return;
-    try {
-      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(minted.token);
-      announce("Copied the minted token");
-    } catch {
-      // No clipboard here (an insecure origin, or permission refused): select it for Ctrl+C instead.
+    const how = await copyText(minted.token, () => {
       tokenBox.current?.focus();
       tokenBox.current?.select();
-      announce("The clipboard is not available here: the minted token is selected, press Ctrl+C (⌘C) to copy it");
-    }
+    });
+    announce(copiedMessage("the minted token", how));
   };
 
   return (
