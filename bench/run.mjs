@@ -182,17 +182,35 @@ async function openEventStream(url) {
 }
 
 /**
+ * fetch, once more if the first try met a socket the server had already closed: this process's
+ * pooled keep-alive connection from the start-up health checks sits idle through the loads before,
+ * past the server's keep-alive timeout, and undici may pick it just as it closes.
+ */
+async function fetchFresh(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    if (e?.cause?.code !== "UND_ERR_SOCKET") throw e;
+    return fetch(url, init);
+  }
+}
+
+/**
  * The protected call under a session's base URL (`/s/<id>/api/v2/payment/…` with that session's
  * token), as an integration configured with `base_url` sends it: with no event stream open, then
  * with one stream of that session open (an open QA page), which journals each request to the
  * stream and recomputes the session's findings.
  */
 async function measureSessionRows(server) {
-  const created = await fetch(`${server.url}/__sandbox/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const created = await fetchFresh(`${server.url}/__sandbox/sessions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   if (created.status !== 201) throw new Error(`POST /__sandbox/sessions answered ${created.status}: ${await created.text()}`);
   const session = await created.json();
   const base = `/s/${session.id}`;
-  const exchanged = await fetch(`${server.url}${base}/api/v2/auth/token`, {
+  const exchanged = await fetchFresh(`${server.url}${base}/api/v2/auth/token`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ api_key: session.merchant.api_key, api_secret: session.merchant.api_secret }),
