@@ -3,7 +3,8 @@
 // (BENCH_DURATION seconds per measurement, default 5; about 2 minutes in all). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import autocannon from "autocannon";
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,9 +98,15 @@ async function autocannonRun(url, request, connections, duration) {
   };
 }
 
+const execFileAsync = promisify(execFile);
 const wrkDir = mkdtempSync(join(tmpdir(), "bench-wrk-"));
 
-function wrk(url, request = {}, connections, duration) {
+/**
+ * One wrk run. Not execFileSync: this process must keep reading while wrk loads the server (the
+ * event stream the session rows hold open, as a QA page does), or the stream stalls and the
+ * sandbox closes it as a client that fell behind.
+ */
+async function wrk(url, request = {}, connections, duration) {
   const script = join(wrkDir, "request.lua");
   const headers = Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   writeFileSync(
@@ -110,7 +117,9 @@ function wrk(url, request = {}, connections, duration) {
       ...headers,
     ].join("\n") + "\n",
   );
-  const out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url], { encoding: "utf8" });
+  const { stdout: out } = await execFileAsync("wrk", ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url], {
+    encoding: "utf8",
+  });
   const ms = (text) => {
     const m = /([\d.]+)(us|ms|s)/.exec(text);
     return m ? +(Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]]).toFixed(2) : null;
@@ -220,6 +229,8 @@ async function measureSessionRows(server) {
   const rows = { session: await load(server, call, 10) };
   const stream = await openEventStream(`${server.url}/__sandbox/events?session=${session.id}`);
   rows.sessionStream = await load(server, call, 10);
+  // Let the reader take what arrived in the last moments before asking whether the stream ended.
+  await new Promise((r) => setTimeout(r, 100));
   const streamEndedEarly = stream.state.ended;
   await stream.close();
   // An overflowed stream measured part of the run without a page: counted as an error of the row.
