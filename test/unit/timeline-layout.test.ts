@@ -270,4 +270,28 @@ describe("time scale", () => {
   it("says a gap's length the way the axis shows it", () => {
     expect([45_000, 61 * 60_000, 125 * 60_000, 3 * 86_400_000].map(spanText)).toEqual(["45s", "61m", "2h5m", "3d"]);
   });
+
+  it("on a frozen clock, requests at one instant each get a place, in order, and the token's bar runs from the call that got it to the call refused with it", () => {
+    const j = journal();
+    j.token(0, "t1");
+    j.pay(0, "t1");
+    j.pay(0, "t1");
+    j.pay(0, "t1");
+    j.pay(0, "t1", { code: "token_expired", rules: ["token-expires-after-calls/expire-on-fourth-call"] });
+    const l = layout(j.entries, 61, [{ kind: "actions", at: at(0), label: "revoke_token" }]);
+    const xs = ["req_1", "req_2", "req_3", "req_4", "req_5"].map((id) => mark(l, id).x);
+    for (let i = 1; i < xs.length; i++) expect(xs[i]!).toBeGreaterThan(xs[i - 1]!);
+    // The marks still say the real time.
+    expect(l.requests.map((r) => r.at)).toEqual(Array(5).fill(at(0)));
+    const t1 = bar(l, "t1");
+    expect(t1.endedWhy).toBe("expired early");
+    expect(t1.x1).toBe(mark(l, "req_1").x);
+    expect(t1.x2).toBe(mark(l, "req_5").x);
+    expect(mark(l, "req_5").outcome).toBe("refused");
+    // The action at that instant came after the calls that reached it; it keeps its real time.
+    const action = l.markers.find((m) => m.kind === "actions")!;
+    expect(action.at).toBe(at(0));
+    expect(action.x).toBeGreaterThan(mark(l, "req_5").x);
+    expectNoCollisions(l);
+  });
 });

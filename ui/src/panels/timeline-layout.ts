@@ -137,8 +137,11 @@ export function layoutTimeline(input: {
   width?: number;
 }): TimelineLayout {
   const width = Math.max(200, input.width ?? 1000);
-  const entries = [...input.entries].sort((a, b) => a.seq - b.seq);
-  const marks = [...input.marks].filter((m) => Number.isFinite(ms(m.at)));
+  const sorted = [...input.entries].sort((a, b) => a.seq - b.seq);
+  const realTime = new Map(sorted.map((e) => [e.id, e.sandboxTime]));
+  const entries = placeInOrder(sorted);
+  const givenMarks = input.marks.filter((m) => Number.isFinite(ms(m.at)));
+  const marks = givenMarks.map((m) => ({ ...m, at: iso(afterSameInstant(ms(m.at), sorted, entries)) }));
   const tokens = collectTokens(entries, marks);
 
   // The range: everything that happened, and now; an expiry far ahead is not stretched to, but
@@ -182,7 +185,7 @@ export function layoutTimeline(input: {
     const barEnd = facts && (facts.endedMs ?? facts.expiresMs);
     return {
       id: e.id,
-      at: e.sandboxTime,
+      at: realTime.get(e.id)!,
       x: x(t),
       lane: lane ?? tokenLanes,
       outcome: outcomeOf(e.status),
@@ -197,10 +200,10 @@ export function layoutTimeline(input: {
   });
 
   const markers: Marker[] = [
-    ...marks.map((m) => ({ kind: m.kind, at: m.at, x: x(ms(m.at)), label: m.label })),
+    ...marks.map((m, i) => ({ kind: m.kind, at: givenMarks[i]!.at, x: x(ms(m.at)), label: m.label })),
     ...entries
       .filter((e) => e.rules?.length)
-      .map((e) => ({ kind: "rule" as const, at: e.sandboxTime, x: x(ms(e.sandboxTime)), label: e.rules!.join(", "), request: e.id })),
+      .map((e) => ({ kind: "rule" as const, at: realTime.get(e.id)!, x: x(ms(e.sandboxTime)), label: e.rules!.join(", "), request: e.id })),
   ].sort((a, b) => a.x - b.x);
 
   return {
@@ -220,6 +223,32 @@ export function layoutTimeline(input: {
       errors: requests.filter((r) => r.outcome === "error").length,
     },
   };
+}
+
+/**
+ * Where each request is placed on the axis: at its time on the session clock, except that requests
+ * at the same instant (a frozen clock, or a burst within one millisecond) are a millisecond apart,
+ * in journal order, so each gets a place of its own and a token's bar has a length between the
+ * call that got it and the call refused with it. A few milliseconds off at most; the marks show
+ * the real time.
+ */
+function placeInOrder(entries: readonly JournalEntry[]): JournalEntry[] {
+  let last = -Infinity;
+  return entries.map((e) => {
+    const t = ms(e.sandboxTime);
+    if (!Number.isFinite(t)) return e;
+    last = t > last ? t : last + 1;
+    return last === t ? e : { ...e, sandboxTime: iso(last) };
+  });
+}
+
+/** A clock move or action at instant `t` goes after the requests placed at that instant (it came after the calls that reached it). */
+function afterSameInstant(t: number, real: readonly JournalEntry[], placed: readonly JournalEntry[]): number {
+  let at = t;
+  for (let i = 0; i < real.length; i++) {
+    if (ms(real[i]!.sandboxTime) === t) at = Math.max(at, ms(placed[i]!.sandboxTime) + 1);
+  }
+  return at;
 }
 
 /** Every token the journal shows, issued or only presented, with when and why it stopped working. */
