@@ -45,40 +45,11 @@ export interface SessionListItem {
   expires_at: string;
 }
 
-export interface JournalEntry {
-  id: string;
-  seq: number;
-  time: string;
-  sandboxTime: string;
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  durationMs: number;
-  endpoint: string;
-  scenario: string;
-  session?: string;
-  merchant?: string;
-  unverified?: boolean;
-  tokenId?: string;
-  /** When the token this request was issued expires, on the session clock. */
-  tokenExpiresAt?: string;
-  presentedTokenId?: string;
-  code?: string;
-  rules?: string[];
-  retryAfter?: number;
-  secretInQuery?: boolean;
-  viaSessionUrl?: true;
-  loginToken?: true;
-}
-
-export interface Finding {
-  code: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  /** Request ids (`req_12`) of the journal rows that show it. */
-  evidence: string[];
-}
+// The journal entry and the finding are the server's own types (type-only imports of files that
+// import nothing, erased from the bundle): a field the sandbox adds or renames breaks the page's
+// type-check instead of its display.
+export type { JournalEntry } from "../../src/control/journal.js";
+export type { Finding } from "../../src/control/findings/finding.js";
 
 export interface MintAnswer {
   token: string;
