@@ -294,4 +294,19 @@ describe("time scale", () => {
     expect(action.x).toBeGreaterThan(mark(l, "req_5").x);
     expectNoCollisions(l);
   });
+
+  it("a clock set back (a reset) keeps its real times: a token issued after it has its whole bar, and its calls are not drawn past its end", () => {
+    const j = journal();
+    j.token(30, "t1");
+    j.pay(31, "t1");
+    // The session was reset: its clock starts again at 0.
+    j.token(0, "t2");
+    j.pay(1, "t2");
+    const l = layout(j.entries, 2);
+    const t2 = bar(l, "t2");
+    expect(t2.x2).toBeGreaterThan(t2.x1);
+    expect(mark(l, "req_4").afterEnd).toBe(false);
+    expect(mark(l, "req_4").x).toBeGreaterThan(t2.x1);
+    expect(mark(l, "req_3").x).toBeLessThan(mark(l, "req_1").x);
+  });
 });

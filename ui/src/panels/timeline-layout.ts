@@ -8,6 +8,7 @@
  * Imports carry ".js": this module is also compiled by the root tsconfig (NodeNext) for its tests.
  */
 import type { JournalEntry } from "../types.js";
+import { type Outcome, outcomeOf } from "../format.js";
 import { spanText, type TimeBreak, type TimeScale, timeScale } from "./time-scale.js";
 
 /** A clock move or actions run on the session (the same shape as props.ts's TimelineMark). */
@@ -18,7 +19,7 @@ export interface LayoutMark {
 }
 
 /** As the journal table says it: refused is any 4xx, error a 5xx or a dropped connection (status 0). */
-export type Outcome = "ok" | "refused" | "error";
+export type { Outcome };
 
 export interface TokenBar {
   jti: string;
@@ -97,11 +98,6 @@ const MIN_BAR = 4;
 /** Axis labels at least this many units apart, so they never overlap. */
 const TICK_SPACING = 80;
 
-export function outcomeOf(status: number): Outcome {
-  if (status === 0 || status >= 500) return "error";
-  return status >= 400 ? "refused" : "ok";
-}
-
 /** The token a request presented; a protected call that accepted one records it as tokenId. */
 function presented(e: JournalEntry): string | undefined {
   return e.presentedTokenId ?? (e.endpoint !== "token" && e.endpoint !== "login" ? e.tokenId : undefined);
@@ -109,7 +105,7 @@ function presented(e: JournalEntry): string | undefined {
 
 /** The token a request was issued: a successful exchange on the token endpoint. */
 function issued(e: JournalEntry): string | undefined {
-  if (!e.tokenId || outcomeOf(e.status) !== "ok") return undefined;
+  if (!e.tokenId || outcomeOf(e) !== "ok") return undefined;
   return e.tokenExpiresAt !== undefined || e.endpoint === "token" ? e.tokenId : undefined;
 }
 
@@ -188,7 +184,7 @@ export function layoutTimeline(input: {
       at: realTime.get(e.id)!,
       x: x(t),
       lane: lane ?? tokenLanes,
-      outcome: outcomeOf(e.status),
+      outcome: outcomeOf(e),
       status: e.status,
       method: e.method,
       path: e.path,
@@ -233,12 +229,18 @@ export function layoutTimeline(input: {
  * the real time.
  */
 function placeInOrder(entries: readonly JournalEntry[]): JournalEntry[] {
-  let last = -Infinity;
+  let lastReal = -Infinity;
+  let lastPlaced = -Infinity;
   return entries.map((e) => {
     const t = ms(e.sandboxTime);
     if (!Number.isFinite(t)) return e;
-    last = t > last ? t : last + 1;
-    return last === t ? e : { ...e, sandboxTime: iso(last) };
+    // Only the same instant, or a later one that the nudges already passed, is moved; a clock set
+    // back (a reset, "Set time" earlier) keeps its real time, or a token issued after it would be
+    // drawn ending before it starts, and its calls as made after its expiry.
+    const placed = t >= lastReal && t <= lastPlaced ? lastPlaced + 1 : t;
+    lastReal = t;
+    lastPlaced = placed;
+    return placed === t ? e : { ...e, sandboxTime: iso(placed) };
   });
 }
 
@@ -278,7 +280,7 @@ function collectTokens(entries: readonly JournalEntry[], marks: readonly LayoutM
     const used = presented(e);
     if (used === undefined) continue;
     const f = seen(used, t);
-    if (outcomeOf(e.status) === "ok") f.lastAcceptedMs = t;
+    if (outcomeOf(e) === "ok") f.lastAcceptedMs = t;
     if (f.endedMs !== undefined) continue;
     // A refusal as revoked, or as expired before its exp, is the token ending early; the first says when.
     const early = f.expiresMs === undefined || t < f.expiresMs;
