@@ -104,12 +104,15 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
             setMarks((m) => [...m, actionsMark(change, clockNow())]);
             // A rotated secret (from this page or a script) changes the credentials shown: read them again.
             if (change.applied?.includes("rotate_secret")) page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
-          } else if (change.change === "reset")
+          } else if (change.change === "reset") {
+            // A reset puts the scenario's declared secret back: the credentials shown change too.
+            page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
             page.api.clock(id).then((view) => {
               eventClock.current = { view, at: Date.now() };
               setMarks((m) => [...m, { kind: "clock", at: view.now, label: "reset" }]);
               setClock(view);
             }, page.fail);
+          }
           break;
         }
       }
@@ -143,6 +146,19 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         onState: (state, why) => {
           if (gone) return;
           setLive(state);
+          // Live again, or for the first time: the stream replays missed requests, but findings and
+          // clock moves made while it was not open (or between the first read and its opening) are
+          // only current in the report and the clock, so read both again.
+          if (state === "live") {
+            page.api.report(id).then(
+              (r) => !gone && setFindings(r.findings),
+              () => {},
+            );
+            page.api.clock(id).then(
+              (c) => !gone && takeClock(c),
+              () => {},
+            );
+          }
           // 404: the session ended while the stream was down; 401: the token was forgotten or changed.
           if (state === "stopped" && why?.includes("404")) setEnded(true);
           if (state === "stopped" && why?.includes("401"))
