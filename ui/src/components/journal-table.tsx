@@ -65,7 +65,13 @@ function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean;
     <>
       <tr id={`row-${e.id}`} data-outcome={outcome} class={`row-${outcome}`} tabIndex={-1}>
         <td class="nowrap">
-          <button type="button" class="details-toggle" aria-expanded={open} aria-controls={`details-${e.id}`} onClick={() => onToggle(e.id)}>
+          <button
+            type="button"
+            class="details-toggle"
+            aria-expanded={open}
+            aria-controls={open ? `details-${e.id}` : undefined}
+            onClick={() => onToggle(e.id)}
+          >
             {/* The chevron is drawn by CSS inside an aria-hidden span: generated text would join the button's name. */}
             <span class="chev" aria-hidden="true" />
             <span class="vh">Details </span>
@@ -89,7 +95,8 @@ function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean;
         <td class="mono wrap">{e.code ?? ""}</td>
         <td class="mono wrap">{e.rules?.join(", ") ?? ""}</td>
         <td class="mono token" title={token}>
-          {e.tokenId ? "new " : ""}
+          {/* tokenId is also set on a call that accepted a token; only an issuing call has the expiry. */}
+          {e.tokenExpiresAt ? "new " : ""}
           {token ?? ""}
         </td>
       </tr>
