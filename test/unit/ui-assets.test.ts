@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -53,10 +53,12 @@ describe("UiAssets", () => {
 
   it("gives undefined for any other name, and reads nothing: no path traversal", () => {
     // A real file beside the folder, that a traversal would reach.
-    const { path, url } = folder({ "index.html": "<p>page</p>" });
-    writeFileSync(join(path, "..", "ui-assets-secret.txt"), "secret");
-    dirs.push(join(path, "..", "ui-assets-secret.txt"));
-    const assets = new UiAssets(url);
+    // In a parent folder of this test's own, so parallel runs never share the file.
+    const parent = folder({ "ui-assets-secret.txt": "secret" }).path;
+    const ui = join(parent, "ui");
+    mkdirSync(ui);
+    writeFileSync(join(ui, "index.html"), "<p>page</p>");
+    const assets = new UiAssets(pathToFileURL(`${ui}/`));
     for (const name of [
       "../package.json",
       "..",
