@@ -20,8 +20,8 @@ export interface EventHubLimits {
   /** How often a comment line keeps idle streams open through proxies (ms); 0 sends none. */
   heartbeatMs: number;
   /**
-   * A watched session's findings are worked out at most once per this many ms, after its requests
-   * (default 200). Working them out reads the session's whole journal; once per request, an open
+   * A watched session's findings are worked out at most once per this many ms, this long after the
+   * first request since they last were (default 200), even under constant load. Working them out reads the session's whole journal; once per request, an open
    * QA page made each of that session's requests about 50 times dearer (9 ms of CPU, not 0.2).
    */
   findingsDelayMs?: number;
@@ -126,8 +126,8 @@ export class EventHub {
   }
 
   /**
-   * A request of a watched session came: its findings are worked out once the burst settles (at
-   * most every `findingsDelayMs`), off the request's own path, and sent if they changed.
+   * A request of a watched session came: its findings are worked out `findingsDelayMs` later (so at
+   * most that often, however many requests come), off the request's own path, and sent if they changed.
    */
   findingsChanged(session: string, snapshot: FindingsSnapshot): void {
     this.findingsDue.set(session, snapshot);

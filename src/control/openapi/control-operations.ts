@@ -5,8 +5,9 @@ import { ref } from "./ref.js";
 /**
  * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
  * document, the scenarios, sessions, clocks, resets, the request journal, the integration report and token
- * minting. Everything but health refuses web pages (another site's Origin, a Host it does not
- * answer to), needs the admin token when one is set, and answers 404 with --no-control-plane.
+ * minting, and the QA page's files. Everything but health and those files refuses web pages (another
+ * site's Origin, a Host it does not answer to), needs the admin token when one is set, and answers
+ * 404 with --no-control-plane; the page's files check only the Host.
  * Control-plane calls run no scenario rules and are not journaled. The refusal responses are
  * generated from the codes listed here and the error catalogue (operations.ts).
  */
@@ -392,7 +393,7 @@ export const controlDocs: Record<string, PathDoc> = {
         "Server-Sent Events, open until the client leaves or the sandbox closes (read it with `curl -N` or a streaming fetch that sends the admin token: an EventSource cannot send headers, and the token is never taken in the query).",
         "Each event is `event: <kind>`, `id: <req_N>` (the last journaled request; `overflow` has none) and one `data:` line of JSON:",
         "`request`: a journal entry exactly as GET /__sandbox/requests lists it (schema JournalEntry), its id its `req_N`;",
-        "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when its requests changed it (worked out once a burst of requests settles, at most every 200 ms, so an open page costs the requests nothing);",
+        "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when its requests changed it (worked out 200 ms after a request, so at most five times a second however many requests come, off the requests' own path);",
         "`clock`: the sandbox clock (schema Clock) or a session's, `{session, now, frozen}`, when POST …/clock moved, set or froze it;",
         "`session`: `{change: created|reset|ended|actions, id, scenario, reason?: deleted|reaped, applied?: [action names], rule?: the next rule's name}`, never credentials;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
