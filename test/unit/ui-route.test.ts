@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRoute, sessionHref } from "../../ui/src/route.js";
-import { matchesScenario, namesOnly } from "../../ui/src/scenario-filter.js";
+import { matchesScenario } from "../../ui/src/scenario-filter.js";
 import type { ScenarioSummary } from "../../ui/src/types.js";
 
 describe("parseRoute", () => {
@@ -30,8 +30,5 @@ describe("matchesScenario", () => {
     expect(matchesScenario(s, "4th payment")).toBe(true);
     expect(matchesScenario(s, "outage")).toBe(false);
     expect(matchesScenario(s, "token outage")).toBe(false);
-  });
-  it("makes name-only summaries for the fallback listing", () => {
-    expect(namesOnly(["default"])).toEqual([{ name: "default", description: "", source: "library", rules: [] }]);
   });
 });

@@ -3,7 +3,7 @@
  * a CI script uses, documented in /__sandbox/openapi.json. The admin token, when the sandbox has
  * one, is kept for this tab only (sessionStorage) and sent as X-Admin-Token.
  */
-import type { ClockView, JournalEntry, MintAnswer, ScenarioSummary, SessionAnswer, SessionDetail, SessionListItem, Finding } from "./types";
+import type { ClockView, JournalEntry, MintAnswer, ScenarioSummary, SessionAnswer, SessionDetail, SessionListItem, Finding } from "./types.js";
 
 const TOKEN_KEY = "merchant-sandbox.admin-token";
 
@@ -65,9 +65,6 @@ export class ControlApi {
   }
 
   /** Always open, even with an admin token set: the page's fallback list of scenario names. */
-  health(): Promise<{ status: string; version: string; scenarios: string[] }> {
-    return this.call("GET", "/__sandbox/health");
-  }
   scenarios(): Promise<{ scenarios: ScenarioSummary[] }> {
     return this.call("GET", "/__sandbox/scenarios");
   }

@@ -11,8 +11,3 @@ export function matchesScenario(s: ScenarioSummary, query: string): boolean {
   const text = [s.name, s.description, ...s.rules.flatMap((r) => [r.name, r.summary])].join(" ").toLowerCase();
   return words.every((w) => text.includes(w));
 }
-
-/** Scenarios named only (the sandbox lacks GET /__sandbox/scenarios): no description, no rules known. */
-export function namesOnly(names: readonly string[]): ScenarioSummary[] {
-  return names.map((name) => ({ name, description: "", source: "library", rules: [] }));
-}

@@ -1,31 +1,18 @@
 import { useEffect, useState } from "preact/hooks";
-import { ControlError } from "../api";
 import type { Page } from "../page";
 import { sessionHref } from "../route";
-import { matchesScenario, namesOnly } from "../scenario-filter";
+import { matchesScenario } from "../scenario-filter";
 import type { ScenarioSummary } from "../types";
 
 /** The scenarios this sandbox can make sessions of, searchable, each with a button that makes one. */
 export function ScenariosSection({ page }: { page: Page }) {
   const [scenarios, setScenarios] = useState<ScenarioSummary[] | undefined>();
-  // Set when only the names could be had (a sandbox without GET /__sandbox/scenarios).
-  const [namesOnlyNote, setNamesOnlyNote] = useState(false);
   const [query, setQuery] = useState("");
   const [creating, setCreating] = useState<string | undefined>();
 
   useEffect(() => {
-    page.api.scenarios().then(
-      (a) => setScenarios(a.scenarios),
-      async (e) => {
-        if (!(e instanceof ControlError && e.status === 404)) return page.fail(e);
-        try {
-          setScenarios(namesOnly((await page.api.health()).scenarios));
-          setNamesOnlyNote(true);
-        } catch (e2) {
-          page.fail(e2);
-        }
-      },
-    );
+    // The sandbox that serves the page always has GET /__sandbox/scenarios (they ship together).
+    page.api.scenarios().then((a) => setScenarios(a.scenarios), page.fail);
   }, [page]);
 
   const create = async (name: string) => {
@@ -48,12 +35,6 @@ export function ScenariosSection({ page }: { page: Page }) {
         <span>Search scenarios</span>
         <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="token, outage, key…" />
       </label>
-      {namesOnlyNote && (
-        <p class="note">
-          Descriptions unavailable: this sandbox has no scenario listing (GET /__sandbox/scenarios), so only the names of the scenarios it loaded are
-          shown.
-        </p>
-      )}
       {shown === undefined ? (
         <p class="muted">Loading scenarios…</p>
       ) : shown.length === 0 ? (
