@@ -5,16 +5,10 @@
  */
 import { moveLabel } from "./format.js";
 import type { ClockView, JournalEntry, SessionChange } from "./types.js";
+import type { TimelineMark } from "./panels/props.js";
 
-/**
- * Same shape as panels/props.ts' TimelineMark, declared here because that file imports the DOM-side
- * api module; TypeScript's structural typing makes the two interchangeable.
- */
-export interface Mark {
-  kind: "clock" | "actions";
-  at: string;
-  label: string;
-}
+/** A clock move or actions on the timeline (a type-only import: nothing of the DOM-side api module is loaded). */
+export type Mark = TimelineMark;
 
 /** The rows plus the new ones, each id once, oldest first (by `seq`); the same array when nothing is new. */
 export function mergeEntries(current: readonly JournalEntry[], incoming: readonly JournalEntry[]): readonly JournalEntry[] {

@@ -1,5 +1,5 @@
-import type { ControlApi } from "../api";
-import type { ClockView, JournalEntry, SessionDetail } from "../types";
+import type { ControlApi } from "../api.js";
+import type { ClockView, JournalEntry, SessionDetail } from "../types.js";
 
 /** A moment on the session's clock the timeline marks: a clock move or actions run on the session. */
 export interface TimelineMark {

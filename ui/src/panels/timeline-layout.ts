@@ -8,15 +8,12 @@
  * Imports carry ".js": this module is also compiled by the root tsconfig (NodeNext) for its tests.
  */
 import type { JournalEntry } from "../types.js";
+import type { TimelineMark } from "./props.js";
 import { type Outcome, outcomeOf } from "../format.js";
 import { spanText, type TimeBreak, type TimeScale, timeScale } from "./time-scale.js";
 
-/** A clock move or actions run on the session (the same shape as props.ts's TimelineMark). */
-export interface LayoutMark {
-  kind: "clock" | "actions";
-  at: string;
-  label: string;
-}
+/** A clock move or actions, at a time on the session clock (the page's TimelineMark). */
+export type LayoutMark = TimelineMark;
 
 /** As the journal table says it: refused is any 4xx, error a 5xx or a dropped connection (status 0). */
 export type { Outcome };
