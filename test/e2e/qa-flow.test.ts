@@ -168,6 +168,8 @@ describe("the QA page's flow (headless Chromium)", () => {
     expect(finding.code).toBe("expired_token_reused");
     await expectRows(page, 6);
     await eventually(() => textOf(findings)).toContain(finding.code);
+    // Exactly the report's findings: one wrongly raised while "No findings yet" was shown would be here too.
+    expect(await findings.locator("li.finding").count()).toBe(report.json.findings.length);
     expect(await textOf(findings)).toContain(finding.severity);
     for (const evidence of finding.evidence) {
       expect(await findings.getByRole("link", { name: evidence, exact: true }).getAttribute("href")).toBe(`#row-${evidence}`);
