@@ -41,50 +41,69 @@ export interface FollowOptions {
   session: string;
   headers: () => Record<string, string>;
   onEvent: (event: StreamEvent) => void;
-  /** Told whether the stream is open, so the page can say "live" or "reconnecting". */
-  onState: (state: "live" | "reconnecting" | "stopped", why?: string) => void;
+  /**
+   * Told whether the stream is open, so the page can say "live" or "reconnecting"; when it stopped
+   * because the sandbox refused it, `status` says why (404: the session ended; 401: the admin token).
+   */
+  onState: (state: "live" | "reconnecting" | "stopped", status?: number) => void;
   /** The last request id already shown: the stream starts after it. */
   since?: string;
+  /** The fetch to use (tests pass their own); the page's own by default. */
+  fetch?: typeof fetch;
+  /** Waits before reconnecting: the first time 1 s, doubling up to 15 s while it keeps failing. */
+  wait?: (ms: number) => Promise<void>;
 }
 
-/** Follows the session's events until `stop()`; reconnects after a drop, 1 s later. */
+/** Answers that retrying cannot change: the session is gone, or the admin token is wanted or wrong. */
+const FINAL_STATUSES = new Set([400, 401, 403, 404]);
+
+/**
+ * Follows the session's events until `stop()`. A dropped stream, a 429 (the sandbox's subscriber
+ * limit) or a 5xx is retried, with Last-Event-ID so the missed requests are replayed; a refusal
+ * that retrying cannot change stops it, with its status.
+ */
 export function followSession(options: FollowOptions): { stop: () => void } {
   const abort = new AbortController();
+  const fetchStream = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const wait = options.wait ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let lastId = options.since ?? "";
   let stopped = false;
+  let delay = 1000;
 
   const run = async (): Promise<void> => {
     while (!stopped) {
       try {
         const url = `/__sandbox/events?session=${encodeURIComponent(options.session)}`;
         const headers = lastId ? { ...options.headers(), "last-event-id": lastId } : options.headers();
-        const res = await fetch(url, { headers, signal: abort.signal });
-        if (!res.ok || !res.body) {
-          // 404: the session ended; 401: the token is wanted; neither gets better by retrying.
-          options.onState("stopped", `the event stream answered ${res.status}`);
+        const res = await fetchStream(url, { headers, signal: abort.signal });
+        if (FINAL_STATUSES.has(res.status)) {
+          stopped = true;
+          options.onState("stopped", res.status);
           return;
         }
-        options.onState("live");
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          const { frames, rest } = parseFrames(buffer + value);
-          buffer = rest;
-          for (const f of frames) {
-            if (f.event === "request" && f.id) lastId = f.id;
-            options.onEvent(f);
+        if (res.ok && res.body) {
+          options.onState("live");
+          delay = 1000;
+          const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buffer = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            const { frames, rest } = parseFrames(buffer + value);
+            buffer = rest;
+            for (const f of frames) {
+              if (f.event === "request" && f.id) lastId = f.id;
+              options.onEvent(f);
+            }
           }
         }
-      } catch (e) {
-        if (stopped) return;
-        options.onState("reconnecting", e instanceof Error ? e.message : String(e));
+      } catch {
+        // A network error or the stream cut: retried below, like a 429 or a 5xx.
       }
-      if (!stopped) {
-        options.onState("reconnecting");
-        await new Promise((r) => setTimeout(r, 1000));
-      }
+      if (stopped) return;
+      options.onState("reconnecting");
+      await wait(delay);
+      delay = Math.min(delay * 2, 15_000);
     }
   };
   void run();

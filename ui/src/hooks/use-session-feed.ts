@@ -143,7 +143,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         since,
         headers: () => page.api.headers(),
         onEvent,
-        onState: (state, why) => {
+        onState: (state, status) => {
           if (gone) return;
           setLive(state);
           // Live again, or for the first time: the stream replays missed requests, but findings and
@@ -160,9 +160,11 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
             );
           }
           // 404: the session ended while the stream was down; 401: the token was forgotten or changed.
-          if (state === "stopped" && why?.includes("404")) setEnded(true);
-          if (state === "stopped" && why?.includes("401"))
+          if (state === "stopped" && status === 404) setEnded(true);
+          if (state === "stopped" && status === 401)
             page.fail(new ControlError(401, "admin_token_required", "The event stream needs the admin token."));
+          if (state === "stopped" && (status === 400 || status === 403))
+            page.announce(`The sandbox refused this page's event stream (${status}): reload the page to follow the session again.`, "error");
         },
       });
     })();
