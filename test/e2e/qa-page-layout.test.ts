@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
-import { eventually, journalRows, region, sessionHeading, sessionIdOf } from "../support/qa-page.js";
+import { eventually, isFocusedOrHighlighted, journalRow, journalRows, region, sessionHeading, sessionIdOf, timeline } from "../support/qa-page.js";
 import { createSession, postJson, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
@@ -126,6 +126,29 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
     expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
     // The session page has at least its clock, break-it, mint and credentials controls.
     expect(seen).toBeGreaterThanOrEqual(20);
+  });
+
+  it("timeline: its marks are buttons in a named group with one tab stop; the arrow keys move between them and Enter shows the row", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(LAPTOP);
+    await sessionPageWithRequests(t, page);
+    const marks = timeline(page).getByRole("button");
+    await eventually(() => marks.count()).toBe(8);
+    // One tab stop: the newest request's mark.
+    const stops = await timeline(page)
+      .locator('[data-request][tabindex="0"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-request")));
+    expect(stops).toEqual(["req_8"]);
+    await timeline(page).locator('[data-request="req_8"]').focus();
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-request"))).toBe("req_6");
+    await page.keyboard.press("Home");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-request"))).toBe("req_1");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("Enter");
+    await eventually(() => isFocusedOrHighlighted(journalRow(page, "req_2")), "row req_2 is focused or highlighted").toBe(true);
   });
 
   it("home page: every control has an accessible name; Tab reaches 'Create session from …' and Enter creates one", async () => {

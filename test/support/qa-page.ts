@@ -72,7 +72,7 @@ export async function cellText(page: Page, row: Locator, column: JournalColumn):
 
 /** The session page's timeline picture. */
 export function timeline(page: Page): Locator {
-  return region(page, "Timeline").getByRole("img", { name: /^Timeline/ });
+  return region(page, "Timeline").getByRole("group", { name: /^Timeline/ });
 }
 
 /** Whether the element holds the focus or is marked as the chosen one (aria-current, a highlight class). */

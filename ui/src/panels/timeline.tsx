@@ -18,17 +18,30 @@ const hms = (iso: string) => iso.slice(11, 19);
 export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
   const box = useRef<HTMLDivElement>(null);
   const width = useBoxWidth(box);
+  // One tab stop for all the marks (a session may have hundreds): the arrow keys move between them.
+  const [active, setActive] = useState<string | undefined>();
   const layout = useMemo(() => layoutTimeline({ entries, marks, now, width }), [entries, marks, now, width]);
   const rows = Math.max(1, layout.lanes);
   const laneY = (lane: number) => TOP + lane * LANE_H + LANE_H / 2;
   const height = TOP + rows * LANE_H + AXIS_H;
+  const ids = layout.requests.map((r) => r.id);
+  const current = active !== undefined && ids.includes(active) ? active : ids.at(-1);
+  const move = (from: string, key: string) => {
+    const i = ids.indexOf(from);
+    const to = key === "Home" ? 0 : key === "End" ? ids.length - 1 : key === "ArrowLeft" ? Math.max(0, i - 1) : Math.min(ids.length - 1, i + 1);
+    const id = ids[to]!;
+    setActive(id);
+    box.current?.querySelector<SVGGElement>(`[data-request="${id}"]`)?.focus();
+  };
 
   return (
     <section class="card timeline" aria-labelledby="timeline-h">
       <h2 id="timeline-h">Timeline</h2>
       <div class="timeline-scroll" ref={box}>
+        {/* A group, not an img: an img's children are hidden from assistive tech, and the marks are buttons. */}
+        {/* biome-ignore lint/a11y/useSemanticElements: an svg drawing cannot be a <fieldset>; the role names its group of marks */}
         <svg
-          role="img"
+          role="group"
           aria-label={describeTimeline(layout)}
           class="timeline-svg"
           viewBox={`0 0 ${layout.width} ${height}`}
@@ -49,7 +62,7 @@ export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
           ))}
           <Markers markers={layout.markers} top={TOP - 16} bottom={TOP + rows * LANE_H} width={layout.width} />
           {layout.requests.map((r) => (
-            <Mark key={r.id} mark={r} y={laneY(r.lane)} onSelect={onSelect} />
+            <Mark key={r.id} mark={r} y={laneY(r.lane)} onSelect={onSelect} tabStop={r.id === current} onFocus={setActive} onMove={move} />
           ))}
         </svg>
       </div>
@@ -92,7 +105,21 @@ function Bar({ bar, y }: { bar: TokenBar; y: number }) {
 }
 
 /** A request: circle when answered, triangle when refused, square when it failed, so colour is never the only sign. */
-function Mark({ mark, y, onSelect }: { mark: RequestMark; y: number; onSelect: TimelineProps["onSelect"] }) {
+function Mark({
+  mark,
+  y,
+  onSelect,
+  tabStop,
+  onFocus,
+  onMove,
+}: {
+  mark: RequestMark;
+  y: number;
+  onSelect: TimelineProps["onSelect"];
+  tabStop: boolean;
+  onFocus: (id: string) => void;
+  onMove: (from: string, key: string) => void;
+}) {
   const what = `${mark.id} ${hms(mark.at)} ${mark.method} ${mark.path} → ${mark.status}${mark.code ? ` ${mark.code}` : ""}`;
   const rule = mark.rules.length ? ` · rule ${mark.rules.join(", ")}` : "";
   const token = mark.token ? ` · token ${mark.token}${mark.afterEnd ? " (after its end)" : ""}` : " · no token";
@@ -106,12 +133,16 @@ function Mark({ mark, y, onSelect }: { mark: RequestMark; y: number; onSelect: T
       data-outcome={mark.outcome}
       role="button"
       aria-label={what + rule + token}
-      tabindex={0}
+      tabindex={tabStop ? 0 : -1}
       onClick={choose}
+      onFocus={() => onFocus(mark.id)}
       onKeyDown={(e) => {
         if (e.key === "Enter" || e.key === " ") {
           e.preventDefault();
           choose();
+        } else if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) {
+          e.preventDefault();
+          onMove(mark.id, e.key);
         }
       }}
     >
@@ -231,7 +262,7 @@ function Legend() {
         </span>{" "}
         a quiet stretch drawn shorter, its length written above
       </li>
-      <li>Time on the session clock (UTC). Choose a mark (Enter) to show its journal row.</li>
+      <li>Time on the session clock (UTC). Choose a mark (Enter; the arrow keys move between marks) to show its journal row.</li>
     </ul>
   );
 }
