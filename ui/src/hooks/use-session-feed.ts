@@ -78,12 +78,38 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
       if (mark) setMarks((m) => [...m, mark]);
       setClock(view);
     };
+    // At most one read of the session in flight, and one more after it when rules kept firing meanwhile.
+    let reading: "idle" | "reading" | "again" = "idle";
+    const rereadDetail = () => {
+      if (reading !== "idle") {
+        reading = "again";
+        return;
+      }
+      reading = "reading";
+      page.api
+        .session(id)
+        .then(
+          (s) => {
+            if (!gone) setDetail(s);
+          },
+          () => {},
+        )
+        .finally(() => {
+          const more = reading === "again";
+          reading = "idle";
+          if (more && !gone) rereadDetail();
+        });
+    };
     const onEvent = (event: StreamEvent) => {
       if (gone) return;
       switch (event.event) {
-        case "request":
-          setEntries((rows) => mergeEntries(rows, [event.data as JournalEntry]));
+        case "request": {
+          const entry = event.data as JournalEntry;
+          setEntries((rows) => mergeEntries(rows, [entry]));
+          // A rule that fired may have changed the credentials (rotate_secret: secret-rotated): read them again.
+          if (entry.rules?.length) rereadDetail();
           break;
+        }
         case "findings":
           setFindings((event.data as { findings: Finding[] }).findings);
           break;
