@@ -5,6 +5,7 @@ import type { ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioLoadError } from "../scenarios/problems.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
+import type { SessionChange, SessionInfo } from "./session-info.js";
 import { sessionBaseUrl } from "./session-url.js";
 
 /**
@@ -22,30 +23,6 @@ export interface Session {
 export interface SessionLimits {
   maxSessions: number;
   idleMs: number;
-}
-
-/** What POST /__sandbox/sessions answers: everything a test needs to configure its integration. */
-export interface SessionInfo {
-  id: string;
-  scenario: string;
-  merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } };
-  merchants: Array<SessionInfo["merchant"]>;
-  /** `http://<Host of the request>/s/<id>`: every merchant API path under it is this session's. */
-  base_url: string;
-  expires_at: string;
-}
-
-/** What the event stream says of a session: never its credentials. */
-export interface SessionChange {
-  change: "created" | "reset" | "ended" | "actions";
-  id: string;
-  scenario: string;
-  /** The actions run on it (`POST …/actions`): their names, never their values (a rotated secret). */
-  applied?: string[];
-  /** The `next` rule those actions added, by the name the journal gives it. */
-  rule?: string;
-  /** Why it ended: DELETE (or a sandbox reset), or idle past its limit. */
-  reason?: "deleted" | "reaped";
 }
 
 export class SessionStore {
