@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
+import type { SessionInfo } from "../../src/control/session-info.js";
 
 /**
  * Black-box harness: a real sandbox behind the real node:http server on port 0, and a fetch
@@ -228,22 +229,9 @@ export function rawRequest(srv: TestServer, method: string, path: string, header
   });
 }
 
-/** A merchant of a session, as POST /__sandbox/sessions answers it. */
-export interface SessionMerchant {
-  id: string;
-  api_key: string;
-  api_secret: string;
-  payment_token: string;
-  login: { email: string; password: string };
-}
-
-/** What POST /__sandbox/sessions answers (the members the tests read). */
-export interface SessionAnswer {
-  id: string;
-  base_url: string;
-  merchant: SessionMerchant;
-  expires_at: string;
-}
+/** What POST /__sandbox/sessions answers, and one of its merchants: the server's own types. */
+export type SessionAnswer = SessionInfo;
+export type SessionMerchant = SessionInfo["merchant"];
 
 /** A session of `scenario` (the default one when none is named), created over the control API. */
 export async function createSession(t: TestServer, scenario?: string): Promise<SessionAnswer> {

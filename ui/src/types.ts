@@ -11,22 +11,11 @@ export interface ScenarioSummary {
   rules: Array<{ name: string; summary: string }>;
 }
 
-export interface SessionMerchant {
-  id: string;
-  api_key: string;
-  api_secret: string;
-  payment_token: string;
-  login: { email: string; password: string };
-}
-
-export interface SessionAnswer {
-  id: string;
-  scenario: string;
-  merchant: SessionMerchant;
-  merchants: SessionMerchant[];
-  base_url: string;
-  expires_at: string;
-}
+// The session answer and its changes are the server's own types (type-only, erased from the bundle).
+import type { SessionInfo } from "../../src/control/session-info.js";
+export type { SessionChange } from "../../src/control/session-info.js";
+export type SessionAnswer = SessionInfo;
+export type SessionMerchant = SessionInfo["merchant"];
 
 export interface ClockView {
   now: string;
@@ -57,14 +46,4 @@ export interface MintAnswer {
   header: Record<string, unknown>;
   claims: Record<string, unknown>;
   expected_error: string | null;
-}
-
-/** What a `session` event says. */
-export interface SessionChange {
-  change: "created" | "reset" | "ended" | "actions";
-  id: string;
-  scenario: string;
-  applied?: string[];
-  rule?: string;
-  reason?: "deleted" | "reaped";
 }
