@@ -1,6 +1,8 @@
+import { pathToFileURL } from "node:url";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { generateSigningKey, type SigningKey } from "../../src/core/keys.js";
+import { runCli, startCliServer } from "../support/cli.js";
 import { DEFAULT_MERCHANT_ID, DEFAULT_PAYMENT_TOKEN, postJson, serversPerTest, T0, type Reply } from "../support/server.js";
 
 /**
@@ -122,5 +124,29 @@ describe("a start key still being made", () => {
     const t = await start();
     await expect(t.sandbox.ready).resolves.toBeUndefined();
     expect(t.sandbox.keys.signing.alg).toBe("RS256");
+  });
+});
+
+describe("serve", () => {
+  it("listens and answers health while its key is being made, and the first exchange gets a token", async () => {
+    const cli = await startCliServer(["--log-format", "off"]);
+    try {
+      const health = await fetch(`${cli.url}/__sandbox/health`);
+      expect(health.status).toBe(200);
+      const exchange = await fetch(`${cli.url}/api/v2/auth/token`, postJson(CREDENTIALS));
+      expect(exchange.status).toBe(200);
+    } finally {
+      cli.child.kill("SIGTERM");
+      await cli.exited;
+    }
+  });
+
+  it("stops with exit 1 and one line saying why when its signing key cannot be generated", async () => {
+    const failing = pathToFileURL(new URL("../support/failing-key-generation.mjs", import.meta.url).pathname).href;
+    const cli = runCli(["serve", "--port", "0", "--log-format", "off"], { NODE_OPTIONS: `--import=${failing}` });
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toBe(
+      "merchant-sandbox: stopping: The sandbox's signing key could not be generated (key generation is broken on this machine (injected by the test)), so it can neither sign nor verify tokens. Restart the sandbox.\n",
+    );
   });
 });
