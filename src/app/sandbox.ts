@@ -64,7 +64,12 @@ export interface SandboxOptions extends SettingsInput {
   onRequest?: (entry: RequestLogEntry) => void;
   /** Called when a request hit a bug of ours (the client gets a 500 problem). */
   onInternalError?: (error: unknown, entry: RequestLogEntry) => void;
-  /** A start key already being generated (the CLI begins RSA generation while it loads). */
+  /**
+   * A start key already being generated (the CLI begins RSA generation while it loads).
+   * createSandbox does not wait for it: the sandbox answers at once what needs no key (health,
+   * 404s, payment/init, most of the control plane), and what signs or verifies waits for the key
+   * (see Sandbox.ready). Ignored when `signingKey` is given.
+   */
   pregeneratedKey?: { alg: Algorithm; key: Promise<SigningKey> };
   /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
   sleep?: (ms: number) => Promise<void>;
@@ -124,6 +129,12 @@ export interface Sandbox {
   mintToken(request?: MintRequest): Promise<MintedToken>;
   /** The whole sandbox back to how it started (as POST /__sandbox/reset). */
   reset(): void;
+  /**
+   * Resolves when every signing key is in: at once, unless createSandbox was given a
+   * `pregeneratedKey` still being made. Rejects with the error when a key cannot be made (requests
+   * that need it then fail too, none hangs). `keys.signing` may be read only after it.
+   */
+  readonly ready: Promise<void>;
 }
 
 /**
@@ -146,7 +157,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey },
     options.pregeneratedKey,
   );
-  await ring.startKey(settings.algorithm); // a configured key that cannot be used fails here, at start
+  // With a key on its way, nothing waits for it here: the scenarios are made without it and what
+  // signs or verifies waits for it (ring.ready). Otherwise a configured key that cannot be used
+  // fails here, at start.
+  const keysLater = options.pregeneratedKey !== undefined && options.signingKey === undefined;
+  if (!keysLater) await ring.startKey(settings.algorithm);
   const merchants = new MerchantRegistry([]);
   const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
@@ -154,7 +169,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (scenarioSet.byName(loaded.scenario.name)) {
       throw new ConfigError(`two scenarios are named '${loaded.scenario.name}' (${loaded.source}); give each its own name`);
     }
-    await scenarioSet.add(loaded.scenario, loaded.source);
+    await scenarioSet.add(loaded.scenario, loaded.source, { keysLater });
   }
   const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), {
     ...DEFAULT_TOKEN_FORMAT,
@@ -242,6 +257,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     report: (filter = {}) => analyze(journal.list(filter)),
     mintToken: (request = {}) => mintToken(ctx, request),
     reset: resetAll,
+    ready: ring.ready ?? Promise.resolve(),
   };
 }
 

@@ -17,5 +17,15 @@ const ALGORITHM: Algorithm = "RS256";
  */
 export function startEarlyKey(args: readonly string[]): EarlyKey | undefined {
   const wanted = args.includes("serve") && !args.some((a) => a.startsWith("--signing-key") || a.startsWith("--alg"));
-  return wanted ? { alg: ALGORITHM, key: generateSigningKey(ALGORITHM) } : undefined;
+  return wanted ? keyInTheMaking(ALGORITHM) : undefined;
+}
+
+/** Starts generating a start key now; createSandbox takes it as pregeneratedKey and does not wait for it. */
+export function keyInTheMaking(alg: Algorithm): EarlyKey {
+  const key = generateSigningKey(alg);
+  // Handled at once: a failure before createSandbox takes the promise (the program is still
+  // loading) must not end the process as an unhandled rejection with a stack trace. The sandbox's
+  // `ready` still rejects with it, and serve stops saying why.
+  key.catch(() => undefined);
+  return { alg, key };
 }

@@ -62,6 +62,8 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   }
   const merchant = findMerchant(ctx, request.merchant);
   const scenario = ctx.scenarios.of(merchant);
+  // A start key still on its way is waited for before the clock is read (the token's times).
+  if (ctx.ring.ready) await ctx.ring.ready;
   const now = scenario.clock.nowSeconds();
   let ttl = scenario.settings.tokenTtlSeconds;
   if (request.ttl !== undefined) {

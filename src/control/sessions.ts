@@ -57,7 +57,7 @@ export class SessionStore {
         : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
-    const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, id, profile);
+    const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, { sessionId: id, profile });
     const now = Date.now();
     const session = { id, instance, createdAt: now, lastUsedAt: now };
     this.sessions.set(id, session);

@@ -73,6 +73,8 @@ export class AccessTokens {
   ) {}
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
+    // Only while a start key is on its way (see KeyRing.ready); after that, no await.
+    if (this.ring.ready) await this.ring.ready;
     const key = this.scopeOf(merchant).keys.signing;
     const claims = accessTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
     const header = { alg: key.alg, kid: key.kid, typ: this.format.typ };
@@ -84,6 +86,7 @@ export class AccessTokens {
 
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: LoginClaims }> {
+    if (this.ring.ready) await this.ring.ready;
     const key = this.scopeOf(merchant).keys.signing;
     const claims = loginTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
@@ -133,6 +136,9 @@ export class AccessTokens {
   private async checkedSignature(token: string): Promise<{ header: ProtectedHeaderParameters; payload: JWTPayload }> {
     const known = this.verifiedSignatures.get(token);
     if (known) return known;
+    // A token is judged against every key, so none may still be on its way: until then "unknown
+    // key" or "algorithm not accepted" would be wrong. Only while one is (see KeyRing.ready).
+    if (this.ring.ready) await this.ring.ready;
     const header = this.decodeHeader(token);
     if (typeof header.kid === "string" && this.ring.endedKid(header.kid)) this.refuseOfEndedScenario(token, header);
     const alg = String(header.alg);

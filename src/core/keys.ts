@@ -1,12 +1,16 @@
 import { createHash, createSecretKey, KeyObject, webcrypto } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type CryptoKey as JoseCryptoKey, type JWK } from "jose";
 import { ConfigError, type Algorithm } from "./config.js";
+import { InternalError } from "./errors.js";
+import { printable } from "./printable.js";
 
 /**
  * The signing keys. Keys are generated at start unless one is given by configuration, so several
  * replicas can share one (and then also share the `kid`, which is the key's RFC 7638 thumbprint).
  * Keys are imported once, as CryptoKeys, never per request. Each key carries its algorithm, and a
- * token is verified with its key's algorithm, never the one the token names.
+ * token is verified with its key's algorithm, never the one the token names. A start key may still
+ * be on its way when the sandbox starts answering (`KeyRing.ready`): what signs or verifies waits
+ * for it, the rest does not.
  */
 
 export interface SigningKey {
@@ -33,6 +37,8 @@ export class KeyRing {
   private readonly startKeys = new Map<Algorithm, Promise<SigningKey>>();
   /** Kids of keys whose scenario (a session) ended, oldest first: see `endedKid`. */
   private readonly ended = new Set<string>();
+  /** The keys still on their way that `ready` waits for; undefined once all are in. */
+  private arriving: Promise<void> | undefined;
 
   /**
    * @param configured A key given by configuration, used as the start key of its algorithm.
@@ -60,6 +66,40 @@ export class KeyRing {
       this.startKeys.set(alg, key);
     }
     return key;
+  }
+
+  /**
+   * While a key that scenarios sign with is still being made (see `expect`), the promise of its
+   * arrival, which rejects with the error if it cannot be made; undefined once every key is in. A
+   * caller that signs or verifies tests it and awaits only while it is set, so once the keys are
+   * in, nothing waits per request.
+   */
+  get ready(): Promise<void> | undefined {
+    return this.arriving;
+  }
+
+  /**
+   * Makes `ready` wait for one more key on its way (a start key createSandbox did not wait for).
+   * A key that cannot be made leaves `ready` rejected for good: every later caller hears why,
+   * none hangs.
+   */
+  expect(arrival: Promise<unknown>): void {
+    const all: Promise<void> = Promise.all([this.arriving, arrival]).then(
+      () => {
+        if (this.arriving === all) this.arriving = undefined;
+      },
+      (e: unknown) => {
+        // The first failure as it came; a later key's failure is not news.
+        if (e instanceof InternalError) throw e;
+        throw new InternalError(
+          `The sandbox's signing key could not be generated (${printable(e instanceof Error ? e.message : String(e), 200)}), so it can neither sign nor verify tokens. Restart the sandbox.`,
+        );
+      },
+    );
+    // Handled here, so a failure nobody is waiting for yet is not an unhandled rejection: the
+    // callers that await `ready` (and the CLI, which stops the server) still get the error.
+    all.catch(() => undefined);
+    this.arriving = all;
   }
 
   async generate(alg: Algorithm): Promise<SigningKey> {
@@ -124,23 +164,31 @@ export class KeyRing {
  * a reset returns to it), and all leave at `release` when the scenario ends.
  */
 export class ScenarioKeys {
-  private currentKey: SigningKey;
-  private readonly acceptedKids: Set<string>;
+  /** Both undefined only while the start key is on its way (the ring's `ready` is then set). */
+  private start: SigningKey | undefined;
+  private currentKey: SigningKey | undefined;
+  private readonly acceptedKids = new Set<string>();
   /** Kids of the keys this scenario generated (never a shared start key). */
   private readonly ownKids = new Set<string>();
+  private released = false;
 
-  /** @param ownStart The start key was generated for this scenario alone (it rotates). */
+  /**
+   * @param start The start key, or its promise: the scenario then exists before its key (the
+   *   server answers what needs no key at once) and the ring's `ready` waits for the key.
+   * @param ownStart The start key was generated for this scenario alone (it rotates).
+   */
   constructor(
     private readonly ring: KeyRing,
-    private readonly start: SigningKey,
-    ownStart = false,
+    start: SigningKey | Promise<SigningKey>,
+    private readonly ownStart = false,
   ) {
-    this.currentKey = start;
-    this.acceptedKids = new Set([start.kid]);
-    if (ownStart) this.ownKids.add(start.kid);
+    if ("then" in start) ring.expect(start.then((key) => this.begin(key)));
+    else this.begin(start);
   }
 
+  /** The key the scenario signs with. Only once the ring is `ready`: signing waits for it. */
   get signing(): SigningKey {
+    if (this.currentKey === undefined) throw new Error("the signing key is still being made: await the key ring's `ready` first");
     return this.currentKey;
   }
 
@@ -153,7 +201,8 @@ export class ScenarioKeys {
   }
 
   async rotate(keepOld: boolean): Promise<SigningKey> {
-    const next = await this.ring.generate(this.currentKey.alg);
+    if (this.ring.ready) await this.ring.ready;
+    const next = await this.ring.generate(this.signing.alg);
     this.ownKids.add(next.kid);
     if (!keepOld) this.dropAccepted();
     this.acceptedKids.add(next.kid);
@@ -163,6 +212,8 @@ export class ScenarioKeys {
 
   /** Back to the start key (a reset): it signs, and only it is accepted. */
   reset(): void {
+    // Before the start key is in, nothing has rotated (rotate waits for it): already as started.
+    if (this.start === undefined) return;
     this.dropAccepted();
     this.currentKey = this.start;
     this.acceptedKids.add(this.start.kid);
@@ -170,9 +221,22 @@ export class ScenarioKeys {
 
   /** The scenario ended: its own keys leave the ring; shared start keys stay for the others. */
   release(): void {
+    this.released = true;
     this.ring.retire(this.ownKids, true);
     this.ownKids.clear();
     this.acceptedKids.clear();
+  }
+
+  /** The start key is in: it signs and is accepted (unless the scenario ended while it was made). */
+  private begin(start: SigningKey): void {
+    if (this.released) {
+      if (this.ownStart) this.ring.retire([start.kid], true);
+      return;
+    }
+    this.start = start;
+    this.currentKey = start;
+    this.acceptedKids.add(start.kid);
+    if (this.ownStart) this.ownKids.add(start.kid);
   }
 
   /**
@@ -180,7 +244,7 @@ export class ScenarioKeys {
    * signed with one is then refused token_unknown_kid by the ring, as the scenario refused it before.
    */
   private dropAccepted(): void {
-    const gone = [...this.acceptedKids].filter((kid) => kid !== this.start.kid && this.ownKids.has(kid));
+    const gone = [...this.acceptedKids].filter((kid) => kid !== this.start?.kid && this.ownKids.has(kid));
     for (const kid of gone) this.ownKids.delete(kid);
     this.ring.retire(gone, false);
     this.acceptedKids.clear();

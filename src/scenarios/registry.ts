@@ -39,14 +39,16 @@ export class ScenarioRegistry implements ScenarioSet {
     },
   ) {}
 
-  /** Builds a scenario and registers its merchants; the first one added is the primary. `profile`: a session's choice. */
-  async add(file: ScenarioFile, source: string, sessionId?: string, profile?: string): Promise<ScenarioInstance> {
-    const instance = await ScenarioInstance.create(file, source, {
-      ...this.deps,
-      owners: this.owners,
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(profile === undefined ? {} : { profile }),
-    });
+  /**
+   * Builds a scenario and registers its merchants; the first one added is the primary. `profile`:
+   * a session's choice. `keysLater`: do not wait for its start key (see ScenarioInstance.create).
+   */
+  async add(
+    file: ScenarioFile,
+    source: string,
+    options: { sessionId?: string; profile?: string; keysLater?: boolean } = {},
+  ): Promise<ScenarioInstance> {
+    const instance = await ScenarioInstance.create(file, source, { ...this.deps, owners: this.owners, ...options });
     this.instances.push(instance);
     this.refresh();
     return instance;

@@ -3,9 +3,9 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { constants as osConstants } from "node:os";
 import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
-import type { EarlyKey } from "../early-key.js";
+import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
-import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES } from "../../core/config.js";
+import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, type Algorithm } from "../../core/config.js";
 import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
@@ -266,7 +266,9 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     loginMode: args.loginMode,
     loginToken: args.loginToken,
     seed: args.seed,
-    ...(earlyKey && !args.signingKey ? { pregeneratedKey: earlyKey } : {}),
+    // The start key is made while the server starts and answers: what signs or verifies waits for
+    // it, health and the rest do not (createSandbox does not wait for a pregenerated key).
+    ...(args.signingKey ? {} : { pregeneratedKey: earlyKey ?? keyInTheMaking(args.alg as Algorithm) }),
     scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
     controlPlane: args.controlPlane,
     // Given but empty is an error (createSandbox says so), never a silent "no token".
@@ -291,6 +293,13 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     if (e instanceof ScenarioLoadError) scenarioProblems(e);
     if (e instanceof Error && e.name === "ProfileLoadError") profileProblems(e);
     throw e;
+  });
+  // A start key that cannot be made stops the server at once, saying why: a CI job then fails on
+  // this line instead of on every test that needs a token (which would otherwise get 500s).
+  sandbox.ready.catch((e: unknown) => {
+    const reason = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`merchant-sandbox: stopping: ${reason}\n`);
+    process.exit(1);
   });
   const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
     process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
