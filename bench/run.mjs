@@ -1,6 +1,7 @@
 // npm run bench: the sandbox server, a bare node:http reference doing the same JWT work, and the
 // in-process msw mode, measured in one run on this machine. Loopback only, bounded in time
-// (BENCH_DURATION seconds per measurement, default 5; about 2 minutes in all). Writes
+// (BENCH_DURATION seconds per measurement, default 5, and BENCH_GROWTH_DURATION per point of the
+// cost-growth table, default 2; about 4 minutes in all, the growth table 1.5 of them). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import autocannon from "autocannon";
 import { execFile, execFileSync, spawn } from "node:child_process";
@@ -14,7 +15,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ALG = process.env.BENCH_ALG ?? "RS256";
 // The issue's cache-miss row: more distinct tokens than a verified-token cache should keep.
 const ROTATION_TOKENS = 5000;
-// Each point of the cost-growth table (11 points, plus the set-up: about 45 s at the default).
+// Each point of the cost-growth table: 11 points, 7 servers; the set-up (5,000 sessions, 10,000
+// tokens, filling a 100,000-entry journal) takes longer than the points, about 90 s in all.
 const GROWTH_DURATION = Number(process.env.BENCH_GROWTH_DURATION ?? 2);
 const CLK_TCK = 100; // Linux USER_HZ
 // wrk (C, one thread) where installed: it leaves the server more of a 2-core machine than
@@ -425,9 +427,12 @@ function growSessions() {
     const points = [];
     let live = 0;
     for (const count of [0, 100, 1000, 5000]) {
+      // Creating them is timed too: a cost that grows with the sessions already held shows here.
+      const creating = performance.now();
       await inParallel(count - live, 10, () => createSession(server.url));
+      const setup = count > live ? `created at ${((performance.now() - creating) / (count - live)).toFixed(1)} ms each` : "";
       live = count;
-      points.push(await growthPoint(server, "live sessions", count, call));
+      points.push({ ...(await growthPoint(server, "live sessions", count, call)), setup });
     }
     return points;
   });
@@ -442,11 +447,15 @@ async function createSession(url) {
 /** 1, 1,000, 10,000 distinct tokens in rotation, all issued before the first point. */
 function growTokens() {
   return withServer("sandbox, tokens", sandboxArgs(ALG), async (server) => {
+    const issuing = performance.now();
     const tokens = await tokensFrom(server.url, 10_000);
+    const setup = `issued at ${((performance.now() - issuing) / tokens.length).toFixed(1)} ms each`;
     await load(server, protectedCall(tokens.slice(0, 1)), 10, 1); // warm-up
     const points = [];
-    for (const count of [1, 1000, 10_000])
-      points.push(await growthPoint(server, "distinct tokens in rotation", count, protectedCall(tokens.slice(0, count))));
+    for (const count of [1, 1000, 10_000]) {
+      const point = await growthPoint(server, "distinct tokens in rotation", count, protectedCall(tokens.slice(0, count)));
+      points.push({ ...point, setup: count > 1 ? setup : "" });
+    }
     return points;
   });
 }
@@ -534,7 +543,7 @@ const targets = [
   { target: "protected call ≥ 0.8× reference", value: ratio("protected"), ok: ratio("protected") >= 0.8 },
   { target: "unknown path ≥ 0.9× reference", value: ratio("unknown"), ok: ratio("unknown") >= 0.9 },
   {
-    target: `protected call, ${ROTATION_TOKENS} tokens in rotation ≥ 1.0× reference`,
+    target: `protected call, ${ROTATION_TOKENS.toLocaleString("en")} tokens in rotation ≥ 1.0× reference`,
     value: ratio("rotation"),
     ok: ratio("rotation") >= 1,
   },
@@ -568,7 +577,8 @@ const results = {
 
 const row = (label, k, ref = k, server = sandbox) =>
   `| ${label} | ${server.rows[k].reqPerSec} | ${reference.rows[ref].reqPerSec} | ${ratio(k, ref, server)}× | ${server.rows[k].p50} / ${server.rows[k].p99} | ${server.rows[k].cpuUsPerReq} / ${reference.rows[ref].cpuUsPerReq} | ${server.rows[k].errors} |`;
-const growthRow = (p) => `| ${p.growing} | ${p.value.toLocaleString("en")} | ${p.reqPerSec} | ${p.p99} | ${p.rssMb} MB | ${p.errors} |`;
+const growthRow = (p) =>
+  `| ${p.growing} | ${p.value.toLocaleString("en")} | ${p.reqPerSec} | ${p.p99} | ${p.rssMb} MB | ${p.errors} | ${p.setup ?? ""} |`;
 // From issue 5 (wrk, 10 connections, HS256, same kind of machine): not measured by this script.
 const PEERS = [
   { name: "WireMock 3.13 (static token, no JWT checks)", token: 4370, protected: 10370, unknown: 1600, startMs: 1594, rssMb: 282 },
@@ -625,8 +635,8 @@ const md = [
   "",
   `Cost growth (sandbox, protected call at 10 connections, ${GROWTH_DURATION} s per point, RSS after the point's load; ${growth.seconds} s in all). Sessions are live ones from POST /__sandbox/sessions (\`--max-sessions 5000\`); tokens are distinct ones from the token exchange in rotation; scenarios are \`--scenario\` for every library scenario; each journal is filled before its point:`,
   "",
-  "| growing | to | req/s | p99 ms | RSS | errors |",
-  "|---|---|---|---|---|---|",
+  "| growing | to | req/s | p99 ms | RSS | errors | set-up (bench process, 10 at a time) |",
+  "|---|---|---|---|---|---|---|",
   ...growth.points.map(growthRow),
   "",
   `In-process (msw setupServer): ${inProcess.sandboxUsPerReq} µs CPU per request against ${inProcess.trivialUsPerReq} µs for a trivial msw handler (${inProcess.ratio}×, median of ${inProcess.roundRatios.length} alternating rounds).`,
