@@ -76,13 +76,49 @@ function median(values) {
   return sorted[sorted.length >> 1];
 }
 
+/** /proc/<pid>/stat's fields after the command name (which may itself hold ") "). */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+}
+
+/**
+ * The process and its descendants: a peer runs under npx (and WireMock's npm wrapper starts
+ * Java), so its CPU and memory are the whole tree's. A server started directly is just itself.
+ */
+function processTree(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(statFields(entry)[1]));
+    } catch {} // gone between the listing and the read
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** Summed over the process tree; a process that ends between the listing and the read counts 0. */
+function sumOverTree(pid, read) {
+  return processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + read(p);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
+  return sumOverTree(pid, (p) => {
+    const fields = statFields(p);
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  });
 }
 
 function rssMb(pid) {
-  return Math.round(rssKb(pid) / 1024);
+  return Math.round(sumOverTree(pid, rssKb) / 1024);
 }
 
 async function load(server, endpoint, connections, duration = DURATION) {
@@ -401,6 +437,21 @@ async function measureInProcess() {
   };
 }
 
+const PEER_KEYS = ["token", "protected", "init", "unknown"];
+
+/**
+ * A peer (bench/peers.mjs) under the same requests as the servers above, bar the token rotation
+ * (a peer verifies no token, so it is the protected call again): a warm-up first, a JVM's JIT
+ * being slower to settle than V8's.
+ */
+async function measurePeer(server) {
+  const list = endpoints("static-peer-token").filter((ep) => PEER_KEYS.includes(ep.key));
+  await load(server, list[1], 10, 2);
+  const rows = {};
+  for (const ep of list) rows[ep.key] = await load(server, ep, 10);
+  return { rows, rssMb: rssMb(server.child.pid) };
+}
+
 /** A server for the length of `measure(server)`, stopped whatever happens. */
 async function withServer(name, args, measure) {
   const server = await startServer(name, args, {});
@@ -529,6 +580,7 @@ const hs =
         reference: await measureServer("reference HS256", ["bench/reference-server.mjs"], { BENCH_ALG: "HS256" }, { keys: ["token", "protected"] }),
       };
 const inProcess = await measureInProcess();
+const peers = process.env.BENCH_PEERS === "1" ? await (await import("./peers.mjs")).measurePeers(measurePeer) : undefined;
 const growth = await measureGrowth();
 
 // The session rows have no reference of their own: the bare reference's protected call does the same JWT work.
@@ -571,6 +623,7 @@ const results = {
   hs256: hs,
   inProcess,
   growth,
+  peers,
   targets,
   benchSeconds: Math.round((Date.now() - started) / 1000),
 };
@@ -596,6 +649,21 @@ const peerTable = hs
       ...PEERS.map((p) => `| ${p.name} | ${p.token} | ${p.protected} | ${p.unknown} | ${p.startMs} ms | ${p.rssMb} MB |`),
     ]
   : [];
+const peerRow = (name, r, startMs, rss) =>
+  `| ${name} | ${PEER_KEYS.map((k) => r[k].reqPerSec).join(" | ")} | ${startMs} ms | ${rss} MB | ${PEER_KEYS.reduce((n, k) => n + r[k].errors, 0)} |`;
+// Measured in this run (BENCH_PEERS=1): replaces the figures typed in from issue 5.
+const measuredPeerTable = peers && [
+  "",
+  `Peers in this run (${ALG} for the two that do JWT work; the peers serve fixed answers, a static token: they sign nothing and verify nothing):`,
+  "",
+  "| server | token exchange req/s | protected call req/s | payment/init req/s | unknown path req/s | start → first 200 | RSS after load | errors |",
+  "|---|---|---|---|---|---|---|---|",
+  peerRow("merchant-sandbox (signs and verifies)", sandbox.rows, sandbox.start.medianMs, sandbox.rssMb),
+  peerRow("bare node:http reference (signs and verifies)", reference.rows, reference.start.medianMs, reference.rssMb),
+  ...peers.map((p) =>
+    p.skipped ? `| ${p.name}: not measured, ${p.skipped} | | | | | | | |` : peerRow(`${p.name} (signs nothing)`, p.rows, p.startMs, p.rssMb),
+  ),
+];
 const scaleRow = (key, c) =>
   `| ${key === "token" ? "token exchange" : "protected call"} | ${c} | ${sandbox.scaling[key][c].reqPerSec} | ${sandbox.scaling[key][c].p50} | ${sandbox.scaling[key][c].p99} | ${sandbox.scaling[key][c].errors} |`;
 const md = [
@@ -640,7 +708,7 @@ const md = [
   ...growth.points.map(growthRow),
   "",
   `In-process (msw setupServer): ${inProcess.sandboxUsPerReq} µs CPU per request against ${inProcess.trivialUsPerReq} µs for a trivial msw handler (${inProcess.ratio}×, median of ${inProcess.roundRatios.length} alternating rounds).`,
-  ...peerTable,
+  ...(measuredPeerTable ?? peerTable),
   "",
   "| target | value | met |",
   "|---|---|---|",
