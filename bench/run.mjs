@@ -1,7 +1,7 @@
 // npm run bench: the sandbox server, a bare node:http reference doing the same JWT work, and the
 // in-process msw mode, measured in one run on this machine. Loopback only, bounded in time
 // (BENCH_DURATION seconds per measurement, default 5, and BENCH_GROWTH_DURATION per point of the
-// cost-growth table, default 2; about 4 minutes in all, the growth table 1.5 of them). Writes
+// cost-growth table, default 2; about 5 minutes in all, the growth table 1.5 of them). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import autocannon from "autocannon";
 import { execFile, execFileSync, spawn } from "node:child_process";
