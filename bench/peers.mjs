@@ -150,7 +150,8 @@ function stopPeer(server) {
   try {
     process.kill(-server.child.pid, "SIGTERM");
   } catch {}
-  return new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.once("exit", resolve)));
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => server.child.once("exit", resolve));
 }
 
 /**

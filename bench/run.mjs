@@ -19,6 +19,12 @@ const ROTATION_TOKENS = 5000;
 // tokens, filling a 100,000-entry journal) takes longer than the points, about 90 s in all.
 const GROWTH_DURATION = Number(process.env.BENCH_GROWTH_DURATION ?? 2);
 const CLK_TCK = 100; // Linux USER_HZ
+const benchStarted = Date.now();
+
+/** A line on stderr as each part starts: a run of minutes says where it is (and where it stopped). */
+function progress(what) {
+  process.stderr.write(`bench: ${Math.round((Date.now() - benchStarted) / 1000)} s: ${what}\n`);
+}
 // wrk (C, one thread) where installed: it leaves the server more of a 2-core machine than
 // autocannon (Node) does, and it is what the issue's reference figures were measured with.
 const LOADGEN = process.env.BENCH_LOADGEN ?? (hasWrk() ? "wrk" : "autocannon");
@@ -68,7 +74,13 @@ async function startServer(name, args, env = {}) {
 
 async function stopServer(server) {
   server.child.kill("SIGTERM");
-  await new Promise((resolve) => server.child.once("exit", resolve));
+  await exited(server.child);
+}
+
+/** Resolves once the child has exited, also when it had already (no 'exit' event would come). */
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", resolve));
 }
 
 function median(values) {
@@ -352,6 +364,7 @@ async function measureSessionRows(server) {
  * after the load.
  */
 async function measureServer(name, args, env, { keys, scale = false, session = false } = {}) {
+  progress(name);
   const server = await startServer(name, args, env);
   const token = await tokenFrom(server.url);
   const wanted = (key) => !keys || keys.includes(key);
@@ -380,6 +393,7 @@ async function measureServer(name, args, env, { keys, scale = false, session = f
 
 /** Start → first 200, the median of several starts (one start on a shared machine is a lottery). */
 async function measureStart(name, args, env, times = 7) {
+  progress(`${name}: start → first 200, ${times} times`);
   const samples = [];
   for (let i = 0; i < times; i++) {
     const server = await startServer(name, args, env);
@@ -390,6 +404,7 @@ async function measureStart(name, args, env, times = 7) {
 }
 
 async function measureInProcess() {
+  progress("in-process (msw)");
   // The cost of a request through msw's setupServer: the sandbox's handlers against a trivial msw
   // handler answering the same JSON at the same URL, in this process, sequential fetches. The two
   // take turns in short rounds (swapped with resetHandlers, so neither pays for the other's
@@ -445,6 +460,7 @@ const PEER_KEYS = ["token", "protected", "init", "unknown"];
  * being slower to settle than V8's.
  */
 async function measurePeer(server) {
+  progress(`peer ${server.name}`);
   const list = endpoints("static-peer-token").filter((ep) => PEER_KEYS.includes(ep.key));
   await load(server, list[1], 10, 2);
   const rows = {};
@@ -454,6 +470,7 @@ async function measurePeer(server) {
 
 /** A server for the length of `measure(server)`, stopped whatever happens. */
 async function withServer(name, args, measure) {
+  progress(name);
   const server = await startServer(name, args, {});
   try {
     return await measure(server);
