@@ -3,7 +3,7 @@
 // fixed bodies: a static token, no signing and no verifying, so their rows measure HTTP and
 // matching only. Each is skipped, with the reason, when it cannot start here.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -137,21 +137,21 @@ async function startPeer(peer, timeoutMs = 60_000) {
     try {
       const r = await fetch(url + READY_PATH);
       await r.arrayBuffer();
-      if (r.status === 200) return { name: peer.name, child, url, startMs: performance.now() - started };
+      if (r.status === 200) return { name: peer.name, child, url, dir, startMs: performance.now() - started };
     } catch {}
     await new Promise((r) => setTimeout(r, 20));
   }
-  stopPeer({ child });
+  await stopPeer({ child, dir });
   return { skipped: `${peer.name} did not answer ${READY_PATH} with 200 within ${timeoutMs / 1000} s: ${stderr.trim().slice(-300)}` };
 }
 
 /** npx starts the peer as a child (and WireMock's wrapper Java as a grandchild): the whole group goes. */
-function stopPeer(server) {
+async function stopPeer(server) {
   try {
     process.kill(-server.child.pid, "SIGTERM");
   } catch {}
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => server.child.once("exit", resolve));
+  if (server.child.exitCode === null && server.child.signalCode === null) await new Promise((resolve) => server.child.once("exit", resolve));
+  rmSync(server.dir, { recursive: true, force: true }); // its stubs, and WireMock's journal files
 }
 
 /**
