@@ -1,18 +1,30 @@
 // npm run bench: the sandbox server, a bare node:http reference doing the same JWT work, and the
 // in-process msw mode, measured in one run on this machine. Loopback only, bounded in time
-// (BENCH_DURATION seconds per measurement, default 5; about 2 minutes in all). Writes
+// (BENCH_DURATION seconds per measurement, default 5, and BENCH_GROWTH_DURATION per point of the
+// cost-growth table, default 2; about 5 minutes in all, the growth table 1.5 of them). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import autocannon from "autocannon";
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { promisify } from "node:util";
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, rssKb } from "./support.mjs";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ALG = process.env.BENCH_ALG ?? "RS256";
+// The issue's cache-miss row: more distinct tokens than a verified-token cache should keep.
+const ROTATION_TOKENS = 5000;
+// Each point of the cost-growth table: 11 points, 7 servers; the set-up (5,000 sessions, 10,000
+// tokens, filling a 100,000-entry journal) takes longer than the points, about 90 s in all.
+const GROWTH_DURATION = Number(process.env.BENCH_GROWTH_DURATION ?? 2);
 const CLK_TCK = 100; // Linux USER_HZ
+const benchStarted = Date.now();
+
+/** A line on stderr as each part starts: a run of minutes says where it is (and where it stopped). */
+function progress(what) {
+  process.stderr.write(`bench: ${Math.round((Date.now() - benchStarted) / 1000)} s: ${what}\n`);
+}
 // wrk (C, one thread) where installed: it leaves the server more of a 2-core machine than
 // autocannon (Node) does, and it is what the issue's reference figures were measured with.
 const LOADGEN = process.env.BENCH_LOADGEN ?? (hasWrk() ? "wrk" : "autocannon");
@@ -33,11 +45,16 @@ async function startServer(name, args, env = {}) {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   const url = await new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => {
+    const onData = (d) => {
       out += d;
       const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
+      if (!m) return;
+      // Past this line stdout is the request log (a line per request with the default text log):
+      // no longer kept, or this process would hold every line of the run.
+      child.stdout.off("data", onData);
+      resolve(m[1]);
+    };
+    child.stdout.on("data", onData);
     child.on("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
   });
   // Start → first 200 on the health endpoint, as a CI job waiting for the container would see it.
@@ -49,8 +66,21 @@ async function startServer(name, args, env = {}) {
     await new Promise((r) => setTimeout(r, 2));
   }
   const startMs = performance.now() - started;
+  // Read and dropped from here on: writes to a pipe are synchronous in Node on Linux, so a pipe
+  // left full would stall the server on its next log line and the bench would measure the stall.
   child.stdout.resume();
   return { name, child, url, startMs };
+}
+
+async function stopServer(server) {
+  server.child.kill("SIGTERM");
+  await exited(server.child);
+}
+
+/** Resolves once the child has exited, also when it had already (no 'exit' event would come). */
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", resolve));
 }
 
 function median(values) {
@@ -58,13 +88,49 @@ function median(values) {
   return sorted[sorted.length >> 1];
 }
 
+/** /proc/<pid>/stat's fields after the command name (which may itself hold ") "). */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+}
+
+/**
+ * The process and its descendants: a peer runs under npx (and WireMock's npm wrapper starts
+ * Java), so its CPU and memory are the whole tree's. A server started directly is just itself.
+ */
+function processTree(pid) {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(statFields(entry)[1]));
+    } catch {} // gone between the listing and the read
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/** Summed over the process tree; a process that ends between the listing and the read counts 0. */
+function sumOverTree(pid, read) {
+  return processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + read(p);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
+  return sumOverTree(pid, (p) => {
+    const fields = statFields(p);
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  });
 }
 
 function rssMb(pid) {
-  return Math.round(rssKb(pid) / 1024);
+  return Math.round(sumOverTree(pid, rssKb) / 1024);
 }
 
 async function load(server, endpoint, connections, duration = DURATION) {
@@ -87,7 +153,13 @@ async function load(server, endpoint, connections, duration = DURATION) {
 }
 
 async function autocannonRun(url, request, connections, duration) {
-  const r = await autocannon({ url, connections, duration, ...request });
+  const { tokens, ...fixed } = request;
+  let next = 0;
+  // With `tokens`, each request carries the next one of the list, round and round.
+  const rotation = tokens && {
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } }) }],
+  };
+  const r = await autocannon({ url, connections, duration, ...fixed, ...rotation });
   return {
     reqPerSec: r.requests.average,
     p50: r.latency.p50,
@@ -115,6 +187,7 @@ async function wrk(url, request = {}, connections, duration) {
       `wrk.method = ${JSON.stringify(request.method ?? "GET")}`,
       ...(request.body ? [`wrk.body = ${JSON.stringify(request.body)}`] : []),
       ...headers,
+      ...(request.tokens ? wrkRotation(request.tokens) : []),
     ].join("\n") + "\n",
   );
   const { stdout: out } = await execFileAsync("wrk", ["-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-s", script, url], {
@@ -135,12 +208,56 @@ async function wrk(url, request = {}, connections, duration) {
   };
 }
 
-async function tokenFrom(url) {
-  const r = await fetch(`${url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS });
-  return (await r.json()).access_token;
+/**
+ * The wrk script's part for a token rotation: the tokens from a file (one a line), each request
+ * formatted once in init, then `request()` hands out the next, so the load generator does no
+ * string work per request and every token comes round in turn.
+ */
+function wrkRotation(tokens) {
+  const file = join(wrkDir, "tokens.txt");
+  writeFileSync(file, tokens.join("\n") + "\n");
+  return [
+    "local requests = {}",
+    "local turn = 0",
+    "function init(args)",
+    `  for token in io.lines(${JSON.stringify(file)}) do`,
+    "    local headers = {}",
+    "    for k, v in pairs(wrk.headers) do headers[k] = v end",
+    '    headers["Authorization"] = "Bearer " .. token',
+    "    requests[#requests + 1] = wrk.format(nil, nil, headers)",
+    "  end",
+    "end",
+    "function request()",
+    "  turn = turn % #requests + 1",
+    "  return requests[turn]",
+    "end",
+  ];
 }
 
-function endpoints(token) {
+async function tokenFrom(url) {
+  const r = await fetchFresh(`${url}/api/v2/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: CREDENTIALS });
+  const body = await r.json();
+  if (r.status !== 200 || !body.access_token) throw new Error(`token exchange at ${url} answered ${r.status}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** `count` calls of `task(i)`, at most `concurrency` at a time (the server has one core to give). */
+async function inParallel(count, concurrency, task) {
+  const results = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) results[i] = await task(i);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return results;
+}
+
+/** Distinct tokens from the token exchange, each signed by the server with the run's algorithm. */
+function tokensFrom(url, count) {
+  return inParallel(count, 10, () => tokenFrom(url));
+}
+
+function endpoints(token, tokens = []) {
   return [
     {
       key: "token",
@@ -156,6 +273,8 @@ function endpoints(token) {
       request: { method: "POST", headers: { authorization: "Bearer sandbox-payment-token", "content-type": "application/json" }, body: "{}" },
     },
     { key: "unknown", label: "unknown path", path: "/nope", request: {}, expect4xx: true },
+    // Each token seen once every ROTATION_TOKENS requests: a verified-token cache misses.
+    { key: "rotation", label: `protected call, ${ROTATION_TOKENS} tokens in rotation`, path: "/api/v2/payment/p_1", request: { tokens } },
   ];
 }
 
@@ -245,9 +364,12 @@ async function measureSessionRows(server) {
  * after the load.
  */
 async function measureServer(name, args, env, { keys, scale = false, session = false } = {}) {
+  progress(name);
   const server = await startServer(name, args, env);
   const token = await tokenFrom(server.url);
-  const list = endpoints(token).filter((ep) => !keys || keys.includes(ep.key));
+  const wanted = (key) => !keys || keys.includes(key);
+  const tokens = wanted("rotation") ? await tokensFrom(server.url, ROTATION_TOKENS) : [];
+  const list = endpoints(token, tokens).filter((ep) => wanted(ep.key));
   await load(server, endpoints(token)[1], 10, 1); // warm-up
   const rows = {};
   for (const ep of list) rows[ep.key] = await load(server, ep, 10);
@@ -265,24 +387,24 @@ async function measureServer(name, args, env, { keys, scale = false, session = f
     }
   }
   const rss = rssMb(server.child.pid);
-  server.child.kill("SIGTERM");
-  await new Promise((resolve) => server.child.once("exit", resolve));
+  await stopServer(server);
   return { name, rssMb: rss, rows, scaling, ...(stream && { stream }) };
 }
 
 /** Start → first 200, the median of several starts (one start on a shared machine is a lottery). */
 async function measureStart(name, args, env, times = 7) {
+  progress(`${name}: start → first 200, ${times} times`);
   const samples = [];
   for (let i = 0; i < times; i++) {
     const server = await startServer(name, args, env);
     samples.push(server.startMs);
-    server.child.kill("SIGTERM");
-    await new Promise((resolve) => server.child.once("exit", resolve));
+    await stopServer(server);
   }
   return { medianMs: Math.round(median(samples)), samplesMs: samples.map(Math.round) };
 }
 
 async function measureInProcess() {
+  progress("in-process (msw)");
   // The cost of a request through msw's setupServer: the sandbox's handlers against a trivial msw
   // handler answering the same JSON at the same URL, in this process, sequential fetches. The two
   // take turns in short rounds (swapped with resetHandlers, so neither pays for the other's
@@ -330,10 +452,138 @@ async function measureInProcess() {
   };
 }
 
+const PEER_KEYS = ["token", "protected", "init", "unknown"];
+
+/**
+ * A peer (bench/peers.mjs) under the same requests as the servers above, bar the token rotation
+ * (a peer verifies no token, so it is the protected call again): a warm-up first, a JVM's JIT
+ * being slower to settle than V8's.
+ */
+async function measurePeer(server) {
+  progress(`peer ${server.name}`);
+  const list = endpoints("static-peer-token").filter((ep) => PEER_KEYS.includes(ep.key));
+  await load(server, list[1], 10, 2);
+  const rows = {};
+  for (const ep of list) rows[ep.key] = await load(server, ep, 10);
+  return { rows, rssMb: rssMb(server.child.pid) };
+}
+
+/** A server for the length of `measure(server)`, stopped whatever happens. */
+async function withServer(name, args, measure) {
+  progress(name);
+  const server = await startServer(name, args, {});
+  try {
+    return await measure(server);
+  } finally {
+    await stopServer(server);
+  }
+}
+
+const protectedCall = (tokens) => ({ path: "/api/v2/payment/p_1", request: { tokens } });
+
+/** One point of the cost-growth table: the protected call at 10 connections, then the server's RSS. */
+async function growthPoint(server, growing, value, call) {
+  const r = await load(server, call, 10, GROWTH_DURATION);
+  return { growing, value, reqPerSec: r.reqPerSec, p99: r.p99, rssMb: rssMb(server.child.pid), errors: r.errors };
+}
+
+/** 0, 100, 1,000, 5,000 live sessions (POST /__sandbox/sessions; --max-sessions raised from its 1,000 to hold them). */
+function growSessions() {
+  return withServer("sandbox, sessions", sandboxArgs(ALG, ["--max-sessions", "5000"]), async (server) => {
+    const call = protectedCall([await tokenFrom(server.url)]);
+    await load(server, call, 10, 1); // warm-up
+    const points = [];
+    let live = 0;
+    for (const count of [0, 100, 1000, 5000]) {
+      // Creating them is timed too: a cost that grows with the sessions already held shows here.
+      const creating = performance.now();
+      await inParallel(count - live, 10, () => createSession(server.url));
+      const setup = count > live ? `created at ${((performance.now() - creating) / (count - live)).toFixed(1)} ms each` : "";
+      live = count;
+      points.push({ ...(await growthPoint(server, "live sessions", count, call)), setup });
+    }
+    return points;
+  });
+}
+
+async function createSession(url) {
+  const r = await fetchFresh(`${url}/__sandbox/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  if (r.status !== 201) throw new Error(`POST /__sandbox/sessions answered ${r.status}: ${await r.text()}`);
+  await r.arrayBuffer();
+}
+
+/** 1, 1,000, 10,000 distinct tokens in rotation, all issued before the first point. */
+function growTokens() {
+  return withServer("sandbox, tokens", sandboxArgs(ALG), async (server) => {
+    const issuing = performance.now();
+    const tokens = await tokensFrom(server.url, 10_000);
+    const setup = `issued at ${((performance.now() - issuing) / tokens.length).toFixed(1)} ms each`;
+    await load(server, protectedCall(tokens.slice(0, 1)), 10, 1); // warm-up
+    const points = [];
+    for (const count of [1, 1000, 10_000]) {
+      const point = await growthPoint(server, "distinct tokens in rotation", count, protectedCall(tokens.slice(0, count)));
+      points.push({ ...point, setup: count > 1 ? setup : "" });
+    }
+    return points;
+  });
+}
+
+/** The default scenario alone, then every library scenario at once (the default first: the primary). */
+async function growScenarios() {
+  const library = readdirSync(join(ROOT, "scenarios"))
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => f.slice(0, -".yaml".length));
+  const all = ["default", ...library.filter((n) => n !== "default")];
+  const points = [];
+  for (const names of [["default"], all]) {
+    const args = sandboxArgs(
+      ALG,
+      names.flatMap((n) => ["--scenario", n]),
+    );
+    points.push(
+      await withServer("sandbox, scenarios", args, async (server) => {
+        const call = protectedCall([await tokenFrom(server.url)]);
+        await load(server, call, 10, 1); // warm-up
+        return growthPoint(server, "loaded scenarios", names.length, call);
+      }),
+    );
+  }
+  return points;
+}
+
+/**
+ * --journal-size 1,000 (the default) and 100,000, each filled first: the journal's cost is in
+ * holding and evicting entries, which an empty journal has not begun to do.
+ */
+async function growJournal() {
+  const points = [];
+  for (const size of [1000, 100_000]) {
+    points.push(
+      await withServer("sandbox, journal", sandboxArgs(ALG, ["--journal-size", String(size)]), async (server) => {
+        const call = protectedCall([await tokenFrom(server.url)]);
+        let journaled = 0;
+        for (let i = 0; i < 30 && journaled < size; i++) journaled += (await load(server, call, 10, 1)).total;
+        return growthPoint(server, "journal size", size, call);
+      }),
+    );
+  }
+  return points;
+}
+
+/** The cost-growth table: how the protected call's throughput and the RSS move as the state grows. */
+async function measureGrowth() {
+  const started = Date.now();
+  const points = [...(await growSessions()), ...(await growTokens()), ...(await growScenarios()), ...(await growJournal())];
+  return { durationPerPointS: GROWTH_DURATION, seconds: Math.round((Date.now() - started) / 1000), points };
+}
+
 const started = Date.now();
-// Started the way npm start, the bin's shebang and the image start it.
-const sandboxArgs = (alg) => ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--log-format", "off", "--alg", alg];
+// Started the way npm start, the bin's shebang and the image start it, with the server's defaults:
+// the text request log on, every request a line on stdout, as users run it.
+const sandboxArgs = (alg, extra = []) => ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--alg", alg, ...extra];
 const sandbox = await measureServer("sandbox", sandboxArgs(ALG), {}, { scale: true, session: true });
+// The same protected call on a second server with the log off: what the default log costs.
+const quiet = await measureServer("sandbox, logging off", sandboxArgs(ALG, ["--log-format", "off"]), {}, { keys: ["protected"] });
 const reference = await measureServer("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
 sandbox.start = await measureStart("sandbox", sandboxArgs(ALG), {});
 reference.start = await measureStart("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
@@ -347,21 +597,35 @@ const hs =
         reference: await measureServer("reference HS256", ["bench/reference-server.mjs"], { BENCH_ALG: "HS256" }, { keys: ["token", "protected"] }),
       };
 const inProcess = await measureInProcess();
+const peers = process.env.BENCH_PEERS === "1" ? await (await import("./peers.mjs")).measurePeers(measurePeer) : undefined;
+const growth = await measureGrowth();
 
 // The session rows have no reference of their own: the bare reference's protected call does the same JWT work.
-const ratio = (k, ref = k) => +(sandbox.rows[k].reqPerSec / reference.rows[ref].reqPerSec).toFixed(2);
+const ratio = (k, ref = k, server = sandbox) => +(server.rows[k].reqPerSec / reference.rows[ref].reqPerSec).toFixed(2);
+// The share of protected-call throughput the default text log takes, against the same call with --log-format off.
+const logCostPct = Math.round((1 - sandbox.rows.protected.reqPerSec / quiet.rows.protected.reqPerSec) * 100);
+const growthAt = (growing, value) => growth.points.find((p) => p.growing === growing && p.value === value);
+const sessionsRssMb = growthAt("live sessions", 5000).rssMb - growthAt("live sessions", 0).rssMb;
+const allRows = [...Object.values(sandbox.rows), ...Object.values(quiet.rows), ...growth.points];
 const targets = [
   { target: "token exchange ≥ 0.8× reference", value: ratio("token"), ok: ratio("token") >= 0.8 },
   { target: "protected call ≥ 0.8× reference", value: ratio("protected"), ok: ratio("protected") >= 0.8 },
   { target: "unknown path ≥ 0.9× reference", value: ratio("unknown"), ok: ratio("unknown") >= 0.9 },
+  {
+    target: `protected call, ${ROTATION_TOKENS.toLocaleString("en")} tokens in rotation ≥ 1.0× reference`,
+    value: ratio("rotation"),
+    ok: ratio("rotation") >= 1,
+  },
+  { target: "default request log costs ≤ 10 % of protected-call req/s (vs --log-format off)", value: `${logCostPct} %`, ok: logCostPct <= 10 },
+  { target: "5,000 live sessions ≤ 64 MB RSS above none", value: `${sessionsRssMb} MB`, ok: sessionsRssMb <= 64 },
   { target: "CLI start → first 200 ≤ 250 ms (median of 7)", value: sandbox.start.medianMs, ok: sandbox.start.medianMs <= 250 },
   { target: "RSS after load ≤ 110 MB", value: sandbox.rssMb, ok: sandbox.rssMb <= 110 },
   { target: "p99 ≤ 5 ms, protected, 10 connections", value: sandbox.rows.protected.p99, ok: sandbox.rows.protected.p99 <= 5 },
   { target: "in-process ≤ 1.25× a trivial msw handler", value: inProcess.ratio, ok: inProcess.ratio <= 1.25 },
   {
     target: "no errors and no unexpected statuses",
-    value: Object.values(sandbox.rows).reduce((n, r) => n + r.errors, 0),
-    ok: Object.values(sandbox.rows).every((r) => r.errors === 0),
+    value: allRows.reduce((n, r) => n + r.errors, 0),
+    ok: allRows.every((r) => r.errors === 0),
   },
 ];
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${ALG}`;
@@ -371,15 +635,20 @@ const results = {
   loadGenerator: LOADGEN,
   durationPerRunS: DURATION,
   sandbox,
+  sandboxLoggingOff: quiet,
   reference,
   hs256: hs,
   inProcess,
+  growth,
+  peers,
   targets,
   benchSeconds: Math.round((Date.now() - started) / 1000),
 };
 
-const row = (label, k, ref = k) =>
-  `| ${label} | ${sandbox.rows[k].reqPerSec} | ${reference.rows[ref].reqPerSec} | ${ratio(k, ref)}× | ${sandbox.rows[k].p50} / ${sandbox.rows[k].p99} | ${sandbox.rows[k].cpuUsPerReq} / ${reference.rows[ref].cpuUsPerReq} | ${sandbox.rows[k].errors} |`;
+const row = (label, k, ref = k, server = sandbox) =>
+  `| ${label} | ${server.rows[k].reqPerSec} | ${reference.rows[ref].reqPerSec} | ${ratio(k, ref, server)}× | ${server.rows[k].p50} / ${server.rows[k].p99} | ${server.rows[k].cpuUsPerReq} / ${reference.rows[ref].cpuUsPerReq} | ${server.rows[k].errors} |`;
+const growthRow = (p) =>
+  `| ${p.growing} | ${p.value.toLocaleString("en")} | ${p.reqPerSec} | ${p.p99} | ${p.rssMb} MB | ${p.errors} | ${p.setup ?? ""} |`;
 // From issue 5 (wrk, 10 connections, HS256, same kind of machine): not measured by this script.
 const PEERS = [
   { name: "WireMock 3.13 (static token, no JWT checks)", token: 4370, protected: 10370, unknown: 1600, startMs: 1594, rssMb: 282 },
@@ -397,6 +666,21 @@ const peerTable = hs
       ...PEERS.map((p) => `| ${p.name} | ${p.token} | ${p.protected} | ${p.unknown} | ${p.startMs} ms | ${p.rssMb} MB |`),
     ]
   : [];
+const peerRow = (name, r, startMs, rss) =>
+  `| ${name} | ${PEER_KEYS.map((k) => r[k].reqPerSec).join(" | ")} | ${startMs} ms | ${rss} MB | ${PEER_KEYS.reduce((n, k) => n + r[k].errors, 0)} |`;
+// Measured in this run (BENCH_PEERS=1): replaces the figures typed in from issue 5.
+const measuredPeerTable = peers && [
+  "",
+  `Peers in this run (${ALG} for the two that do JWT work; the peers serve fixed answers, a static token: they sign nothing and verify nothing):`,
+  "",
+  "| server | token exchange req/s | protected call req/s | payment/init req/s | unknown path req/s | start → first 200 | RSS after load | errors |",
+  "|---|---|---|---|---|---|---|---|",
+  peerRow("merchant-sandbox (signs and verifies)", sandbox.rows, sandbox.start.medianMs, sandbox.rssMb),
+  peerRow("bare node:http reference (signs and verifies)", reference.rows, reference.start.medianMs, reference.rssMb),
+  ...peers.map((p) =>
+    p.skipped ? `| ${p.name}: not measured, ${p.skipped} | | | | | | | |` : peerRow(`${p.name} (signs nothing)`, p.rows, p.startMs, p.rssMb),
+  ),
+];
 const scaleRow = (key, c) =>
   `| ${key === "token" ? "token exchange" : "protected call"} | ${c} | ${sandbox.scaling[key][c].reqPerSec} | ${sandbox.scaling[key][c].p50} | ${sandbox.scaling[key][c].p99} | ${sandbox.scaling[key][c].errors} |`;
 const md = [
@@ -406,10 +690,14 @@ const md = [
   "|---|---|---|---|---|---|---|",
   row("token exchange", "token"),
   row("protected call", "protected"),
+  row("protected call, logging off (`--log-format off`)", "protected", "protected", quiet),
+  row(`protected call, ${ROTATION_TOKENS.toLocaleString("en")} distinct tokens in rotation (cache miss)`, "rotation"),
   row("payment/init", "init"),
   row("unknown path", "unknown"),
   row("protected call, session base URL, no event stream", "session", "protected"),
   row("protected call, session base URL, 1 event stream open (a QA page)", "sessionStream", "protected"),
+  "",
+  `The sandbox runs with its defaults, the text request log on (read and dropped by the bench); the logging-off row is a second server with \`--log-format off\`: the log costs ${logCostPct} % of the protected call's req/s. The rotation row cycles through ${ROTATION_TOKENS.toLocaleString("en")} tokens from the token exchange, on both servers (the reference verifies every request).`,
   "",
   `The session rows: \`/s/<id>/api/v2/payment/p_1\` with that session's token, against the reference's protected call; the stream (\`GET /__sandbox/events?session=<id>\`) was read and discarded by the bench process (${sandbox.stream.bytes} bytes${sandbox.stream.endedEarly ? ", and it overflowed before the run ended" : ""}).`,
   "",
@@ -430,8 +718,14 @@ const md = [
   "|---|---|---|---|---|---|",
   ...["token", "protected"].flatMap((k) => [1, 10, 50].map((c) => scaleRow(k, c))),
   "",
+  `Cost growth (sandbox, protected call at 10 connections, ${GROWTH_DURATION} s per point, RSS after the point's load; ${growth.seconds} s in all). Sessions are live ones from POST /__sandbox/sessions (\`--max-sessions 5000\`); tokens are distinct ones from the token exchange in rotation; scenarios are \`--scenario\` for every library scenario; each journal is filled before its point:`,
+  "",
+  "| growing | to | req/s | p99 ms | RSS | errors | set-up (bench process, 10 at a time) |",
+  "|---|---|---|---|---|---|---|",
+  ...growth.points.map(growthRow),
+  "",
   `In-process (msw setupServer): ${inProcess.sandboxUsPerReq} µs CPU per request against ${inProcess.trivialUsPerReq} µs for a trivial msw handler (${inProcess.ratio}×, median of ${inProcess.roundRatios.length} alternating rounds).`,
-  ...peerTable,
+  ...(measuredPeerTable ?? peerTable),
   "",
   "| target | value | met |",
   "|---|---|---|",
