@@ -40,9 +40,21 @@ function hasWrk() {
 
 const CREDENTIALS = JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" });
 
+/**
+ * The servers this run started and has not seen exit: killed when the bench itself ends early (an
+ * uncaught error, Ctrl-C), so none outlives it. One crashed run left its sandbox listening 40 minutes.
+ */
+const running = new Set();
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+
 async function startServer(name, args, env = {}) {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let out = "";
   const url = await new Promise((resolve, reject) => {
     const onData = (d) => {
