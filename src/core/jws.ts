@@ -10,8 +10,28 @@ import type { SigningKey } from "./keys.js";
  * signatures in flight on the bench machine). Verification stays with jose, which is where the
  * strictness lives; tests verify every token this makes with jose.
  */
-export function signCompactJws(header: { alg: SigningKey["alg"]; kid: string; typ: string }, payload: object, key: SigningKey): Promise<string> {
-  const input = `${base64url(header)}.${base64url(payload)}`;
+export function signCompactJws(header: JwsHeader, payload: object, key: SigningKey): Promise<string> {
+  return signWithEncodedHeader(encodeJwsHeader(header), payload, key);
+}
+
+/** The protected header of the sandbox's JWS. */
+export interface JwsHeader {
+  alg: SigningKey["alg"];
+  kid: string;
+  typ: string;
+}
+
+/** A header as it is written into the token (base64url of its JSON): see `signWithEncodedHeader`. */
+export function encodeJwsHeader(header: JwsHeader): string {
+  return base64url(header);
+}
+
+/**
+ * `signCompactJws` with the header already encoded (`encodeJwsHeader`): the token exchange writes
+ * the same header for every token of a key, so it encodes it once per key.
+ */
+export function signWithEncodedHeader(encodedHeader: string, payload: object, key: SigningKey): Promise<string> {
+  const input = `${encodedHeader}.${base64url(payload)}`;
   if (key.alg === "HS256") return Promise.resolve(`${input}.${createHmac("sha256", key.signer).update(input).digest("base64url")}`);
   return new Promise((resolve, reject) => {
     // With a callback, node signs on libuv's thread pool, as WebCrypto does, off the event loop.
