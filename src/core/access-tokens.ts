@@ -3,9 +3,9 @@ import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
-import { signCompactJws } from "./jws.js";
+import { encodeJwsHeader, signWithEncodedHeader, type JwsHeader } from "./jws.js";
 import { printable } from "./printable.js";
-import type { KeyRing, ScenarioKeys } from "./keys.js";
+import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
 import type { TokenLedger } from "./token-ledger.js";
@@ -61,6 +61,11 @@ export class AccessTokens {
    */
   private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
   private static readonly MAX_VERIFIED = 1_000;
+  /**
+   * The headers each key writes (access and login token), made and encoded once per key rather
+   * than per token. Weak: a rotated-away or retired key takes its entry with it.
+   */
+  private readonly headers = new WeakMap<SigningKey, { access: EncodedHeader; login: EncodedHeader }>();
 
   constructor(
     /** Sandbox-wide settings: issuer and audience. */
@@ -77,8 +82,8 @@ export class AccessTokens {
     if (this.ring.ready) await this.ring.ready;
     const key = this.scopeOf(merchant).keys.signing;
     const claims = accessTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
-    const header = { alg: key.alg, kid: key.kid, typ: this.format.typ };
-    const token = await signCompactJws(header, claims, key);
+    const { header, text } = this.headersOf(key).access;
+    const token = await signWithEncodedHeader(text, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     this.remember(token, header, claims);
     return { token, claims };
@@ -92,7 +97,19 @@ export class AccessTokens {
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    return { token: await signCompactJws({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }, claims, key), claims };
+    return { token: await signWithEncodedHeader(this.headersOf(key).login.text, claims, key), claims };
+  }
+
+  private headersOf(key: SigningKey): { access: EncodedHeader; login: EncodedHeader } {
+    let headers = this.headers.get(key);
+    if (!headers) {
+      headers = {
+        access: encodedHeader({ alg: key.alg, kid: key.kid, typ: this.format.typ }),
+        login: encodedHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }),
+      };
+      this.headers.set(key, headers);
+    }
+    return headers;
   }
 
   /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */
@@ -373,6 +390,17 @@ export class AccessTokens {
       `The token is not a well-formed signed JWT. Send the access_token value from POST /api/v2/auth/token unchanged.`,
     );
   }
+}
+
+/** A JWS header and its text in the token. */
+interface EncodedHeader {
+  readonly header: Readonly<JwsHeader>;
+  readonly text: string;
+}
+
+function encodedHeader(header: JwsHeader): EncodedHeader {
+  // Frozen: one object is the header of every token of the key in the verified-token cache.
+  return { header: Object.freeze(header), text: encodeJwsHeader(header) };
 }
 
 const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [

@@ -9,18 +9,49 @@ import type { SigningKey } from "./keys.js";
  * token where an HMAC costs 5 µs (65 -> 38 µs for ES256, 294 -> 268 µs for RS256; measured with 64
  * signatures in flight on the bench machine). Verification stays with jose, which is where the
  * strictness lives; tests verify every token this makes with jose.
+ *
+ * Where each algorithm signs (measured on the 2-core bench machine, issue 15):
+ * - RS256 (a 2048-bit signature is ~265 µs of CPU) on libuv's thread pool, through node's
+ *   callback form of `sign`, so signatures use every core while the event loop does HTTP. A
+ *   worker_threads pool was measured against it (2 workers, the key sent once, input and
+ *   signature by postMessage, 10 in flight): no less CPU per signature (293-407 µs against
+ *   280-333 µs) and no less on the event loop (13-30 µs against 13-27 µs), so it is not used.
+ * - ES256 (~32 µs) and HS256 (~3 µs) inline, on the event loop: handing an ES256 signature to the
+ *   thread pool and back cost ~17 µs more CPU than the signature saved there (77 -> 60 µs of CPU
+ *   per in-process exchange once inline).
  */
-export function signCompactJws(header: { alg: SigningKey["alg"]; kid: string; typ: string }, payload: object, key: SigningKey): Promise<string> {
-  const input = `${base64url(header)}.${base64url(payload)}`;
+export function signCompactJws(header: JwsHeader, payload: object, key: SigningKey): Promise<string> {
+  return signWithEncodedHeader(encodeJwsHeader(header), payload, key);
+}
+
+/** The protected header of the sandbox's JWS. */
+export interface JwsHeader {
+  alg: SigningKey["alg"];
+  kid: string;
+  typ: string;
+}
+
+/** A header as it is written into the token (base64url of its JSON): see `signWithEncodedHeader`. */
+export function encodeJwsHeader(header: JwsHeader): string {
+  return base64url(header);
+}
+
+/**
+ * `signCompactJws` with the header already encoded (`encodeJwsHeader`): the token exchange writes
+ * the same header for every token of a key, so it encodes it once per key.
+ */
+export function signWithEncodedHeader(encodedHeader: string, payload: object, key: SigningKey): Promise<string> {
+  const input = `${encodedHeader}.${base64url(payload)}`;
   if (key.alg === "HS256") return Promise.resolve(`${input}.${createHmac("sha256", key.signer).update(input).digest("base64url")}`);
+  // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default, and
+  // in their low-S form: verification refuses the other (ecdsa.ts).
+  if (key.alg === "ES256") {
+    const signature = sign("sha256", Buffer.from(input), { key: key.signer, dsaEncoding: "ieee-p1363" });
+    return Promise.resolve(`${input}.${toLowS(signature).toString("base64url")}`);
+  }
   return new Promise((resolve, reject) => {
     // With a callback, node signs on libuv's thread pool, as WebCrypto does, off the event loop.
-    // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default, and
-    // in their low-S form: verification refuses the other (ecdsa.ts).
-    const es256 = key.alg === "ES256";
-    sign("sha256", Buffer.from(input), es256 ? { key: key.signer, dsaEncoding: "ieee-p1363" } : key.signer, (err, signature) =>
-      err ? reject(err) : resolve(`${input}.${(es256 ? toLowS(signature) : signature).toString("base64url")}`),
-    );
+    sign("sha256", Buffer.from(input), key.signer, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`)));
   });
 }
 

@@ -46,6 +46,20 @@ export type TokenIssuer = Pick<SandboxSettings, "issuer" | "audience">;
  * `merchantClaim` (a response profile's jwt.merchantClaim) carries the merchant id too, beside `sub`.
  */
 export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim = "sub"): AccessClaims {
+  // The token exchange's case, written out: the same claims in the same order as the general case
+  // below, without its spreads (a third of this function's cost in the exchange's profile).
+  if (merchantClaim === "sub" && options.notBefore === undefined) {
+    return {
+      iss: issuer.issuer,
+      sub: merchant.id,
+      aud: issuer.audience,
+      iat: options.issuedAt,
+      exp: options.issuedAt + options.ttlSeconds,
+      jti: options.jti,
+      client_id: merchant.apiKey,
+      scope: merchant.scopes.join(" "),
+    };
+  }
   return { ...registeredClaims(issuer, merchant, options, merchantClaim), client_id: merchant.apiKey, scope: merchant.scopes.join(" ") };
 }
 

@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
 
@@ -44,6 +45,10 @@ describe("merchant-sandbox serve", () => {
     expect(init.status).toBe(201);
   });
 
+  it("signs tokens that verify with the key set it publishes at /.well-known/jwks.json (RS256, the default)", async () => {
+    await expectServedTokensVerify(cli.url, "RS256");
+  });
+
   it("logs one text line per request with method, path, status, duration and merchant", async () => {
     await fetch(`${cli.url}/api/v2/auth/token`, tokenRequest);
     await new Promise((r) => setImmediate(r));
@@ -55,7 +60,31 @@ describe("merchant-sandbox serve", () => {
   });
 });
 
+/**
+ * Several tokens from the served exchange, each verified with jose against the served JWKS, as a
+ * client library would: the bundled CLI signs on another thread for RS256 and inline for ES256.
+ */
+async function expectServedTokensVerify(url: string, alg: "RS256" | "ES256"): Promise<void> {
+  const jwks = createLocalJWKSet(await (await fetch(`${url}/.well-known/jwks.json`)).json());
+  const bodies = await Promise.all(Array.from({ length: 8 }, async () => (await fetch(`${url}/api/v2/auth/token`, tokenRequest)).json()));
+  for (const { access_token: token } of bodies) {
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, { algorithms: [alg], audience: "merchant-api" });
+    expect(protectedHeader).toEqual({ alg, kid: expect.any(String), typ: "at+jwt" });
+    expect(payload.sub).toBe("merchant_sandbox_default");
+  }
+  expect(new Set(bodies.map((b) => b.access_token)).size).toBe(bodies.length);
+}
+
 describe("merchant-sandbox serve: configuration", () => {
+  it("--alg ES256: served tokens verify with the served JWKS", async () => {
+    const cli = await startCliServer(["--alg", "ES256"]);
+    try {
+      await expectServedTokensVerify(cli.url, "ES256");
+    } finally {
+      cli.child.kill("SIGKILL");
+    }
+  });
+
   it("takes every flag as an environment variable too (MERCHANT_SANDBOX_TOKEN_TTL)", async () => {
     const cli = await startCliServer([], { MERCHANT_SANDBOX_TOKEN_TTL: "60s", MERCHANT_SANDBOX_ALG: "ES256" });
     try {

@@ -1,7 +1,7 @@
 import { SignJWT, compactVerify, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { isHighS, toLowS } from "../../src/core/ecdsa.js";
-import { signCompactJws } from "../../src/core/jws.js";
+import { encodeJwsHeader, signCompactJws, signWithEncodedHeader } from "../../src/core/jws.js";
 import { generateSigningKey, importSigningKey } from "../../src/core/keys.js";
 
 // The sandbox signs its tokens with node:crypto (jws.ts) and verifies them with jose: every
@@ -51,6 +51,19 @@ describe("signCompactJws", () => {
       await compactVerify(token, key.verifyKey, { algorithms: ["ES256"] });
     }
   });
+
+  for (const alg of ["HS256", "RS256"] as const) {
+    it(`${alg}: a header encoded once (the token exchange's way) signs the very token signCompactJws makes`, async () => {
+      // Both algorithms are deterministic (HMAC, RSASSA-PKCS1-v1_5): the same input, the same text.
+      const key = alg === "HS256" ? await importSigningKey("HS256", "0123456789abcdef0123456789abcdef") : await generateSigningKey(alg);
+      const header = { alg, kid: key.kid, typ: "at+jwt" };
+      const encoded = encodeJwsHeader(header);
+      expect(await signWithEncodedHeader(encoded, claims, key)).toBe(await signCompactJws(header, claims, key));
+      expect(await signWithEncodedHeader(encoded, { ...claims, jti: "tok_2" }, key)).toBe(
+        await signCompactJws(header, { ...claims, jti: "tok_2" }, key),
+      );
+    });
+  }
 
   it("a token signed by another key of the same algorithm does not verify", async () => {
     const [a, b] = [await generateSigningKey("RS256"), await generateSigningKey("RS256")];
