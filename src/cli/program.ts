@@ -48,7 +48,7 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
   ] as CommandModule[];
   keepOnlyEnvOf(hideBin(argv), commands, (line) => process.stderr.write(line + "\n"));
 
-  await yargs(hideBin(argv))
+  const parser = yargs(hideBin(argv))
     .scriptName("merchant-sandbox")
     .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
     .env("MERCHANT_SANDBOX")
@@ -58,13 +58,27 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     .version(VERSION)
     .help()
     .alias("h", "help")
-    // yargs lays out (and caches) the help text on every run; wrapping it costs ~50 ms at start,
-    // so it is wrapped only when it will be shown.
+    // Wrapping the help text costs ~50 ms when yargs lays it out: wrapped only when it will be shown.
     .wrap(argv.some((a) => a === "--help" || a === "-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       const text = (msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " ");
       process.stderr.write(`merchant-sandbox: ${text}\nRun 'merchant-sandbox --help' for the options.\n`);
       process.exit(EXIT_USAGE);
-    })
-    .parseAsync();
+    });
+  skipHelpCache(parser);
+  await parser.parseAsync();
+}
+
+/**
+ * yargs lays out the whole help text (and keeps it) right after it calls a command's handler, in
+ * case the handler then asks for help: ours never do, and for serve's 40 flags that layout cost
+ * 65-95 ms of every start (cliui measuring each character's width). `--help` and usage errors lay
+ * it out when they print it, as before. The hook is yargs' internal usage instance; should a
+ * yargs version not have it, the cache is simply kept.
+ */
+function skipHelpCache(parser: unknown): void {
+  const usage = (parser as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
+    .getInternalMethods?.()
+    .getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === "function") usage.cacheHelpMessage = () => undefined;
 }

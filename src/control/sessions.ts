@@ -27,6 +27,12 @@ export interface SessionLimits {
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+  /**
+   * No session was used before this (wall-clock ms): a reap before `oldestUse + idleMs` has
+   * nothing to end, and costs one comparison instead of a walk over every session (which made
+   * each creation O(n)). Uses move a session's time later, so it stays a lower bound; each walk makes it exact.
+   */
+  private oldestUse = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly scenarios: ScenarioRegistry,
@@ -61,6 +67,7 @@ export class SessionStore {
     const now = Date.now();
     const session = { id, instance, createdAt: now, lastUsedAt: now };
     this.sessions.set(id, session);
+    this.oldestUse = Math.min(this.oldestUse, now);
     this.onChange({ change: "created", id, scenario: template.name });
     return session;
   }
@@ -97,7 +104,10 @@ export class SessionStore {
   /** Marks a session as used (a request of one of its merchants), postponing its reaping. */
   touch(id: string): void {
     const s = this.sessions.get(id);
-    if (s) s.lastUsedAt = Date.now();
+    if (!s) return;
+    s.lastUsedAt = Date.now();
+    // Only lowers it if the wall clock went back (a test's fake timers).
+    if (s.lastUsedAt < this.oldestUse) this.oldestUse = s.lastUsedAt;
   }
 
   delete(id: string): boolean {
@@ -156,7 +166,13 @@ export class SessionStore {
   /** Ends the sessions idle longer than the limit (wall-clock time: the sandbox clock may be frozen). */
   private reap(): void {
     const cutoff = Date.now() - this.limits.idleMs;
-    for (const s of [...this.sessions.values()]) if (s.lastUsedAt < cutoff) this.end(s, "reaped");
+    if (this.oldestUse >= cutoff) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const s of [...this.sessions.values()]) {
+      if (s.lastUsedAt < cutoff) this.end(s, "reaped");
+      else oldest = Math.min(oldest, s.lastUsedAt);
+    }
+    this.oldestUse = oldest;
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { headOf, type SecretView } from "./secret-index.js";
+import { headOf, type SecretSet, type SecretView } from "./secret-index.js";
 
 /**
  * Redaction for anything secret (api_secret, passwords, payment tokens, JWTs) that has to be
@@ -134,7 +134,7 @@ function lookUp(
   text: string,
   from: number,
   to: number,
-  set: ReadonlySet<string>,
+  set: SecretSet,
   lengths: readonly number[],
   heads: Uint8Array,
   spans: Array<[number, number]>,

@@ -3,22 +3,39 @@
  * redaction of every request's URL (redact.ts) finds them without scanning each merchant: a
  * candidate substring is looked up in a Set, and only for the lengths some secret has.
  *
- * Merchants come and go (sessions), so the index counts how many merchants hold each value and
- * rebuilds its lookup view only on the first request after a change, not on every request.
+ * Merchants come and go (sessions), so the index counts how many merchants hold each value, and
+ * a change costs O(1) whatever the number of merchants (5,000 live sessions hold 15,000 secrets;
+ * rebuilding the view after each change made every session creation cost O(n)):
+ * - a new secret goes into the lookup tables in place: a view a request took earlier then
+ *   redacts more, never less;
+ * - a secret no merchant holds any more is stamped with the generation it went in, and a view
+ *   sees only what was still held when it was taken. A request that took its view before a
+ *   session ended (an idle one is reaped while its request is read) still redacts that session's
+ *   secrets in its own log line, as a snapshot would;
+ * - once those stamped leftovers outnumber the held secrets, the tables are built anew from the
+ *   held ones (views already taken keep the old tables): amortized O(1) per removal, and the
+ *   memory of ended sessions goes back.
  */
 
 /** Below this length a secret is redacted only where it is a whole path segment or query key/value:
  * searched anywhere, a 4-character password would redact pieces of every URL. */
 export const MIN_ANYWHERE_LENGTH = 8;
 
+/** A set of secrets as the redaction reads it (a Set is one). */
+export interface SecretSet {
+  has(secret: string): boolean;
+  /** 0 when it holds none (it may count a few it no longer holds). */
+  readonly size: number;
+}
+
 /** What the redaction looks in. */
 export interface SecretView {
   /** Secrets made only of URL-unreserved characters [A-Za-z0-9._~-]: they can only sit inside one run of those. */
-  readonly words: ReadonlySet<string>;
+  readonly words: SecretSet;
   /** Their distinct lengths, ascending. */
   readonly wordLengths: readonly number[];
   /** Longer secrets with any other character (spaces, '/', '+', '=' …): searched in the whole text. */
-  readonly others: ReadonlySet<string>;
+  readonly others: SecretSet;
   readonly otherLengths: readonly number[];
   /**
    * A 1 at headOf() of every word and other secret: most positions of a text are ruled out by one
@@ -26,7 +43,7 @@ export interface SecretView {
    */
   readonly heads: Uint8Array;
   /** Secrets shorter than MIN_ANYWHERE_LENGTH: matched as whole segments, keys and values only. */
-  readonly short: ReadonlySet<string>;
+  readonly short: SecretSet;
 }
 
 /** The first two UTF-16 units of text at `at`, hashed to 16 bits (a collision only costs one Set lookup). */
@@ -44,47 +61,117 @@ export const EMPTY_VIEW: SecretView = {
 };
 
 export class SecretIndex {
+  /** The secrets merchants hold now, with how many hold each. */
   private readonly counts = new Map<string, number>();
-  private cached: SecretView | undefined = EMPTY_VIEW;
+  private tables = new Tables();
+  /** Bumped by every removal: a view sees the secrets removed after the generation it was taken at. */
+  private generation = 0;
+  private cached: SecretView | undefined;
 
   add(secret: string): void {
     if (!secret) return;
-    this.counts.set(secret, (this.counts.get(secret) ?? 0) + 1);
-    this.cached = undefined;
+    const n = this.counts.get(secret) ?? 0;
+    this.counts.set(secret, n + 1);
+    if (n === 0 && this.tables.put(secret)) this.cached = undefined;
   }
 
   delete(secret: string): void {
     const n = this.counts.get(secret);
     if (n === undefined) return;
-    if (n > 1) this.counts.set(secret, n - 1);
-    else this.counts.delete(secret);
+    if (n > 1) {
+      this.counts.set(secret, n - 1);
+      return;
+    }
+    this.counts.delete(secret);
+    this.tables.remove(secret, ++this.generation);
     this.cached = undefined;
+    if (this.tables.leftovers > this.counts.size) {
+      this.tables = new Tables();
+      for (const held of this.counts.keys()) this.tables.put(held);
+    }
   }
 
   has(secret: string): boolean {
     return this.counts.has(secret);
   }
 
+  /** Secrets the lookup tables still hold for views taken before their removal (bounded by the held ones). */
+  get leftoverCount(): number {
+    return this.tables.leftovers;
+  }
+
   view(): SecretView {
-    this.cached ??= buildView(this.counts.keys());
+    this.cached ??= this.tables.viewAt(this.generation);
     return this.cached;
   }
 }
 
-function buildView(secrets: Iterable<string>): SecretView {
-  const words = new Set<string>();
-  const others = new Set<string>();
-  const short = new Set<string>();
-  for (const s of secrets) {
-    if (s.length < MIN_ANYWHERE_LENGTH) short.add(s);
-    else if (/^[A-Za-z0-9._~-]+$/.test(s)) words.add(s);
-    else others.add(s);
+/** Not held: the generation of its removal is stored instead. */
+const HELD = Number.POSITIVE_INFINITY;
+
+/** The lookup tables: each secret with the generation it was removed at (HELD while held). */
+class Tables {
+  private readonly words = new Map<string, number>();
+  private readonly others = new Map<string, number>();
+  private readonly short = new Map<string, number>();
+  private wordLengths: number[] = [];
+  private otherLengths: number[] = [];
+  private readonly heads = new Uint8Array(0x10000);
+  leftovers = 0;
+
+  /** Adds a held secret; true when the views must be made again (a length no secret had). */
+  put(s: string): boolean {
+    const table = this.tableOf(s);
+    if (table.has(s)) {
+      if (table.get(s) !== HELD) this.leftovers--;
+      table.set(s, HELD);
+      return false;
+    }
+    table.set(s, HELD);
+    if (table === this.short) return false;
+    this.heads[headOf(s, 0)] = 1;
+    // Lengths of leftovers stay: a length too many costs a lookup, never a secret shown.
+    if (table === this.words && !this.wordLengths.includes(s.length)) {
+      this.wordLengths = [...this.wordLengths, s.length].sort((a, b) => a - b);
+      return true;
+    }
+    if (table === this.others && !this.otherLengths.includes(s.length)) {
+      this.otherLengths = [...this.otherLengths, s.length].sort((a, b) => a - b);
+      return true;
+    }
+    return false;
   }
-  const heads = new Uint8Array(0x10000);
-  for (const s of [...words, ...others]) heads[headOf(s, 0)] = 1;
-  return { words, wordLengths: lengthsOf(words), others, otherLengths: lengthsOf(others), heads, short };
+
+  remove(s: string, generation: number): void {
+    const table = this.tableOf(s);
+    if (table.get(s) !== HELD) return;
+    table.set(s, generation);
+    this.leftovers++;
+  }
+
+  viewAt(generation: number): SecretView {
+    return {
+      words: seenAt(this.words, generation),
+      wordLengths: this.wordLengths,
+      others: seenAt(this.others, generation),
+      otherLengths: this.otherLengths,
+      heads: this.heads,
+      short: seenAt(this.short, generation),
+    };
+  }
+
+  private tableOf(s: string): Map<string, number> {
+    if (s.length < MIN_ANYWHERE_LENGTH) return this.short;
+    return /^[A-Za-z0-9._~-]+$/.test(s) ? this.words : this.others;
+  }
 }
 
-function lengthsOf(set: Set<string>): number[] {
-  return [...new Set([...set].map((s) => s.length))].sort((a, b) => a - b);
+/** The secrets of a table a view taken at `generation` sees: held then (removed later, or never). */
+function seenAt(table: Map<string, number>, generation: number): SecretSet {
+  return {
+    has: (secret) => (table.get(secret) ?? -1) > generation,
+    get size() {
+      return table.size;
+    },
+  };
 }

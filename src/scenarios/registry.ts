@@ -25,8 +25,19 @@ export interface ScenarioSet extends ScenarioLookup {
  * lists (payment-token transports) current as scenarios come and go.
  */
 export class ScenarioRegistry implements ScenarioSet {
-  private readonly instances: ScenarioInstance[] = [];
+  // Sessions come and go by the thousand: adding or removing one costs O(1), whatever the number
+  // of scenarios running (each session creation used to scan them all, twice).
+  private readonly instances = new Set<ScenarioInstance>();
+  /** `instances` as an array, made when first asked for after a change (`all` is rarely read). */
+  private allList: ScenarioInstance[] | undefined = [];
+  private readonly loadedList: ScenarioInstance[] = [];
+  private readonly loadedByName = new Map<string, ScenarioInstance>();
   private readonly owners = new Map<string, ScenarioInstance>();
+  /** Each payment-token transport in use, with the scenarios using it, in the order they came. */
+  private readonly transportUsers = new Map<string, { transport: PaymentTokenTransport; users: Set<ScenarioInstance> }>();
+  /** When each scenario came, to order the transports by the first scenario that uses each. */
+  private readonly arrival = new Map<ScenarioInstance, number>();
+  private arrivals = 0;
   private transportList: PaymentTokenTransport[] = [];
 
   constructor(
@@ -49,8 +60,20 @@ export class ScenarioRegistry implements ScenarioSet {
     options: { sessionId?: string; profile?: string; keysLater?: boolean } = {},
   ): Promise<ScenarioInstance> {
     const instance = await ScenarioInstance.create(file, source, { ...this.deps, owners: this.owners, ...options });
-    this.instances.push(instance);
-    this.refresh();
+    this.instances.add(instance);
+    this.allList = undefined;
+    this.arrival.set(instance, this.arrivals++);
+    if (instance.sessionId === undefined) {
+      this.loadedList.push(instance);
+      if (!this.loadedByName.has(instance.name)) this.loadedByName.set(instance.name, instance);
+    }
+    const key = transportKey(instance.settings.paymentTokenTransport);
+    const entry = this.transportUsers.get(key);
+    if (entry) entry.users.add(instance);
+    else {
+      this.transportUsers.set(key, { transport: instance.settings.paymentTokenTransport, users: new Set([instance]) });
+      this.refreshTransports();
+    }
     return instance;
   }
 
@@ -59,33 +82,47 @@ export class ScenarioRegistry implements ScenarioSet {
    * generated leave the ring.
    */
   remove(instance: ScenarioInstance): void {
-    const i = this.instances.indexOf(instance);
-    if (i < 0) return;
-    this.instances.splice(i, 1);
+    if (!this.instances.delete(instance)) return;
+    this.allList = undefined;
+    if (instance.sessionId === undefined) {
+      this.loadedList.splice(this.loadedList.indexOf(instance), 1);
+      if (this.loadedByName.get(instance.name) === instance) {
+        this.loadedByName.delete(instance.name);
+        const next = this.loadedList.find((i) => i.name === instance.name);
+        if (next) this.loadedByName.set(next.name, next);
+      }
+    }
     instance.clock.detach();
     for (const m of instance.merchants) {
       this.deps.registry.remove(m);
       this.owners.delete(m.id);
     }
     instance.keys.release();
-    this.refresh();
+    const key = transportKey(instance.settings.paymentTokenTransport);
+    const entry = this.transportUsers.get(key)!;
+    const wasFirst = entry.users.values().next().value === instance;
+    entry.users.delete(instance);
+    if (entry.users.size === 0) this.transportUsers.delete(key);
+    if (wasFirst) this.refreshTransports();
+    this.arrival.delete(instance);
   }
 
   get all(): readonly ScenarioInstance[] {
-    return this.instances;
+    this.allList ??= [...this.instances];
+    return this.allList;
   }
 
   /** The scenarios loaded at start (not sessions). */
-  get loaded(): ScenarioInstance[] {
-    return this.instances.filter((i) => i.sessionId === undefined);
+  get loaded(): readonly ScenarioInstance[] {
+    return this.loadedList;
   }
 
   get primary(): ScenarioInstance {
-    return this.instances[0]!;
+    return this.instances.values().next().value!;
   }
 
   byName(name: string): ScenarioInstance | undefined {
-    return this.instances.find((i) => i.name === name && i.sessionId === undefined);
+    return this.loadedByName.get(name);
   }
 
   of(merchant: Merchant): ScenarioInstance {
@@ -102,13 +139,18 @@ export class ScenarioRegistry implements ScenarioSet {
     return kids;
   }
 
-  /** No action changes a transport, so the list is remade only when scenarios come or go. */
-  private refresh(): void {
-    const seen = new Map<string, PaymentTokenTransport>();
-    for (const i of this.instances) {
-      const t = i.settings.paymentTokenTransport;
-      seen.set(t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`, t);
-    }
-    this.transportList = [...seen.values()];
+  /**
+   * Every transport in use, each once, in the order of the first scenario that uses it (the order
+   * attribution tries them in). Remade only when a transport comes or its first user goes.
+   */
+  private refreshTransports(): void {
+    const firstArrival = (users: Set<ScenarioInstance>) => this.arrival.get(users.values().next().value!)!;
+    this.transportList = [...this.transportUsers.values()]
+      .sort((a, b) => firstArrival(a.users) - firstArrival(b.users))
+      .map((entry) => entry.transport);
   }
+}
+
+function transportKey(t: PaymentTokenTransport): string {
+  return t.kind === "authorization" ? "authorization" : t.kind === "header" ? `header:${t.name}` : `body:${t.field}`;
 }

@@ -139,3 +139,53 @@ describe("session churn", () => {
     expectProblem(await pay(t, `${header}.${forgedPayload}.${signature}`), unknownKid(kid));
   });
 });
+
+describe("5,000 sessions, created and ended", () => {
+  /** What the sandbox holds per session; all of it must go back to where it was when they end. */
+  const held = (t: TestServer) => ({
+    sessions: t.sandbox.sessions.size,
+    scenarios: t.sandbox.scenarios.length,
+    merchants: t.sandbox.merchants.all().length,
+    keys: t.sandbox.ring.size,
+    cutoffs: t.sandbox.ledger.merchantCutoffs,
+  });
+
+  /** `count` calls of `call`, 10 at a time, as a CI fleet would make them. */
+  async function tenAtATime(count: number, call: (i: number) => Promise<void>): Promise<void> {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next < count) await call(next++);
+      }),
+    );
+  }
+
+  it(
+    "regression: every registry (sessions, scenarios, merchants, their secrets, keys, ledger) is back to its start once they end",
+    { timeout: 180_000 },
+    async () => {
+      const t = await start({ maxSessions: 5000 });
+      const baseline = held(t);
+      const ids: string[] = [];
+      const secrets: string[] = [];
+      await tenAtATime(5000, async () => {
+        const r = await t.call("/__sandbox/sessions", postJson({}));
+        expect(r.status, r.text).toBe(201);
+        ids.push(r.json.id);
+        secrets.push(r.json.merchant.api_secret, r.json.merchant.payment_token, r.json.merchant.login.password);
+      });
+      expect(held(t)).toEqual({ ...baseline, sessions: 5000, scenarios: 5001, merchants: 5001 });
+      expect(secrets.every((s) => t.sandbox.merchants.secrets.has(s))).toBe(true);
+
+      await tenAtATime(5000, async (i) => {
+        const r = await t.call(`/__sandbox/sessions/${ids[i]}`, { method: "DELETE" });
+        expect(r.status, r.text).toBe(204);
+      });
+      expect(held(t)).toEqual(baseline);
+      expect(secrets.some((s) => t.sandbox.merchants.secrets.has(s))).toBe(false);
+      // The redaction's tables keep at most as many secrets of ended merchants as are held (3 here).
+      expect(t.sandbox.merchants.secrets.leftoverCount).toBeLessThanOrEqual(3);
+      expect((await t.call("/__sandbox/sessions")).json).toEqual({ sessions: [] });
+    },
+  );
+});

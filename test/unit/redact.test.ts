@@ -211,6 +211,44 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     expect(redactUrl("/p/sandbox-api-secret", "", r.secrets.view()).path).toBe(`/p/${redact("sandbox-api-secret")}`);
   });
 
+  it("a view taken before a merchant went still redacts its secrets (its request's log line); a view taken after does not", () => {
+    const r = registry();
+    const before = r.secrets.view();
+    r.remove(r.findById("short")!);
+    const after = r.secrets.view();
+    expect(redactUrl("/p/short-secret-123", "x=pw42", before)).toEqual({ path: `/p/${redact("short-secret-123")}`, query: `x=${redact("pw42")}` });
+    expect(redactUrl("/p/short-secret-123", "x=pw42", after)).toEqual({ path: "/p/short-secret-123", query: "x=pw42" });
+  });
+
+  it("a secret added after a view was taken is redacted by the views taken since, and by that one too (more, never less)", () => {
+    const r = registry();
+    const before = r.secrets.view();
+    r.add({ id: "late", apiKey: "late-key", apiSecret: "late-secret-0123456789", paymentToken: "pt-late-0123456789" });
+    expect(redactUrl("/p/late-secret-0123456789", "", r.secrets.view()).path).toBe(`/p/${redact("late-secret-0123456789")}`);
+    expect(redactUrl("/p/pt-late-0123456789", "", before).path).toBe(`/p/${redact("pt-late-0123456789")}`);
+  });
+
+  it("regression: the secrets of 5,000 merchants added and removed one by one are not kept (leftovers stay below the held secrets)", () => {
+    const r = registry();
+    const held = r.all().length;
+    for (let i = 0; i < 5000; i++) {
+      const m = r.add({
+        id: `m${i}`,
+        apiKey: `k${i}`,
+        apiSecret: `secret-${i}-0123456789`,
+        paymentToken: `pt-${i}-0123456789`,
+        login: { email: `${i}@x.test`, password: `pw-${i}-long-enough` },
+      });
+      r.secrets.view();
+      r.remove(m);
+    }
+    expect(r.all()).toHaveLength(held);
+    expect(r.secrets.has("secret-4999-0123456789")).toBe(false);
+    expect(r.secrets.leftoverCount).toBeLessThanOrEqual(10);
+    expect(redactUrl("/p/secret-4999-0123456789", "", r.secrets.view()).path).toBe("/p/secret-4999-0123456789");
+    expect(redactUrl("/p/sandbox-api-secret", "", r.secrets.view()).path).toBe(`/p/${redact("sandbox-api-secret")}`);
+  });
+
   it("a secret two merchants share stays indexed until both are gone", () => {
     const index = new SecretIndex();
     index.add("shared-password");

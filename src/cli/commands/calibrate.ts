@@ -1,6 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { DEFAULT_PROTECTED_PATH } from "../calibrate/probe.js";
-import { runCalibrate } from "../calibrate/run.js";
 
 /**
  * `merchant-sandbox calibrate --url URL --api-key K --api-secret S --out FILE`: sends a fixed, safe
@@ -68,6 +67,9 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         "nightly: does it still hold?",
       ) as unknown as Argv<CalibrateArgs>,
   handler: async (args: ArgumentsCamelCase<CalibrateArgs>) => {
+    // Imported when calibrate runs: it brings the YAML writer and the profile loader (zod), which
+    // every other command, serve above all, starts without.
+    const { runCalibrate } = await import("../calibrate/run.js");
     const colon = args.login?.indexOf(":") ?? -1;
     process.exitCode = await runCalibrate(
       {

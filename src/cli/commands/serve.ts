@@ -6,7 +6,7 @@ import { parseDuration } from "../../core/duration.js";
 import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, type Algorithm } from "../../core/config.js";
-import { createSandbox, type SandboxOptions } from "../../app/sandbox.js";
+import type { SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
@@ -288,6 +288,9 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
     usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
   const graceMs = shutdownGraceMs(args.shutdownGrace);
+  // Imported when serve runs, not when the program loads: the sandbox is most of the CLI's code,
+  // and the other commands need none of it.
+  const { createSandbox } = await import("../../app/sandbox.js");
   const sandbox = await createSandbox(options).catch((e: unknown) => {
     if (e instanceof ConfigError) usage(asFlagMessage(e));
     if (e instanceof ScenarioLoadError) scenarioProblems(e);
