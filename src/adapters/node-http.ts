@@ -279,7 +279,7 @@ function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set
   res.writeHead(response.status, headers);
   res.flushHeaders();
   // The chunks of one turn of the event loop go out together, as one socket write, at its end: a
-  // burst of requests watched by a QA page is one write, not one each (each cost ~40 us of CPU).
+  // burst of requests watched by a QA page is one write, not a chunk and a writev(2) each.
   let queued: string[] = [];
   let flushing: NodeJS.Immediate | undefined;
   // Chunks handed to the socket and not yet flushed: a client that stops reading makes this grow.
