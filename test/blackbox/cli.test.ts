@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { runCli, startCliServer, untilPrinted, type CliProcess } from "../support/cli.js";
 
 /** The real binary as a child process: start, probe, configure, stop. */
 
@@ -50,8 +50,10 @@ describe("merchant-sandbox serve", () => {
   });
 
   it("logs one text line per request with method, path, status, duration and merchant", async () => {
+    const tokenLineCount = (out: string) => out.match(/ POST \/api\/v2\/auth\/token .*\n/g)?.length ?? 0;
+    const before = tokenLineCount(cli.stdout());
     await fetch(`${cli.url}/api/v2/auth/token`, tokenRequest);
-    await new Promise((r) => setImmediate(r));
+    await untilPrinted(cli, (out) => tokenLineCount(out) > before);
     const lines = cli.stdout().trim().split("\n");
     const tokenLines = lines.filter((l) => l.includes(" POST /api/v2/auth/token "));
     expect(tokenLines.at(-1)).toMatch(
@@ -100,7 +102,7 @@ describe("merchant-sandbox serve: configuration", () => {
     const cli = await startCliServer(["--log-format", "json"]);
     try {
       await fetch(`${cli.url}/api/v2/payment/x`);
-      await new Promise((r) => setImmediate(r));
+      await untilPrinted(cli, (out) => /"msg":"request".*\n/.test(out));
       const lines = cli
         .stdout()
         .trim()

@@ -42,6 +42,21 @@ describe("GET /__sandbox/events", () => {
     expect(events.slice(0, 2).map((e) => JSON.parse(e.data))).toEqual(journal);
   });
 
+  it("a burst of requests arrives whole and in journal order (the frames of one turn of the event loop go out together)", async () => {
+    const t = await start();
+    const a = await createSession(t);
+    const stream = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`);
+    const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => t.call(`/s/${a.id}/api/v2/payment/burst-${i}`).then((r) => r.status)));
+    expect(statuses).toEqual(Array(30).fill(401));
+    const requests = [];
+    // Findings events may come between them (worked out on a timer): only the request events count here.
+    while (requests.length < 30) requests.push(...(await stream.next(1)).filter((e) => e.event === "request"));
+    stream.close();
+    const journal = (await t.call(`/__sandbox/requests?session=${a.id}`)).json.requests;
+    expect(journal).toHaveLength(30);
+    expect(requests.map((e) => JSON.parse(e.data))).toEqual(journal);
+  });
+
   it("sends a session's findings when a request changes them, and not again when they stay the same", async () => {
     const t = await start();
     const a = await createSession(t);

@@ -43,6 +43,23 @@ export async function startCliServer(args: string[] = [], env: Record<string, st
   return { ...cli, url };
 }
 
+/**
+ * Resolves once what the process printed on stdout satisfies `done`. The request log is written in
+ * batches, a few milliseconds after the request at most: a test waits for its line rather than
+ * sleeping (the test's timeout bounds the wait).
+ */
+export function untilPrinted(cli: CliProcess, done: (stdout: string) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const look = () => {
+      if (!done(cli.stdout())) return false;
+      cli.child.stdout!.off("data", look);
+      resolve();
+      return true;
+    };
+    if (!look()) cli.child.stdout!.on("data", look);
+  });
+}
+
 /** The environment without any MERCHANT_SANDBOX_* variable of the machine running the tests. */
 function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MERCHANT_SANDBOX_")));

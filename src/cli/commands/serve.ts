@@ -8,6 +8,7 @@ import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, type Algorithm } from "../../core/config.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
+import { stdoutLogWriter } from "../../log/log-writer.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { EVENT_LIMIT_DEFAULTS } from "../../control/events.js";
@@ -256,7 +257,10 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
   const format = args.logFormat;
   // A log reader that went away (a closed pipe) must not take the sandbox down with it.
   process.stdout.removeAllListeners("error").on("error", () => undefined);
-  const out = (line: string) => process.stdout.write(line + "\n");
+  const log = stdoutLogWriter();
+  // Every way out (process.exit below, a fatal error) writes the lines still waiting first.
+  process.on("exit", () => log.flushSync());
+  const out = log.lineNow;
   const options: SandboxOptions = {
     ...jwtFlags(args),
     leeway: args.leeway,
@@ -281,7 +285,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     sessionIdleTtl: args.sessionIdleTtl,
     maxBodyBytes: args.maxBodyBytes,
     ...(args.signingKey ? { signingKey: readKey(args.signingKey) } : {}),
-    ...(format === "off" ? {} : { onRequest: (entry) => out(formatRequestLog(entry, format)) }),
+    ...(format === "off" ? {} : { onRequest: (entry) => log.line(formatRequestLog(entry, format)) }),
     onInternalError: (error, entry) =>
       process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
   };
