@@ -498,7 +498,7 @@ const md = [
   "|---|---|---|---|---|---|",
   ...["token", "protected"].flatMap((k) => [1, 10, 50].map((c) => scaleRow(k, c))),
   "",
-  `Cost growth (sandbox, protected call at 10 connections, ${GROWTH_DURATION} s per point, RSS after the point's load; ${growth.seconds} s in all). Sessions are live ones from POST /__sandbox/sessions (\`--max-sessions 5000\`), then the same server once all 5,000 were ended with DELETE; tokens are distinct ones from the token exchange in rotation; scenarios are \`--scenario\` for every library scenario; each journal is filled before its point:`,
+  `Cost growth (sandbox, protected call at 10 connections, ${GROWTH_DURATION} s per point, RSS after the point's load; ${growth.seconds} s in all). Sessions are live ones from POST /__sandbox/sessions (\`--max-sessions 5000\`), then the same server once all 5,000 were ended with DELETE, each of those RSS figures read after a full GC; tokens are distinct ones from the token exchange in rotation; scenarios are \`--scenario\` for every library scenario; each journal is filled before its point:`,
   "",
   "| growing | to | req/s | p99 ms | RSS | errors | set-up (bench process, 10 at a time) |",
   "|---|---|---|---|---|---|---|",
