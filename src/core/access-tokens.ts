@@ -1,11 +1,13 @@
-import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import type { KeyObject } from "node:crypto";
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { signCompactJws } from "./jws.js";
+import { verifierOf, verifyCompactJws } from "./jws-verify.js";
 import { printable } from "./printable.js";
-import type { KeyRing, ScenarioKeys } from "./keys.js";
+import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
 import type { TokenLedger } from "./token-ledger.js";
@@ -61,6 +63,9 @@ export class AccessTokens {
    */
   private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
   private static readonly MAX_VERIFIED = 1_000;
+  /** Each key as node:crypto verifies with it (jws-verify.ts), made on its first use; gone with the key. */
+  private readonly verifiers = new WeakMap<SigningKey, KeyObject>();
+  private readonly utf8 = new TextDecoder();
 
   constructor(
     /** Sandbox-wide settings: issuer and audience. */
@@ -161,7 +166,7 @@ export class AccessTokens {
     }
     let bytes: Uint8Array;
     try {
-      ({ payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] }));
+      bytes = verifyCompactJws(token, header, key, this.verifierOf(key));
     } catch (e) {
       throw this.explain(e);
     }
@@ -170,7 +175,7 @@ export class AccessTokens {
     assertOneText(token, key.alg);
     let payload: JWTPayload;
     try {
-      payload = JSON.parse(new TextDecoder().decode(bytes)) as JWTPayload;
+      payload = JSON.parse(this.utf8.decode(bytes)) as JWTPayload;
     } catch (e) {
       throw this.explain(e);
     }
@@ -193,6 +198,15 @@ export class AccessTokens {
     }
     this.checkAccessClaims(header, payload);
     throw unknownKid(String(header.kid));
+  }
+
+  private verifierOf(key: SigningKey): KeyObject {
+    let verifier = this.verifiers.get(key);
+    if (!verifier) {
+      verifier = verifierOf(key);
+      this.verifiers.set(key, verifier);
+    }
+    return verifier;
   }
 
   private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
