@@ -117,7 +117,8 @@ export class AccessTokens {
         "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
       );
     }
-    const { header, payload } = await this.checkedSignature(token);
+    // A token checked before is read from the cache without a promise of its own: most calls.
+    const { header, payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
     return this.checkAccessClaims(header, payload);
   }
 
@@ -129,7 +130,7 @@ export class AccessTokens {
    */
   async provenSubject(token: string): Promise<string | undefined> {
     try {
-      const { payload } = await this.checkedSignature(token);
+      const { payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
       const merchant = payload[this.format.merchantClaim];
       return typeof merchant === "string" ? merchant : undefined;
     } catch {
@@ -137,10 +138,11 @@ export class AccessTokens {
     }
   }
 
-  /** The header and payload of a token signed by one of our keys; an InvalidToken saying why not. */
+  /**
+   * The header and payload of a token signed by one of our keys, remembered; an InvalidToken saying
+   * why not. The callers look in `verifiedSignatures` first.
+   */
   private async checkedSignature(token: string): Promise<{ header: ProtectedHeaderParameters; payload: JWTPayload }> {
-    const known = this.verifiedSignatures.get(token);
-    if (known) return known;
     // A token is judged against every key, so none may still be on its way: until then "unknown
     // key" or "algorithm not accepted" would be wrong. Only while one is (see KeyRing.ready).
     if (this.ring.ready) await this.ring.ready;
