@@ -5,7 +5,6 @@ import { InvalidRequest, InvalidToken, MethodNotAllowed, MissingCredentials } fr
 import { headerCount, headerValue, type SandboxRequest } from "../core/http-types.js";
 import { assertBodySize, readJsonObject } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
-import { secretMatches } from "../core/merchants.js";
 import { requireSessionMerchant } from "../core/session-binding.js";
 
 /**
@@ -38,8 +37,10 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
       `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token configured per merchant), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(transport)}.`,
     );
   }
+  // Found by the whole token as the key, so a constant-time comparison after the lookup would hide
+  // nothing (it cost two SHA-256 hashes per call): the token is only checked to be the current one.
   const merchant = ctx.merchants.byPayment(presented);
-  if (!merchant || !secretMatches(presented, merchant.paymentToken)) {
+  if (!merchant || merchant.paymentToken !== presented) {
     throw new InvalidToken(
       "payment_token_unknown",
       `The merchant payment token is not known to this sandbox (expired, revoked, or mistyped). Use the payment token configured for your merchant (the built-in merchant's is in the README).`,
