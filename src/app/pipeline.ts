@@ -4,10 +4,10 @@ import { SandboxError } from "../core/errors.js";
 import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
-import { problemResponse } from "../core/problem.js";
 import { redactUrl, redactValue } from "../core/redact.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
+import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase } from "./routes.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
@@ -60,6 +60,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     maxBodyBytes: ctx.settings.maxBodyBytes,
     provenSubject: (t) => ctx.tokens.provenSubject(t),
   };
+  const refusals = new RefusalAnswers();
   return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
@@ -124,7 +125,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = shaper?.refusal(e, trace.shown.path, r.headers) ?? problemResponse(e, trace.shown.path, r.headers);
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers);
     }
     if (session) response = { ...response, headers: rebaseLinks(response.headers, sessionBasePath(session.id)) };
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
