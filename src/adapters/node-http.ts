@@ -63,14 +63,15 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   // Counted so a shutdown can say what it waits for and what it had to cut.
   let inFlight = 0;
   const drain = { answered: 0, cut: 0, cutting: false };
+  // One function for every request (a response emits 'close' once): nothing is made per request.
+  const finished = () => {
+    inFlight--;
+    if (stopping && !drain.cutting) drain.answered++;
+  };
   const track = (done: Promise<unknown> | ServerResponse) => {
     inFlight++;
-    const finished = () => {
-      inFlight--;
-      if (stopping && !drain.cutting) drain.answered++;
-    };
     if (done instanceof Promise) void done.finally(finished);
-    else done.once("close", finished);
+    else done.on("close", finished);
   };
   const server = createServer(
     // Node checks request and header timeouts every connectionsCheckingInterval (30 s by default),
@@ -79,8 +80,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     { maxHeaderSize: maxHeaderBytes, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     (req, res) => {
       track(res);
-      // handle() never throws; the catch only guards the translation itself.
-      serve(req, res).catch(() => answerInternalError(res));
+      void serve(req, res);
     },
   );
   server.headersTimeout = options.headersTimeoutMs ?? SERVER_LIMIT_DEFAULTS.headersTimeoutMs;
@@ -94,7 +94,16 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   // A refusal of the HTTP layer echoes the path as redacted as the core's answers do.
   const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
 
+  // handle() never throws; the catch only guards the translation itself.
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await translate(req, res);
+    } catch {
+      answerInternalError(res);
+    }
+  }
+
+  async function translate(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.httpVersion === "1.1" && req.headers.host === undefined) {
       write(res, problemResponse(hostMissing(), shownPath(req)), true);
       return;
@@ -103,7 +112,8 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       write(res, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)), true);
       return;
     }
-    const read = await readBody(req, maxBody + 1);
+    // A GET or HEAD without a body (most of them) is not waited for at all.
+    const read = hasNoBody(req) ? NO_BODY : await readBody(req, maxBody + 1);
     // A request that never arrived whole (the client went away, or its framing broke and the
     // parser answered 400) is not handled: the sandbox acts only on requests it can answer.
     if (!read) return;
@@ -218,16 +228,20 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
 }
 
 /** Most requests (a GET without a body) share this one answer instead of allocating their own. */
-const NO_BODY = Promise.resolve({ body: new Uint8Array(0), truncated: false });
+const NO_BODY = Object.freeze({ body: new Uint8Array(0), truncated: false });
+
+/** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
+function hasNoBody(req: IncomingMessage): boolean {
+  return (
+    (req.method === "GET" || req.method === "HEAD") && req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
+  );
+}
 
 /**
  * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
  * the request never arrived whole: the client aborted, or node's parser refused the framing.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
-  if (req.method === "GET" || req.method === "HEAD") {
-    if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) return NO_BODY;
-  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,15 +1,15 @@
 import type { RequestTrace } from "../core/context.js";
-import { attributeMerchant, presentedTokenId } from "../core/attribution.js";
+import { attributeMerchant, namesMerchant, presentedTokenId, type AttributionDeps } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
 import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
-import { problemResponse } from "../core/problem.js";
 import { redactUrl, redactValue } from "../core/redact.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
+import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase } from "./routes.js";
-import { runRules, type ScenarioTrace } from "../scenarios/actions.js";
+import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
@@ -50,6 +50,17 @@ export interface PipelineHooks {
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
   const route = createRouter(ctx.settings, ctx.control.enabled);
+  // Made once: what attribution reads, current at each request (sessions add scenarios and their
+  // payment-token transports as they come).
+  const attribution: AttributionDeps = {
+    registry: ctx.merchants,
+    get transports() {
+      return ctx.scenarios.paymentTokenTransports();
+    },
+    maxBodyBytes: ctx.settings.maxBodyBytes,
+    provenSubject: (t) => ctx.tokens.provenSubject(t),
+  };
+  const refusals = new RefusalAnswers();
   return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
@@ -64,14 +75,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const r = base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
-    const claimed = unknownBase
-      ? undefined
-      : await attributeMerchant(request, body, r.name, {
-          registry: ctx.merchants,
-          transports: ctx.scenarios.paymentTokenTransports(),
-          maxBodyBytes: ctx.settings.maxBodyBytes,
-          provenSubject: (t) => ctx.tokens.provenSubject(t),
-        });
+    const claimed = unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
     let attributed = claimed?.merchant;
     let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
     if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
@@ -94,9 +98,9 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // shapes the answer (its settings), proven or not.
       scenario: session ? session.instance : attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
       // Who the request says it is; the endpoint confirms (or refuses) it.
-      ...(attributed ? { merchantId: attributed.id } : {}),
+      merchantId: attributed?.id,
       identityProven: attributed !== undefined && claimed!.proven,
-      ...(session ? { baseUrlSession: session.id } : {}),
+      baseUrlSession: session?.id,
       effects: {},
       rules: [],
     };
@@ -108,7 +112,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // request that merely names a merchant must not script what its real client sees. Nor does
       // a token in the query: the endpoint refuses it whatever a rule would answer.
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
-      response = (await runRules(request, ctx, trace, proven)) ?? (await r.endpoint(asGet(request), ctx, trace));
+      const scripted = rulesMayFire(trace, proven) ? await runRules(request, ctx, trace, proven) : undefined;
+      response = scripted ?? (await r.endpoint(asGet(request), ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
       // A HEAD has GET's headers (no content-length either) and no body: the stream is never opened.
       if (response.stream && request.method === "HEAD") {
@@ -120,7 +125,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = shaper?.refusal(e, trace.shown.path, r.headers) ?? problemResponse(e, trace.shown.path, r.headers);
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers);
     }
     if (session) response = { ...response, headers: rebaseLinks(response.headers, sessionBasePath(session.id)) };
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.

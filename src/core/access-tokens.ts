@@ -1,9 +1,11 @@
-import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import type { KeyObject } from "node:crypto";
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { encodeJwsHeader, signWithEncodedHeader, type JwsHeader } from "./jws.js";
+import { verifierOf, verifyCompactJws } from "./jws-verify.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
@@ -66,6 +68,9 @@ export class AccessTokens {
    * than per token. Weak: a rotated-away or retired key takes its entry with it.
    */
   private readonly headers = new WeakMap<SigningKey, { access: EncodedHeader; login: EncodedHeader }>();
+  /** Each key as node:crypto verifies with it (jws-verify.ts), made on its first use; gone with the key. */
+  private readonly verifiers = new WeakMap<SigningKey, KeyObject>();
+  private readonly utf8 = new TextDecoder();
 
   constructor(
     /** Sandbox-wide settings: issuer and audience. */
@@ -129,7 +134,8 @@ export class AccessTokens {
         "This is a merchant payment token; it only authorises POST /api/v2/payment/init. Payment and cashout endpoints need the access token (JWT) from POST /api/v2/auth/token.",
       );
     }
-    const { header, payload } = await this.checkedSignature(token);
+    // A token checked before is read from the cache without a promise of its own: most calls.
+    const { header, payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
     return this.checkAccessClaims(header, payload);
   }
 
@@ -141,7 +147,7 @@ export class AccessTokens {
    */
   async provenSubject(token: string): Promise<string | undefined> {
     try {
-      const { payload } = await this.checkedSignature(token);
+      const { payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
       const merchant = payload[this.format.merchantClaim];
       return typeof merchant === "string" ? merchant : undefined;
     } catch {
@@ -149,10 +155,11 @@ export class AccessTokens {
     }
   }
 
-  /** The header and payload of a token signed by one of our keys; an InvalidToken saying why not. */
+  /**
+   * The header and payload of a token signed by one of our keys, remembered; an InvalidToken saying
+   * why not. The callers look in `verifiedSignatures` first.
+   */
   private async checkedSignature(token: string): Promise<{ header: ProtectedHeaderParameters; payload: JWTPayload }> {
-    const known = this.verifiedSignatures.get(token);
-    if (known) return known;
     // A token is judged against every key, so none may still be on its way: until then "unknown
     // key" or "algorithm not accepted" would be wrong. Only while one is (see KeyRing.ready).
     if (this.ring.ready) await this.ring.ready;
@@ -178,7 +185,7 @@ export class AccessTokens {
     }
     let bytes: Uint8Array;
     try {
-      ({ payload: bytes } = await compactVerify(token, key.verifyKey, { algorithms: [key.alg] }));
+      bytes = verifyCompactJws(token, header, key, this.verifierOf(key));
     } catch (e) {
       throw this.explain(e);
     }
@@ -187,7 +194,7 @@ export class AccessTokens {
     assertOneText(token, key.alg);
     let payload: JWTPayload;
     try {
-      payload = JSON.parse(new TextDecoder().decode(bytes)) as JWTPayload;
+      payload = JSON.parse(this.utf8.decode(bytes)) as JWTPayload;
     } catch (e) {
       throw this.explain(e);
     }
@@ -210,6 +217,15 @@ export class AccessTokens {
     }
     this.checkAccessClaims(header, payload);
     throw unknownKid(String(header.kid));
+  }
+
+  private verifierOf(key: SigningKey): KeyObject {
+    let verifier = this.verifiers.get(key);
+    if (!verifier) {
+      verifier = verifierOf(key);
+      this.verifiers.set(key, verifier);
+    }
+    return verifier;
   }
 
   private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {

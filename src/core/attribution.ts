@@ -43,6 +43,11 @@ export interface AttributionDeps {
   provenSubject: (token: string) => Promise<string | undefined>;
 }
 
+/** The endpoints whose requests can name a merchant: for any other, attributeMerchant is not called. */
+export function namesMerchant(endpoint: EndpointName): boolean {
+  return endpoint === "token" || endpoint === "login" || endpoint === "payment" || endpoint === "cashout" || endpoint === "payment-init";
+}
+
 export async function attributeMerchant(
   request: SandboxRequest,
   body: RequestBody,

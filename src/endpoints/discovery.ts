@@ -18,13 +18,13 @@ export const healthEndpoint: Endpoint = (request, ctx) => {
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 
-/** What the 404 lists: the merchant API and the control plane's always-open health check. */
-const KNOWN_ROUTES = [...API_ROUTES, "GET /__sandbox/health"];
+/** What the 404 lists: the merchant API and the control plane's always-open health check (joined once). */
+const KNOWN_ROUTES = [...API_ROUTES, "GET /__sandbox/health"].join(", ");
 
 /** Anything else: 404 that lists what the sandbox does serve, with a hint for near misses. */
 export const notFoundEndpoint: Endpoint = (request, _ctx, trace) => {
   const hint = nearMiss(trace.shown.path);
-  throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES.join(", ")}.`);
+  throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES}.`);
 };
 
 /** The hint for the path the client most likely meant (the report's wrong_base_path names the same). */

@@ -1,3 +1,4 @@
+import type { VerifiedAccessToken } from "../core/access-tokens.js";
 import { isoOfSeconds } from "../core/clock.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
@@ -28,10 +29,13 @@ export function protectedEndpoint(scope: Scope, methods: readonly string[]): End
         `The access token was rejected (scenario '${trace.scenario.name}' simulates this). A client must handle a 401 by getting a new token from POST /api/v2/auth/token.`,
       );
     }
-    const verified = await ctx.tokens.verify(token).catch((e: unknown) => {
+    let verified: VerifiedAccessToken;
+    try {
+      verified = await ctx.tokens.verify(token);
+    } catch (e) {
       if (e instanceof LoginTokenRefused) trace.loginToken = "refused";
       throw e;
-    });
+    }
     trace.merchantId = verified.merchant.id;
     trace.tokenId = verified.claims.jti;
     if (verified.loginToken) trace.loginToken = "accepted";

@@ -30,6 +30,18 @@ export interface ScenarioTrace extends RequestTrace {
 }
 
 /**
+ * Whether any rule of the request's scenario may fire for it: what runRules tests first, so the
+ * pipeline skips the call (and its promise) for the many requests no rule can touch.
+ */
+export function rulesMayFire(trace: ScenarioTrace, attributed: Merchant | undefined): boolean {
+  if (trace.scenario.rules.length === 0 || trace.endpoint === "control") return false;
+  // A request no merchant can be read from (a mistyped key, no credentials) is not the scripted
+  // merchant's, and must not use up its rules; only the JWKS, which never carries credentials,
+  // runs the primary scenario's rules.
+  return attributed !== undefined || trace.endpoint === "jwks";
+}
+
+/**
  * Running a scenario's rules for one request, before the endpoint. The request is the scenario's
  * when its credentials belong to one of the scenario's merchants. Every rule that matches fires,
  * in file order: all their state changes apply (clock, merchant, tokens, keys, state), their delays
@@ -44,12 +56,8 @@ export async function runRules(
   trace: ScenarioTrace,
   attributed: Merchant | undefined,
 ): Promise<SandboxResponse | undefined> {
+  if (!rulesMayFire(trace, attributed)) return undefined;
   const scenario = trace.scenario;
-  if (scenario.rules.length === 0 || trace.endpoint === "control") return undefined;
-  // A request no merchant can be read from (a mistyped key, no credentials) is not the scripted
-  // merchant's, and must not use up its rules; only the JWKS, which never carries credentials,
-  // runs the primary scenario's rules.
-  if (!attributed && trace.endpoint !== "jwks") return undefined;
   const facts = {
     endpoint: trace.endpoint,
     method: request.method,

@@ -1,0 +1,52 @@
+import type { AnswerShaper } from "../core/answer-shaper.js";
+import { SandboxError } from "../core/errors.js";
+import type { SandboxResponse } from "../core/http-types.js";
+import { problemResponse } from "../core/problem.js";
+
+/**
+ * The answers to refusals, made once per shape and kept: a client repeating a mistake (an unknown
+ * path, an expired token, a 404 a load test hits on purpose) gets the bytes made the first time,
+ * instead of a new problem+json body serialised per request. An answer is the same for the same
+ * refusal (status, code, OAuth error, challenge, scope, description), path (`instance`) and
+ * response profile (its shaper renders templates of those values alone), so that is the key.
+ * Refusals that carry headers of their own (Allow, Retry-After) or meet route headers (the
+ * deprecated login's) are made every time, as before.
+ *
+ * Bounded: at most MAX_KEPT answers per response profile in use (each a key and a body of about
+ * 1 KB: some 0.5 MB for one profile), the oldest dropped first. Each caller gets its own response and headers objects, so nothing a
+ * caller does to an answer reaches the next one.
+ */
+export class RefusalAnswers {
+  static readonly MAX_KEPT = 256;
+  /** Without a profile's shaper (the default oauth answers). */
+  private readonly unshaped = new Map<string, SandboxResponse>();
+  /** Per shaper, held no longer than its scenario (a session's) holds it. */
+  private readonly shaped = new WeakMap<AnswerShaper, Map<string, SandboxResponse>>();
+
+  /** The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json. */
+  answer(thrown: unknown, path: string, shaper: AnswerShaper | undefined, routeHeaders: Record<string, string> | undefined): SandboxResponse {
+    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown)) return make(thrown, path, shaper, routeHeaders);
+    const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${path}\0${thrown.description}`;
+    let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
+    if (!answers) {
+      answers = new Map();
+      this.shaped.set(shaper!, answers);
+    }
+    let made = answers.get(key);
+    if (!made) {
+      made = make(thrown, path, shaper, undefined);
+      if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
+      answers.set(key, made);
+    }
+    return { status: made.status, headers: { ...made.headers }, body: made.body };
+  }
+}
+
+function make(thrown: unknown, path: string, shaper: AnswerShaper | undefined, routeHeaders: Record<string, string> | undefined): SandboxResponse {
+  return shaper?.refusal(thrown, path, routeHeaders) ?? problemResponse(thrown, path, routeHeaders);
+}
+
+function hasOwnHeaders(err: SandboxError): boolean {
+  for (const _ in err.headers) return true;
+  return false;
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { RefusalAnswers } from "../../src/app/refusal-answers.js";
+import { InvalidToken, MethodNotAllowed, NotFound } from "../../src/core/errors.js";
+import { problemResponse } from "../../src/core/problem.js";
+import { BUILT_IN_PROFILES } from "../../src/profiles/builtins.js";
+import { createShaper } from "../../src/profiles/shaper.js";
+
+// A refusal's answer is made once per shape and kept; every answer is still exactly what the
+// problem mapper (or the profile's shaper) makes for it.
+describe("RefusalAnswers", () => {
+  const expired = () => new InvalidToken("token_expired", "The access token expired at 2026-01-01T00:00:00.000Z.");
+
+  it("answers what problemResponse answers, the first time and from the kept answer", () => {
+    const answers = new RefusalAnswers();
+    for (let i = 0; i < 2; i++)
+      expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined)).toEqual(problemResponse(expired(), "/api/v2/payment/p_1"));
+  });
+
+  it("each caller gets its own response and headers: changing one changes no later answer", () => {
+    const answers = new RefusalAnswers();
+    const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined);
+    first.headers["x-changed"] = "yes";
+    first.status = 500;
+    const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined);
+    expect(second).toEqual(problemResponse(new NotFound("No endpoint at GET /nope."), "/nope"));
+    expect(second.headers).not.toBe(first.headers);
+  });
+
+  it("a different path, description or profile is another answer", () => {
+    const answers = new RefusalAnswers();
+    const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
+    const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined);
+    const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined);
+    const shaped = answers.answer(new NotFound("No endpoint at GET /a."), "/a", lexik, undefined);
+    expect(a.body).not.toBe(b.body);
+    expect(shaped).toEqual(lexik.refusal(new NotFound("No endpoint at GET /a."), "/a"));
+    expect(shaped.body).not.toBe(a.body);
+  });
+
+  it("refusals with headers of their own, or route headers, are made every time, with them", () => {
+    const answers = new RefusalAnswers();
+    const allow = () => new MethodNotAllowed("PUT", "/api/v2/payment/init", ["POST"]);
+    expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined)).toEqual(problemResponse(allow(), "/api/v2/payment/init"));
+    const route = { deprecation: "true" };
+    expect(answers.answer(expired(), "/api/login_check", undefined, route)).toEqual(problemResponse(expired(), "/api/login_check", route));
+  });
+
+  it(`keeps at most ${RefusalAnswers.MAX_KEPT} answers per profile, the oldest dropped first`, () => {
+    const answers = new RefusalAnswers();
+    const kept = (answers as unknown as { unshaped: Map<string, unknown> }).unshaped;
+    for (let i = 0; i < RefusalAnswers.MAX_KEPT + 10; i++) answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined);
+    expect(kept.size).toBe(RefusalAnswers.MAX_KEPT);
+    expect([...kept.keys()][0]).toContain("/p10");
+  });
+});
