@@ -7,8 +7,9 @@ import type { SigningKey } from "./keys.js";
  * place the sandbox signs its own tokens, and it is the hot path of the token exchange: jose's
  * SignJWT goes through WebCrypto's promise-and-job machinery, which costs 36 µs of CPU per HS256
  * token where an HMAC costs 5 µs (65 -> 38 µs for ES256, 294 -> 268 µs for RS256; measured with 64
- * signatures in flight on the bench machine). Verification stays with jose, which is where the
- * strictness lives; tests verify every token this makes with jose.
+ * signatures in flight on the bench machine). Verification is jws-verify.ts (node:crypto too, with
+ * jose's rejections, checked against jose token by token in its tests); tests verify every token
+ * this makes with jose.
  *
  * Where each algorithm signs (measured on the 2-core bench machine, issue 15):
  * - RS256 (a 2048-bit signature is ~265 µs of CPU) on libuv's thread pool, through node's
