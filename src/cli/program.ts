@@ -74,11 +74,19 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
  * case the handler then asks for help: ours never do, and for serve's 40 flags that layout cost
  * 65-95 ms of every start (cliui measuring each character's width). `--help` and usage errors lay
  * it out when they print it, as before. The hook is yargs' internal usage instance; should a
- * yargs version not have it, the cache is simply kept.
+ * yargs version not have it, the cache is simply kept (a start is slower, nothing breaks), and
+ * test/unit/cli-help-cache.test.ts fails so the hook gets updated. Says whether it took hold.
  */
-function skipHelpCache(parser: unknown): void {
-  const usage = (parser as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
+export function skipHelpCache(parser: unknown): boolean {
+  const usage = usageInstanceOf(parser);
+  if (typeof usage?.cacheHelpMessage !== "function") return false;
+  usage.cacheHelpMessage = () => undefined;
+  return true;
+}
+
+/** yargs' internal usage instance, the object whose cacheHelpMessage a command run calls; undefined if this yargs has none. */
+export function usageInstanceOf(parser: unknown): { cacheHelpMessage?: () => void } | undefined {
+  return (parser as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
     .getInternalMethods?.()
     .getUsageInstance?.();
-  if (typeof usage?.cacheHelpMessage === "function") usage.cacheHelpMessage = () => undefined;
 }

@@ -35,6 +35,11 @@ export class ScenarioRegistry implements ScenarioSet {
   private readonly owners = new Map<string, ScenarioInstance>();
   /** Each payment-token transport in use, with the scenarios using it, in the order they came. */
   private readonly transportUsers = new Map<string, { transport: PaymentTokenTransport; users: Set<ScenarioInstance> }>();
+  /**
+   * The transportUsers key each scenario was filed under when it came: `remove` finds its entry by
+   * this, not by its settings of the moment, which a later change could make point at no entry.
+   */
+  private readonly transportKeyOf = new Map<ScenarioInstance, string>();
   /** When each scenario came, to order the transports by the first scenario that uses each. */
   private readonly arrival = new Map<ScenarioInstance, number>();
   private arrivals = 0;
@@ -68,6 +73,7 @@ export class ScenarioRegistry implements ScenarioSet {
       if (!this.loadedByName.has(instance.name)) this.loadedByName.set(instance.name, instance);
     }
     const key = transportKey(instance.settings.paymentTokenTransport);
+    this.transportKeyOf.set(instance, key);
     const entry = this.transportUsers.get(key);
     if (entry) entry.users.add(instance);
     else {
@@ -98,7 +104,8 @@ export class ScenarioRegistry implements ScenarioSet {
       this.owners.delete(m.id);
     }
     instance.keys.release();
-    const key = transportKey(instance.settings.paymentTokenTransport);
+    const key = this.transportKeyOf.get(instance)!;
+    this.transportKeyOf.delete(instance);
     const entry = this.transportUsers.get(key)!;
     const wasFirst = entry.users.values().next().value === instance;
     entry.users.delete(instance);

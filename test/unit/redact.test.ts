@@ -220,6 +220,31 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     expect(redactUrl("/p/short-secret-123", "x=pw42", after)).toEqual({ path: "/p/short-secret-123", query: "x=pw42" });
   });
 
+  it("a view taken before the tables are rebuilt (leftovers outnumber held secrets) still redacts the removed secrets", () => {
+    const r = registry();
+    const before = r.secrets.view();
+    r.remove(r.findById("odd")!);
+    const between = r.secrets.view();
+    r.remove(r.findById("short")!);
+    const after = r.secrets.view();
+    // 6 secrets removed, 3 still held: fewer than 6 leftovers means the tables were built anew.
+    expect(r.secrets.leftoverCount).toBeLessThan(6);
+    const odd = { path: "/p/pt-odd-0123456789/s3cr3t+/=weird", query: "q=correct+horse+battery" };
+    const short = { path: "/p/short-secret-123/pt-short-0123456", query: "x=pw42" };
+    const oddRedacted = { path: redact("/p/pt-odd-0123456789/s3cr3t /=weird"), query: `q=${redact("correct horse battery")}` };
+    const shortRedacted = { path: `/p/${redact("short-secret-123")}/${redact("pt-short-0123456")}`, query: `x=${redact("pw42")}` };
+    expect(redactUrl(odd.path, odd.query, before)).toEqual(oddRedacted);
+    expect(redactUrl(short.path, short.query, before)).toEqual(shortRedacted);
+    expect(redactUrl(odd.path, odd.query, between)).toEqual(odd);
+    expect(redactUrl(short.path, short.query, between)).toEqual(shortRedacted);
+    expect(redactUrl(odd.path, odd.query, after)).toEqual(odd);
+    expect(redactUrl(short.path, short.query, after)).toEqual(short);
+    // The held ones, in every view.
+    for (const view of [before, between, after]) {
+      expect(redactUrl("/p/sandbox-api-secret", "", view).path).toBe(`/p/${redact("sandbox-api-secret")}`);
+    }
+  });
+
   it("a secret added after a view was taken is redacted by the views taken since, and by that one too (more, never less)", () => {
     const r = registry();
     const before = r.secrets.view();
