@@ -348,6 +348,9 @@ const growth = await measureGrowth();
 const ratio = (k, ref = k, server = sandbox, against = reference) => +(server.rows[k].reqPerSec / against.rows[ref].reqPerSec).toFixed(2);
 // The share of protected-call throughput the default text log takes, against the same call with --log-format off.
 const logCostPct = Math.round((1 - sandbox.rows.protected.reqPerSec / quiet.rows.protected.reqPerSec) * 100);
+// The same cost in CPU per request: the two servers are loaded one after the other, so on a shared
+// machine their req/s can differ for reasons of the moment; the CPU each request took moves less.
+const logCostCpuPct = Math.round((1 - quiet.rows.protected.cpuUsPerReq / sandbox.rows.protected.cpuUsPerReq) * 100);
 const growthAt = (growing, value) => growth.points.find((p) => p.growing === growing && p.value === value);
 const sessionsRssMb = growthAt("live sessions", 5000).rssMb - growthAt("live sessions", 0).rssMb;
 // What the 5,000 sessions still hold once they all ended: "returned" is within 16 MB of idle (V8
@@ -389,7 +392,11 @@ const targets = [
     value: ratio("rotation"),
     ok: ratio("rotation") >= 1,
   },
-  { target: "default request log costs ≤ 10 % of protected-call req/s (vs --log-format off)", value: `${logCostPct} %`, ok: logCostPct <= 10 },
+  {
+    target: "default request log costs ≤ 10 % of protected-call req/s (vs --log-format off)",
+    value: `${logCostPct} % (${logCostCpuPct} % of the CPU per request)`,
+    ok: logCostPct <= 10,
+  },
   {
     target: "5,000 sessions ≤ 64 MB RSS above idle, returned (within 16 MB of idle, after a full GC) after they end",
     value: `${sessionsRssMb} MB, ${sessionsLeftMb} MB after they end`,
@@ -468,7 +475,7 @@ const md = [
   row("protected call, session base URL, no event stream", "session", "protected"),
   row("protected call, session base URL, 1 event stream open (a QA page)", "sessionStream", "protected"),
   "",
-  `The sandbox runs with its defaults, the text request log on (read and dropped by the bench); the logging-off row is a second server with \`--log-format off\`: the log costs ${logCostPct} % of the protected call's req/s. The rotation row cycles through ${ROTATION_TOKENS.toLocaleString("en")} tokens from the token exchange, on both servers (the reference verifies every request).`,
+  `The sandbox runs with its defaults, the text request log on (read and dropped by the bench); the logging-off row is a second server with \`--log-format off\`: the log costs ${logCostPct} % of the protected call's req/s and ${logCostCpuPct} % of its CPU per request. The rotation row cycles through ${ROTATION_TOKENS.toLocaleString("en")} tokens from the token exchange, on both servers (the reference verifies every request).`,
   ...(signature
     ? [
         "",
