@@ -43,9 +43,23 @@ export interface AttributionDeps {
   provenSubject: (token: string) => Promise<string | undefined>;
 }
 
+type Attributor = (request: SandboxRequest, body: RequestBody, deps: AttributionDeps) => Promise<Attribution | undefined> | Attribution | undefined;
+
+/**
+ * How each endpoint whose requests can name a merchant names it. The one list of those endpoints:
+ * namesMerchant answers from its keys, so the two cannot disagree.
+ */
+const attributors: ReadonlyMap<EndpointName, Attributor> = new Map<EndpointName, Attributor>([
+  ["token", (request, body, deps) => byApiKey(request, jsonBody(body, deps.maxBodyBytes), deps)],
+  ["login", (_request, body, deps) => byLogin(jsonBody(body, deps.maxBodyBytes), deps)],
+  ["payment", byBearer],
+  ["cashout", byBearer],
+  ["payment-init", byPaymentTransports],
+]);
+
 /** The endpoints whose requests can name a merchant: for any other, attributeMerchant is not called. */
 export function namesMerchant(endpoint: EndpointName): boolean {
-  return endpoint === "token" || endpoint === "login" || endpoint === "payment" || endpoint === "cashout" || endpoint === "payment-init";
+  return attributors.has(endpoint);
 }
 
 export async function attributeMerchant(
@@ -54,40 +68,39 @@ export async function attributeMerchant(
   endpoint: EndpointName,
   deps: AttributionDeps,
 ): Promise<Attribution | undefined> {
-  switch (endpoint) {
-    case "token":
-      return byApiKey(request, jsonBody(body, deps.maxBodyBytes), deps);
-    case "login": {
-      const fields = jsonBody(body, deps.maxBodyBytes);
-      const id = typeof fields?.username === "string" ? fields.username : fields?.email;
-      const merchant = typeof id === "string" ? deps.registry.byLoginEmail(id) : undefined;
-      if (!merchant) return undefined;
-      const password = fields?.password;
-      const proven = typeof password === "string" && merchant.login !== undefined && secretMatches(password, merchant.login.password);
-      return { merchant, proven };
-    }
-    case "payment":
-    case "cashout": {
-      const token = bearerTokenOf(request);
-      return (token === undefined ? undefined : await byToken(token, deps)) ?? byQueryToken(request, deps);
-    }
-    case "payment-init": {
-      for (const t of deps.transports) {
-        const value =
-          t.kind === "authorization"
-            ? bearerTokenOf(request)
-            : t.kind === "header"
-              ? headerValue(request, t.name)?.trim()
-              : (jsonBody(body, deps.maxBodyBytes)?.[t.field] as unknown);
-        if (typeof value !== "string") continue;
-        const found = await byToken(value, deps);
-        if (found) return found;
-      }
-      return byQueryToken(request, deps);
-    }
-    default:
-      return undefined;
+  return attributors.get(endpoint)?.(request, body, deps);
+}
+
+/** The login's e-mail (or username) names the merchant; its password proves it. */
+function byLogin(fields: Record<string, unknown> | undefined, deps: AttributionDeps): Attribution | undefined {
+  const id = typeof fields?.username === "string" ? fields.username : fields?.email;
+  const merchant = typeof id === "string" ? deps.registry.byLoginEmail(id) : undefined;
+  if (!merchant) return undefined;
+  const password = fields?.password;
+  const proven = typeof password === "string" && merchant.login !== undefined && secretMatches(password, merchant.login.password);
+  return { merchant, proven };
+}
+
+/** The bearer token (payment, cashout), else a token in the query string that proves its merchant. */
+async function byBearer(request: SandboxRequest, _body: RequestBody, deps: AttributionDeps): Promise<Attribution | undefined> {
+  const token = bearerTokenOf(request);
+  return (token === undefined ? undefined : await byToken(token, deps)) ?? byQueryToken(request, deps);
+}
+
+/** payment/init: the first place a payment token may be sent (across scenarios) that holds one naming a merchant. */
+async function byPaymentTransports(request: SandboxRequest, body: RequestBody, deps: AttributionDeps): Promise<Attribution | undefined> {
+  for (const t of deps.transports) {
+    const value =
+      t.kind === "authorization"
+        ? bearerTokenOf(request)
+        : t.kind === "header"
+          ? headerValue(request, t.name)?.trim()
+          : (jsonBody(body, deps.maxBodyBytes)?.[t.field] as unknown);
+    if (typeof value !== "string") continue;
+    const found = await byToken(value, deps);
+    if (found) return found;
   }
+  return byQueryToken(request, deps);
 }
 
 /** The api_key (header first, then body) names the merchant; a matching api_secret proves it. */

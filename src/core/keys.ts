@@ -287,10 +287,24 @@ export async function importSigningKey(alg: Algorithm, text: string): Promise<Si
 }
 
 async function asymmetricKey(alg: Algorithm, privateKey: JoseCryptoKey, publicKey: JoseCryptoKey): Promise<SigningKey> {
+  const signer = KeyObject.from(privateKey as unknown as webcrypto.CryptoKey);
+  refuseShortRsaKey(alg, signer);
   const exported = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(exported);
-  const signer = KeyObject.from(privateKey as unknown as webcrypto.CryptoKey);
   return { kid, alg, privateKey, verifyKey: publicKey, signer, publicJwk: { ...exported, kid, alg, use: "sig" } };
+}
+
+/**
+ * jose refuses to verify (and to sign) with an RSA key under 2048 bits, and jws-verify must reject
+ * exactly what jose rejects; refusing such a key when it comes in means no token of it ever exists.
+ */
+function refuseShortRsaKey(alg: Algorithm, key: KeyObject): void {
+  const bits = key.asymmetricKeyDetails?.modulusLength;
+  if (key.asymmetricKeyType === "rsa" && bits !== undefined && bits < 2048) {
+    throw new ConfigError(
+      `the signing key is an RSA key of ${bits} bits; ${alg} needs an RSA key of 2048 bits or more (RFC 7518 §3.3): generate one with \`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048\``,
+    );
+  }
 }
 
 async function hmacKey(secret: Uint8Array): Promise<SigningKey> {

@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCliServer, untilPrinted, type CliProcess } from "../support/cli.js";
@@ -147,6 +151,33 @@ describe("merchant-sandbox serve: configuration", () => {
     expect(second).toMatch(/^Run 'merchant-sandbox (serve )?--help' for the options\.$/);
     expect(rest.join("")).toBe("");
     expect(cli.stdout()).toBe("");
+  });
+
+  describe("refuses an RSA signing key under 2048 bits, which jose would not verify with", () => {
+    const message =
+      "merchant-sandbox: the signing key is an RSA key of 1024 bits; RS256 needs an RSA key of 2048 bits or more (RFC 7518 §3.3): generate one with `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`";
+    const pem = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "ms-rsa1024-"));
+      writeFileSync(join(dir, "rsa1024.pem"), pem);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it.each([
+      ["from a file (@path)", () => runCli(["serve", "--signing-key", `@${join(dir, "rsa1024.pem")}`])],
+      // Written --signing-key=<pem>: a separate argument starting with "-----" reads as flags to yargs.
+      ["given inline", () => runCli(["serve", `--signing-key=${pem}`])],
+      ["from MERCHANT_SANDBOX_SIGNING_KEY", () => runCli(["serve"], { MERCHANT_SANDBOX_SIGNING_KEY: pem })],
+    ])("%s: one clear line and exit code 2", async (_how, start) => {
+      const cli = start();
+      expect(await cli.exited).toBe(2);
+      const [first, second, ...rest] = cli.stderr().split("\n");
+      expect(first).toBe(message);
+      expect(second).toMatch(/^Run 'merchant-sandbox (serve )?--help' for the options\.$/);
+      expect(rest.join("")).toBe("");
+      expect(cli.stdout()).toBe("");
+    });
   });
 
   it("explains itself with --help", async () => {

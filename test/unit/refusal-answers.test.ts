@@ -37,6 +37,19 @@ describe("RefusalAnswers", () => {
     expect(shaped.body).not.toBe(a.body);
   });
 
+  it("the same refusal at two paths: each answer names its own path (instance), with and without a profile", () => {
+    // The description here holds no path, so only the path in the key tells the two apart.
+    const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
+    for (const shaper of [undefined, lexik]) {
+      const answers = new RefusalAnswers();
+      for (const path of ["/api/v2/payment/p_1", "/api/v2/payment/p_2", "/api/v2/payment/p_1"]) {
+        const answer = answers.answer(expired(), path, shaper, undefined);
+        expect(answer).toEqual(shaper ? shaper.refusal(expired(), path) : problemResponse(expired(), path));
+        if (!shaper) expect(JSON.parse(answer.body as string).instance).toBe(path);
+      }
+    }
+  });
+
   it("refusals with headers of their own, or route headers, are made every time, with them", () => {
     const answers = new RefusalAnswers();
     const allow = () => new MethodNotAllowed("PUT", "/api/v2/payment/init", ["POST"]);
