@@ -11,9 +11,10 @@ const { SonicBoom } = sonicBoom;
  * (listening, stopping) are written at once. What a reader sees is unchanged: the same lines, in order.
  *
  * A reader that cannot keep up, or that went away, never stops the server:
- * - stdout full (EAGAIN: `serve | slow-reader`): lines wait in memory, retried at the next write or
- *   flush; past MAX_WAITING_BYTES, new lines are dropped until the reader catches up (sonic-boom's
- *   `maxLength`). The server keeps answering and its memory stays bounded.
+ * - stdout full (EAGAIN: `serve | slow-reader`): lines wait in memory, tried again every
+ *   FULL_RETRY_MS (not at each line: a failing write(2) per line would slow the server); past
+ *   MAX_WAITING_BYTES, a new line first tries to write what waits and is dropped if it still does not
+ *   fit (sonic-boom's `maxLength`). The server keeps answering and its memory stays bounded.
  * - stdout closed (EPIPE: `serve | head -1`): the log stops; the server goes on.
  * - On exit, what is waiting is written synchronously, for at most EXIT_FLUSH_MS if stdout stays full.
  */
@@ -48,6 +49,8 @@ export function stdoutLogWriter(fd = 1): LogWriter {
     maxLength: MAX_WAITING_BYTES,
     retryEAGAIN: () => Date.now() < retryUntil,
   });
+  // sonic-boom reads its minLength at each write and flush but does not type it: it is changed below.
+  const batching = boom as unknown as { minLength: number };
   let closed = false;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** What waits is written `ms` from now (once: the first to ask sets the time). */
@@ -55,24 +58,59 @@ export function stdoutLogWriter(fd = 1): LogWriter {
     // Unref'd: this timer alone never keeps the process alive (the exit flush writes what is left).
     if (flushTimer === undefined) flushTimer = setTimeout(flushWaiting, ms).unref();
   };
+  /** stdout was full at the last write: write() stops trying (each failing write(2) costs ~20 µs a line). */
+  let full = false;
+  /**
+   * Writes everything that waits, now, in order, until stdout is full. flush(), not flushSync(): in
+   * sync mode it writes at once and keeps the unwritten rest of a partial write exactly once (4.2.1's
+   * flushSync, with retries off, throws on EAGAIN yet keeps a chunk it had partly written: sent
+   * twice), and it does not fsync (a disk flush on the event loop when stdout is a file). EAGAIN
+   * reaches `failed` through 'error'.
+   */
+  const writeWaiting = () => {
+    if (closed) return;
+    full = false;
+    // flush() writes chunk after chunk while more than minLength waits: 1 writes them all.
+    batching.minLength = 1;
+    boom.flush();
+    batching.minLength = full ? MAX_WAITING_BYTES : BATCH_BYTES;
+  };
   const flushWaiting = () => {
     flushTimer = undefined;
-    // flush(), not flushSync(): the latter also fsyncs, a disk flush when stdout is a file.
-    if (!closed) boom.flush();
+    writeWaiting();
   };
   /** A write failed: stdout full (EAGAIN), the lines wait and are tried again; anything else (EPIPE), nobody will read them. */
   const failed = (e: NodeJS.ErrnoException) => {
     if (closed) return;
-    if (e.code === "EAGAIN") return flushIn(FULL_RETRY_MS);
+    if (e.code === "EAGAIN") {
+      // write() tries again only once 1 MiB waits (never, in effect): the retry timer does.
+      full = true;
+      batching.minLength = MAX_WAITING_BYTES;
+      return flushIn(FULL_RETRY_MS);
+    }
     closed = true;
     if (flushTimer !== undefined) clearTimeout(flushTimer);
     boom.destroy();
   };
   boom.on("error", failed);
-  /** Writes what waits now; a full stdout is waited for up to `waitMs` (0: the lines keep waiting). */
-  const writeNow = (waitMs: number) => {
+  // Past MAX_WAITING_BYTES sonic-boom drops a line without trying to write: try once (the reader may
+  // be reading again), then queue the line again, so the log resumes as soon as the reader does
+  // rather than at the next retry. Dropped for good if it still does not fit.
+  let retryingDrop = false;
+  boom.on("drop", (data: string) => {
+    if (closed || retryingDrop) return;
+    retryingDrop = true;
+    try {
+      writeWaiting();
+      if (!closed) boom.write(data);
+    } finally {
+      retryingDrop = false;
+    }
+  });
+  /** At exit: writes what waits, waiting up to `waitMs` for a full stdout, then gives the rest up. */
+  const writeBeforeExit = (waitMs: number) => {
     if (closed) return;
-    retryUntil = waitMs > 0 ? Date.now() + waitMs : 0;
+    retryUntil = Date.now() + waitMs;
     try {
       boom.flushSync();
     } catch (e) {
@@ -93,8 +131,8 @@ export function stdoutLogWriter(fd = 1): LogWriter {
     lineNow: (text) => {
       if (closed) return;
       boom.write(`${text}\n`);
-      writeNow(0);
+      writeWaiting();
     },
-    flushSync: () => writeNow(EXIT_FLUSH_MS),
+    flushSync: () => writeBeforeExit(EXIT_FLUSH_MS),
   };
 }

@@ -108,8 +108,12 @@ describe("merchant-sandbox serve: the request log", () => {
     // ~1 KB lines, 2.5 MB in all: more than the pipe, the reader's buffer and the 1 MiB that may wait.
     const prefix = `never-${"x".repeat(1000)}`;
     expect(await getAll(cli.url, paths(2500, prefix))).toEqual(Array(2500).fill(404));
+    const beforeResume = cli.stdout().length;
     cli.child.stdout!.resume();
-    // A line after the reader came back is written: the log was not given up.
+    // Once the reader has had far more than the pipe and its own buffer held (~64 KB each), the server
+    // has written some of what waited: a new line fits, whatever the timing. A line after the reader
+    // came back is written: the log was not given up.
+    await untilPrinted(cli, (out) => out.length > beforeResume + 256 * 1024);
     expect((await getAll(cli.url, ["/nope/after-0"]))[0]).toBe(404);
     await untilPrinted(cli, (out) => logged(out, "after").length === 1);
     cli.child.kill("SIGTERM");

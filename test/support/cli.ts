@@ -46,17 +46,32 @@ export async function startCliServer(args: string[] = [], env: Record<string, st
 /**
  * Resolves once what the process printed on stdout satisfies `done`. The request log is written in
  * batches, a few milliseconds after the request at most: a test waits for its line rather than
- * sleeping (the test's timeout bounds the wait).
+ * sleeping (the test's timeout bounds the wait). Rejects if the process exits first, with the end of
+ * what it printed, so a line that never comes fails at once and says what came instead.
  */
 export function untilPrinted(cli: CliProcess, done: (stdout: string) => boolean): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let settled = false;
     const look = () => {
-      if (!done(cli.stdout())) return false;
+      if (settled || !done(cli.stdout())) return false;
+      settled = true;
       cli.child.stdout!.off("data", look);
       resolve();
       return true;
     };
-    if (!look()) cli.child.stdout!.on("data", look);
+    if (look()) return;
+    cli.child.stdout!.on("data", look);
+    // 'close', not 'exit': stdout may still hold the last lines when the process exits.
+    cli.child.once("close", (code, signal) => {
+      if (look() || settled) return;
+      settled = true;
+      cli.child.stdout!.off("data", look);
+      reject(
+        new Error(
+          `the CLI exited (${code ?? signal}) before printing what was awaited; stdout ended with: ${JSON.stringify(cli.stdout().slice(-500))}`,
+        ),
+      );
+    });
   });
 }
 
