@@ -33,38 +33,99 @@ const ALG = process.env.BENCH_ALG ?? "RS256";
 // and ended, 10,000 tokens, filling a 100,000-entry journal) takes longer than the points.
 const GROWTH_DURATION = Number(process.env.BENCH_GROWTH_DURATION ?? 2);
 
-/**
- * Loads one server: every endpoint at 10 connections (or only `keys`), then, with `scale`, the
- * token exchange and the protected call at 1 and 50 connections too, and with `session` the
- * protected call under a session's base URL without and with an event stream open. RSS is read
- * after the load.
- */
-async function measureServer(name, args, env, { keys, scale = false, session = false } = {}) {
-  progress(name);
+// Each row is measured in ROUNDS short loads per server, the servers taking turns: this machine's
+// throughput can halve or double from one few-second run to the next (a trivial node:http server
+// measured 42,079 then 21,760 req/s in two identical 4 s runs), so one long run per server in
+// sequence can be off by that much; servers taking turns meet the same moments.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUND_SECONDS = Math.max(1, Math.round(DURATION / ROUNDS));
+
+/** Starts a server for `keys` (every endpoint when absent): its token(s) fetched and warmed up. */
+async function openServer({ name, args, env, keys }) {
+  progress(`${name}: starting`);
   const server = await startServer(name, args, env);
   const token = await tokenFrom(server.url);
   const wanted = (key) => !keys || keys.includes(key);
   const tokens = wanted("rotation") ? await tokensFrom(server.url, ROTATION_TOKENS) : [];
   const list = endpoints(token, tokens).filter((ep) => wanted(ep.key));
   await load(server, endpoints(token)[1], 10, 1); // warm-up
-  const rows = {};
-  for (const ep of list) rows[ep.key] = await load(server, ep, 10);
-  let stream;
-  if (session) {
-    const measured = await measureSessionRows(server);
-    Object.assign(rows, measured.rows);
-    stream = measured.stream;
-  }
-  const scaling = {};
-  if (scale) {
-    for (const ep of list.filter((e) => e.key === "token" || e.key === "protected")) {
-      scaling[ep.key] = {};
-      for (const c of [1, 10, 50]) scaling[ep.key][c] = c === 10 ? rows[ep.key] : await load(server, ep, c);
+  return { name, server, list, rows: {} };
+}
+
+/** One row from its rounds: the median of each figure, errors and requests summed. */
+function fromRounds(rounds) {
+  const med = (pick) => median(rounds.map(pick));
+  return {
+    reqPerSec: med((r) => r.reqPerSec),
+    p50: med((r) => r.p50),
+    p99: med((r) => r.p99),
+    cpuUsPerReq: med((r) => r.cpuUsPerReq),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    total: rounds.reduce((n, r) => n + r.total, 0),
+    rounds: rounds.map((r) => r.reqPerSec),
+  };
+}
+
+/**
+ * Loads every row of the given servers, each at 10 connections, in ROUNDS turns: per round, each
+ * server that measures the row gets ROUND_SECONDS of load, then the next.
+ */
+async function measureInTurns(opened) {
+  const keys = [...new Set(opened.flatMap((o) => o.list.map((e) => e.key)))];
+  for (const key of keys) {
+    const taking = opened.filter((o) => o.list.some((e) => e.key === key));
+    progress(`${key}: ${taking.map((o) => o.name).join(", ")}, ${ROUNDS} turns of ${ROUND_SECONDS} s`);
+    const rounds = new Map(taking.map((o) => [o, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const o of taking)
+        rounds.get(o).push(
+          await load(
+            o.server,
+            o.list.find((e) => e.key === key),
+            10,
+            ROUND_SECONDS,
+          ),
+        );
     }
+    for (const [o, measured] of rounds) o.rows[key] = fromRounds(measured);
   }
-  const rss = rssMb(server.child.pid);
-  await stopServer(server);
-  return { name, rssMb: rss, rows, scaling, ...(stream && { stream }) };
+}
+
+/**
+ * Measures servers side by side: their rows in turns (measureInTurns); then, for a spec with
+ * `scale`, the token exchange and the protected call at 1 and 50 connections too, and with
+ * `session` the protected call under a session's base URL without and with an event stream open.
+ * RSS is read after each server's load. Results in the order of the specs.
+ */
+async function measureTogether(specs) {
+  const opened = [];
+  try {
+    for (const spec of specs) opened.push(await openServer(spec));
+    await measureInTurns(opened);
+    const results = [];
+    for (const [i, spec] of specs.entries()) {
+      const { server, list, rows } = opened[i];
+      let stream;
+      if (spec.session) {
+        progress(`${spec.name}: session rows`);
+        const measured = await measureSessionRows(server);
+        Object.assign(rows, measured.rows);
+        stream = measured.stream;
+      }
+      const scaling = {};
+      if (spec.scale) {
+        progress(`${spec.name}: 1 and 50 connections`);
+        for (const ep of list.filter((e) => e.key === "token" || e.key === "protected")) {
+          scaling[ep.key] = {};
+          for (const c of [1, 10, 50]) scaling[ep.key][c] = c === 10 ? rows[ep.key] : await load(server, ep, c);
+        }
+      }
+      results.push({ name: spec.name, rssMb: rssMb(server.child.pid), rows, scaling, ...(stream && { stream }) });
+    }
+    return results;
+  } finally {
+    for (const o of opened) await stopServer(o.server);
+  }
 }
 
 /**
@@ -304,21 +365,25 @@ const started = Date.now();
 // Started the way npm start, the bin's shebang and the image start it, with the server's defaults:
 // the text request log on, every request a line on stdout, as users run it.
 const sandboxArgs = (alg, extra = []) => ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--alg", alg, ...extra];
-const sandbox = await measureServer("sandbox", sandboxArgs(ALG), {}, { scale: true, session: true });
-// The same protected call on a second server with the log off: what the default log costs.
-const quiet = await measureServer("sandbox, logging off", sandboxArgs(ALG, ["--log-format", "off"]), {}, { keys: ["protected"] });
-const reference = await measureServer("reference", ["bench/reference-server.mjs"], { BENCH_ALG: ALG });
-// The RS256 exchange's target is against a single-threaded bare server: the same reference signing
-// on its event loop's thread (the default reference signs on libuv's thread pool, every core).
-const oneThread =
-  ALG === "RS256"
-    ? await measureServer(
-        "reference, signing on one thread",
-        ["bench/reference-server.mjs"],
-        { BENCH_ALG: ALG, BENCH_SIGN: "sync" },
-        { keys: ["token"] },
-      )
-    : undefined;
+// The sandbox, the sandbox with the log off (the protected call: what the default log costs), the
+// reference and, for RS256, the reference signing on one thread, measured side by side.
+const [sandbox, quiet, reference, oneThread] = await measureTogether([
+  { name: "sandbox", args: sandboxArgs(ALG), env: {}, scale: true, session: true },
+  { name: "sandbox, logging off", args: sandboxArgs(ALG, ["--log-format", "off"]), env: {}, keys: ["protected"] },
+  { name: "reference", args: ["bench/reference-server.mjs"], env: { BENCH_ALG: ALG } },
+  // The RS256 exchange's target is against a single-threaded bare server: the same reference
+  // signing on its event loop's thread (the default reference signs on libuv's thread pool).
+  ...(ALG === "RS256"
+    ? [
+        {
+          name: "reference, signing on one thread",
+          args: ["bench/reference-server.mjs"],
+          env: { BENCH_ALG: ALG, BENCH_SIGN: "sync" },
+          keys: ["token"],
+        },
+      ]
+    : []),
+]);
 // The floor: a minimal node:http server (listen, answer health), started the same way.
 const minimal = { name: "minimal node:http server" };
 [sandbox.start, reference.start, minimal.start] = await measureStarts([
@@ -333,10 +398,10 @@ const minimal = { name: "minimal node:http server" };
 const otherAlgorithm = async (alg) =>
   ALG === alg
     ? undefined
-    : {
-        sandbox: await measureServer(`sandbox ${alg}`, sandboxArgs(alg), {}, { keys: ["token", "protected"] }),
-        reference: await measureServer(`reference ${alg}`, ["bench/reference-server.mjs"], { BENCH_ALG: alg }, { keys: ["token", "protected"] }),
-      };
+    : await measureTogether([
+        { name: `sandbox ${alg}`, args: sandboxArgs(alg), env: {}, keys: ["token", "protected"] },
+        { name: `reference ${alg}`, args: ["bench/reference-server.mjs"], env: { BENCH_ALG: alg }, keys: ["token", "protected"] },
+      ]).then(([sandbox, reference]) => ({ sandbox, reference }));
 const signature = ALG === "RS256" ? rsaSignatureCpu() : undefined;
 const hs = await otherAlgorithm("HS256");
 const es = await otherAlgorithm("ES256");
@@ -345,11 +410,18 @@ const peers = process.env.BENCH_PEERS === "1" ? await (await import("./peers.mjs
 const growth = await measureGrowth();
 
 // The session rows have no reference of their own: the bare reference's protected call does the same JWT work.
-const ratio = (k, ref = k, server = sandbox, against = reference) => +(server.rows[k].reqPerSec / against.rows[ref].reqPerSec).toFixed(2);
+/**
+ * A row's ratio: the median of its rounds' ratios when both were measured in turns (each round's
+ * pair met the same moment of the machine), else the ratio of the two req/s.
+ */
+function rowRatio(row, against) {
+  const paired = row.rounds && against.rounds && row.rounds.length === against.rounds.length;
+  return +(paired ? median(row.rounds.map((r, i) => r / against.rounds[i])) : row.reqPerSec / against.reqPerSec).toFixed(2);
+}
+const ratio = (k, ref = k, server = sandbox, against = reference) => rowRatio(server.rows[k], against.rows[ref]);
 // The share of protected-call throughput the default text log takes, against the same call with --log-format off.
-const logCostPct = Math.round((1 - sandbox.rows.protected.reqPerSec / quiet.rows.protected.reqPerSec) * 100);
-// The same cost in CPU per request: the two servers are loaded one after the other, so on a shared
-// machine their req/s can differ for reasons of the moment; the CPU each request took moves less.
+const logCostPct = Math.round((1 - rowRatio(sandbox.rows.protected, quiet.rows.protected)) * 100);
+// The same cost in CPU per request, which a busy moment of the machine moves less than req/s.
 const logCostCpuPct = Math.round((1 - quiet.rows.protected.cpuUsPerReq / sandbox.rows.protected.cpuUsPerReq) * 100);
 const growthAt = (growing, value) => growth.points.find((p) => p.growing === growing && p.value === value);
 const sessionsRssMb = growthAt("live sessions", 5000).rssMb - growthAt("live sessions", 0).rssMb;
@@ -358,12 +430,12 @@ const sessionsRssMb = growthAt("live sessions", 5000).rssMb - growthAt("live ses
 const sessionsLeftMb = growthAt(SESSIONS_ENDED, 0).rssMb - growthAt("live sessions", 0).rssMb;
 // Both servers sign RS256 on every core (libuv's thread pool) and are CPU-bound: a sandbox whose
 // exchange cost nothing but its signature would do the reference's CPU per exchange over the signature's.
-const oneThreadRatio = oneThread && +(sandbox.rows.token.reqPerSec / oneThread.rows.token.reqPerSec).toFixed(2);
+const oneThreadRatio = oneThread && rowRatio(sandbox.rows.token, oneThread.rows.token);
 const signatureCeiling = signature && +(reference.rows.token.cpuUsPerReq / signature.cpuUs).toFixed(2);
 const startRatio = +(sandbox.start.medianMs / minimal.start.medianMs).toFixed(2);
 /** The token exchange's target for an algorithm: RSA signing is the limit, and the sandbox signs on both cores. */
 const tokenTarget = (alg) => (alg === "RS256" ? 1.6 : 0.95);
-const algRatio = (pass, k) => +(pass.sandbox.rows[k].reqPerSec / pass.reference.rows[k].reqPerSec).toFixed(2);
+const algRatio = (pass, k) => rowRatio(pass.sandbox.rows[k], pass.reference.rows[k]);
 const otherTokenTargets = [
   ["HS256", hs],
   ["ES256", es],
@@ -422,6 +494,8 @@ const results = {
   machine,
   loadGenerator: LOADGEN,
   durationPerRunS: DURATION,
+  rounds: ROUNDS,
+  roundSeconds: ROUND_SECONDS,
   sandbox,
   sandboxLoggingOff: quiet,
   reference,
@@ -461,7 +535,7 @@ const measuredPeerTable = peers && [
 const scaleRow = (key, c) =>
   `| ${key === "token" ? "token exchange" : "protected call"} | ${c} | ${sandbox.scaling[key][c].reqPerSec} | ${sandbox.scaling[key][c].p50} | ${sandbox.scaling[key][c].p99} | ${sandbox.scaling[key][c].errors} |`;
 const md = [
-  `Measured ${results.date.slice(0, 10)} on ${machine}; ${LOADGEN}, 10 connections, ${DURATION} s per run, loopback.`,
+  `Measured ${results.date.slice(0, 10)} on ${machine}; ${LOADGEN}, 10 connections, loopback. Each row of the first table and of the HS256 and ES256 passes: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server, the servers taking turns; req/s, latency and CPU are the medians of the rounds, a ratio the median of the rounds' ratios.`,
   "",
   "| endpoint | sandbox req/s | reference req/s | ratio | sandbox p50 / p99 ms | CPU µs/req sandbox / reference | errors |",
   "|---|---|---|---|---|---|---|",
