@@ -1,7 +1,7 @@
 // npm run bench: the sandbox server, a bare node:http reference doing the same JWT work (with the
 // run's algorithm, then HS256 and ES256 for the two JWT endpoints), a minimal node:http server's
 // start, and the in-process msw mode, measured in one run on this machine. Loopback only, bounded in time
-// (BENCH_DURATION seconds per measurement, default 5, and BENCH_GROWTH_DURATION per point of the
+// (BENCH_DURATION seconds per row and server, in BENCH_ROUNDS turns, default 5, and BENCH_GROWTH_DURATION per point of the
 // cost-growth table, default 2; about 6 minutes in all, the growth table 2 of them). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import { generateKeyPairSync, sign } from "node:crypto";
