@@ -46,37 +46,34 @@ export type TokenIssuer = Pick<SandboxSettings, "issuer" | "audience">;
  * `merchantClaim` (a response profile's jwt.merchantClaim) carries the merchant id too, beside `sub`.
  */
 export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim = "sub"): AccessClaims {
-  // The token exchange's case, written out: the same claims in the same order as the general case
-  // below, without its spreads (a third of this function's cost in the exchange's profile).
-  if (merchantClaim === "sub" && options.notBefore === undefined) {
-    return {
-      iss: issuer.issuer,
-      sub: merchant.id,
-      aud: issuer.audience,
-      iat: options.issuedAt,
-      exp: options.issuedAt + options.ttlSeconds,
-      jti: options.jti,
-      client_id: merchant.apiKey,
-      scope: merchant.scopes.join(" "),
-    };
-  }
-  return { ...registeredClaims(issuer, merchant, options, merchantClaim), client_id: merchant.apiKey, scope: merchant.scopes.join(" ") };
+  const claims = registeredClaims(issuer, merchant, options, merchantClaim) as AccessClaims;
+  claims.client_id = merchant.apiKey;
+  claims.scope = merchant.scopes.join(" ");
+  return claims;
 }
 
 /** The deprecated login's token claims. */
 export function loginTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim = "sub"): LoginClaims {
-  return { ...registeredClaims(issuer, merchant, options, merchantClaim), username: merchant.login?.email, roles: ["ROLE_MERCHANT"] };
+  const claims = registeredClaims(issuer, merchant, options, merchantClaim) as LoginClaims;
+  claims.username = merchant.login?.email;
+  claims.roles = ["ROLE_MERCHANT"];
+  return claims;
 }
 
-function registeredClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim: string) {
-  return {
-    ...(merchantClaim === "sub" ? {} : { [merchantClaim]: merchant.id }),
-    iss: issuer.issuer,
-    sub: merchant.id,
-    aud: issuer.audience,
-    iat: options.issuedAt,
-    exp: options.issuedAt + options.ttlSeconds,
-    jti: options.jti,
-    ...(options.notBefore === undefined ? {} : { nbf: options.notBefore }),
-  };
+/**
+ * The registered claims, in the order tokens carry them: a profile's merchant claim first (when it
+ * is not `sub`), then iss, sub, aud, iat, exp, jti, and nbf when asked. Built by assignment, not
+ * spreads: spreads were a third of the token exchange's claims cost in its profile.
+ */
+function registeredClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, merchantClaim: string): JWTPayload {
+  const claims: JWTPayload = {};
+  if (merchantClaim !== "sub") claims[merchantClaim] = merchant.id;
+  claims.iss = issuer.issuer;
+  claims.sub = merchant.id;
+  claims.aud = issuer.audience;
+  claims.iat = options.issuedAt;
+  claims.exp = options.issuedAt + options.ttlSeconds;
+  claims.jti = options.jti;
+  if (options.notBefore !== undefined) claims.nbf = options.notBefore;
+  return claims;
 }
