@@ -50,13 +50,16 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
       const url = new URL(request.url);
       const underBase = url.pathname.slice(prefix.length) || "/";
       const path = sessionBase && !underBase.startsWith("/__sandbox/") ? sessionBase + underBase : underBase;
+      // No body stream (GET, HEAD): no need to read one. Else the secrets are taken before the
+      // body is waited for (see SandboxRequest).
+      const secretsAtArrival = request.body === null ? undefined : sandbox.merchants.secrets.view();
       const sandboxRequest: SandboxRequest = {
         method: request.method,
         path,
         query: url.search.slice(1),
         headers: headersOf(request, inProcess),
-        // No body stream (GET, HEAD): no need to read one.
         body: request.body === null ? EMPTY : new Uint8Array(await request.arrayBuffer()),
+        secretsAtArrival,
       };
       const response = await sandbox.handle(sandboxRequest);
       if (response.dropConnection) return HttpResponse.error();

@@ -4,6 +4,7 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
+import type { SecretView } from "../core/secret-index.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
 
 /**
@@ -113,12 +114,18 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       return;
     }
     // A GET or HEAD without a body (most of them) is not waited for at all.
-    const read = hasNoBody(req) ? NO_BODY : await readBody(req, maxBody + 1);
+    if (hasNoBody(req)) return answer(req, res, sandboxRequestOf(req, NO_BODY), false);
+    // The secrets as they are now, before the body is waited for (see SandboxRequest).
+    const secretsAtArrival = sandbox.merchants.secrets.view();
+    const read = await readBody(req, maxBody + 1);
     // A request that never arrived whole (the client went away, or its framing broke and the
     // parser answered 400) is not handled: the sandbox acts only on requests it can answer.
     if (!read) return;
-    const { body, truncated } = read;
-    const response = await sandbox.handle(sandboxRequestOf(req, body));
+    return answer(req, res, sandboxRequestOf(req, read.body, secretsAtArrival), read.truncated);
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, request: SandboxRequest, truncated: boolean): Promise<void> {
+    const response = await sandbox.handle(request);
     if (response.dropConnection) {
       req.socket.destroy();
       return;
@@ -153,7 +160,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     }
     track(
       sandbox
-        .handle(sandboxRequestOf(req, new Uint8Array(0)))
+        .handle(sandboxRequestOf(req, NO_BODY))
         .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))
         .catch(() => socket.destroy()),
     );
@@ -195,7 +202,7 @@ function pathOf(req: IncomingMessage): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-function sandboxRequestOf(req: IncomingMessage, body: Uint8Array): SandboxRequest {
+function sandboxRequestOf(req: IncomingMessage, body: Uint8Array, secretsAtArrival?: SecretView): SandboxRequest {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return {
@@ -204,6 +211,7 @@ function sandboxRequestOf(req: IncomingMessage, body: Uint8Array): SandboxReques
     query: q < 0 ? "" : url.slice(q + 1),
     headers: distinctHeaders(req),
     body,
+    secretsAtArrival,
   };
 }
 
@@ -227,8 +235,8 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   return out;
 }
 
-/** Most requests (a GET without a body) share this one answer instead of allocating their own. */
-const NO_BODY = Object.freeze({ body: new Uint8Array(0), truncated: false });
+/** Most requests (a GET without a body) share this one empty body instead of allocating their own. */
+const NO_BODY = new Uint8Array(0);
 
 /** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
 function hasNoBody(req: IncomingMessage): boolean {

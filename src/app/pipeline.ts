@@ -64,7 +64,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
   return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
-    const secrets = ctx.merchants.secrets.view();
+    const secrets = received.secretsAtArrival ?? ctx.merchants.secrets.view();
     // A session's base URL (/s/<id>/...) is taken off here, once: everything after sees the path
     // under it, as at the root. Every other request pays one string test.
     const base = received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;

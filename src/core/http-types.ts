@@ -3,6 +3,8 @@
  * the core never sees a framework object, so every rule of the auth model lives in one place.
  */
 
+import type { SecretView } from "./secret-index.js";
+
 /** A request as the core sees it. Header names are lower-case; repeated headers keep every value. */
 export interface SandboxRequest {
   method: string;
@@ -16,6 +18,13 @@ export interface SandboxRequest {
    * answer 413 without ever holding an unbounded body.
    */
   body: Uint8Array;
+  /**
+   * The secrets to redact this request's URL with, as they were when its headers arrived. An
+   * adapter that waits for a body before handing the request over takes them first: a session
+   * ended while the body was still uploading then has its secrets redacted in this request's log
+   * line, journal entry and answer. Taken when the request is handled if absent.
+   */
+  secretsAtArrival?: SecretView;
 }
 
 /** A response as the core produces it. Header names are lower-case. */

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../src/app/sandbox.js";
 import {
@@ -148,6 +149,38 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
       expectAbsent("the log", JSON.stringify(log), secret);
       expectAbsent("the journal", await journal(t), secret);
     }
+  });
+
+  it("regression: a session's secret in the URL of a request whose body was still uploading when the session ended is redacted", async () => {
+    const { t, log } = await start();
+    const created = await t.call("/__sandbox/sessions", postJson({}));
+    expect(created.status).toBe(201);
+    const secret = (created.json.merchant as { api_secret: string }).api_secret;
+    // The headers arrive and the body is held back until the session has ended.
+    const arrived = new Promise<void>((resolve) => t.server.server.once("request", () => resolve()));
+    const upload = httpRequest(`${t.url}/somewhere/${secret}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "2" },
+    });
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      upload.on("response", (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, text }));
+      });
+      upload.on("error", reject);
+    });
+    upload.write("{");
+    await arrived;
+    expect((await t.call(`/__sandbox/sessions/${created.json.id}`, { method: "DELETE" })).status).toBe(204);
+    upload.end("}");
+    const r = await answered;
+    expect(r.status).toBe(404);
+    expect(log.at(-1)!.path).toMatch(/^\/somewhere\/.{4}\.\.\.\(\d+ chars, sha256:[0-9a-f]{8}\)$/);
+    expectAbsent("the answer", r.text, secret);
+    expectAbsent("the log", JSON.stringify(log), secret);
+    expectAbsent("the journal", await journal(t), secret);
   });
 
   it("regression: a rotated api_secret (scenario rotate_secret) is redacted too", async () => {

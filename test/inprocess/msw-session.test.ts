@@ -16,10 +16,11 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-function listen(...handlers: ReturnType<typeof createMswHandlers>): void {
+function listen(...handlers: ReturnType<typeof createMswHandlers>): ReturnType<typeof setupServer> {
   const server = setupServer(...handlers);
   server.listen({ onUnhandledRequest: "error" });
   servers.push(server);
+  return server;
 }
 
 function postJson(body: unknown): RequestInit {
@@ -90,5 +91,45 @@ describe("createMswHandlers(sandbox, { baseUrl, session })", () => {
     expect(() => createMswHandlers(sandbox, { baseUrl: BASE, session: "../x" })).toThrow(
       new TypeError("session '../x' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'"),
     );
+  });
+
+  it("regression: a session's secret in the URL of a request whose body was still streaming when the session ended is redacted in the journal", async () => {
+    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
+    const session = await sandbox.sessions.create();
+    const secret = sandbox.sessions.info(session).merchant.api_secret;
+    const server = listen(...createMswHandlers(sandbox, { baseUrl: BASE }));
+    // The body's end is held back until the session has ended; the handler has started (and waits
+    // for the body) one turn of the event loop after msw announced the request.
+    const started = new Promise<void>((resolve) => server.events.on("request:start", () => resolve()));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("{"));
+      },
+      async pull(controller) {
+        await released;
+        controller.enqueue(new TextEncoder().encode("}"));
+        controller.close();
+      },
+    });
+    const answered = fetch(`${BASE}/somewhere/${secret}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    await started;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sandbox.sessions.delete(session.id)).toBe(true);
+    release();
+    const r = await answered;
+    expect(r.status).toBe(404);
+    const text = await r.text();
+    expect(JSON.parse(text).instance).toMatch(/^\/somewhere\/ss_[0-9a-f]\.\.\.\(27 chars, sha256:[0-9a-f]{8}\)$/);
+    expect(text).not.toContain(secret);
+    const journaled = JSON.stringify(sandbox.journal.list({}));
+    expect(sandbox.journal.list({}).at(-1)!.path).toBe(JSON.parse(text).instance);
+    expect(journaled).not.toContain(secret);
   });
 });
