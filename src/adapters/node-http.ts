@@ -105,7 +105,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   }
 
   async function translate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+    // Read from the request's own headers object, built here once: node's `req.headers` is a second
+    // object, made on first read, that the sandbox would build for two or three lookups per request.
+    const headers = distinctHeaders(req);
+    if (req.httpVersion === "1.1" && headers.host === undefined) {
       write(res, problemResponse(hostMissing(), shownPath(req)), true);
       return;
     }
@@ -114,14 +117,14 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       return;
     }
     // A GET or HEAD without a body (most of them) is not waited for at all.
-    if (hasNoBody(req)) return answer(req, res, sandboxRequestOf(req, NO_BODY), false);
+    if (hasNoBody(req.method, headers)) return answer(req, res, sandboxRequestOf(req, headers, NO_BODY), false);
     // The secrets as they are now, before the body is waited for (see SandboxRequest).
     const secretsAtArrival = sandbox.merchants.secrets.view();
     const read = await readBody(req, maxBody + 1);
     // A request that never arrived whole (the client went away, or its framing broke and the
     // parser answered 400) is not handled: the sandbox acts only on requests it can answer.
     if (!read) return;
-    return answer(req, res, sandboxRequestOf(req, read.body, secretsAtArrival), read.truncated);
+    return answer(req, res, sandboxRequestOf(req, headers, read.body, secretsAtArrival), read.truncated);
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, request: SandboxRequest, truncated: boolean): Promise<void> {
@@ -160,7 +163,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     }
     track(
       sandbox
-        .handle(sandboxRequestOf(req, NO_BODY))
+        .handle(sandboxRequestOf(req, distinctHeaders(req), NO_BODY))
         .then((response) => (response.dropConnection ? socket.destroy() : endSocketWith(socket, response)))
         .catch(() => socket.destroy()),
     );
@@ -202,27 +205,36 @@ function pathOf(req: IncomingMessage): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-function sandboxRequestOf(req: IncomingMessage, body: Uint8Array, secretsAtArrival?: SecretView): SandboxRequest {
+function sandboxRequestOf(req: IncomingMessage, headers: SandboxRequest["headers"], body: Uint8Array, secretsAtArrival?: SecretView): SandboxRequest {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return {
     method: req.method ?? "GET",
     path: pathOf(req),
     query: q < 0 ? "" : url.slice(q + 1),
-    headers: distinctHeaders(req),
+    headers,
     body,
     secretsAtArrival,
   };
 }
 
 /**
+ * The headers object of one request: its prototype is an empty object with no prototype of its own,
+ * so, as with `Object.create(null)`, nothing is inherited and a header named `__proto__` or
+ * `constructor` is just a header. Unlike `Object.create(null)`, whose objects start in V8's slow
+ * dictionary mode, these get ordinary fast properties: building one per request cost about 0.8 µs
+ * with a single header, about 0.1 µs this way (quick node microbenchmark).
+ */
+function RequestHeaders(this: SandboxRequest["headers"]): void {}
+RequestHeaders.prototype = Object.freeze(Object.create(null));
+
+/**
  * The request's headers by lower-case name, a repeated header as an array of its values (the core
  * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
- * from rawHeaders in one pass, into an object with no prototype, so a header named `__proto__` or
- * `constructor` is just a header.
+ * from rawHeaders in one pass, into an object that inherits nothing (RequestHeaders).
  */
 function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
-  const out: SandboxRequest["headers"] = Object.create(null) as SandboxRequest["headers"];
+  const out = new (RequestHeaders as unknown as new () => SandboxRequest["headers"])();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
@@ -239,10 +251,8 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
 const NO_BODY = new Uint8Array(0);
 
 /** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
-function hasNoBody(req: IncomingMessage): boolean {
-  return (
-    (req.method === "GET" || req.method === "HEAD") && req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined
-  );
+function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
+  return (method === "GET" || method === "HEAD") && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined;
 }
 
 /**
