@@ -20,6 +20,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig*.json ./
 COPY src ./src
 COPY ui ./ui
+COPY tools ./tools
 RUN npm run build
 
 # ---- runtime ------------------------------------------------------------------------------------

@@ -1,6 +1,3 @@
-import type { Faker } from "@faker-js/faker";
-// The English locale's own entry point: the package index loads every locale (~230 ms, ~40 MB).
-import { faker as englishFaker } from "@faker-js/faker/locale/en";
 import { AccessTokens, DEFAULT_TOKEN_FORMAT } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
@@ -21,6 +18,7 @@ import { createPipeline, type RequestLogEntry } from "./pipeline.js";
 import { profileChooser, sandboxProfile, type ProfileOption } from "./profiles.js";
 import { TokenLedger } from "../core/token-ledger.js";
 import { tokenIdSource } from "../core/token-ids.js";
+import { seededFaker } from "./seeded-faker.js";
 import { VERSION } from "../core/version.js";
 import type { SandboxContext } from "./context.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
@@ -175,10 +173,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...DEFAULT_TOKEN_FORMAT,
     ...profile.profile.tokenFormat,
   });
-  // A Faker of this sandbox's own (seeded independently), built from the English definitions.
-  const FakerClass = englishFaker.constructor as new (options: { locale: Faker["rawDefinitions"] }) => Faker;
-  const faker = new FakerClass({ locale: englishFaker.rawDefinitions });
-  faker.seed(seed);
+  // A Faker of this sandbox's own (seeded independently); its English definitions load when first needed.
+  const { faker, english: fakerEnglish } = seededFaker(seed);
   const journal = new Journal(positiveInt(options.journalSize ?? 1000, "journalSize"));
   const events = new EventHub({
     maxSubscribers: positiveInt(options.maxEventSubscribers ?? EVENT_LIMIT_DEFAULTS.maxSubscribers, "maxEventSubscribers"),
@@ -224,6 +220,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ledger,
     tokens,
     faker,
+    fakerEnglish,
     newTokenId: tokenIdSource(faker, options.seededTokenIds ?? false),
     scenarios: scenarioSet,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),

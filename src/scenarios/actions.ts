@@ -20,6 +20,8 @@ export interface RuleContext {
   readonly merchants: MerchantRegistry;
   readonly ledger: TokenLedger;
   readonly faker: Faker;
+  /** Resolves once `faker` has its English definitions, which templates may use (loaded on first need). */
+  readonly fakerEnglish: () => Promise<void>;
   /** Waits (scenario delays); injectable so tests need not sleep. */
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -83,7 +85,11 @@ export async function runRules(
       if (then.delay !== undefined) delayMs += parseDuration(then.delay);
       if (answer) continue;
       if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
-      else if (then.respond) answer = respond(then.respond, rule, scenario, ctx, request, attributed, trace.shown);
+      else if (then.respond) {
+        // A body may be a template that names any faker generator.
+        if (then.respond.body !== undefined) await ctx.fakerEnglish();
+        answer = respond(then.respond, rule, scenario, ctx, request, attributed, trace.shown);
+      }
     } catch (e) {
       if (e instanceof SandboxError) throw e;
       // Anything else a rule's actions throw is still this request's failure only, and the
