@@ -4,7 +4,8 @@
 //
 // Rows: token, protected, init, unknown, rotation (default: all five), and `logoff`, the protected
 // call on a second sandbox with `--log-format off`. BENCH_DURATION (default 3 here) sets the seconds
-// per row; BENCH_ALG the algorithm; BENCH_SANDBOX_ARGS extra `serve` flags for the sandbox.
+// per row; BENCH_ALG the algorithm; BENCH_SANDBOX_ARGS extra `serve` flags for the sandbox;
+// BENCH_REFERENCE_SIGN=sync the single-threaded reference (issue 15's RS256 exchange target).
 import { endpoints, load, ROTATION_TOKENS, startServer, stopServer, tokenFrom, tokensFrom } from "./harness.mjs";
 
 const ROWS = ["token", "protected", "init", "unknown", "rotation"];
@@ -19,6 +20,7 @@ const rows = asked.length ? [...new Set(asked.map((r) => (r === "logoff" ? "prot
 const duration = Number(process.env.BENCH_DURATION ?? 3);
 const alg = process.env.BENCH_ALG ?? "RS256";
 const extra = (process.env.BENCH_SANDBOX_ARGS ?? "").split(" ").filter(Boolean);
+const referenceSign = process.env.BENCH_REFERENCE_SIGN;
 const sandboxArgs = (more = []) => ["--max-semi-space-size=2", "dist/bin/main.js", "serve", "--port", "0", "--alg", alg, ...extra, ...more];
 
 async function measure(name, args, env, keys) {
@@ -37,13 +39,18 @@ async function measure(name, args, env, keys) {
 }
 
 const sandbox = await measure("sandbox", sandboxArgs(), {}, rows);
-const reference = await measure("reference", ["bench/reference-server.mjs"], { BENCH_ALG: alg }, rows);
+const reference = await measure(
+  "reference",
+  ["bench/reference-server.mjs"],
+  { BENCH_ALG: alg, ...(referenceSign && { BENCH_SIGN: referenceSign }) },
+  rows,
+);
 const quiet = asked.includes("logoff") ? await measure("sandbox, logging off", sandboxArgs(["--log-format", "off"]), {}, ["protected"]) : undefined;
 
 const line = (label, s, r) =>
   `| ${label} | ${s.reqPerSec} | ${r.reqPerSec} | ${(s.reqPerSec / r.reqPerSec).toFixed(2)}× | ${s.cpuUsPerReq} / ${r.cpuUsPerReq} | ${s.errors} |`;
 const out = [
-  `quick: ${alg}, ${duration} s per row, 10 connections${extra.length ? `, sandbox ${extra.join(" ")}` : ""} (not a recorded run)`,
+  `quick: ${alg}, ${duration} s per row, 10 connections${referenceSign ? `, reference BENCH_SIGN=${referenceSign}` : ""}${extra.length ? `, sandbox ${extra.join(" ")}` : ""} (not a recorded run)`,
   "| row | sandbox req/s | reference req/s | ratio | CPU µs/req sandbox / reference | errors |",
   "|---|---|---|---|---|---|",
   ...rows.map((k) => line(sandbox[k].label, sandbox[k], reference[k])),

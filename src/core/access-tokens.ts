@@ -4,7 +4,7 @@ import { isoOfSeconds, type SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import { isHighS } from "./ecdsa.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
-import { encodeJwsHeader, signWithEncodedHeader, type JwsHeader } from "./jws.js";
+import { encodeJwsHeader, signWithEncodedHeader } from "./jws.js";
 import { verifierOf, verifyCompactJws } from "./jws-verify.js";
 import { printable } from "./printable.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
@@ -55,7 +55,7 @@ export interface VerifiedAccessToken {
 
 export class AccessTokens {
   /**
-   * Tokens whose signature this sandbox already checked (or made), by their exact text. The same
+   * Tokens whose signature this sandbox already checked, by their exact text. The same
    * string means the same signature, so a repeat skips the signature check (most of a protected
    * call's CPU); claims, time, revocation and key acceptance are still checked every time.
    * Bounded, oldest out first: an integration uses a handful of tokens at a time, and each entry
@@ -67,7 +67,7 @@ export class AccessTokens {
    * The headers each key writes (access and login token), made and encoded once per key rather
    * than per token. Weak: a rotated-away or retired key takes its entry with it.
    */
-  private readonly headers = new WeakMap<SigningKey, { access: EncodedHeader; login: EncodedHeader }>();
+  private readonly headers = new WeakMap<SigningKey, { access: string; login: string }>();
   /** Each key as node:crypto verifies with it (jws-verify.ts), made on its first use; gone with the key. */
   private readonly verifiers = new WeakMap<SigningKey, KeyObject>();
   private readonly utf8 = new TextDecoder();
@@ -87,10 +87,12 @@ export class AccessTokens {
     if (this.ring.ready) await this.ring.ready;
     const key = this.scopeOf(merchant).keys.signing;
     const claims = accessTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
-    const { header, text } = this.headersOf(key).access;
-    const token = await signWithEncodedHeader(text, claims, key);
+    const token = await signWithEncodedHeader(this.headersOf(key).access, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    this.remember(token, header, claims);
+    // Not put in `verifiedSignatures` here: most tokens of an exchange storm are never sent back,
+    // and each entry made at issue cost the exchange ~3 µs of CPU (and the GC an old-space entry)
+    // while pushing out the tokens that are in use. The first call that sends it checks the
+    // signature once and remembers it then.
     return { token, claims };
   }
 
@@ -102,15 +104,15 @@ export class AccessTokens {
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    return { token: await signWithEncodedHeader(this.headersOf(key).login.text, claims, key), claims };
+    return { token: await signWithEncodedHeader(this.headersOf(key).login, claims, key), claims };
   }
 
-  private headersOf(key: SigningKey): { access: EncodedHeader; login: EncodedHeader } {
+  private headersOf(key: SigningKey): { access: string; login: string } {
     let headers = this.headers.get(key);
     if (!headers) {
       headers = {
-        access: encodedHeader({ alg: key.alg, kid: key.kid, typ: this.format.typ }),
-        login: encodedHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }),
+        access: encodeJwsHeader({ alg: key.alg, kid: key.kid, typ: this.format.typ }),
+        login: encodeJwsHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }),
       };
       this.headers.set(key, headers);
     }
@@ -409,16 +411,6 @@ export class AccessTokens {
 }
 
 /** A JWS header and its text in the token. */
-interface EncodedHeader {
-  readonly header: Readonly<JwsHeader>;
-  readonly text: string;
-}
-
-function encodedHeader(header: JwsHeader): EncodedHeader {
-  // Frozen: one object is the header of every token of the key in the verified-token cache.
-  return { header: Object.freeze(header), text: encodeJwsHeader(header) };
-}
-
 const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
   ["iss", "string"],
   ["aud", "string"],
