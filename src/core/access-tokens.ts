@@ -410,7 +410,6 @@ export class AccessTokens {
   }
 }
 
-/** A JWS header and its text in the token. */
 const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
   ["iss", "string"],
   ["aud", "string"],

@@ -49,16 +49,12 @@ export function signWithEncodedHeader(encodedHeader: string, payload: object, ke
   if (key.alg === "HS256") return Promise.resolve(`${input}.${createHmac("sha256", key.signer).update(input).digest("base64url")}`);
   // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), not the DER node gives by default, and
   // in their low-S form: verification refuses the other (ecdsa.ts).
-  if (key.alg === "ES256") {
-    return new Promise((resolve, reject) => {
-      sign("sha256", Buffer.from(input), { key: key.signer, dsaEncoding: "ieee-p1363" }, (err, signature) =>
-        err ? reject(err) : resolve(`${input}.${toLowS(signature).toString("base64url")}`),
-      );
-    });
-  }
+  const es256 = key.alg === "ES256";
   return new Promise((resolve, reject) => {
     // With a callback, node signs on libuv's thread pool, as WebCrypto does, off the event loop.
-    sign("sha256", Buffer.from(input), key.signer, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`)));
+    sign("sha256", Buffer.from(input), es256 ? { key: key.signer, dsaEncoding: "ieee-p1363" } : key.signer, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${(es256 ? toLowS(signature) : signature).toString("base64url")}`),
+    );
   });
 }
 
