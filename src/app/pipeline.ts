@@ -5,6 +5,7 @@ import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/ht
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
 import { redactUrl, redactValue } from "../core/redact.js";
+import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
 import { RefusalAnswers } from "./refusal-answers.js";
@@ -75,7 +76,9 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
   return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
-    const secrets = received.secretsAtArrival ?? ctx.merchants.secrets.view();
+    // A request that waited for its body redacts what was a secret when it arrived or is one now.
+    const current = ctx.merchants.secrets.view();
+    const secrets = received.secretsAtArrival ? unionOf(received.secretsAtArrival, current) : current;
     // A session's base URL (/s/<id>/...) is taken off here, once: everything after sees the path
     // under it, as at the root. Every other request pays one string test.
     const base = received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;

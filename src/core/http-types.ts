@@ -19,10 +19,11 @@ export interface SandboxRequest {
    */
   body: Uint8Array;
   /**
-   * The secrets to redact this request's URL with, as they were when its headers arrived. An
-   * adapter that waits for a body before handing the request over takes them first: a session
-   * ended while the body was still uploading then has its secrets redacted in this request's log
-   * line, journal entry and answer. Taken when the request is handled if absent.
+   * The secrets as they were when its headers arrived. An adapter that waits for a body before
+   * handing the request over takes them first: a session ended while the body was still uploading
+   * then has its secrets redacted in this request's log line, journal entry and answer. The
+   * pipeline redacts with these and the secrets of the moment it handles the request (a secret
+   * added meanwhile counts too).
    */
   secretsAtArrival?: SecretView;
 }

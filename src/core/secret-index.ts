@@ -6,8 +6,10 @@
  * Merchants come and go (sessions), so the index counts how many merchants hold each value, and
  * a change costs O(1) whatever the number of merchants (5,000 live sessions hold 15,000 secrets;
  * rebuilding the view after each change made every session creation cost O(n)):
- * - a new secret goes into the lookup tables in place: a view a request took earlier then
- *   redacts more, never less;
+ * - a new secret goes into the lookup tables in place, but a view keeps the lengths it was taken
+ *   with, and a rebuild (below) leaves it the old tables: a view taken earlier may miss a secret
+ *   added since. A request that waited for its body therefore redacts with `unionOf` its arrival
+ *   view and the view of the moment it is handled;
  * - a secret no merchant holds any more is stamped with the generation it went in, and a view
  *   sees only what was still held when it was taken. A request that took its view before a
  *   session ended (an idle one is reaped while its request is read) still redacts that session's
@@ -174,4 +176,36 @@ function seenAt(table: Map<string, number>, generation: number): SecretSet {
       return table.size;
     },
   };
+}
+
+/**
+ * What two views see together: a secret either of them sees, at the lengths of both. For a request
+ * that waited for its body: the view taken when its headers arrived (secrets removed since still
+ * count) with the one of now (secrets added since count too). The same view twice, the common case
+ * (nothing changed while the body came), is returned as it is.
+ */
+export function unionOf(a: SecretView, b: SecretView): SecretView {
+  if (a === b) return a;
+  return {
+    words: eitherOf(a.words, b.words),
+    wordLengths: mergedLengths(a.wordLengths, b.wordLengths),
+    others: eitherOf(a.others, b.others),
+    otherLengths: mergedLengths(a.otherLengths, b.otherLengths),
+    heads: a.heads === b.heads ? a.heads : headsOf(a.heads, b.heads),
+    short: eitherOf(a.short, b.short),
+  };
+}
+
+function eitherOf(a: SecretSet, b: SecretSet): SecretSet {
+  return { has: (secret) => a.has(secret) || b.has(secret), size: a.size + b.size };
+}
+
+function mergedLengths(a: readonly number[], b: readonly number[]): readonly number[] {
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
+}
+
+function headsOf(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const heads = new Uint8Array(Math.max(a.length, b.length));
+  for (let i = 0; i < heads.length; i++) heads[i] = (a[i] ?? 0) | (b[i] ?? 0);
+  return heads;
 }

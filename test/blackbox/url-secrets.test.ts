@@ -183,6 +183,39 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     expectAbsent("the journal", await journal(t), secret);
   });
 
+  it("regression: a secret set while a request's body was still uploading (a length no secret had) is redacted in that request's URL", async () => {
+    const { t, log } = await start();
+    const created = await t.call("/__sandbox/sessions", postJson({}));
+    expect(created.status).toBe(201);
+    // 41 characters: no secret the sandbox made has that length.
+    const secret = "NewlyChosenSecret-abcdefghijklmnopqrstuvw";
+    const arrived = new Promise<void>((resolve) => t.server.server.once("request", () => resolve()));
+    const upload = httpRequest(`${t.url}/somewhere?k=${secret}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "2" },
+    });
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      upload.on("response", (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, text }));
+      });
+      upload.on("error", reject);
+    });
+    upload.write("{");
+    await arrived;
+    const rotated = await t.call(`/__sandbox/sessions/${created.json.id}/actions`, postJson({ now: { rotate_secret: secret } }));
+    expect(rotated.status).toBe(200);
+    upload.end("}");
+    const r = await answered;
+    expect(r.status).toBe(404);
+    expect(log.at(-1)!.query).toMatch(/^k=Newl\.\.\.\(41 chars, sha256:[0-9a-f]{8}\)$/);
+    expectAbsent("the answer", r.text, secret);
+    expectAbsent("the log", JSON.stringify(log), secret);
+    expectAbsent("the journal", await journal(t), secret);
+  });
+
   it("regression: a rotated api_secret (scenario rotate_secret) is redacted too", async () => {
     const { t, log } = await start({ scenarios: ["secret-rotated"] });
     const scenario = t.sandbox.scenario("secret-rotated")!;

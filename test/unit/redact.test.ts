@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { redact, redactUrl } from "../../src/core/redact.js";
 import { DEFAULT_MERCHANT, MerchantRegistry } from "../../src/core/merchants.js";
-import { EMPTY_VIEW, MIN_ANYWHERE_LENGTH, SecretIndex } from "../../src/core/secret-index.js";
+import { EMPTY_VIEW, MIN_ANYWHERE_LENGTH, SecretIndex, unionOf } from "../../src/core/secret-index.js";
 import { createSandbox, type RequestLogEntry } from "../../src/app/sandbox.js";
 
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
@@ -282,5 +282,34 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     expect(index.has("shared-password")).toBe(true);
     index.delete("shared-password");
     expect(index.has("shared-password")).toBe(false);
+  });
+
+  it("regression: a view taken earlier misses a secret added since at a new length, or after a rebuild; unionOf with the view of now sees both", () => {
+    const index = new SecretIndex();
+    index.add("first-secret-0123");
+    const arrival = index.view();
+    index.delete("first-secret-0123");
+    index.add("a-later-secret-of-a-new-length-0123456789");
+    const now = index.view();
+    const path = "/p/first-secret-0123/a-later-secret-of-a-new-length-0123456789";
+    expect(redactUrl(path, "", arrival).path).toBe(`/p/${redact("first-secret-0123")}/a-later-secret-of-a-new-length-0123456789`);
+    expect(redactUrl(path, "", now).path).toBe(`/p/first-secret-0123/${redact("a-later-secret-of-a-new-length-0123456789")}`);
+    expect(redactUrl(path, "", unionOf(arrival, now)).path).toBe(
+      `/p/${redact("first-secret-0123")}/${redact("a-later-secret-of-a-new-length-0123456789")}`,
+    );
+    // Rebuilt tables (leftovers outnumbered the held secrets): the earlier view keeps the old ones,
+    // so it misses even a secret of a length it knows.
+    for (let i = 0; i < 5; i++) index.add(`short-lived-secret-${i}`);
+    for (let i = 0; i < 5; i++) index.delete(`short-lived-secret-${i}`);
+    index.add("after-rebuild-012");
+    expect(redactUrl("/p/after-rebuild-012", "", arrival).path).toBe("/p/after-rebuild-012");
+    expect(redactUrl("/p/after-rebuild-012", "", unionOf(arrival, index.view())).path).toBe(`/p/${redact("after-rebuild-012")}`);
+  });
+
+  it("unionOf a view with itself is that view", () => {
+    const index = new SecretIndex();
+    index.add("some-secret-0123");
+    const view = index.view();
+    expect(unionOf(view, view)).toBe(view);
   });
 });
