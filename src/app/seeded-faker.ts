@@ -32,8 +32,15 @@ export function seededFaker(seed: number): SeededFaker {
   faker.seed(seed);
   let loading: Promise<void> | undefined;
   const english = () =>
-    (loading ??= import("@faker-js/faker/locale/en").then(({ faker: englishFaker }) => {
-      definitions = englishFaker.definitions;
-    }));
+    (loading ??= import("@faker-js/faker/locale/en").then(
+      ({ faker: englishFaker }) => {
+        definitions = englishFaker.definitions;
+      },
+      (error: unknown) => {
+        // Not kept: the next template tries again rather than failing for good.
+        loading = undefined;
+        throw error;
+      },
+    ));
   return { faker, english };
 }

@@ -48,7 +48,8 @@ export function rulesMayFire(trace: ScenarioTrace, attributed: Merchant | undefi
  * when its credentials belong to one of the scenario's merchants. Every rule that matches fires,
  * in file order: all their state changes apply (clock, merchant, tokens, keys, state), their delays
  * add up, and the first `respond` or `drop_connection` among them answers instead of the endpoint.
- * A `set_state` takes effect after all rules were matched, so rules never chain within one request.
+ * A `set_state` takes effect once all rules were matched, so rules never chain within one request,
+ * and before any action is applied.
  *
  * Returns the scripted answer, or undefined to let the endpoint answer (with `trace.effects`).
  */
@@ -60,6 +61,10 @@ export async function runRules(
 ): Promise<SandboxResponse | undefined> {
   if (!rulesMayFire(trace, attributed)) return undefined;
   const scenario = trace.scenario;
+  // A body may be a template that names any faker generator: the English definitions are in before
+  // the rules are matched, so that the first templated answer after a start waits here, not after
+  // its match.
+  if (scenario.rules.some(hasBody)) await ctx.fakerEnglish();
   const facts = {
     endpoint: trace.endpoint,
     method: request.method,
@@ -73,23 +78,21 @@ export async function runRules(
   if (scenario.actionRuleCount > 0) scenario.dropSpentActionRules();
   if (fired.length === 0) return undefined;
   trace.rules = fired.map((r) => `${scenario.name}/${r.name}`);
+  // The state changes in the same turn as the match (the last set_state of the fired rules): a
+  // request that comes while this one's actions are awaited (a key being made) sees the new state
+  // and cannot match the old one again.
+  for (const rule of fired) if (rule.rule.then.set_state !== undefined) scenario.state = rule.rule.then.set_state;
 
   let answer: SandboxResponse | undefined;
-  let nextState: string | undefined;
   let delayMs = 0;
   for (const rule of fired) {
     const then = rule.rule.then;
     try {
       await applyStateChanges(then, rule, scenario, ctx, trace, request, attributed);
-      if (then.set_state !== undefined) nextState = then.set_state;
       if (then.delay !== undefined) delayMs += parseDuration(then.delay);
       if (answer) continue;
       if (then.drop_connection) answer = { status: 0, headers: {}, body: "", dropConnection: true };
-      else if (then.respond) {
-        // A body may be a template that names any faker generator.
-        if (then.respond.body !== undefined) await ctx.fakerEnglish();
-        answer = respond(then.respond, rule, scenario, ctx, request, attributed, trace.shown);
-      }
+      else if (then.respond) answer = respond(then.respond, rule, scenario, facts.state, ctx, request, attributed, trace.shown);
     } catch (e) {
       if (e instanceof SandboxError) throw e;
       // Anything else a rule's actions throw is still this request's failure only, and the
@@ -99,9 +102,13 @@ export async function runRules(
       );
     }
   }
-  if (nextState !== undefined) scenario.state = nextState;
   if (delayMs > 0) await ctx.sleep(delayMs);
   return answer;
+}
+
+/** A rule that answers with a body, which may be a template. */
+function hasBody(rule: CompiledRule): boolean {
+  return rule.rule.then.respond?.body !== undefined;
 }
 
 async function applyStateChanges(
@@ -213,6 +220,8 @@ function respond(
   spec: NonNullable<ThenFile["respond"]>,
   rule: CompiledRule,
   scenario: ScenarioInstance,
+  /** The state the rules matched in (`{{scenario.state}}`), whatever set_state made it since. */
+  matchedState: string,
   ctx: RuleContext,
   request: SandboxRequest,
   merchant: Merchant | undefined,
@@ -232,7 +241,7 @@ function respond(
     // The redacted URL: a template echoes only what the log may show.
     request: { method: request.method, path: shown.path, query: shown.query },
     merchant: merchant && { id: merchant.id, api_key: merchant.apiKey },
-    scenario: { name: scenario.name, state: scenario.state },
+    scenario: { name: scenario.name, state: matchedState },
     rule: { name: rule.name },
     now: new Date(scenario.clock.now()).toISOString(),
   };

@@ -242,6 +242,30 @@ describe("respond", () => {
     expect(other[0].id).not.toBe(a[0].id);
   });
 
+  it("regression: a 'fail once' rule whose actions are awaited fails once for concurrent requests (the state changes with the match)", async () => {
+    const s = await start({
+      scenarios: [
+        scenario([
+          {
+            name: "fail-once",
+            match: { endpoint: "token", state: "started" },
+            // Making the new key is awaited (libuv's pool): the other exchanges arrive meanwhile.
+            then: {
+              set_state: "recovered",
+              rotate_signing_key: true,
+              respond: { status: 503, body: { error: "down", who: "{{faker.person.fullName}}", state: "{{scenario.state}}" } },
+            },
+          },
+        ]),
+      ],
+    });
+    const exchange = () => s.call("/api/v2/auth/token", postJson({ api_key: M.api_key, api_secret: M.api_secret }));
+    const replies = await Promise.all([exchange(), exchange(), exchange()]);
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 503]);
+    // {{scenario.state}} is the state the rule matched in, not the one it set.
+    expect(replies.find((r) => r.status === 503)!.json.state).toBe("started");
+  });
+
   it("a string body is text/plain, with templates filled", async () => {
     const s = await start({
       scenarios: [
