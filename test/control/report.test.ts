@@ -935,7 +935,7 @@ describe("analyze()", () => {
     expect(analyze(journal)).toEqual([]);
   });
 
-  it("the README's Findings table lists every finding the report can give, with its severity", () => {
+  it("the Findings table of docs/findings.md lists every finding the report can give, with its severity", () => {
     const every = analyze([
       ...["a", "b"].map((jti) => exchanged(jti)),
       refused("a", "token_expired"),
@@ -953,8 +953,8 @@ describe("analyze()", () => {
       entry({ endpoint: "unknown", path: "/api/v1/auth/token", status: 404, code: "not_found" }),
       entry({ endpoint: "token", status: 401, code: "wrong_api_secret", unverified: true }),
     ]);
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const table = readme.slice(readme.indexOf("### Findings"), readme.indexOf("Only errors fail"));
+    const page = readFileSync(new URL("../../docs/findings.md", import.meta.url), "utf8");
+    const table = page.slice(page.indexOf("| code | severity |"), page.indexOf("Only errors fail"));
     const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (error|warning|info) \|/gm)].map(([, code, severity]) => `${code} ${severity}`);
     expect(rows.sort()).toEqual(every.map((f) => `${f.code} ${f.severity}`).sort());
     expect(rows).toHaveLength(14);
