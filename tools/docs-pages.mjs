@@ -15,7 +15,7 @@ const doctocTransform = createRequire(import.meta.url)("doctoc/lib/transform.js"
 
 const root = new URL("..", import.meta.url);
 
-/** The pages this renders, as paths from the repository root. */
+/** The pages this renders (whole, or their generated sections and table of contents), from the repository root. */
 export const GENERATED_PAGES = [
   "docs/errors.md",
   "docs/configuration.md",
@@ -26,6 +26,9 @@ export const GENERATED_PAGES = [
   "docs/control-plane.md",
   "docs/reliability.md",
   "docs/architecture.md",
+  "docs/findings.md",
+  "docs/in-process.md",
+  "docs/qa-page.md",
 ];
 
 /**
