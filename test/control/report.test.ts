@@ -15,7 +15,7 @@ import {
 } from "../support/server.js";
 
 /**
- * The integration report (DESIGN.md "Control plane"): scripted clients that each make one mistake
+ * The integration report (docs/control-plane.md and docs/findings.md): scripted clients that each make one mistake
  * with real HTTP against the real server, and the finding the report names for it; well-behaved
  * clients that get no finding at all; and analyze() on hand-built journals for the edge cases.
  * The sandbox clock is frozen at T0 and moved, never slept on.
