@@ -33,7 +33,7 @@ import { AUDIENCE, ISSUER, RENEW_HINT, challenge, expectProblem } from "../suppo
 
 /**
  * A catalogue of forged, tampered and malformed bearer tokens, each sent as a real HTTP request
- * to a protected endpoint of a real server (DESIGN.md "Access token (JWT)" and "Protected groups",
+ * to a protected endpoint of a real server (docs/behaviour.md, "Access tokens" and the protected groups,
  * RFC 6750, RFC 8725). Every case asserts the exact status, the exact problem+json body and the
  * exact WWW-Authenticate challenge; none may ever be a 500 or an accepted forgery.
  *

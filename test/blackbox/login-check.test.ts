@@ -195,8 +195,8 @@ describe("POST /api/login_check (deprecated mode, the default)", () => {
   });
 
   // Regression test for a fixed bug (src/core/json-body.ts): the malformed-JSON message is the token endpoint's, so the
-  // deprecated login tells its caller to send {"api_key", "api_secret"} (DESIGN.md, Errors:
-  // "Messages say how to fix the request"). It should show the login's own shape.
+  // deprecated login tells its caller to send {"api_key", "api_secret"} (every refusal says
+  // how to fix the request, docs/behaviour.md). It should show the login's own shape.
   it("malformed JSON → 400 body_malformed_json that shows the login's shape, without echoing the body", async () => {
     const r = await t().call(PATH, {
       method: "POST",

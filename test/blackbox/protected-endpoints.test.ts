@@ -14,7 +14,7 @@ import { AUDIENCE, ISSUER, REALM, RENEW_HINT, bearer, challenge, expectProblem }
 
 /**
  * Black-box tests of the protected groups `/api/v2/payment/*` and `/api/v2/cashout/*`
- * (DESIGN.md "Access token (JWT)" and "Protected groups", RFC 6750): real HTTP against the real
+ * (docs/behaviour.md, "Access tokens" and the protected groups, RFC 6750): real HTTP against the real
  * node:http server, sandbox clock frozen at T0 and moved, never slept on.
  *
  * This file owns the RFC 6750 rules for the Authorization header (scheme, spacing, repeats, the

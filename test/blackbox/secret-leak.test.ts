@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startCliServer } from "../support/cli.js";
 
 /**
- * The rule of the spec and of DESIGN.md: api_secret, passwords, payment tokens and JWTs never
+ * The rule of the spec and of docs/configuration.md, "Logs and secrets": api_secret, passwords, payment tokens and JWTs never
  * appear in clear in anything the process prints, nor in an error message. Full flows run
  * against the real binary (text and JSON logs); then everything it printed, and every refusal it
  * sent, is searched for every secret and for every token it issued (whole and by signature).

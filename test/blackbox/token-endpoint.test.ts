@@ -17,8 +17,8 @@ import {
 import { AUDIENCE, ISSUER, expectNotEchoed, expectProblem } from "../support/expect.js";
 
 /**
- * Black-box tests of POST /api/v2/auth/token (DESIGN.md, "Default behaviour contract" →
- * "Token exchange"), through the real node:http server, with exact statuses, headers and bodies.
+ * Black-box tests of POST /api/v2/auth/token (docs/behaviour.md,
+ * "POST /api/v2/auth/token"), through the real node:http server, with exact statuses, headers and bodies.
  */
 
 const TOKEN_PATH = "/api/v2/auth/token";
@@ -639,7 +639,7 @@ describe("POST /api/v2/auth/token: an unknown api_key or a wrong api_secret is 4
     expectRefusal(r, invalidClient("wrong_api_secret", WRONG_SECRET_MESSAGE));
   });
 
-  // DESIGN.md, "Secrets": an api_secret (or a payment token) never appears in clear in an error message.
+  // docs/configuration.md, "Logs and secrets": an api_secret (or a payment token) never appears in clear in an error message.
   // Swapping the two fields is a common integration mistake; the secret then arrives as api_key.
   it.each([
     ["api_key and api_secret swapped (the secret sent as api_key)", { api_key: DEFAULT_SECRET, api_secret: DEFAULT_KEY }, DEFAULT_SECRET],

@@ -18,8 +18,7 @@ import { expectProblem, RENEW_HINT } from "../support/expect.js";
 import type { ScenarioFile } from "../../src/scenarios/schema.js";
 
 /**
- * Black-box tests of the control plane's clock, reset and request journal (DESIGN.md "Control
- * plane"), over real HTTP against the real node:http server, plus the same operations in library
+ * Black-box tests of the control plane's clock, reset and request journal (docs/control-plane.md), over real HTTP against the real node:http server, plus the same operations in library
  * mode. The sandbox clock starts frozen at T0 and is only moved through the control plane;
  * wall-clock time (the journal's `time`) is moved with vitest's fake Date, never slept on.
  */
@@ -687,7 +686,7 @@ describe("GET /__sandbox/requests: the request journal", () => {
   });
 
   it("never holds a JWT or a secret sent under another query parameter name", async () => {
-    // DESIGN.md: JWTs never appear in clear in the request journal. A JWT is recognisable by its
+    // docs/configuration.md: JWTs never appear in clear in the request journal. A JWT is recognisable by its
     // shape, whatever the parameter is called (accessToken, id_token, auth …), and client_secret /
     // apiSecret are the api_secret under other spellings.
     const t = await server();

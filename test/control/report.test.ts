@@ -15,7 +15,7 @@ import {
 } from "../support/server.js";
 
 /**
- * The integration report (DESIGN.md "Control plane"): scripted clients that each make one mistake
+ * The integration report (docs/control-plane.md and docs/findings.md): scripted clients that each make one mistake
  * with real HTTP against the real server, and the finding the report names for it; well-behaved
  * clients that get no finding at all; and analyze() on hand-built journals for the edge cases.
  * The sandbox clock is frozen at T0 and moved, never slept on.
@@ -935,7 +935,7 @@ describe("analyze()", () => {
     expect(analyze(journal)).toEqual([]);
   });
 
-  it("the README's Findings table lists every finding the report can give, with its severity", () => {
+  it("the Findings table of docs/findings.md lists every finding the report can give, with its severity", () => {
     const every = analyze([
       ...["a", "b"].map((jti) => exchanged(jti)),
       refused("a", "token_expired"),
@@ -953,8 +953,8 @@ describe("analyze()", () => {
       entry({ endpoint: "unknown", path: "/api/v1/auth/token", status: 404, code: "not_found" }),
       entry({ endpoint: "token", status: 401, code: "wrong_api_secret", unverified: true }),
     ]);
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const table = readme.slice(readme.indexOf("### Findings"), readme.indexOf("Only errors fail"));
+    const page = readFileSync(new URL("../../docs/findings.md", import.meta.url), "utf8");
+    const table = page.slice(page.indexOf("| code | severity |"), page.indexOf("Only errors fail"));
     const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (error|warning|info) \|/gm)].map(([, code, severity]) => `${code} ${severity}`);
     expect(rows.sort()).toEqual(every.map((f) => `${f.code} ${f.severity}`).sort());
     expect(rows).toHaveLength(14);

@@ -21,7 +21,7 @@ import {
 import { expectProblem, RENEW_HINT } from "../support/expect.js";
 
 /**
- * Black-box tests of the sessions of the control plane (DESIGN.md "Control plane"): a fresh,
+ * Black-box tests of the sessions of the control plane (docs/control-plane.md): a fresh,
  * isolated merchant + scenario + clock per test, over real HTTP against the real node:http server.
  * The sandbox clock is frozen at T0; wall-clock time (idle reaping) is moved with vitest's fake
  * Date, never slept on.

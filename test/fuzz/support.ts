@@ -166,7 +166,7 @@ const LEXIK_FAILURE = JSON.stringify({ code: 401, message: "Invalid credentials.
  * Every request gets a final answer; none is a 5xx; every non-2xx answer is
  * application/problem+json with string `code` and `error_description` members. The one exception
  * is the contract's own: the deprecated login's bad-credentials answer has Lexik's exact body
- * (DESIGN.md "Deprecated login"), and the redirects to the QA page are 302s. Returns the response for further checks.
+ * (docs/behaviour.md, "POST /api/login_check"), and the redirects to the QA page are 302s. Returns the response for further checks.
  */
 export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<RawOutcome, { kind: "response" }> {
   const what = `request ${describeRequest(request)}`;

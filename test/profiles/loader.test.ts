@@ -104,11 +104,11 @@ describe("the profile loader", () => {
     for (const profile of Object.values(BUILT_IN_PROFILES)) expect(validateProfile(profile, profile.name)).toEqual(profile);
   });
 
-  it("the README's profile example loads", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const example = /```yaml\n(# acme\.yaml[\s\S]*?)```/.exec(readme)?.[1];
+  it("the profile example of docs/profiles.md loads", () => {
+    const page = readFileSync(new URL("../../docs/profiles.md", import.meta.url), "utf8");
+    const example = /```yaml\n(# acme\.yaml[\s\S]*?)```/.exec(page)?.[1];
     expect(example).toBeDefined();
-    expect(parseProfileText(example!, "README.md").name).toBe("acme");
+    expect(parseProfileText(example!, "docs/profiles.md").name).toBe("acme");
   });
 
   it("profiles/profile.schema.json is the current profileJsonSchema()", () => {

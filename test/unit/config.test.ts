@@ -14,7 +14,7 @@ function configError(input: SettingsInput): ConfigError {
 }
 
 describe("resolveSettings: defaults", () => {
-  it("returns the defaults of DESIGN.md for no input", () => {
+  it("returns the documented defaults (docs/configuration.md) for no input", () => {
     expect(resolveSettings()).toEqual({
       tokenTtlSeconds: 3600,
       leewaySeconds: 0,
