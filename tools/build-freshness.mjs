@@ -41,7 +41,7 @@ export const BUILD_INPUTS = [
  */
 export function staleness(root) {
   const stamp = mtimeMs(join(root, STAMP));
-  if (stamp === undefined) return `there is no complete build yet (no ${STAMP})`;
+  if (stamp === undefined) return `no complete build yet: ${STAMP} is missing`;
   for (const input of BUILD_INPUTS) {
     const newer = firstModifiedSince(root, input, stamp);
     if (newer !== undefined) return `${newer} changed since the last build`;

@@ -34,7 +34,7 @@ function stamp(): void {
 describe("build freshness (tools/build-freshness.mjs)", () => {
   it("is stale with no stamp: no build, or one that failed before its end", () => {
     writeFileSync(join(root, "dist/.build-started"), "");
-    expect(staleness(root)).toBe("there is no complete build yet (no dist/.build-stamp)");
+    expect(staleness(root)).toBe("no complete build yet: dist/.build-stamp is missing");
   });
 
   it("is fresh when every input is older than the stamp", () => {
