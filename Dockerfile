@@ -14,9 +14,11 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# msw's postinstall (it copies the service worker into a web app) may be refused by npm's
-# install-scripts policy; nothing in the build needs it.
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's `prepare` (the build) would run here, before the sources are
+# copied; the build runs once, below. Dependencies' scripts are not needed either: msw's postinstall
+# copies a service worker into a web app, and esbuild finds its binary through its optional
+# platform package.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig*.json ./
 COPY src ./src
 COPY ui ./ui
