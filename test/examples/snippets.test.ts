@@ -36,20 +36,10 @@ const CHECKED = {
 type Checker = (typeof CHECKED)[keyof typeof CHECKED];
 
 /**
- * Blocks known not to pass today, in pages this branch does not own (issue 16: the docs helper
- * rewrites README.md and docs/). Each is expected to fail (`it.fails`): once it is fixed, its test
- * fails and says to drop the entry; once the block is gone, the entry matches nothing and is inert.
+ * Blocks known not to pass, none today. An entry is expected to fail (`it.fails`): once its block
+ * is fixed, its test fails and says to drop the entry; once the block is gone, it matches nothing.
  */
-const KNOWN_BROKEN: Array<{ file: string; contains: string; why: string }> = [
-  { file: "README.md", contains: "qa/my.yaml:15:17:", why: "untagged: validation output, tag it ```text" },
-  { file: "README.md", contains: "$ merchant-sandbox report --url", why: "untagged: the gates' output, tag it ```text" },
-  { file: "docs/architecture.md", contains: "cli ──────────┐", why: "untagged: a diagram, tag it ```text" },
-  {
-    file: "README.md",
-    contains: "app.use(createMiddleware(",
-    why: "tsc under NodeNext: msw's RequestHandler from two declaration chunks; use merchant-sandbox/express (examples/README.md)",
-  },
-];
+const KNOWN_BROKEN: Array<{ file: string; contains: string; why: string }> = [];
 
 const snippets = collectSnippets(ROOT);
 const checkerOf = (s: Snippet): Checker | undefined => CHECKED[s.lang as keyof typeof CHECKED];
