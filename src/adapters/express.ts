@@ -24,7 +24,8 @@ export interface SandboxMiddlewareOptions {
 
 /**
  * The shape of express middleware, written without express's types so an app on express 4 or 5
- * mounts it as it is, and the types need no @types/express to load.
+ * mounts it as it is, and the types need no @types/express to load. It needs express's `req` and
+ * `res` (http-middleware reads `req.get`, `req.protocol`): mount it in an express app.
  */
 export type SandboxMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -49,7 +50,11 @@ export function sandboxMiddleware(sandbox: Sandbox, options: SandboxMiddlewareOp
       next();
       return;
     }
-    void answer(req as never, res as never, next);
+    // Anything thrown on the way in (http-middleware builds a URL from the Host before its own
+    // catch: a Host with a space throws) goes to express's error handling, never unhandled.
+    Promise.resolve()
+      .then(() => answer(req as never, res as never, next))
+      .catch(next);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxMiddleware } from "../../src/adapters/express.js";
@@ -96,6 +96,42 @@ describe("sandboxMiddleware(sandbox) in an express app", () => {
       "GET /api/v2/payment/orders 200",
       "GET /api/v2/payment/orders 401",
     ]);
+  });
+
+  it("regression: a route with one trailing slash too many is the sandbox's (its 404 names the path meant), not the app's", async () => {
+    const sandbox = await frozen();
+    const root = await listen(appWith((app) => app.use("/merchant", sandboxMiddleware(sandbox))));
+
+    const slashed = await fetch(`${root}/merchant/api/v2/auth/token/`, { method: "POST" });
+    expect(slashed.status).toBe(404);
+    expect(slashed.headers.get("content-type")).toBe("application/problem+json");
+    const problem = (await slashed.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("not_found");
+    expect(problem.detail).toContain("/api/v2/auth/token");
+  });
+
+  it("regression: a request http-middleware cannot read (a Host with a space) goes to the app's error handler; the app keeps serving", async () => {
+    const sandbox = await frozen();
+    const app = appWith((a) => a.use("/merchant", sandboxMiddleware(sandbox)));
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(400).json({ app: "error", name: error.name });
+    });
+    const root = await listen(app);
+    const { port } = new URL(root);
+    const raw = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.end("GET /merchant/__sandbox/health HTTP/1.1\r\nHost: exa mple\r\nConnection: close\r\n\r\n");
+      });
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => (text += chunk));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(raw.endsWith('{"app":"error","name":"TypeError"}')).toBe(true);
+    const health = await fetch(`${root}/merchant/__sandbox/health`);
+    expect(health.status).toBe(200);
   });
 
   it("at the root: the sandbox's paths are the sandbox's, every other route (/mine, /api/orders) the app's", async () => {
