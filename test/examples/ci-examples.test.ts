@@ -44,7 +44,7 @@ describe("examples/github-actions/merchant-api.yml", () => {
 
   it("runs the sandbox image as a health-gated service container", () => {
     expect(job["runs-on"]).toBe("ubuntu-latest");
-    expect(job.services.sandbox.image).toContain("ghcr.io/OWNER/merchant-sandbox:0.1.0");
+    expect(job.services.sandbox.image).toContain("ghcr.io/your-org/merchant-sandbox:0.1.0");
     expect(job.services.sandbox.ports).toEqual(["4010:4010"]);
     expect(job.services.sandbox.options).toMatch(new RegExp(`^--health-cmd ".*${HEALTH}.*" --health-interval`));
   });
@@ -73,7 +73,7 @@ describe("examples/gitlab-ci/.gitlab-ci.yml", () => {
 
   it("runs the sandbox image as a service with the alias the script calls it by", () => {
     expect(job.services).toEqual([{ name: "$MERCHANT_SANDBOX_IMAGE", alias: "sandbox" }]);
-    expect(pipeline.variables.MERCHANT_SANDBOX_IMAGE).toBe("ghcr.io/OWNER/merchant-sandbox:0.1.0");
+    expect(pipeline.variables.MERCHANT_SANDBOX_IMAGE).toBe("ghcr.io/your-org/merchant-sandbox:0.1.0");
     expect(pipeline.variables.SANDBOX).toBe("http://sandbox:4010");
   });
 

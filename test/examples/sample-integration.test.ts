@@ -71,7 +71,7 @@ describe("examples/sample-integration against the real sandbox", () => {
       const summary = Object.fromEntries(
         [...tests.stdout.matchAll(/^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
       );
-      expect(summary, tests.stdout.slice(-3000)).toEqual({ tests: 15, pass: 15, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
+      expect(summary, tests.stdout.slice(-3000)).toEqual({ tests: 17, pass: 17, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
       // The run logged its work to the file, so the scan below reads something.
       expect(await readFile(join(logs, "app.log"), "utf8")).toContain('"message":"hosted payment created"');
 

@@ -29,7 +29,8 @@ export class MerchantClient {
    * @param {ReturnType<import("./log.js").createLogger>} options.log
    * @param {() => number} [options.now] milliseconds; tests move it with the sandbox's clock
    * @param {(ms: number) => Promise<void>} [options.sleep] how to wait out a Retry-After
-   * @param {number} [options.renewBeforeSeconds] renew this long before the token expires
+   * @param {number} [options.renewBeforeSeconds] renew this long before the token expires (at most a
+   *   tenth of the token's lifetime: a 60 s token is kept for 54 s, not renewed on every call)
    * @param {number} [options.maxRetryAfterSeconds] a longer Retry-After is an error, not a wait
    */
   constructor({ baseUrl, apiKey, apiSecret, paymentToken, log, now = Date.now, sleep, renewBeforeSeconds = 60, maxRetryAfterSeconds = 60 }) {
@@ -41,15 +42,15 @@ export class MerchantClient {
     this.sleep = sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.renewBeforeMs = renewBeforeSeconds * 1000;
     this.maxRetryAfterSeconds = maxRetryAfterSeconds;
-    /** @type {{ value: string, expiresAt: number } | undefined} */
+    /** @type {{ value: string, expiresAt: number, renewAt: number } | undefined} */
     this.token = undefined;
     /** One exchange at a time: concurrent calls wait for the same token. */
     this.pending = undefined;
   }
 
-  /** The current access token, renewed first when it expires within renewBeforeSeconds. */
+  /** The current access token, renewed first when it is about to expire (see renewBeforeSeconds). */
   async accessToken() {
-    if (this.token && this.now() < this.token.expiresAt - this.renewBeforeMs) return this.token.value;
+    if (this.token && this.now() < this.token.renewAt) return this.token.value;
     if (this.token) this.log.info("access token expires soon: renewing it", { expiresAt: new Date(this.token.expiresAt).toISOString() });
     this.pending ??= this.exchange().finally(() => {
       this.pending = undefined;
@@ -67,7 +68,9 @@ export class MerchantClient {
       });
       if (res.ok) {
         const body = await res.json();
-        this.token = { value: body.access_token, expiresAt: this.now() + body.expires_in * 1000 };
+        const lifetimeMs = body.expires_in * 1000;
+        const expiresAt = this.now() + lifetimeMs;
+        this.token = { value: body.access_token, expiresAt, renewAt: expiresAt - Math.min(this.renewBeforeMs, lifetimeMs / 10) };
         this.log.info("access token issued", { expiresInSeconds: body.expires_in });
         return this.token.value;
       }
