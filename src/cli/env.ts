@@ -22,19 +22,61 @@ export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (
     const flag = key.slice(ENV_PREFIX.length).toLowerCase().replace(/_/g, "-");
     if (mine.has(flag)) continue;
     if (!anyCommand.has(flag)) {
-      const envNames = [...anyCommand].map((f) => ENV_PREFIX + f.toUpperCase().replace(/-/g, "_"));
+      const envNames = [...anyCommand].map(envNameOf);
       warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${didYouMean(key, envNames)}`);
     }
     delete process.env[key];
   }
 }
 
-function commandName(c: CommandModule): string {
+/** The environment variable of a flag: --token-ttl is MERCHANT_SANDBOX_TOKEN_TTL (the reverse of the mapping above). */
+export function envNameOf(flag: string): string {
+  return ENV_PREFIX + flag.toUpperCase().replace(/-/g, "_");
+}
+
+/**
+ * The command module's builder, which also appends each flag's environment variable to its
+ * description, on a line of its own (`[env: MERCHANT_SANDBOX_PORT]`), so `--help` shows it; positionals get none.
+ */
+export function withEnvInHelp(c: CommandModule): CommandModule {
+  const builder = c.builder;
+  if (typeof builder !== "function") return c;
+  return {
+    ...c,
+    builder: (y: Argv) => {
+      // Only public methods: yargs' positional() declares its argument through option(), so
+      // the option() calls made inside one are told apart and left as they are.
+      const parser = y as unknown as { option: Declare; positional: Declare };
+      const { option, positional } = parser;
+      let inPositional = 0;
+      parser.positional = function (this: unknown, key, opt) {
+        inPositional++;
+        try {
+          return positional.call(this, key, opt);
+        } finally {
+          inPositional--;
+        }
+      };
+      parser.option = function (this: unknown, key, opt) {
+        if (inPositional > 0 || typeof key !== "string") return option.call(this, key, opt);
+        const tag = `[env: ${envNameOf(key)}]`;
+        return option.call(this, key, { ...opt, describe: opt?.describe ? `${opt.describe}\n${tag}` : tag });
+      };
+      return builder(y) as Argv;
+    },
+  };
+}
+
+/** yargs' option() and positional(), as withEnvInHelp wraps them. */
+type Declare = (this: unknown, key: unknown, opt?: { describe?: string }) => unknown;
+
+/** The name a command module is run by: `scan-logs` for "scan-logs <files..>". */
+export function commandName(c: CommandModule): string {
   return String(Array.isArray(c.command) ? c.command[0] : c.command).split(" ")[0]!;
 }
 
 /** The flags a command module declares, found by running its builder on a scratch parser. */
-function optionNames(c: CommandModule): Set<string> {
+export function optionNames(c: CommandModule): Set<string> {
   const probe = yargs([]);
   if (typeof c.builder === "function") c.builder(probe as unknown as Argv);
   else if (c.builder) probe.options(c.builder);

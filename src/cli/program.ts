@@ -1,6 +1,8 @@
 import yargs, { type CommandModule } from "yargs";
-import { keepOnlyEnvOf } from "./env.js";
+import { keepOnlyEnvOf, withEnvInHelp } from "./env.js";
 import { hideBin } from "yargs/helpers";
+import { withFlagSuggestions } from "./unknown-flags.js";
+import { joinPemValues } from "./pem-values.js";
 import { calibrateCommand } from "./commands/calibrate.js";
 import { errorsCommand } from "./commands/errors.js";
 import { reportCommand } from "./commands/report.js";
@@ -45,10 +47,11 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     reportCommand,
     scanLogsCommand,
     calibrateCommand,
-  ] as CommandModule[];
-  keepOnlyEnvOf(hideBin(argv), commands, (line) => process.stderr.write(line + "\n"));
+  ].map((c) => withEnvInHelp(c as CommandModule));
+  const args = joinPemValues(hideBin(argv));
+  keepOnlyEnvOf(args, commands, (line) => process.stderr.write(line + "\n"));
 
-  const parser = yargs(hideBin(argv))
+  const parser = yargs(args)
     .scriptName("merchant-sandbox")
     .usage("$0 <command> [options]\n\nA strict sandbox of the merchant payment API's authentication.")
     .env("MERCHANT_SANDBOX")
@@ -61,7 +64,7 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     // Wrapping the help text costs ~50 ms when yargs lays it out: wrapped only when it will be shown.
     .wrap(argv.some((a) => a === "--help" || a === "-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
-      const text = (msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " ");
+      const text = withFlagSuggestions((msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " "), args, commands);
       process.stderr.write(`merchant-sandbox: ${text}\nRun 'merchant-sandbox --help' for the options.\n`);
       process.exit(EXIT_USAGE);
     });

@@ -213,6 +213,22 @@ describe("merchant-sandbox report and scan-logs", () => {
       ]);
     });
 
+    it("says only that a missing file cannot be read, exit 2, with no 'no secret' line: nothing was scanned", async () => {
+      const missing = join(dir, "never-written.log");
+      expect(await run(["scan-logs", "--url", server.url, missing])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: ${missing}: cannot read it (no such file); give the path of a readable log file\n`,
+      });
+      const clean = join(dir, "clean.log");
+      writeFileSync(clean, "nothing to see\n");
+      expect(await run(["scan-logs", "--url", server.url, clean, missing])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: ${missing}: cannot read it (no such file); give the path of a readable log file\n`,
+      });
+    });
+
     it("exits 2 for an unreadable file (after scanning the others) and for an unreachable sandbox", async () => {
       const file = join(dir, "one.log");
       writeFileSync(file, `x ${SECRET}\n`);
@@ -221,8 +237,8 @@ describe("merchant-sandbox report and scan-logs", () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe(`${file}:1:3: api_secret of merchant merchant_sandbox_default in clear text\n`);
       expect(r.stderr).toBe(
-        `merchant-sandbox: ${missing}: cannot read it (no such file)\n` +
-          `merchant-sandbox: ${dir}: cannot read it (it is a directory)\n` +
+        `merchant-sandbox: ${missing}: cannot read it (no such file); give the path of a readable log file\n` +
+          `merchant-sandbox: ${dir}: cannot read it (it is a directory); give the path of a readable log file\n` +
           "merchant-sandbox: 1 secret in clear text in 1 of 1 file (1 line). Redact them before they are logged.\n",
       );
       const url = `http://127.0.0.1:${await closedPort()}`;

@@ -75,7 +75,9 @@ describe("the profile loader", () => {
   });
 
   it("reports YAML syntax problems, duplicate keys and keys that are not names, located", () => {
-    expect(problemsOf("name: acme\nname: other\n")).toEqual(["acme.yaml:2:1: the key 'name' appears twice in the same mapping; keep one"]);
+    expect(problemsOf("name: acme\nname: other\n")).toEqual([
+      "acme.yaml:2:1: the key 'name' appears twice in the same mapping (first on line 1); keep one",
+    ]);
     expect(problemsOf("name: acme\n[a, b]: 1\n")).toEqual([
       "acme.yaml:2:1: this key is a list ('[a, b]'), but a profile's keys are names such as token or body; write the key as plain text",
     ]);

@@ -41,34 +41,35 @@ function file(name: string, text: string): string {
 }
 
 describe("syntax errors", () => {
-  it("reports an unclosed bracket in YAML where the parser gives up", () => {
+  // The parser gives up on line 4; the cause is the [ on line 3.
+  it("reports an unclosed bracket in YAML at the bracket", () => {
     expect(errorOf(`name: s\ndescription: d\nmerchants: [a, b\nrules: []\n`)).toBe(
-      "x.yaml:4:1: not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]",
+      "x.yaml:3:12: this [ is never closed; add the ] after the list's last item",
     );
   });
 
   it("reports an unclosed flow mapping in a list item", () => {
     expect(errorOf(`${HEAD.split("\n").slice(0, 3).join("\n")}\n  - {id: m1, api_key: k1\n`)).toBe(
-      "x.yaml:5:1: not valid YAML or JSON: Flow map in block collection must be sufficiently indented and end with a }",
+      "x.yaml:4:5: this { is never closed; add the } after the mapping's last entry",
     );
   });
 
-  it("reports a malformed .json file (missing comma) from disk", () => {
+  it("reports a malformed .json file (missing comma) from disk, where the comma goes", () => {
     const path = file("missing-comma.json", `{\n  "name": "s",\n  "description": "d"\n  "merchants": []\n}\n`);
     expect(() => loadScenarioFile(path)).toThrow(ScenarioLoadError);
     try {
       loadScenarioFile(path);
     } catch (e) {
-      expect((e as ScenarioLoadError).message).toBe(`${path}:4:3: not valid YAML or JSON: Missing , between flow map items`);
+      expect((e as ScenarioLoadError).message).toBe(`${path}:3:21: a comma is missing after this value, before the next item; add ','`);
       expect((e as ScenarioLoadError).problems).toEqual([
-        { file: path, line: 4, column: 3, path: "", message: "not valid YAML or JSON: Missing , between flow map items" },
+        { file: path, line: 3, column: 21, path: "", message: "a comma is missing after this value, before the next item; add ','" },
       ]);
     }
   });
 
-  it("reports a .json file that never closes its top-level object", () => {
+  it("reports a .json file that never closes its top-level object, at its {", () => {
     const path = file("unclosed.json", `{\n  "name": "s",\n  "description": "d",\n  "merchants": []\n`);
-    expect(() => loadScenarioFile(path)).toThrow(`${path}:5:1: not valid YAML or JSON: Flow map must end with a }`);
+    expect(() => loadScenarioFile(path)).toThrow(`${path}:1:1: this { is never closed; add the } after the mapping's last entry`);
   });
 
   it("reports a duplicate key at the second occurrence", () => {
@@ -80,13 +81,15 @@ describe("syntax errors", () => {
   // Regression test for a fixed bug (src/scenarios/load.ts syntaxMessage): the yaml parser's DUPLICATE_KEY range covers one
   // character only, so the key is cut to its first letter: "the key 'a' appears twice" for api_key.
   it("names the whole duplicate key in YAML", () => {
-    expect(errorOf(`${HEAD}    api_key: k2\n`)).toBe("x.yaml:8:5: the key 'api_key' appears twice in the same mapping; keep one");
+    expect(errorOf(`${HEAD}    api_key: k2\n`)).toBe("x.yaml:8:5: the key 'api_key' appears twice in the same mapping (first on line 5); keep one");
   });
 
   // Regression test for a fixed bug (same cause): a quoted key (every JSON key) starts with '"', so the message falls back to
   // "a key appears twice" without naming it.
   it("names the whole duplicate key in JSON", () => {
-    expect(errorOf(`{"name": "s", "name": "t"}`, "x.json")).toBe("x.json:1:15: the key 'name' appears twice in the same mapping; keep one");
+    expect(errorOf(`{"name": "s", "name": "t"}`, "x.json")).toBe(
+      "x.json:1:15: the key 'name' appears twice in the same mapping (first on line 1); keep one",
+    );
   });
 
   it("refuses a file that is a list, not a mapping", () => {

@@ -71,7 +71,7 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
       } catch (e) {
         if (e instanceof UnreadableFile) {
           unreadable++;
-          process.stderr.write(`merchant-sandbox: ${file}: cannot read it (${e.message})\n`);
+          process.stderr.write(`merchant-sandbox: ${file}: cannot read it (${e.message}); give the path of a readable log file\n`);
           continue;
         }
         // The sandbox cannot be reached or refused: nothing more can be scanned.
@@ -79,6 +79,12 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
       }
     }
     const files = args.files.length - unreadable;
+    // A file that could not be read was not scanned: saying "no secret in clear text" would pass a
+    // CI gate on logs nobody looked at. Its error line above is the whole answer (exit 2).
+    if (unreadable > 0 && hits === 0) {
+      process.exitCode = EXIT_TROUBLE;
+      return;
+    }
     const summary =
       hits > 0
         ? `${hits} secret${hits === 1 ? "" : "s"} in clear text in ${filesWithHits.size} of ${files} file${files === 1 ? "" : "s"} (${lines} line${lines === 1 ? "" : "s"}). Redact them before they are logged.`

@@ -4,6 +4,7 @@ import { constants as osConstants } from "node:os";
 import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
 import { keyInTheMaking, type EarlyKey } from "../early-key.js";
+import { listenErrorLine } from "../listen-error.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, type Algorithm } from "../../core/config.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
@@ -309,7 +310,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     process.exit(1);
   });
   const running = await startServer(sandbox, { port: args.port, host: args.host, ...serverLimits(args) }).catch((e: NodeJS.ErrnoException) => {
-    process.stderr.write(`merchant-sandbox: cannot listen on ${args.host}:${args.port}: ${e.code ?? e.message}\n`);
+    process.stderr.write(`merchant-sandbox: ${listenErrorLine(e, args.host, args.port)}\n`);
     process.exit(1);
   });
   if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {

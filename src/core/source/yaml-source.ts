@@ -3,6 +3,7 @@ import { LineCounter, parseDocument } from "yaml";
 import type { Path } from "./data-problems.js";
 import { boundProblems, type SourceProblem } from "./problems.js";
 import { offsetFinder } from "./yaml-positions.js";
+import { rootSyntaxError } from "./yaml-root-error.js";
 import { collectionKeys, duplicateKeys, syntaxMessage } from "./yaml-syntax.js";
 
 /**
@@ -36,9 +37,14 @@ export function parseYamlSource(text: string, file: string, keys?: string): Sour
     const pos = lineCounter.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
+  // A parser error is often the echo of another (one unclosed quote gave three): one line, at
+  // the cause (rootSyntaxError), is what helps.
+  if (doc.errors.length > 0) {
+    const root = rootSyntaxError(text, doc.errors);
+    return { ok: false, problems: [{ file, ...at(root.offset), path: "", message: root.message }] };
+  }
   const errors = [
-    ...doc.errors.map((e) => ({ offset: e.pos[0], code: e.code as string, message: e.message })),
-    ...duplicateKeys(doc),
+    ...duplicateKeys(doc).map((e) => ({ ...e, message: `${e.message} (first on line ${at(e.firstOffset).line})` })),
     ...collectionKeys(doc, text, keys),
   ];
   if (errors.length > 0) {

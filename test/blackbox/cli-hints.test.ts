@@ -1,0 +1,91 @@
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { optionNames } from "../../src/cli/env.js";
+import { serveCommand } from "../../src/cli/commands/serve.js";
+import { runCli, startCliServer } from "../support/cli.js";
+
+/**
+ * The CLI's rough edges, each answered with one line that says what is wrong and how to fix it:
+ * a port in use, a mistyped flag, the environment variables in --help, a PEM given as a separate
+ * argument.
+ */
+
+describe("serve on a port in use", () => {
+  let holder: Server;
+  let port: number;
+  beforeAll(async () => {
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    port = (holder.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  it("names the process that holds the port and how to get another, exit 1", async () => {
+    const cli = runCli(["serve", "--port", String(port)]);
+    expect(await cli.exited).toBe(1);
+    // This test's own process holds it (a real listener); on Linux its id and name are found in /proc.
+    const name = readFileSync("/proc/self/comm", "utf8").trim();
+    expect(cli.stderr()).toBe(
+      `merchant-sandbox: cannot listen on 127.0.0.1:${port}: the port is already in use, process ${process.pid} (${name}) listens on it; stop that process, pass another --port, or --port 0 for any free port\n`,
+    );
+    expect(cli.stdout()).toBe("");
+  });
+});
+
+describe("a mistyped flag gets the closest flag of its command", () => {
+  it.each([
+    [["serve", "--prot", "4011"], "merchant-sandbox: Unknown argument: prot; did you mean '--port'?"],
+    [["serve", "--tokn-ttl", "60s"], "merchant-sandbox: Unknown argument: tokn-ttl; did you mean '--token-ttl'?"],
+    [
+      ["serve", "--prot", "4011", "--hots", "0.0.0.0"],
+      "merchant-sandbox: Unknown arguments: prot, hots; did you mean '--port' for 'prot', '--host' for 'hots'?",
+    ],
+    [["report", "--url", "http://127.0.0.1:1", "--sesion", "s1"], "merchant-sandbox: Unknown argument: sesion; did you mean '--session'?"],
+    [
+      ["scan-logs", "--url", "http://127.0.0.1:1", "--admin-tokne", "t", "x.log"],
+      "merchant-sandbox: Unknown argument: admin-tokne; did you mean '--admin-token'?",
+    ],
+    [["serv"], "merchant-sandbox: Unknown argument: serv; did you mean the command 'serve'?"],
+    // Nothing close: the message stays as it was.
+    [["serve", "--bogus"], "merchant-sandbox: Unknown argument: bogus"],
+  ])("%j: one line, exit 2", async (args, line) => {
+    const cli = runCli(args);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toBe(`${line}\nRun 'merchant-sandbox --help' for the options.\n`);
+    expect(cli.stdout()).toBe("");
+  });
+});
+
+describe("serve --help", () => {
+  it("shows each flag's environment variable, under the flag", async () => {
+    const cli = runCli(["serve", "--help"]);
+    expect(await cli.exited).toBe(0);
+    const help = cli.stdout();
+    // Every flag serve declares, aliases (-p) and the global --help/--version aside.
+    const flags = [...optionNames(serveCommand(undefined) as never)].filter((f) => f.length > 1 && f !== "help" && f !== "version");
+    expect(flags.length).toBeGreaterThan(30);
+    for (const flag of flags) {
+      const at = help.search(new RegExp(`--${flag}\\s`));
+      expect(at, `--${flag} in the help`).toBeGreaterThan(-1);
+      const env = `MERCHANT_SANDBOX_${flag.toUpperCase().replaceAll("-", "_")}`;
+      expect(/\[env: ([A-Z0-9_]+)\]/.exec(help.slice(at))?.[1], `--${flag}`).toBe(env);
+    }
+  });
+});
+
+describe("--signing-key with the PEM as a separate argument", () => {
+  const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+
+  it("is read as the key (yargs alone read the PEM's '-----BEGIN' as flags)", async () => {
+    const cli = await startCliServer(["--signing-key", pem]);
+    try {
+      const jwks = await (await fetch(`${cli.url}/.well-known/jwks.json`)).json();
+      const { n } = createPublicKey(pem).export({ format: "jwk" });
+      expect(jwks.keys.map((k: { n: string }) => k.n)).toEqual([n]);
+    } finally {
+      cli.child.kill("SIGKILL");
+    }
+  });
+});
