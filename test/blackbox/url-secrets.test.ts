@@ -49,6 +49,32 @@ async function expectNowhere(server: TestServer, log: RequestLogEntry[], reply: 
   expectAbsent("the journal", await journal(server), secret);
 }
 
+/**
+ * A POST to `path` whose headers the server has received and whose 2-byte body is held back:
+ * resolves once the server has the request; `finish()` sends the rest and resolves with the answer.
+ */
+async function bodyHeldBack(t: TestServer, path: string): Promise<{ finish(): Promise<{ status: number; text: string }> }> {
+  const arrived = new Promise<void>((resolve) => t.server.server.once("request", () => resolve()));
+  const upload = httpRequest(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "content-length": "2" } });
+  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    upload.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, text }));
+    });
+    upload.on("error", reject);
+  });
+  upload.write("{");
+  await arrived;
+  return {
+    finish() {
+      upload.end("}");
+      return answered;
+    },
+  };
+}
+
 describe("secrets in the URL are redacted in the log, the journal and the answer", () => {
   it("regression: a JWT after Bearer%20 in a query value (?h=Bearer%20<JWT>) is redacted", async () => {
     const { t, log } = await start();
@@ -157,25 +183,9 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     expect(created.status).toBe(201);
     const secret = (created.json.merchant as { api_secret: string }).api_secret;
     // The headers arrive and the body is held back until the session has ended.
-    const arrived = new Promise<void>((resolve) => t.server.server.once("request", () => resolve()));
-    const upload = httpRequest(`${t.url}/somewhere/${secret}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": "2" },
-    });
-    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      upload.on("response", (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, text }));
-      });
-      upload.on("error", reject);
-    });
-    upload.write("{");
-    await arrived;
+    const upload = await bodyHeldBack(t, `/somewhere/${secret}`);
     expect((await t.call(`/__sandbox/sessions/${created.json.id}`, { method: "DELETE" })).status).toBe(204);
-    upload.end("}");
-    const r = await answered;
+    const r = await upload.finish();
     expect(r.status).toBe(404);
     expect(log.at(-1)!.path).toMatch(/^\/somewhere\/.{4}\.\.\.\(\d+ chars, sha256:[0-9a-f]{8}\)$/);
     expectAbsent("the answer", r.text, secret);
@@ -189,26 +199,10 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     expect(created.status).toBe(201);
     // 41 characters: no secret the sandbox made has that length.
     const secret = "NewlyChosenSecret-abcdefghijklmnopqrstuvw";
-    const arrived = new Promise<void>((resolve) => t.server.server.once("request", () => resolve()));
-    const upload = httpRequest(`${t.url}/somewhere?k=${secret}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": "2" },
-    });
-    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      upload.on("response", (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, text }));
-      });
-      upload.on("error", reject);
-    });
-    upload.write("{");
-    await arrived;
+    const upload = await bodyHeldBack(t, `/somewhere?k=${secret}`);
     const rotated = await t.call(`/__sandbox/sessions/${created.json.id}/actions`, postJson({ now: { rotate_secret: secret } }));
     expect(rotated.status).toBe(200);
-    upload.end("}");
-    const r = await answered;
+    const r = await upload.finish();
     expect(r.status).toBe(404);
     expect(log.at(-1)!.query).toMatch(/^k=Newl\.\.\.\(41 chars, sha256:[0-9a-f]{8}\)$/);
     expectAbsent("the answer", r.text, secret);
