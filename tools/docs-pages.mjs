@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import yargs from "yargs";
 import { serveCommand } from "../dist/cli/commands/serve.js";
+import { envNameOf } from "../dist/cli/env.js";
 import { errorReference } from "../dist/cli/error-reference.js";
 import { libraryNames, resolveScenario } from "../dist/scenarios/library.js";
 import { ruleName, ruleSummary } from "../dist/scenarios/rule-summary.js";
@@ -109,7 +110,7 @@ export function serveFlagsTable() {
   const row = (key) => {
     const flag = options.boolean.includes(key) ? `${code(`--${key}`)} / ${code(`--no-${key}`)}` : code(`--${key}`);
     const names = [flag, ...(options.alias[key] ?? []).map((a) => code(`-${a}`))].join(", ");
-    const env = code(`MERCHANT_SANDBOX_${key.toUpperCase().replace(/-/g, "_")}`);
+    const env = code(envNameOf(key));
     const value = options.default[key];
     const shown = value === undefined ? "" : code(Array.isArray(value) ? value.join(",") : value);
     const choices = options.choices[key] ? ` (one of: ${options.choices[key].map((c) => code(c)).join(", ")})` : "";
