@@ -3,6 +3,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SandboxOptions } from "../../src/app/sandbox.js";
 import { startTestServer, type TestServer } from "./server.js";
+import { needsProgram, type SystemProgram } from "./system-program.js";
 
 /**
  * The browser harness of the QA page's end-to-end tests (test/e2e): Debian's `chromium` package
@@ -25,6 +26,9 @@ export const E2E_TEST_MS = 60_000;
 
 /** Where the browser is: CHROMIUM_PATH, or Debian's package. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Debian's chromium, as the suite looks for it. */
+export const CHROMIUM: SystemProgram = { name: "Chromium", path: CHROMIUM_PATH, aptPackage: "chromium", envVar: "CHROMIUM_PATH" };
 
 /** What the tests of one file use; `page` and `context` are new for every test. */
 export interface BrowserHarness {
@@ -80,8 +84,10 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
   let problems: string[] = [];
   let allowed: RegExp[] = [];
   const sandboxes: TestServer[] = [];
+  const present = needsProgram(CHROMIUM);
 
   beforeAll(async () => {
+    if (!present) return;
     const started = performance.now();
     browser = await launchChromium();
     launchMs = Math.round(performance.now() - started);
@@ -93,6 +99,7 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
   });
 
   beforeEach(async () => {
+    if (!present) return;
     if (!browser) throw new Error("browserPerFile: the browser did not start (see the beforeAll error)");
     problems = [];
     allowed = [];
@@ -122,6 +129,7 @@ export function browserPerFile(options: BrowserOptions = {}): BrowserHarness {
   });
 
   afterEach(async () => {
+    if (!present) return;
     const seen = problems;
     await context?.close();
     context = undefined;
