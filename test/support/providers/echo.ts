@@ -1,4 +1,5 @@
-import { type ProviderOptions, type RefusalKind, type RunningProvider, startProvider } from "./kit.js";
+import { type ProviderOptions, type RunningProvider, startProvider } from "./kit.js";
+import { LEXIK_MESSAGES } from "./lexik.js";
 
 /**
  * A Lexik-shaped provider (see lexik.ts) that echoes the secrets it was sent, encoded, in its
@@ -53,19 +54,6 @@ function echoed(s: string): Record<string, string> {
   return Object.fromEntries(Object.entries(encodings(s)).map(([name, form]) => [`echo_${name}`, `we saw ${form} here`]));
 }
 
-const MESSAGES: Record<RefusalKind, [number, string]> = {
-  bad_credentials: [401, "Invalid credentials."],
-  unknown_key: [401, "Invalid credentials."],
-  bad_login: [401, "Invalid credentials."],
-  missing_secret: [400, "The api_secret must be provided."],
-  malformed_json: [400, "Invalid JSON."],
-  no_token: [401, "JWT Token not found"],
-  invalid_token: [401, "Invalid JWT Token"],
-  expired_token: [401, "Expired JWT Token"],
-  jwt_on_payment_init: [401, "Invalid payment token."],
-  unknown_payment_token: [401, "Invalid payment token."],
-};
-
 export function startEchoProvider(options?: ProviderOptions): Promise<RunningProvider> {
   const c = ECHO_CREDENTIALS;
   return startProvider(
@@ -77,7 +65,7 @@ export function startEchoProvider(options?: ProviderOptions): Promise<RunningPro
       token: (jwt) => ({ status: 200, body: { token: jwt, ...echoed(c.apiSecret) } }),
       login: (jwt) => ({ status: 200, body: { token: jwt, ...echoed(c.password) } }),
       refusal: (kind) => {
-        const [status, message] = MESSAGES[kind];
+        const [status, message] = LEXIK_MESSAGES[kind];
         return { status, body: { code: status, message } };
       },
       paymentInit: (id) => ({ status: 201, body: { id, ...echoed(c.paymentToken) } }),
