@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../core/error-catalogue.js";
 import type { OperationDoc, PathDoc } from "./operations.js";
 import { ref } from "./ref.js";
+import { JOURNAL_PAGE_MAX } from "../journal.js";
 
 /**
  * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
@@ -366,11 +367,17 @@ export const controlDocs: Record<string, PathDoc> = {
           description: "Only entries after this request id (`req_12`) or ISO time.",
           schema: { type: "string" },
         },
-        { name: "limit", in: "query", required: false, description: "At most this many, the newest.", schema: { type: "integer", minimum: 1 } },
+        {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: `At most this many, the newest (with \`since\`: the first this many after it). From 1 to ${JOURNAL_PAGE_MAX}, the default; a larger journal is read in pages with \`since\`.`,
+          schema: { type: "integer", minimum: 1, maximum: JOURNAL_PAGE_MAX, default: JOURNAL_PAGE_MAX },
+        },
       ],
       responses: { "200": json("The entries.", ref("schemas", "Journal")) },
       refusals: [...GUARDED, "unknown_parameter", "limit_invalid", "since_invalid"],
-      notes: { ...NOTES, 400: "A parameter it does not take, or a bad `limit` or `since`." },
+      notes: { ...NOTES, 400: `A parameter it does not take, a \`limit\` outside 1 to ${JOURNAL_PAGE_MAX}, or a bad \`since\`.` },
     }),
   }),
   "/__sandbox/report": path({
