@@ -405,7 +405,7 @@ export const controlDocs: Record<string, PathDoc> = {
         "`session`: `{change: created|reset|ended|actions, id, scenario, reason?: deleted|reaped, applied?: [action names], rule?: the next rule's name}`, never credentials;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
         "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
-        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live.",
+        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live. The replay counts against the stream's buffer: with more than `--event-buffer-size` requests to replay, the stream sends that many, then `overflow`, and ends; reconnecting with the last id got sends the next ones.",
       ].join(" "),
       parameters: [
         {
