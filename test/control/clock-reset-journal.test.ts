@@ -612,7 +612,13 @@ describe("GET /__sandbox/requests: the request journal", () => {
   it("bounded memory: a listing returns at most 1,000 entries (the default), whatever the journal's size; more in pages with since", async () => {
     const t = await server({ journalSize: 1005 });
     for (let i = 1; i <= 1005; i++) {
-      await t.sandbox.handle({ method: "GET", path: `/api/v2/payment/call-${i}`, query: "", headers: { host: "127.0.0.1" }, body: new Uint8Array(0) });
+      await t.sandbox.handle({
+        method: "GET",
+        path: `/api/v2/payment/call-${i}`,
+        query: "",
+        headers: { host: "127.0.0.1" },
+        body: new Uint8Array(0),
+      });
     }
     const all = await journal(t);
     expect([all.length, all[0]!.id, all.at(-1)!.id]).toEqual([1000, "req_6", "req_1005"]);

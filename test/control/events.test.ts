@@ -146,7 +146,11 @@ describe("GET /__sandbox/events", () => {
   it("bounded memory: a replay counts against the buffer: a page of eventBufferSize requests, overflow, the end; the next page from the last id", async () => {
     const t = await start({ eventBufferSize: 3, maxEventSubscribers: 1 });
     for (let i = 0; i < 7; i++) await t.call("/api/v2/payment/x");
-    const overflow = ["overflow", undefined, { reason: "more than 3 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed" }];
+    const overflow = [
+      "overflow",
+      undefined,
+      { reason: "more than 3 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed" },
+    ];
     const first = await openEventStream(`${t.url}/__sandbox/events?since=req_0`);
     expect((await first.untilEnd()).map((e) => [e.event, e.id, JSON.parse(e.data).id ?? JSON.parse(e.data)])).toEqual([
       ["request", "req_1", "req_1"],
