@@ -483,8 +483,8 @@ export const ERROR_CATALOGUE = {
   limit_invalid: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "`limit` is not a whole number of at least 1.",
-    fix: "Send `limit` as a whole number of at least 1.",
+    meaning: "`limit` is not a whole number from 1 to 1000.",
+    fix: "Send `limit` as a whole number from 1 to 1000 (the default); read more in pages with `since`.",
   },
   since_invalid: {
     status: [400],
