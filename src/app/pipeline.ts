@@ -14,6 +14,7 @@ import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions
 import type { JournalRecord } from "../control/journal.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
+import { formRefusal } from "../endpoints/request-form.js";
 import { SESSION_URL_PREFIX, sessionBasePath, splitSessionPath } from "../core/session-path.js";
 
 /**
@@ -59,6 +60,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       return ctx.scenarios.paymentTokenTransports();
     },
     maxBodyBytes: ctx.settings.maxBodyBytes,
+    credentialPrecedence: (merchant) => ctx.scenarios.of(merchant).settings.credentialPrecedence,
     provenSubject: (t) => ctx.tokens.provenSubject(t),
   };
   const refusals = new RefusalAnswers();
@@ -118,6 +120,14 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       effects: {},
       rules: [],
     };
+    // The request's form (method, size, media type, each credential one way), from the route table,
+    // before its identity counts or any rule matches: a request refused for it proves nothing and
+    // is no call (no rule, no counter, no finding); it is journaled as only naming its merchant.
+    const form = refusal === undefined && r.form ? formRefusal(r.form, asGet(request), trace, ctx.settings.maxBodyBytes) : undefined;
+    if (form) {
+      refusal = form;
+      trace.identityProven = false;
+    }
     let response: SandboxResponse;
     let thrown: unknown;
     try {
