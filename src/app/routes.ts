@@ -28,6 +28,9 @@ const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 
 const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
 
+/** What a request refused before routing (a path with dot segments) is journaled as: no endpoint of the API. */
+export const UNROUTED: Route = NOT_FOUND;
+
 /**
  * `/` with the control plane on: a browser opening the sandbox's address is sent to the QA page.
  * Still an unknown path of the merchant API (journaled as before); any other method gets its 404.
