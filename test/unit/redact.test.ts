@@ -275,6 +275,18 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     expect(redactUrl("/p/sandbox-api-secret", "", r.secrets.view()).path).toBe(`/p/${redact("sandbox-api-secret")}`);
   });
 
+  it("bounded memory: a merchant that rotates its api_secret 100 times leaves the redaction only the secrets it still accepts", () => {
+    const r = new MerchantRegistry([DEFAULT_MERCHANT]);
+    const m = r.findById(DEFAULT_MERCHANT.id)!;
+    const rotated = Array.from({ length: 100 }, (_, i) => `rotated-secret-${String(i).padStart(4, "0")}`);
+    for (const s of rotated) r.setApiSecret(m, s);
+    // The current one and the four it still accepts as proof of identity.
+    expect(m.formerSecrets).toEqual(rotated.slice(95, 99));
+    for (const s of rotated.slice(95)) expect(r.secrets.has(s)).toBe(true);
+    for (const s of [DEFAULT_MERCHANT.apiSecret, ...rotated.slice(0, 95)]) expect(r.secrets.has(s)).toBe(false);
+    expect(r.secrets.has(DEFAULT_MERCHANT.paymentToken)).toBe(true);
+  });
+
   it("a secret two merchants share stays indexed until both are gone", () => {
     const index = new SecretIndex();
     index.add("shared-password");
