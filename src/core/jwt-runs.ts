@@ -32,12 +32,11 @@ function firstHead(text: string, from: number, to: number): number {
 const DOT = 46;
 
 /**
- * What the redaction hides: `eyJ` and at least one more character, a dot, a non-empty part, and
- * optionally a dot and a third part (`/eyJ[b64]+\.[b64]+(?:\.[b64]*)?/g`). The payload must not be
- * empty, so a redaction's own head (`eyJh...(`) is not taken for a token. `first`: stop at the
- * first span (a yes/no question).
+ * Every span a token shape finds, reading each maximal base64url run once. `endOf` is given the
+ * first `eyJ` of a run and the run's end, and answers where the token that starts there ends, or
+ * -1 (then no later `eyJ` of the run starts one either). `first`: stop at the first span.
  */
-export function jwtSpans(text: string, first = false): Span[] {
+function spansOf(text: string, endOf: (text: string, head: number, runEnd: number) => number, first: boolean): Span[] {
   const spans: Span[] = [];
   for (let at = 0; at < text.length; ) {
     const end = runEnd(text, at);
@@ -46,17 +45,33 @@ export function jwtSpans(text: string, first = false): Span[] {
       continue;
     }
     const head = firstHead(text, at, end);
-    const payloadEnd = head >= 0 && head + 3 < end && text.charCodeAt(end) === DOT ? runEnd(text, end + 1) : -1;
-    if (payloadEnd <= end + 1) {
+    const stop = head < 0 ? -1 : endOf(text, head, end);
+    if (stop < 0) {
       at = end;
       continue;
     }
-    const stop = text.charCodeAt(payloadEnd) === DOT ? runEnd(text, payloadEnd + 1) : payloadEnd;
     spans.push([head, stop]);
     if (first) break;
     at = stop;
   }
   return spans;
+}
+
+/**
+ * What the redaction hides: `eyJ` and at least one more character, a dot, a non-empty part, and
+ * optionally a dot and a third part (`/eyJ[b64]+\.[b64]+(?:\.[b64]*)?/g`). The payload must not be
+ * empty, so a redaction's own head (`eyJh...(`) is not taken for a token. `first`: stop at the
+ * first span (a yes/no question).
+ */
+export function jwtSpans(text: string, first = false): Span[] {
+  return spansOf(text, jwtEnd, first);
+}
+
+function jwtEnd(text: string, head: number, end: number): number {
+  if (head + 3 >= end || text.charCodeAt(end) !== DOT) return -1;
+  const payloadEnd = runEnd(text, end + 1);
+  if (payloadEnd === end + 1) return -1;
+  return text.charCodeAt(payloadEnd) === DOT ? runEnd(text, payloadEnd + 1) : payloadEnd;
 }
 
 /** True when the text holds a JWT-shaped run (jwtSpans). */
@@ -69,22 +84,11 @@ export function hasJwt(text: string): boolean {
  * signature part that may be empty: `eyJ[b64]*` `.eyJ[b64]*` `.[b64]*`, as a regular expression once did.
  */
 export function jwsSpans(text: string): Span[] {
-  const spans: Span[] = [];
-  for (let at = 0; at < text.length; ) {
-    const end = runEnd(text, at);
-    if (end === at) {
-      at++;
-      continue;
-    }
-    const head = firstHead(text, at, end);
-    const payloadEnd = head >= 0 && text.charCodeAt(end) === DOT && text.startsWith("eyJ", end + 1) ? runEnd(text, end + 1) : -1;
-    if (payloadEnd < 0 || text.charCodeAt(payloadEnd) !== DOT) {
-      at = end;
-      continue;
-    }
-    const stop = runEnd(text, payloadEnd + 1);
-    spans.push([head, stop]);
-    at = stop;
-  }
-  return spans;
+  return spansOf(text, jwsEnd, false);
+}
+
+function jwsEnd(text: string, _head: number, end: number): number {
+  if (text.charCodeAt(end) !== DOT || !text.startsWith("eyJ", end + 1)) return -1;
+  const payloadEnd = runEnd(text, end + 1);
+  return text.charCodeAt(payloadEnd) === DOT ? runEnd(text, payloadEnd + 1) : -1;
 }
