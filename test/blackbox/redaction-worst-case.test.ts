@@ -24,7 +24,12 @@ afterAll(() => {
 /** The longest path Node's default header limit (16 KB) lets through with room for the rest. */
 const EYJ_PATH = `/s/${"eyJ".repeat(5260)}/api`;
 const KB60 = 60 * 1024;
-const SCAN_TEXTS = ["eyJ".repeat(KB60 / 3), "eyJ.".repeat(KB60 / 4), `${"eyJ".repeat(KB60 / 6)}.${"eyJ".repeat(KB60 / 6)}.`, "eyJa.b/".repeat(KB60 / 7)];
+const SCAN_TEXTS = [
+  "eyJ".repeat(KB60 / 3),
+  "eyJ.".repeat(KB60 / 4),
+  `${"eyJ".repeat(KB60 / 6)}.${"eyJ".repeat(KB60 / 6)}.`,
+  "eyJa.b/".repeat(KB60 / 7),
+];
 
 async function health(): Promise<{ status: number; at: number }> {
   const res = await fetch(`${cli.url}/__sandbox/health`);
