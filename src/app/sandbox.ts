@@ -161,6 +161,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const keysLater = options.pregeneratedKey !== undefined && options.signingKey === undefined;
   if (!keysLater) await ring.startKey(settings.algorithm);
   const merchants = new MerchantRegistry([]);
+  // The admin token is a secret like a merchant's: redacted wherever a URL, a journal entry or an
+  // echoed value carries it (a client that put it in a path or a query by mistake).
+  if (control.adminToken !== undefined) merchants.secrets.add(control.adminToken);
   const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
   for (const loaded of await scenarioList(options)) {

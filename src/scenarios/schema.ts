@@ -29,6 +29,25 @@ export const credential = (what: string) =>
     .regex(/^[^\s\x00-\x1f\x7f]*$/, { message: "must not contain spaces or control characters" })
     .describe(what);
 
+/**
+ * A secret set while the sandbox runs (`rotate_secret`, in a file's rule or a session's actions):
+ * every secret is redacted wherever it stands in every URL the sandbox logs, journals or echoes,
+ * so a short one (`api`, `payment`) would garble every other session's paths; and as URL-unreserved
+ * characters, as every secret the sandbox makes, it is found in one pass (core/secret-index.ts).
+ */
+export const ROTATED_SECRET_LIMITS = { minLength: 16, maxLength: 256, characters: "A-Z a-z 0-9 . _ ~ -" } as const;
+const ROTATED_FIX = "use rotate_secret: true for a random one, or a value such as `openssl rand -hex 16` prints";
+
+export const rotatedSecret = (what: string) =>
+  z
+    .string()
+    .min(ROTATED_SECRET_LIMITS.minLength, {
+      message: `must be at least ${ROTATED_SECRET_LIMITS.minLength} characters: a shorter secret would be redacted out of every session's URLs; ${ROTATED_FIX}`,
+    })
+    .max(ROTATED_SECRET_LIMITS.maxLength, { message: `must be at most ${ROTATED_SECRET_LIMITS.maxLength} characters; ${ROTATED_FIX}` })
+    .regex(/^[A-Za-z0-9._~-]*$/, { message: `may use only the characters ${ROTATED_SECRET_LIMITS.characters}; ${ROTATED_FIX}` })
+    .describe(what);
+
 export const ENDPOINTS = ["token", "login", "payment", "cashout", "payment-init", "jwks", "any"] as const;
 export type EndpointMatch = (typeof ENDPOINTS)[number];
 export const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -140,7 +159,11 @@ export const thenFields = {
   reject_credentials: z.literal(true).optional().describe("Refuse this request's credentials (401 invalid_client / Invalid credentials)"),
   disable_merchant: z.literal(true).optional(),
   enable_merchant: z.literal(true).optional(),
-  rotate_secret: credential("rotate_secret").optional().describe("The merchant's new api_secret; the old one is refused from now on"),
+  rotate_secret: rotatedSecret("rotate_secret")
+    .optional()
+    .describe(
+      `The merchant's new api_secret (${ROTATED_SECRET_LIMITS.minLength} to ${ROTATED_SECRET_LIMITS.maxLength} characters of ${ROTATED_SECRET_LIMITS.characters}); the old one is refused from now on`,
+    ),
   revoke_token: z.enum(["presented", "all"]).optional(),
   expire_token: z.enum(["presented", "all"]).optional(),
   issue_token: z

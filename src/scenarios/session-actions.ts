@@ -3,7 +3,7 @@ import { allowedKeysIn } from "../core/source/allowed-keys.js";
 import { clip, type Explained, pathText } from "../core/source/data-problems.js";
 import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
 import { templateProblems } from "./cross-checks.js";
-import { credential, matchSchema, thenFields, thenSchema } from "./schema.js";
+import { matchSchema, ROTATED_SECRET_LIMITS, rotatedSecret, thenFields, thenSchema } from "./schema.js";
 
 /**
  * The body of POST /__sandbox/sessions/{id}/actions ("break it now"), checked with the scenario
@@ -28,9 +28,11 @@ const nowSchema = z
     revoke_token: z.literal("all").optional().describe("Revoke every access token the merchant holds"),
     expire_token: z.literal("all").optional().describe("Expire every access token the merchant holds"),
     rotate_secret: z
-      .union([z.literal(true), credential("rotate_secret")])
+      .union([z.literal(true), rotatedSecret("rotate_secret")])
       .optional()
-      .describe("true: a new random api_secret (GET /__sandbox/sessions/{id} shows it); or the new api_secret itself"),
+      .describe(
+        `true: a new random api_secret (GET /__sandbox/sessions/{id} shows it); or the new api_secret itself (${ROTATED_SECRET_LIMITS.minLength} to ${ROTATED_SECRET_LIMITS.maxLength} characters of ${ROTATED_SECRET_LIMITS.characters})`,
+      ),
   })
   .refine((t) => Object.keys(t).length > 0, { message: "now needs at least one action" })
   .describe("State-changing actions of a scenario rule's then, applied once, now");

@@ -352,6 +352,41 @@ describe("refusals: word for word, and nothing changes", () => {
     expect((await exchange(t, s.merchant)).headers.get("x-sandbox-rule")).toBeNull();
   });
 
+  it("refused request changes nothing: a rotate_secret shorter than 16, longer than 256 or with other characters is refused with the rule and the fix (issue 23 §6)", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const FIX = "use rotate_secret: true for a random one, or a value such as `openssl rand -hex 16` prints";
+    const SHORT = `must be at least 16 characters: a shorter secret would be redacted out of every session's URLs; ${FIX}`;
+    const cases: Array<[unknown, string]> = [
+      [{ now: { rotate_secret: "payment" } }, `now.rotate_secret: ${SHORT}`],
+      [{ now: { rotate_secret: "a".repeat(257) } }, `now.rotate_secret: must be at most 256 characters; ${FIX}`],
+      [{ now: { rotate_secret: "sixteen+chars/and=more" } }, `now.rotate_secret: may use only the characters A-Z a-z 0-9 . _ ~ -; ${FIX}`],
+      [{ next: { times: 1, then: { rotate_secret: "v2" } } }, `next.then.rotate_secret: ${SHORT}`],
+    ];
+    for (const [body, problems] of cases) {
+      const r = await act(t, s, body);
+      expect(r.json, JSON.stringify(body)).toEqual(invalid(s, problems));
+      expect(r.status).toBe(400);
+    }
+    // The secret is the one it was, and the bounds themselves are taken.
+    expect((await exchange(t, s.merchant)).status).toBe(200);
+    expect((await act(t, s, { now: { rotate_secret: "b".repeat(256) } })).status).toBe(200);
+    expect((await act(t, s, { now: { rotate_secret: "0123456789abcdef" } })).status).toBe(200);
+    expect((await exchange(t, { api_key: s.merchant.api_key, api_secret: "0123456789abcdef" })).status).toBe(200);
+  });
+
+  it("no session garbles another's URLs: rotations to api, v2 and payment are refused, and the other session's journal reads its path in clear", async () => {
+    const t = await start();
+    const [attacker, victim] = [await createSession(t), await createSession(t)];
+    for (const secret of ["api", "v2", "payment"]) expect((await act(t, attacker, { now: { rotate_secret: secret } })).status).toBe(400);
+    const token = await tokenOf(t, victim.merchant);
+    const r = await t.call(`/s/${victim.id}/api/v2/payment/orders/1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBe(200);
+    expect(r.json.operation).toBe("GET /api/v2/payment/orders/1");
+    const journal = (await t.call(`/__sandbox/requests?session=${victim.id}`)).json as { requests: Array<{ path: string }> };
+    expect(journal.requests.map((e) => e.path)).toEqual(["/api/v2/auth/token", "/api/v2/payment/orders/1"]);
+  });
+
   it("a valid now with an invalid next is refused whole: the now part is not applied", async () => {
     const t = await start();
     const s = await createSession(t);
