@@ -53,3 +53,19 @@ describe("merchant-sandbox validate, a scripted header the server owns", () => {
     expect(cli.stderr()).toBe("");
   });
 });
+
+describe("merchant-sandbox validate, a file nested 100,000 deep", () => {
+  it("no stack overflow: says the value nests too deep, where, instead of 'Maximum call stack size exceeded', and exits 1", async () => {
+    const file = join(dir, "deep.yaml");
+    writeFileSync(
+      file,
+      `name: s\ndescription: d\nmerchants: []\nrules:\n  - then:\n      respond:\n        status: 200\n        body: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`,
+    );
+    const cli = runCli(["validate", file]);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stdout()).toBe(
+      `${file}:8:${"        body: ".length + 256 - 5 + 1}: this value nests mappings and lists more than 64 levels deep, the most a scenario, a profile or a session action may: flatten it\n`,
+    );
+    expect(cli.stderr()).toBe("");
+  });
+});

@@ -377,6 +377,25 @@ describe("refusals: word for word, and nothing changes", () => {
     ]);
   });
 
+  it("no 500 on bad input: a response body nested 30,000 deep is refused 400 at the level that crosses the limit, and no rule is added", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const deep = "[".repeat(30_000) + "]".repeat(30_000);
+    const r = await t.call(`/__sandbox/sessions/${s.id}/actions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"next": {"endpoint": "token", "times": 1, "then": {"respond": {"status": 200, "body": ${deep}}}}}`,
+    });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(
+      invalid(
+        s,
+        `next.then.respond.body${"[0]".repeat(64 - 4)}: this value nests mappings and lists more than 64 levels deep, the most a scenario, a profile or a session action may: flatten it`,
+      ),
+    );
+    expect((await exchange(t, s.merchant)).headers.get("x-sandbox-rule")).toBeNull();
+  });
+
   it("a valid now with an invalid next is refused whole: the now part is not applied", async () => {
     const t = await start();
     const s = await createSession(t);
