@@ -12,6 +12,8 @@ import { WriteStallGuard } from "./write-stall.js";
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
  * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
  * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
+ * The translation's functions (headers, the bounded body read, writing an answer or a stream) are
+ * exported for the express middleware, which must answer as this server does.
  */
 
 export interface ServerOptions {
@@ -222,13 +224,18 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   };
 }
 
-function pathOf(req: IncomingMessage): string {
+export function pathOf(req: IncomingMessage): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
 }
 
-function sandboxRequestOf(req: IncomingMessage, headers: SandboxRequest["headers"], body: Uint8Array, secretsAtArrival?: SecretView): SandboxRequest {
+export function sandboxRequestOf(
+  req: IncomingMessage,
+  headers: SandboxRequest["headers"],
+  body: Uint8Array,
+  secretsAtArrival?: SecretView,
+): SandboxRequest {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return {
@@ -256,7 +263,7 @@ RequestHeaders.prototype = Object.freeze(Object.create(null));
  * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
  * from rawHeaders in one pass, into an object that inherits nothing (RequestHeaders).
  */
-function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
+export function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   const out = new (RequestHeaders as unknown as new () => SandboxRequest["headers"])();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
@@ -271,10 +278,10 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
 }
 
 /** Most requests (a GET without a body) share this one empty body instead of allocating their own. */
-const NO_BODY = new Uint8Array(0);
+export const NO_BODY = new Uint8Array(0);
 
 /** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
-function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
+export function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
   return (method === "GET" || method === "HEAD") && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined;
 }
 
@@ -282,7 +289,7 @@ function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"
  * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
  * the request never arrived whole: the client aborted, or node's parser refused the framing.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
+export function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -308,7 +315,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Arr
   });
 }
 
-function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
+export function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
   if (res.destroyed) return;
   // One flat [name, value, ...] list: node writes it as it is, with no header map to build.
   const headers: string[] = [];
@@ -323,7 +330,7 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
  * A streaming answer (Server-Sent Events): the headers without a content-length, then each chunk as
  * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
  */
-function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
+export function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
   if (res.destroyed) {
     response.stream!.cancel();
     return;

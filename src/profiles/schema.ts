@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ALGORITHMS } from "../core/config.js";
+import { scriptedHeaders } from "../core/source/header-fields.js";
 
 /**
  * The response profile format, once: the TypeScript types, the runtime validation and the
@@ -17,8 +18,6 @@ const template = z
   .json()
   .describe("A JSON template: strings may hold {{placeholders}}; a string that is exactly one placeholder takes its typed value");
 
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "must be a valid HTTP header name" });
-const headerValue = z.string().regex(/^[\x20-\x7e\t]*$/, { message: "must be printable ASCII on one line (no CR or LF)" });
 const contentType = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+\/[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*;[\x20-\x7e]*)?$/, {
   message: "must be a media type such as application/json",
 });
@@ -30,7 +29,7 @@ const answer = (what: string, defaultStatus: number) =>
     .strictObject({
       status: status.optional().describe(`Default ${defaultStatus}`),
       contentType: contentType.optional().describe("Default application/json"),
-      headers: z.record(headerName, headerValue).optional().describe("Fixed extra headers"),
+      headers: scriptedHeaders.optional().describe("Fixed extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header)"),
       body: template,
     })
     .describe(what);

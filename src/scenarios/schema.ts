@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ALGORITHMS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
+import { scriptedHeaders } from "../core/source/header-fields.js";
 import { GLOB_LIMITS, globProblem } from "./glob.js";
 
 /**
@@ -141,12 +142,7 @@ export const matchSchema = z
 
 const respondSchema = z.strictObject({
   status: z.int().min(200).max(599),
-  headers: z
-    .record(
-      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "must be a valid HTTP header name" }),
-      z.string().regex(/^[\x20-\x7e\t]*$/, { message: "must be printable ASCII on one line (no CR or LF)" }),
-    )
-    .optional(),
+  headers: scriptedHeaders.optional().describe("Fixed extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header)"),
   body: z.unknown().optional().describe("A JSON value or a string; strings may use {{request.path}}, {{merchant.id}}, {{faker.string.uuid}} …"),
   retry_after: positiveDuration("retry_after").optional().describe("Sets Retry-After (seconds)"),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
 import { clip, type Explained, pathText } from "../core/source/data-problems.js";
 import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
+import { DEPTH_MESSAGE, tooDeepPath } from "../core/source/source-limits.js";
 import { templateProblems } from "./cross-checks.js";
 import { matchSchema, ROTATED_SECRET_LIMITS, rotatedSecret, thenFields, thenSchema } from "./schema.js";
 
@@ -102,6 +103,9 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
 
 /** The body checked: the actions, or every problem as `path: message`, in the body's order. */
 export function validateSessionActions(data: unknown): { ok: true; value: SessionActions } | { ok: false; problems: string[] } {
+  // Before the schema and the template check, which recurse into a response body.
+  const deep = tooDeepPath(data);
+  if (deep) return { ok: false, problems: [`${pathText(deep)}: ${DEPTH_MESSAGE}`] };
   const result = sessionActionsSchema.safeParse(data);
   const explained = result.success ? [] : withoutConsequences(result.error.issues).flatMap((i) => explain(i, data));
   const body = (data as { next?: { then?: { respond?: { body?: unknown } } } }).next?.then?.respond?.body;

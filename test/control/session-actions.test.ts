@@ -387,6 +387,50 @@ describe("refusals: word for word, and nothing changes", () => {
     expect(journal.requests.map((e) => e.path)).toEqual(["/api/v2/auth/token", "/api/v2/payment/orders/1"]);
   });
 
+  it("refused request changes nothing: framing and hop-by-hop headers in next.then.respond.headers are refused 400, and no rule is added", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const headers = { "X-Ok": "fine", "content-length": "777", "Transfer-Encoding": "chunked", Connection: "close" };
+    const r = await act(t, s, { next: { endpoint: "token", times: 1, then: { respond: { status: 200, headers, body: "x" } } } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(
+      invalid(
+        s,
+        [
+          "next.then.respond.headers.content-length: 'content-length' cannot be scripted: the server sets it from the body. Remove it from the headers",
+          "next.then.respond.headers.Transfer-Encoding: 'Transfer-Encoding' cannot be scripted: the server frames every answer with Content-Length. Remove it from the headers",
+          "next.then.respond.headers.Connection: 'Connection' cannot be scripted: a hop-by-hop header: the server manages its connections. Remove it from the headers",
+        ].join("; "),
+      ),
+    );
+    // No rule: the exchange is the endpoint's own answer, with one Content-Length.
+    const exchanged = await exchange(t, s.merchant);
+    expect([exchanged.status, exchanged.headers.get("x-sandbox-rule"), exchanged.headers.get("content-length")]).toEqual([
+      200,
+      null,
+      String(Buffer.byteLength(exchanged.text)),
+    ]);
+  });
+
+  it("no 500 on bad input: a response body nested 30,000 deep is refused 400 at the level that crosses the limit, and no rule is added", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const deep = "[".repeat(30_000) + "]".repeat(30_000);
+    const r = await t.call(`/__sandbox/sessions/${s.id}/actions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"next": {"endpoint": "token", "times": 1, "then": {"respond": {"status": 200, "body": ${deep}}}}}`,
+    });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(
+      invalid(
+        s,
+        `next.then.respond.body${"[0]".repeat(64 - 4)}: this value nests mappings and lists more than 64 levels deep, the most a scenario, a profile or a session action may: flatten it`,
+      ),
+    );
+    expect((await exchange(t, s.merchant)).headers.get("x-sandbox-rule")).toBeNull();
+  });
+
   it("a valid now with an invalid next is refused whole: the now part is not applied", async () => {
     const t = await start();
     const s = await createSession(t);

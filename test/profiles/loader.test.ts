@@ -49,6 +49,15 @@ describe("the profile loader", () => {
     );
   });
 
+  it("framing stays the server's: a profile's token headers may not set Content-Length, Transfer-Encoding or a hop-by-hop header", () => {
+    expect(
+      problemsOf("name: acme\ntoken:\n  headers:\n    X-Acme-Env: test\n    Content-Length: '777'\n    Keep-Alive: timeout=5\n  body: {}\n"),
+    ).toEqual([
+      "acme.yaml:5:5: token.headers.Content-Length: 'Content-Length' cannot be scripted: the server sets it from the body. Remove it from the headers",
+      "acme.yaml:6:5: token.headers.Keep-Alive: 'Keep-Alive' cannot be scripted: a hop-by-hop header: the server manages its connections. Remove it from the headers",
+    ]);
+  });
+
   it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
     expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
       "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",

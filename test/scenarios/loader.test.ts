@@ -320,6 +320,27 @@ describe("cross-field checks", () => {
     expect(errorOf(text)).toBe("x.yaml:14:18: rules[0].then.respond.headers.X-Bad: must be printable ASCII on one line (no CR or LF)");
   });
 
+  it("framing stays the server's: Content-Length, Transfer-Encoding and hop-by-hop names in respond.headers are refused at file:line, any case", () => {
+    const names = ["Content-Length", "transfer-encoding", "Trailer", "Connection", "Keep-Alive", "Proxy-Connection", "TE", "UPGRADE"];
+    const text = `${HEAD}rules:\n  - then:\n      respond:\n        status: 200\n        headers:\n          X-Ok: fine\n          Content-Type: text/plain\n${names.map((n) => `          ${n}: "777"\n`).join("")}`;
+    const why: Record<string, string> = {
+      "content-length": "the server sets it from the body",
+      "transfer-encoding": "the server frames every answer with Content-Length",
+      trailer: "the server sends no trailers",
+      connection: "a hop-by-hop header: the server manages its connections",
+      "keep-alive": "a hop-by-hop header: the server manages its connections",
+      "proxy-connection": "a hop-by-hop header: the server manages its connections",
+      te: "a hop-by-hop header of requests",
+      upgrade: "a hop-by-hop header: the server switches no protocol",
+    };
+    expect(errorOf(text).split("\n")).toEqual(
+      names.map(
+        (n, i) =>
+          `x.yaml:${15 + i}:11: rules[0].then.respond.headers.${n}: '${n}' cannot be scripted: ${why[n.toLowerCase()]}. Remove it from the headers`,
+      ),
+    );
+  });
+
   const unsorted = `${HEAD}rules:\n  - match:\n      merchant: m9\n      calls: {}\n    then:\n      respond:\n        status: 200\n        body: "{{nope}}"\n`;
   it("reports every cross-field problem of a file", () => {
     expect(loadError(unsorted).problems.map(formatProblem).sort()).toEqual([

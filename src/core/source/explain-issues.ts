@@ -77,6 +77,9 @@ export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIs
       case "too_small":
       case "too_big":
         return [{ path, message: rangeMessage(issue, path) }];
+      // A key of a mapping its schema refuses (a header name): what is wrong with the key, at the key.
+      case "invalid_key":
+        return issue.issues.map((i) => ({ path: path.slice(0, -1), key: String(path.at(-1)), message: cleanZodMessage(i.message) }));
       default:
         return [{ path, message: cleanZodMessage(issue.message) }];
     }
