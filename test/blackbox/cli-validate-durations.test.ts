@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
+import { ONE_MERCHANT_SCENARIO } from "../support/scenario-text.js";
 
 /**
  * `merchant-sandbox validate` on durations past their limits (issue 23 §11): `delay: 100000h`
@@ -13,14 +14,7 @@ import { runCli } from "../support/cli.js";
 const dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-cli-validate-durations-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const TEXT = `name: s
-description: d
-merchants:
-  - id: m1
-    api_key: k1
-    api_secret: s1
-    payment_token: p1
-settings: {leeway: 2d}
+const TEXT = `${ONE_MERCHANT_SCENARIO}settings: {leeway: 2d}
 rules:
   - then: {delay: 100000h}
   - then:
