@@ -33,6 +33,12 @@ export class SessionStore {
    * each creation O(n)). Uses move a session's time later, so it stays a lower bound; each walk makes it exact.
    */
   private oldestUse = Number.POSITIVE_INFINITY;
+  /**
+   * Creations under way: each holds a slot from its check on, taken in the same tick as the check
+   * (a creation awaits its scenario and key before the session exists, and concurrent creations
+   * that all passed a check of `sessions.size` alone overfilled the limit).
+   */
+  private reserved = 0;
 
   constructor(
     private readonly scenarios: ScenarioRegistry,
@@ -45,11 +51,21 @@ export class SessionStore {
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
   async create(scenarioName = "default", profile?: string): Promise<Session> {
     this.reap();
-    if (this.sessions.size >= this.limits.maxSessions) {
+    if (this.sessions.size + this.reserved >= this.limits.maxSessions) {
       throw new TooManySessions(
         `This sandbox already holds ${this.limits.maxSessions} sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.`,
       );
     }
+    this.reserved++;
+    try {
+      return await this.make(scenarioName, profile);
+    } finally {
+      // Made (now counted in `sessions`) or failed: either way the slot is no longer held here.
+      this.reserved--;
+    }
+  }
+
+  private async make(scenarioName: string, profile: string | undefined): Promise<Session> {
     // A loaded scenario or a library name, never a path: the control plane must not read the
     // server's files on a caller's say-so.
     const template =

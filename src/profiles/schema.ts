@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALGORITHMS } from "../core/config.js";
 import { scriptedHeaders } from "../core/source/header-fields.js";
+import { DURATION_LIMITS, withinLimit } from "../core/duration-limits.js";
 
 /**
  * The response profile format, once: the TypeScript types, the runtime validation and the
@@ -67,7 +68,11 @@ export const profileSchema = z
       .strictObject({
         alg: z.enum(ALGORITHMS).optional().describe("As --alg"),
         typ: z.string().min(1).optional().describe("The access token's typ header; default at+jwt"),
-        ttl: z.union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP }).optional(),
+        ttl: z
+          .union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP })
+          .refine((v) => withinLimit(v, DURATION_LIMITS.tokenTtl), { message: `must be at most ${DURATION_LIMITS.tokenTtl.text}` })
+          .optional()
+          .describe(`As --token-ttl; at most ${DURATION_LIMITS.tokenTtl.text}`),
         issuer: z.string().min(1).optional().describe("As --issuer"),
         audience: z.string().min(1).optional().describe("As --audience"),
         merchantClaim: z

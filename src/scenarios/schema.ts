@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALGORITHMS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
 import { scriptedHeaders } from "../core/source/header-fields.js";
+import { DURATION_LIMITS, type DurationLimit, wholeSeconds, withinLimit } from "../core/duration-limits.js";
 import { GLOB_LIMITS, globProblem } from "./glob.js";
 
 /**
@@ -16,12 +17,22 @@ const duration = (what: string) =>
   z
     .union([z.string().regex(DURATION, { message: SIGNED_HELP }), z.number()], { error: SIGNED_HELP })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, -2h, or a number of seconds`);
-const positiveDuration = (what: string) =>
-  z
-    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], {
-      error: UNSIGNED_HELP,
-    })
-    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
+const unsignedDuration = () =>
+  z.union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], {
+    error: UNSIGNED_HELP,
+  });
+const positiveDuration = (what: string) => unsignedDuration().describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
+/** A duration of at most `max`, said in the message (the syntax's own message stays the union's). */
+const boundedDuration = (what: string, max: DurationLimit) =>
+  unsignedDuration()
+    .refine((v) => withinLimit(v, max), { message: `must be at most ${max.text}` })
+    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds; at most ${max.text}`);
+/** Whole seconds of at most `max`: a header that carries an integer (Retry-After, RFC 9110 §10.2.3). */
+const wholeSecondsDuration = (what: string, max: DurationLimit) =>
+  unsignedDuration()
+    .refine((v) => withinLimit(v, max), { message: `must be at most ${max.text}`, abort: true })
+    .refine(wholeSeconds, { message: "must be whole seconds (the header carries an integer), such as 30s, 2m or 30" })
+    .describe(`${what}: whole seconds, such as 30s, 2m or 30; at most ${max.text}`);
 
 export const credential = (what: string) =>
   z
@@ -74,8 +85,8 @@ export const merchantSchema = z
 
 export const settingsSchema = z
   .strictObject({
-    token_ttl: positiveDuration("token_ttl").optional(),
-    leeway: positiveDuration("leeway").optional(),
+    token_ttl: boundedDuration("token_ttl", DURATION_LIMITS.tokenTtl).optional(),
+    leeway: boundedDuration("leeway", DURATION_LIMITS.leeway).optional(),
     algorithm: z.enum(ALGORITHMS).optional(),
     credential_precedence: z.enum(PRECEDENCES).optional(),
     login_mode: z.enum(LOGIN_MODES).optional(),
@@ -144,13 +155,17 @@ const respondSchema = z.strictObject({
   status: z.int().min(200).max(599),
   headers: scriptedHeaders.optional().describe("Fixed extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header)"),
   body: z.unknown().optional().describe("A JSON value or a string; strings may use {{request.path}}, {{merchant.id}}, {{faker.string.uuid}} …"),
-  retry_after: positiveDuration("retry_after").optional().describe("Sets Retry-After (seconds)"),
+  retry_after: wholeSecondsDuration("retry_after", DURATION_LIMITS.retryAfter)
+    .optional()
+    .describe(`Sets Retry-After: whole seconds, at most ${DURATION_LIMITS.retryAfter.text}`),
 });
 
 /** The actions of a rule's `then`, one field each: the session actions (session-actions.ts) take the same ones. */
 export const thenFields = {
   respond: respondSchema.optional().describe("Answer with this instead of the endpoint's own answer"),
-  delay: positiveDuration("delay").optional().describe("Wait this long before answering"),
+  delay: boundedDuration("delay", DURATION_LIMITS.delay)
+    .optional()
+    .describe(`Wait this long before answering (at most ${DURATION_LIMITS.delay.text})`),
   drop_connection: z.literal(true).optional().describe("Close the connection without an answer"),
   reject_credentials: z.literal(true).optional().describe("Refuse this request's credentials (401 invalid_client / Invalid credentials)"),
   disable_merchant: z.literal(true).optional(),
@@ -165,9 +180,9 @@ export const thenFields = {
   issue_token: z
     .strictObject({
       expired: z.literal(true).optional().describe("The token issued by this request is already expired"),
-      not_before: positiveDuration("issue_token.not_before")
+      not_before: boundedDuration("issue_token.not_before", DURATION_LIMITS.notBefore)
         .optional()
-        .describe("The token issued by this request becomes valid only after this long"),
+        .describe(`The token issued by this request becomes valid only after this long (at most ${DURATION_LIMITS.notBefore.text})`),
     })
     .optional(),
   rotate_signing_key: z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectNotEchoed } from "../support/expect.js";
+import { expectNotEchoed, expectProblem } from "../support/expect.js";
 import {
   postEmpty,
   postJson,
@@ -450,6 +450,36 @@ describe("refusals: word for word, and nothing changes", () => {
       /^now\.advance_clock would move the session's clock outside the dates tokens can carry: .*\. Advance it by less; nothing was changed\.$/,
     );
     expect((await pay(t, token)).status).toBe(200);
+  });
+
+  it("unbounded durations: a delay past 5m and a retry_after past a day or not whole seconds are refused 400, with nothing changed", async () => {
+    const slept: number[] = [];
+    const t = await start({ sleep: async (ms) => void slept.push(ms) });
+    const s = await createSession(t);
+    const refused = [
+      [{ next: { times: 1, then: { delay: "100000h" } } }, "next.then.delay: must be at most 5m"],
+      [
+        { next: { times: 1, then: { respond: { status: 503, retry_after: 1e30 } } } },
+        "next.then.respond.retry_after: must be at most 1d (86400 seconds)",
+      ],
+      [
+        { next: { times: 1, then: { respond: { status: 503, retry_after: "1500ms" } } } },
+        "next.then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+      ],
+      [
+        { next: { times: 1, then: { issue_token: { not_before: "99999d" } } } },
+        "next.then.issue_token.not_before: must be at most 3650d (ten years)",
+      ],
+    ] as const;
+    for (const [body, message] of refused) expectProblem(await act(t, s, body), invalid(s, message));
+    // Nothing was added: the next exchange is the endpoint's own, at once.
+    const r = await exchange(t, s.merchant);
+    expect([r.status, r.headers.get("retry-after"), slept]).toEqual([200, null, []]);
+
+    // At the limits: accepted, and the header carries the integer.
+    expect((await act(t, s, { next: { times: 1, then: { delay: "5m", respond: { status: 503, retry_after: 86400 } } } })).status).toBe(200);
+    const limited = await exchange(t, s.merchant);
+    expect([limited.status, limited.headers.get("retry-after"), slept]).toEqual([503, "86400", [300_000]]);
   });
 
   it("an unknown session is 404; the admin token is needed when set", async () => {

@@ -119,6 +119,16 @@ function noSession(id: string, sub = "") {
   );
 }
 
+/** The refusal of a creation past `maxSessions: 5`. */
+const TOO_MANY_OF_5 = problem(
+  429,
+  "Too Many Requests",
+  "too_many_sessions",
+  "This sandbox already holds 5 sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.",
+  "/__sandbox/sessions",
+  "rate_limited",
+);
+
 function tokenExpired(expAt: number, now: number) {
   return problem(
     401,
@@ -735,6 +745,31 @@ describe("bounded sessions", () => {
     expect((await t.call("/__sandbox/sessions")).json.sessions).toHaveLength(2);
     expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await t.call("/__sandbox/sessions", postJson({}))).status).toBe(201);
+  });
+
+  it("limit under concurrency: a burst of 60 creations against maxSessions 5 gives exactly 5 × 201 and 55 × 429", async () => {
+    const t = await server({ maxSessions: 5 });
+    // A library scenario: its creation awaits the file read and a key of its own between the
+    // limit's check and the session's insertion, the window the burst aims at.
+    const burst = await Promise.all(Array.from({ length: 60 }, () => t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation" }))));
+    const created = burst.filter((r) => r.status === 201);
+    expect(created).toHaveLength(5);
+    for (const r of burst.filter((r) => r.status !== 201)) expectProblem(r, TOO_MANY_OF_5);
+    expect((await t.call("/__sandbox/sessions")).json.sessions).toHaveLength(5);
+    expect(t.sandbox.sessions.size).toBe(5);
+  });
+
+  it("limit under concurrency: a creation that fails gives its reserved slot back", async () => {
+    const t = await server({ maxSessions: 2 });
+    // Each fails after its slot is taken (the profile is looked up while the scenario is made),
+    // one after the other: more failures than the limit, so a slot kept by any of them shows.
+    for (let i = 0; i < 5; i++) {
+      const failed = await t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation", profile: "no-such-profile" }));
+      expect([failed.status, failed.json.code]).toEqual([400, "session_profile_invalid"]);
+    }
+    const after = await Promise.all(Array.from({ length: 4 }, () => t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation" }))));
+    expect(after.map((r) => r.status).sort()).toEqual([201, 201, 429, 429]);
+    expect(t.sandbox.sessions.size).toBe(2);
   });
 
   it("reaps a session idle longer than sessionIdleTtl (wall-clock time): GET 404, credentials refused", async () => {

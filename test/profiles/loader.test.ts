@@ -74,6 +74,11 @@ describe("the profile loader", () => {
     ]);
   });
 
+  it("unbounded durations: a jwt.ttl past ten years is refused at its file:line", () => {
+    expect(problemsOf("name: acme\njwt:\n  ttl: 1e30\n")).toEqual(["acme.yaml:3:8: jwt.ttl: must be at most 3650d (ten years)"]);
+    expect(problemsOf("name: acme\njwt:\n  ttl: 3651d\n")).toEqual(["acme.yaml:3:8: jwt.ttl: must be at most 3650d (ten years)"]);
+  });
+
   it("reports every problem at once, in file order, and loads nothing", () => {
     expect(problemsOf('name: Acme\njwt:\n  alg: RS255\n  ttl: soon\nlogin:\n  body: "{{nope}}"\n')).toEqual([
       "acme.yaml:1:7: name: name may use lower-case letters, digits and '-' only, like acme-pay",

@@ -209,6 +209,29 @@ describe("wrong types and values", () => {
     );
   });
 
+  it("unbounded durations: a delay past 5m, a retry_after past a day or not whole seconds, and the rest refused with file:line", () => {
+    const then = (v: string) => errorOf(`${HEAD}rules:\n  - then: ${v}\n`);
+    // 100000h used to pass and become a 1 ms timer (setTimeout's overflow); 1e30 a Retry-After of 1e+30.
+    expect(then("{delay: 100000h}")).toBe("x.yaml:9:19: rules[0].then.delay: must be at most 5m");
+    expect(then("{delay: 301}")).toBe("x.yaml:9:19: rules[0].then.delay: must be at most 5m");
+    expect(then("{respond: {status: 503, retry_after: 1e30}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be at most 1d (86400 seconds)",
+    );
+    expect(then("{respond: {status: 503, retry_after: 1.5}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+    );
+    expect(then("{respond: {status: 503, retry_after: 500ms}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+    );
+    expect(then("{issue_token: {not_before: 3651d}}")).toBe("x.yaml:9:38: rules[0].then.issue_token.not_before: must be at most 3650d (ten years)");
+    expect(errorOf(`${HEAD}settings: {leeway: 1e30}\n`)).toBe("x.yaml:8:20: settings.leeway: must be at most 1d");
+    expect(errorOf(`${HEAD}settings: {token_ttl: 100000d}\n`)).toBe("x.yaml:8:23: settings.token_ttl: must be at most 3650d (ten years)");
+    // At the limits: accepted.
+    for (const ok of ["{delay: 5m}", "{delay: 300}", "{respond: {status: 429, retry_after: 1d}}", "{respond: {status: 429, retry_after: 86400}}"]) {
+      expect(() => parseScenarioText(`${HEAD}rules:\n  - then: ${ok}\n`, "x.yaml")).not.toThrow();
+    }
+  });
+
   it("a negative delay written as a duration: -5s", () => {
     expect(errorOf(`${HEAD}rules:\n  - then: {delay: -5s}\n`)).toBe(
       "x.yaml:9:19: rules[0].then.delay: must be a duration such as 90s, 59m, 1h or 1h30m (no sign)",

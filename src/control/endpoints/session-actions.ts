@@ -30,6 +30,8 @@ export async function sessionActionsEndpoint(
   trace: RequestTrace,
   session: Session,
   where: string,
+  /** The unknown-session refusal, for a session that ended while the actions ran (a key rotation awaits). */
+  gone: () => Error,
 ): Promise<SandboxResponse> {
   const body = controlBody(request, trace.body, `POST ${where}`, '{"now": {"revoke_token": "all"}}');
   // The schema and its explainer pull in zod: loaded on first use, not at start.
@@ -65,6 +67,9 @@ export async function sessionActionsEndpoint(
     added = scenario.addActionRule({ match: { ...(endpoint !== undefined && { endpoint }), ...(merchant && { merchant }), calls: { times } }, then });
   }
   if (actions.now) await applyActionsNow(actions.now, scenario, ctx, targets, newApiSecret);
+  // A DELETE (or reap, or reset) during the rotation's await: the session is gone, and so is the
+  // key made for it (ScenarioKeys.rotate); answering 200 would claim a change nobody can see.
+  if (ctx.sessions.get(session.id) !== session) throw gone();
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
   const applied = actions.now ? Object.keys(actions.now) : [];
   ctx.sessions.actionsRan(session, applied, added && view(added).name);

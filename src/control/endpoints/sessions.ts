@@ -55,12 +55,7 @@ export async function sessionEndpoint(
 ): Promise<SandboxResponse> {
   const id = params[0]!;
   const session = ctx.sessions.get(id);
-  if (!session) {
-    const shown = redactValue(id, ctx.merchants.secrets.view());
-    throw new NotFound(
-      `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
-    );
-  }
+  if (!session) throw unknownSession(id, ctx);
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
   switch (sub) {
     case "":
@@ -87,6 +82,14 @@ export async function sessionEndpoint(
     case "report":
       return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
     case "actions":
-      return sessionActionsEndpoint(request, ctx, trace, session, where);
+      return sessionActionsEndpoint(request, ctx, trace, session, where, () => unknownSession(id, ctx));
   }
+}
+
+/** The refusal of a session that does not exist, or no longer: also for one that ended while its request ran. */
+function unknownSession(id: string, ctx: ControlContext): NotFound {
+  const shown = redactValue(id, ctx.merchants.secrets.view());
+  return new NotFound(
+    `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+  );
 }
