@@ -2,7 +2,7 @@ import { jsonResponse, type RequestTrace } from "../../core/context.js";
 import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import { headerValue, type SandboxRequest, type SandboxResponse } from "../../core/http-types.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
@@ -56,9 +56,8 @@ export async function sessionEndpoint(
   const id = params[0]!;
   const session = ctx.sessions.get(id);
   if (!session) {
-    const shown = redactValue(id, ctx.merchants.secrets.view());
     throw new NotFound(
-      `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+      `There is no session '${echo(id, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
     );
   }
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
