@@ -161,6 +161,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const keysLater = options.pregeneratedKey !== undefined && options.signingKey === undefined;
   if (!keysLater) await ring.startKey(settings.algorithm);
   const merchants = new MerchantRegistry([]);
+  // The admin token is as secret as a merchant's: redacted wherever a request's text is shown.
+  if (control.adminToken !== undefined) merchants.secrets.add(control.adminToken);
   const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
   for (const loaded of await scenarioList(options)) {
