@@ -36,8 +36,9 @@ export class RefusalAnswers {
     routeHeaders: Record<string, string> | undefined,
     secrets: SecretView,
   ): SandboxResponse {
-    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown))
-      return make(thrown, path, shaper, routeHeaders, secrets);
+    const make = (refusal: unknown, headers: Record<string, string> | undefined) =>
+      shaper?.refusal(refusal, path, secrets, headers) ?? problemResponse(refusal, path, secrets, headers);
+    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown)) return make(thrown, routeHeaders);
     const err = asRefusal(thrown, secrets);
     const key = `${err.status}\0${err.code}\0${err.error ?? ""}\0${err.challenge ?? ""}\0${err.scope ?? ""}\0${path}\0${err.description}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
@@ -47,22 +48,12 @@ export class RefusalAnswers {
     }
     let made = answers.get(key);
     if (!made) {
-      made = make(err, path, shaper, undefined, secrets);
+      made = make(err, undefined);
       if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
       answers.set(key, made);
     }
     return { status: made.status, headers: { ...made.headers }, body: made.body };
   }
-}
-
-function make(
-  thrown: unknown,
-  path: string,
-  shaper: AnswerShaper | undefined,
-  routeHeaders: Record<string, string> | undefined,
-  secrets: SecretView,
-): SandboxResponse {
-  return shaper?.refusal(thrown, path, secrets, routeHeaders) ?? problemResponse(thrown, path, secrets, routeHeaders);
 }
 
 function hasOwnHeaders(err: SandboxError): boolean {
