@@ -226,6 +226,20 @@ const ECHO_POINTS: EchoPoint[] = [
         "unsupported_media_type",
       ),
   },
+  {
+    surface: "the token endpoint's Content-Type header (a merchant route)",
+    send: (t, secret) =>
+      requestWithRepeatedHeaders(t.url, "/api/v2/auth/token", { "content-type": `text/${secret}` }, { method: "POST", body: "{}" }),
+    answer: (shown) =>
+      problem(
+        415,
+        "Unsupported Media Type",
+        "unsupported_media_type",
+        `POST /api/v2/auth/token takes a JSON body, but the request says Content-Type: text/${shown}. Send the body as JSON with the header 'Content-Type: application/json'.`,
+        "/api/v2/auth/token",
+        "unsupported_media_type",
+      ),
+  },
 ];
 
 describe("no secret in clear in an echo of the request: each echo point, each kind of secret", () => {
