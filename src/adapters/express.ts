@@ -69,7 +69,8 @@ async function translate(
 ): Promise<void> {
   const headers = distinctHeaders(req);
   if (req.httpVersion === "1.1" && headers.host === undefined) {
-    write(res, problemResponse(hostMissing(), redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path), true);
+    const secrets = sandbox.merchants.secrets.view();
+    write(res, problemResponse(hostMissing(), redactUrl(pathOf(req), "", secrets).path, secrets), true);
     return;
   }
   let body: Uint8Array = NO_BODY;

@@ -4,6 +4,7 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
+import { EMPTY_VIEW } from "../core/secret-index.js";
 import type { SecretView } from "../core/secret-index.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
 import { WriteStallGuard } from "./write-stall.js";
@@ -113,8 +114,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   // repeated Authorization among the dropped ones.
   server.maxHeadersCount = maxHeaders + 1;
 
-  // A refusal of the HTTP layer echoes the path as redacted as the core's answers do.
+  // A refusal of the HTTP layer echoes the path as redacted as the core's answers do, and what it
+  // quotes of the request (an Expect value) is redacted by the mapper against the same secrets.
   const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
+  const refusal = (thrown: unknown, path: string) => problemResponse(thrown, path, sandbox.merchants.secrets.view());
 
   // handle() never throws; the catch only guards the translation itself.
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -130,11 +133,11 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     // object, made on first read, that the sandbox would build for two or three lookups per request.
     const headers = distinctHeaders(req);
     if (req.httpVersion === "1.1" && headers.host === undefined) {
-      write(res, problemResponse(hostMissing(), shownPath(req)), true);
+      write(res, refusal(hostMissing(), shownPath(req)), true);
       return;
     }
     if (req.rawHeaders.length / 2 > maxHeaders) {
-      write(res, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)), true);
+      write(res, refusal(tooManyHeaders(maxHeaders), shownPath(req)), true);
       return;
     }
     // A GET or HEAD without a body (most of them) is not waited for at all.
@@ -172,18 +175,18 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       socket.destroy();
       return;
     }
-    endSocketWith(socket, problemResponse(refusalOfParserError(err.code, maxHeaderBytes), "/"));
+    endSocketWith(socket, refusal(refusalOfParserError(err.code, maxHeaderBytes), "/"));
   });
   // Without these listeners node answers an empty 417, or closes a CONNECT without a word.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    write(res, problemResponse(expectationUnsupported(req.headers.expect), shownPath(req)), true);
+    write(res, refusal(expectationUnsupported(req.headers.expect), shownPath(req)), true);
   });
   // CONNECT is a request like any other to the sandbox (every endpoint refuses it with 405 and
   // says which methods it takes); node hands it over as a bare socket.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     socket.on("error", () => socket.destroy());
     if (req.rawHeaders.length / 2 > maxHeaders) {
-      endSocketWith(socket, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)));
+      endSocketWith(socket, refusal(tooManyHeaders(maxHeaders), shownPath(req)));
       return;
     }
     track(
@@ -394,7 +397,7 @@ function answerInternalError(res: ServerResponse): void {
     res.destroy();
     return;
   }
-  const problem = problemResponse(new Error("response translation failed"), "/");
+  const problem = problemResponse(new Error("response translation failed"), "/", EMPTY_VIEW);
   res.writeHead(problem.status, { ...problem.headers, "content-length": Buffer.byteLength(problem.body), connection: "close" });
   res.end(problem.body);
 }

@@ -4,7 +4,7 @@ import { SandboxError } from "../core/errors.js";
 import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
-import { redactUrl, redactValue } from "../core/redact.js";
+import { redactUrl } from "../core/redact.js";
 import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
@@ -97,7 +97,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const body = new RequestBody(request.body);
     const claimed = dotted || unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
     let attributed = claimed?.merchant;
-    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
+    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(base!.id) : undefined;
     if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
       // Another merchant's credentials under this session's base URL: refused in this session's
       // name, and not read as that merchant's at all (no rules, no state, nothing in its journal).
@@ -154,7 +154,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = refusals.answer(e, trace.shown.path, shaper, r.headers);
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets);
     }
     if (session) response = { ...response, headers: rebaseLinks(response.headers, sessionBasePath(session.id)) };
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { echo } from "../core/echo.js";
 import { TooManySessions } from "../core/errors.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
@@ -75,6 +76,7 @@ export class SessionStore {
             scenarioName,
             undefined,
             this.scenarios.loaded.map((s) => s.name),
+            echo,
           ).scenario
         : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
@@ -203,7 +205,7 @@ function unknownScenario(name: string): never {
       line: 1,
       column: 1,
       path: "",
-      message: `'${name.slice(0, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)`,
+      message: `'${echo(name, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)`,
     },
   ]);
 }

@@ -1,4 +1,5 @@
 import type { SandboxResponse } from "./http-types.js";
+import type { SecretView } from "./secret-index.js";
 
 /**
  * What a response profile (src/profiles/) makes of the merchant API's answers: the same facts in
@@ -38,8 +39,8 @@ export interface AnswerShaper {
   paymentInit(body: Record<string, unknown>, headers: Record<string, string>): SandboxResponse | undefined;
   /** `body`: today's placeholder body of a protected call. */
   protectedCall(body: Record<string, unknown>, operation: string): SandboxResponse | undefined;
-  /** Any thrown value, as the problem mapper takes it (core/problem.ts). */
-  refusal(thrown: unknown, instance: string, extraHeaders?: Record<string, string>): SandboxResponse | undefined;
+  /** Any thrown value, as the problem mapper takes it (core/problem.ts), with the secrets its echoes are redacted against. */
+  refusal(thrown: unknown, instance: string, secrets: SecretView, extraHeaders?: Record<string, string>): SandboxResponse | undefined;
   schemas(): ShapedSchemas;
 }
 

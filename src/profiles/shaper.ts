@@ -34,8 +34,8 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     login: (issued, headers) => answers.login && render(answers.login, tokenValues(issued), headers),
     paymentInit: (body, headers) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers),
     protectedCall: (body, operation) => answers.protected && render(answers.protected, { sandbox: body, operation }, {}),
-    refusal(thrown, instance, extraHeaders) {
-      const err = asRefusal(thrown);
+    refusal(thrown, instance, secrets, extraHeaders) {
+      const err = asRefusal(thrown, secrets);
       const own = codeAnswers.get(err.code);
       if (!own && !refusal) return undefined;
       const status = own?.file.status ?? err.status;

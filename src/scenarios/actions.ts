@@ -237,7 +237,7 @@ function respond(
   if (spec.body === undefined && spec.status >= 400) {
     const retry = retryAfter === undefined ? "" : ` Retry after ${retryAfter} seconds, as the Retry-After header says.`;
     const description = `${statusTitle(spec.status)}: simulated by scenario '${scenario.name}', rule '${rule.name}'.${retry}`;
-    return problemResponse(new SimulatedFailure(spec.status, description, headers), shown.path);
+    return problemResponse(new SimulatedFailure(spec.status, description, headers), shown.path, ctx.merchants.secrets.view());
   }
   const values: TemplateValues = {
     // The redacted URL: a template echoes only what the log may show.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
-import { clip, type Explained, pathText } from "../core/source/data-problems.js";
+import { echo } from "../core/echo.js";
+import { type Explained, pathText } from "../core/source/data-problems.js";
 import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
 import { DEPTH_MESSAGE, tooDeepPath } from "../core/source/source-limits.js";
 import { templateProblems } from "./cross-checks.js";
@@ -73,7 +74,8 @@ const VALUE_NOUNS: Record<string, string> = {
   revoke_token: "a revoke_token target",
   expire_token: "an expire_token target",
 };
-const baseExplain = issueExplainer({ allowedKeysAt: (path) => allowedKeysIn(sessionActionsSchema, path), valueNouns: VALUE_NOUNS });
+// The body is a request's: what it quotes of it is echoed, so the answer redacts it (core/echo.ts).
+const baseExplain = issueExplainer({ allowedKeysAt: (path) => allowedKeysIn(sessionActionsSchema, path), valueNouns: VALUE_NOUNS, quote: echo });
 
 function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
   const at = issue.path.map(String).join(".");
@@ -109,12 +111,13 @@ export function validateSessionActions(data: unknown): { ok: true; value: Sessio
   const result = sessionActionsSchema.safeParse(data);
   const explained = result.success ? [] : withoutConsequences(result.error.issues).flatMap((i) => explain(i, data));
   const body = (data as { next?: { then?: { respond?: { body?: unknown } } } }).next?.then?.respond?.body;
-  if (body !== undefined) explained.push(...templateProblems(body, ["next", "then", "respond", "body"]));
+  if (body !== undefined) explained.push(...templateProblems(body, ["next", "then", "respond", "body"], (expression) => echo(expression, 80)));
   if (result.success && explained.length === 0) return { ok: true, value: result.data };
   return {
     ok: false,
     problems: explained.map((p) => {
-      const path = pathText(p.key === undefined ? p.path : [...p.path, clip(p.key)]);
+      // The path names the body's own keys (an unknown one, a key inside respond.body): echoed too.
+      const path = pathText((p.key === undefined ? p.path : [...p.path, p.key]).map((k) => (typeof k === "string" ? echo(k, 80) : k)));
       return path ? `${path}: ${p.message}` : p.message;
     }),
   };

@@ -1,6 +1,6 @@
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import { headerValue } from "../../core/http-types.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import type { ControlEndpoint } from "../context.js";
 import { eventFrame } from "../events.js";
 import { analyze } from "../report.js";
@@ -12,19 +12,18 @@ import { analyze } from "../report.js";
  */
 export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
-  const secrets = ctx.merchants.secrets.view();
   for (const key of q.keys()) {
     if (!["session", "since"].includes(key)) {
       throw new InvalidRequest(
         "unknown_parameter",
-        `GET /__sandbox/events does not take '${redactValue(key, secrets).slice(0, 40)}'; it takes session and since (a request id such as req_12).`,
+        `GET /__sandbox/events does not take '${echo(key, 40)}'; it takes session and since (a request id such as req_12).`,
       );
     }
   }
   const session = q.get("session") ?? undefined;
   if (session !== undefined && !ctx.sessions.get(session)) {
     throw new NotFound(
-      `There is no session '${redactValue(session, secrets).slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+      `There is no session '${echo(session, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
     );
   }
   const since = q.get("since") ?? headerValue(request, "last-event-id") ?? undefined;

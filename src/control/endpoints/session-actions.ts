@@ -4,7 +4,7 @@ import { parseSignedDuration } from "../../core/duration.js";
 import { InvalidRequest, SessionActionRulesFull } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import type { Merchant } from "../../core/merchants.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { didYouMean } from "../../core/source/suggest.js";
 import { applyActionsNow } from "../../scenarios/actions.js";
 import type { CompiledRule } from "../../scenarios/rules.js";
@@ -40,7 +40,7 @@ export async function sessionActionsEndpoint(
   if (!checked.ok) throw invalid(checked.problems);
   const actions = checked.value;
   const scenario = session.instance;
-  const targets = actions.merchant === undefined ? scenario.merchants : [merchantOf(session, actions.merchant, ctx)];
+  const targets = actions.merchant === undefined ? scenario.merchants : [merchantOf(session, actions.merchant)];
   if (actions.now?.advance_clock !== undefined) {
     try {
       scenario.clock.assertCanMoveTo(scenario.clock.now() + parseSignedDuration(actions.now.advance_clock));
@@ -99,13 +99,14 @@ function ruleView(rule: CompiledRule, scenario: string) {
 }
 
 /** The session's merchant by its id (as the session shows it, `<id>.<session id>`) or the scenario's own id. */
-function merchantOf(session: Session, named: string, ctx: ControlContext): Merchant {
+function merchantOf(session: Session, named: string): Merchant {
   const merchants = session.instance.merchants;
   const found = merchants.find((m) => m.id === named || m.id === `${named}.${session.id}`);
   if (found) return found;
   const ids = merchants.map((m) => m.id);
-  const shown = redactValue(named, ctx.merchants.secrets.view()).slice(0, 64);
-  throw invalid([`merchant: '${shown}' is not a merchant of session ${session.id}${didYouMean(named, ids)} (its merchants: ${ids.join(", ")})`]);
+  throw invalid([
+    `merchant: '${echo(named, 64)}' is not a merchant of session ${session.id}${didYouMean(named, ids)} (its merchants: ${ids.join(", ")})`,
+  ]);
 }
 
 function invalid(problems: string[]): InvalidRequest {

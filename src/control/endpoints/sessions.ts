@@ -2,7 +2,7 @@ import { jsonResponse, type RequestTrace } from "../../core/context.js";
 import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import { headerValue, type SandboxRequest, type SandboxResponse } from "../../core/http-types.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
@@ -55,7 +55,7 @@ export async function sessionEndpoint(
 ): Promise<SandboxResponse> {
   const id = params[0]!;
   const session = ctx.sessions.get(id);
-  if (!session) throw unknownSession(id, ctx);
+  if (!session) throw unknownSession(id);
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
   switch (sub) {
     case "":
@@ -82,14 +82,14 @@ export async function sessionEndpoint(
     case "report":
       return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
     case "actions":
-      return sessionActionsEndpoint(request, ctx, trace, session, where, () => unknownSession(id, ctx));
+      return sessionActionsEndpoint(request, ctx, trace, session, where, () => unknownSession(id));
   }
 }
 
 /** The refusal of a session that does not exist, or no longer: also for one that ended while its request ran. */
-function unknownSession(id: string, ctx: ControlContext): NotFound {
-  const shown = redactValue(id, ctx.merchants.secrets.view());
+function unknownSession(id: string): NotFound {
+  // Echoed through the problem mapper's redaction (core/echo.ts): a secret planted as the id is never shown.
   return new NotFound(
-    `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+    `There is no session '${echo(id, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
   );
 }
