@@ -53,6 +53,12 @@ export interface PipelineHooks {
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
   const route = createRouter(ctx.settings, ctx.control.enabled);
+  // A dotted path sent to the control plane (/__sandbox/…) stays the control plane's: refused, and
+  // not journaled as the integration's request. Any other is refused unrouted.
+  const dottedRoute = (sent: string) => {
+    const sentTo = route(sent);
+    return sentTo.name === "control" ? sentTo : UNROUTED;
+  };
   // Made once: what attribution reads, current at each request (sessions add scenarios and their
   // payment-token transports as they come).
   const attribution: AttributionDeps = {
@@ -92,7 +98,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
     const unknownBase = base !== undefined && session === undefined;
     const request = session ? { ...received, path: base!.rest } : received;
-    const r = dotted ? UNROUTED : base ? underBase(route(base.rest)) : route(request.path);
+    const r = dotted ? dottedRoute(received.path) : base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
     const claimed = dotted || unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
