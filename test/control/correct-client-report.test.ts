@@ -107,7 +107,12 @@ const OTHER_BREAKS: Break[] = [
     },
     codes: ["token_expired"],
   },
-  { name: "sandbox clock +61m", run: (t) => ok(t.call("/__sandbox/clock", postJson({ advance: "61m" }))), codes: ["token_expired"], sandboxWide: true },
+  {
+    name: "sandbox clock +61m",
+    run: (t) => ok(t.call("/__sandbox/clock", postJson({ advance: "61m" }))),
+    codes: ["token_expired"],
+    sandboxWide: true,
+  },
   {
     name: "next expire_token: presented",
     run: actions({ next: { endpoint: "payment", times: 1, then: { expire_token: "presented" } } }),

@@ -61,7 +61,10 @@ export class CorrectMerchantClient {
     await this.config.wait(seconds);
   }
 
-  private async send(path: string, init: RequestInit): Promise<{ status: number; code?: string; body: Record<string, unknown>; headers: Headers } | undefined> {
+  private async send(
+    path: string,
+    init: RequestInit,
+  ): Promise<{ status: number; code?: string; body: Record<string, unknown>; headers: Headers } | undefined> {
     let res: Response;
     try {
       res = await fetch(this.config.baseUrl + path, init);
