@@ -13,6 +13,7 @@ import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
+import { forcedExpiry } from "../core/forced-expiry.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
 import { formRefusal } from "../endpoints/request-form.js";
@@ -274,6 +275,10 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
     if (presented) rec.presentedTokenId = presented;
   }
   if (outcome.code) rec.code = outcome.code;
+  if (outcome.code === "token_expired" && rec.presentedTokenId) {
+    const forced = forcedExpiry(ctx.ledger, trace.scenario.clock, rec.presentedTokenId);
+    if (forced) rec.tokenExpiry = forced;
+  }
   if (trace.rules.length) rec.rules = trace.rules;
   const retryAfterHeader = response.headers["retry-after"];
   if (retryAfterHeader !== undefined && Number.isFinite(Number(retryAfterHeader))) rec.retryAfter = Number(retryAfterHeader);

@@ -261,6 +261,12 @@ export const controlSchemas = {
       },
       presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
       code: { type: "string", description: "The refusal's code (see ErrorCode)." },
+      tokenExpiry: {
+        type: "string",
+        enum: ["early", "clock_jump"],
+        description:
+          "On a token_expired refusal the sandbox or the test caused: `early`, expired before its exp (expire_token); `clock_jump`, one clock move carried it from before 90 % of its lifetime to past its exp. Such a renewal is not held against the client.",
+      },
       rules: { type: "array", items: { type: "string" }, description: "`scenario/rule` of the rules that fired." },
       retryAfter: { type: "number", description: "Seconds, from the answer's Retry-After." },
       credentialSources: {
