@@ -3,7 +3,17 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
-import { eventually, isFocusedOrHighlighted, journalRow, journalRows, region, sessionHeading, sessionIdOf, timeline } from "../support/qa-page.js";
+import {
+  eventually,
+  isFocusedOrHighlighted,
+  journalRow,
+  journalRows,
+  journalTable,
+  region,
+  sessionHeading,
+  sessionIdOf,
+  timeline,
+} from "../support/qa-page.js";
 import { createSession, postJson, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
@@ -126,6 +136,9 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
     expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
     // The session page has at least its clock, break-it, mint and credentials controls.
     expect(seen).toBeGreaterThanOrEqual(20);
+    // Every journal column on screen, the fired rule's row included: the table fits its box.
+    const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
+    expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
   });
 
   it("timeline: its marks are buttons in a named group with one tab stop; the arrow keys move between them and Enter shows the row", async () => {
@@ -252,6 +265,9 @@ describe("the QA page at 1280×800: what happened before it opened, and nothing 
       return { lines: tops.size, title: el.getAttribute("title"), cut: el.scrollWidth > el.clientWidth };
     });
     expect(shown).toEqual({ lines: 1, title: long, cut: true });
+    // And the journal still fits its box: no column scrolled out of view.
+    const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
+    expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
   });
 });
 

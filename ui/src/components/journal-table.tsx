@@ -89,7 +89,10 @@ function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean;
           {outcome !== "ok" && <span class={`tag tag-${outcome}`}>{outcome}</span>}
         </td>
         <td class="mono wrap">{e.code ?? ""}</td>
-        <td class="mono wrap">{e.rules?.join(", ") ?? ""}</td>
+        {/* One line too, in the width the other columns leave: a rule's `scenario/name` wrapped at every '-'. */}
+        <td class="mono rule" title={e.rules?.join(", ")}>
+          {e.rules?.join(", ") ?? ""}
+        </td>
         <td class="mono token" title={token}>
           {/* tokenId is also set on a call that accepted a token; only an issuing call has the expiry. */}
           {e.tokenExpiresAt ? "new " : ""}
