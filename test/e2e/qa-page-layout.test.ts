@@ -121,6 +121,22 @@ const ui = browserPerFile();
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
+/** A sandbox, a page at 1280×800 (not opened yet) and a session of SCENARIO with a client of its merchant. */
+async function laptopWithSession() {
+  const t = await ui.sandbox();
+  const page = ui.page();
+  await page.setViewportSize(LAPTOP);
+  const session = await createSession(t, SCENARIO);
+  const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
+  return { t, page, session, client };
+}
+
+/** The journal table fits its box: no column is scrolled out of view. */
+async function expectJournalFits(page: Page): Promise<void> {
+  const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
+  expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
+}
+
 describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; every control has an accessible name", async () => {
     const t = await ui.sandbox();
@@ -137,8 +153,7 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
     // The session page has at least its clock, break-it, mint and credentials controls.
     expect(seen).toBeGreaterThanOrEqual(20);
     // Every journal column on screen, the fired rule's row included: the table fits its box.
-    const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
-    expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
+    await expectJournalFits(page);
   });
 
   it("timeline: its marks are buttons in a named group with one tab stop; the arrow keys move between them and Enter shows the row", async () => {
@@ -198,11 +213,7 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
 
 describe("the QA page at 1280×800: what happened before it opened, and nothing off screen (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("the timeline marks the clock jump, the actions and the reset made before the page was opened, each with what it was", async () => {
-    const t = await ui.sandbox();
-    const page = ui.page();
-    await page.setViewportSize(LAPTOP);
-    const session = await createSession(t, SCENARIO);
-    const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
+    const { t, page, session, client } = await laptopWithSession();
     expect((await client.paymentStatus(await client.token())).status).toBe(200);
     const base = `/__sandbox/sessions/${session.id}`;
     expect((await t.call(`${base}/clock`, postJson({ advance: "61m" }))).status).toBe(200);
@@ -245,11 +256,7 @@ describe("the QA page at 1280×800: what happened before it opened, and nothing 
   });
 
   it("a long path in the journal stays on one line, cut with an ellipsis, the whole path in its title", async () => {
-    const t = await ui.sandbox();
-    const page = ui.page();
-    await page.setViewportSize(LAPTOP);
-    const session = await createSession(t, SCENARIO);
-    const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
+    const { t, page, session, client } = await laptopWithSession();
     const token = await client.token();
     const long = "/api/v2/payment/orders/ord_2026_000123/items/item_000456/refunds/ref_000789/attachments/receipt-final-v2";
     const r = await fetch(`${session.base_url}${long}`, { headers: { authorization: `Bearer ${token}` } });
@@ -266,8 +273,7 @@ describe("the QA page at 1280×800: what happened before it opened, and nothing 
     });
     expect(shown).toEqual({ lines: 1, title: long, cut: true });
     // And the journal still fits its box: no column scrolled out of view.
-    const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
-    expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
+    await expectJournalFits(page);
   });
 });
 
