@@ -197,6 +197,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       events.publish("session", journal.lastId(), change, change.id);
       if (change.change === "ended") events.closeSession(change.id);
     },
+    (entry) => {
+      if (events.active) events.publish("history", entry.id, entry, entry.session);
+    },
   );
   const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);
 

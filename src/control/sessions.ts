@@ -6,7 +6,8 @@ import type { ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioLoadError } from "../scenarios/problems.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
-import type { SessionChange, SessionInfo } from "./session-info.js";
+import { addToHistory, emptyHistory, type SessionHistory } from "./session-history.js";
+import type { HistoryEntry, SessionChange, SessionInfo } from "./session-info.js";
 import { sessionBaseUrl } from "./session-url.js";
 
 /**
@@ -19,6 +20,8 @@ export interface Session {
   instance: ScenarioInstance;
   createdAt: number;
   lastUsedAt: number;
+  /** What was done to it through the control plane: data, bounded (session-history.ts). */
+  history: SessionHistory;
 }
 
 export interface SessionLimits {
@@ -40,6 +43,8 @@ export class SessionStore {
    * that all passed a check of `sessions.size` alone overfilled the limit).
    */
   private reserved = 0;
+  /** History entries made in this sandbox: the `m` of their ids `req_<n>.<m>`, so ids never repeat. */
+  private historyCount = 0;
 
   constructor(
     private readonly scenarios: ScenarioRegistry,
@@ -47,6 +52,8 @@ export class SessionStore {
     readonly limits: SessionLimits,
     /** Told of every session made, reset or ended (the event stream's `session` events). */
     private readonly onChange: (change: SessionChange) => void = () => {},
+    /** Told of every history entry (the event stream's `history` events). */
+    private readonly onHistory: (entry: HistoryEntry) => void = () => {},
   ) {}
 
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
@@ -83,7 +90,7 @@ export class SessionStore {
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
     const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, { sessionId: id, profile });
     const now = Date.now();
-    const session = { id, instance, createdAt: now, lastUsedAt: now };
+    const session = { id, instance, createdAt: now, lastUsedAt: now, history: emptyHistory() };
     this.sessions.set(id, session);
     this.oldestUse = Math.min(this.oldestUse, now);
     this.onChange({ change: "created", id, scenario: template.name });
@@ -145,6 +152,31 @@ export class SessionStore {
   /** Tells the event stream that actions ran on the session (break it now): names only. */
   actionsRan(session: Session, applied: string[], rule: string | undefined): void {
     this.onChange({ change: "actions", id: session.id, scenario: session.instance.file.name, applied, ...(rule && { rule }) });
+  }
+
+  /**
+   * Adds what was just done to the session to its history and tells the streams. `afterId`: the
+   * journal's last request id (`req_<n>`), so the entry sits after that request in the replay;
+   * `sandboxTimeMs`: the session clock before the change.
+   */
+  remember(
+    session: Session,
+    afterId: string,
+    sandboxTimeMs: number,
+    what: Omit<HistoryEntry, "id" | "session" | "time" | "sandboxTime" | "clock">,
+  ): HistoryEntry {
+    const clock = session.instance.clock;
+    const entry: HistoryEntry = {
+      id: `${afterId}.${++this.historyCount}`,
+      session: session.id,
+      time: new Date().toISOString(),
+      sandboxTime: new Date(sandboxTimeMs).toISOString(),
+      ...what,
+      clock: { now: new Date(clock.now()).toISOString(), frozen: clock.frozen },
+    };
+    addToHistory(session.history, entry);
+    this.onHistory(entry);
+    return entry;
   }
 
   deleteAll(): void {

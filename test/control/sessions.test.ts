@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { redact } from "../../src/core/redact.js";
+import { SESSION_HISTORY_MAX } from "../../src/control/session-history.js";
 import { libraryNames } from "../../src/scenarios/library.js";
 import {
   DEFAULT_KEY,
@@ -522,6 +523,8 @@ describe("GET /__sandbox/sessions and /__sandbox/sessions/{id}", () => {
       state: "started",
       // The session's clock follows the sandbox clock (frozen at T0 here).
       clock: { now: ISO_T0, frozen: expect.any(Boolean) },
+      history: [],
+      history_dropped: 0,
     });
 
     const list = await t.call("/__sandbox/sessions");
@@ -668,6 +671,90 @@ describe("session clocks", () => {
     expect((await t.call("/__sandbox/clock", postJson({ advance: "61m" }))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${s.id}/clock`)).json.now).toBe("2026-01-01T01:01:00.000Z");
     expectProblem(await pay(t, token), tokenExpired(T0 + 3600_000, T0 + 61 * 60_000));
+  });
+});
+
+describe("a session's history (GET /__sandbox/sessions/{id}: history)", () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it("lists a clock move, actions and a reset, each with its wall and session-clock time and what it did, never a secret", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(WALL);
+    const t = await server();
+    const s = await createSession(t);
+    expect((await exchange(t, s.merchant)).status).toBe(200);
+    const moved = await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "61m", freeze: true }));
+    expect(moved.status, moved.text).toBe(200);
+    vi.setSystemTime(WALL + 1000);
+    const newSecret = "ss_history_rotated_secret_0001";
+    const ran = await t.call(
+      `/__sandbox/sessions/${s.id}/actions`,
+      postJson({
+        now: { expire_token: "all", rotate_secret: newSecret },
+        next: { endpoint: "token", times: 2, then: { respond: { status: 503, retry_after: "30s" } } },
+      }),
+    );
+    expect(ran.status, ran.text).toBe(200);
+    vi.setSystemTime(WALL + 2000);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/reset`, postEmpty())).status).toBe(200);
+
+    const shown = await t.call(`/__sandbox/sessions/${s.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.text).not.toContain(newSecret);
+    expect(shown.json.history_dropped).toBe(0);
+    expect(shown.json.history).toEqual([
+      {
+        id: "req_1.1",
+        session: s.id,
+        time: at(WALL),
+        sandboxTime: ISO_T0,
+        kind: "clock",
+        change: { advance: "61m", freeze: true },
+        clock: { now: at(T0 + 61 * 60_000), frozen: true },
+      },
+      {
+        id: "req_1.2",
+        session: s.id,
+        time: at(WALL + 1000),
+        sandboxTime: at(T0 + 61 * 60_000),
+        kind: "actions",
+        merchants: [s.merchant.id],
+        now: { expire_token: "all", rotate_secret: redact(newSecret) },
+        next: { rule: "default/action-1", endpoint: "token", times: 2, actions: ["respond"] },
+        clock: { now: at(T0 + 61 * 60_000), frozen: true },
+      },
+      {
+        id: "req_1.3",
+        session: s.id,
+        time: at(WALL + 2000),
+        sandboxTime: at(T0 + 61 * 60_000),
+        kind: "reset",
+        clock: { now: ISO_T0, frozen: expect.any(Boolean) },
+      },
+    ]);
+  });
+
+  it("refused request changes nothing: a refused clock move or action adds no entry", async () => {
+    const t = await server();
+    const s = await createSession(t);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "soon" }))).status).toBe(400);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/actions`, postJson({ now: { expire_token: "some" } }))).status).toBe(400);
+    const shown = (await t.call(`/__sandbox/sessions/${s.id}`)).json;
+    expect([shown.history, shown.history_dropped]).toEqual([[], 0]);
+  });
+
+  it(`bounded memory: a session keeps its last ${SESSION_HISTORY_MAX} entries; the oldest are dropped and counted`, async () => {
+    const t = await server();
+    const s = await createSession(t);
+    const moves = SESSION_HISTORY_MAX + 5;
+    for (let i = 0; i < moves; i++) {
+      expect((await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "1s" }))).status).toBe(200);
+    }
+    const shown = (await t.call(`/__sandbox/sessions/${s.id}`)).json;
+    expect(shown.history).toHaveLength(SESSION_HISTORY_MAX);
+    expect(shown.history_dropped).toBe(5);
+    expect(shown.history[0].id).toBe("req_0.6");
+    expect(shown.history.at(-1)).toMatchObject({ id: `req_0.${moves}`, change: { advance: "1s" }, clock: { now: at(T0 + moves * 1000) } });
   });
 });
 

@@ -11,6 +11,7 @@ import type { CompiledRule } from "../../scenarios/rules.js";
 import { controlBody } from "../body.js";
 import { clockView } from "../clock-ops.js";
 import type { ControlContext } from "../context.js";
+import { echoValue } from "../session-history.js";
 import { newApiSecret, type Session } from "../sessions.js";
 
 /** How many `next` rules a session may hold at once (memory stays bounded). */
@@ -60,6 +61,7 @@ export async function sessionActionsEndpoint(
 
   // The rule is added in the same tick as the limit check, before anything awaits (a key rotation),
   // so concurrent calls cannot all pass the check and overfill the session.
+  const before = scenario.clock.now();
   let added: CompiledRule | undefined;
   if (actions.next) {
     const { endpoint, times, then } = actions.next;
@@ -73,6 +75,14 @@ export async function sessionActionsEndpoint(
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
   const applied = actions.now ? Object.keys(actions.now) : [];
   ctx.sessions.actionsRan(session, applied, added && view(added).name);
+  // The secrets' view after the actions: a rotate_secret's new value is one of them.
+  const secrets = ctx.merchants.secrets.view();
+  ctx.sessions.remember(session, ctx.journal.lastId(), before, {
+    kind: "actions",
+    merchants: targets.map((m) => m.id),
+    ...(actions.now && { now: Object.fromEntries(Object.entries(actions.now).map(([k, v]) => [k, echoValue(v, secrets)])) }),
+    ...(added && { next: { rule: view(added).name, endpoint: view(added).endpoint, times: view(added).times, actions: view(added).actions } }),
+  });
   return jsonResponse(200, {
     session: session.id,
     merchants: targets.map((m) => m.id),

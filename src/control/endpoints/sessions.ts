@@ -6,6 +6,7 @@ import { echo } from "../../core/echo.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
+import { echoValue } from "../session-history.js";
 import { analyze } from "../report.js";
 import { sessionActionsEndpoint } from "./session-actions.js";
 
@@ -67,18 +68,29 @@ export async function sessionEndpoint(
         ...ctx.sessions.info(session, headerValue(request, "host")),
         state: session.instance.state,
         clock: clockView(session.instance.clock),
+        history: session.history.entries,
+        history_dropped: session.history.dropped,
       });
     case "clock":
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
       {
         const body = controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}');
+        const before = session.instance.clock.now();
         const view = applyClockChange(session.instance.clock, body, `POST ${where}`);
         publishClock(ctx.events, ctx.journal.lastId(), view, id);
+        // Checked by applyClockChange: only these three, of these types.
+        const secrets = ctx.merchants.secrets.view();
+        const change: Record<string, unknown> = {};
+        for (const key of ["advance", "set", "freeze"] as const) if (body[key] !== undefined) change[key] = echoValue(body[key], secrets);
+        ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "clock", change });
         return jsonResponse(200, view);
       }
-    case "reset":
+    case "reset": {
+      const before = session.instance.clock.now();
       ctx.sessions.reset(session);
+      ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "reset" });
       return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });
+    }
     case "report":
       return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
     case "actions":
