@@ -396,11 +396,13 @@ describe("scan-logs remembers (issue 25 §2)", () => {
     const token = await accessToken(server.url, "sandbox-api-key", SECRET);
     const file = join(dir, "cut.log");
     const line = Buffer.alloc(200_000, "x");
-    // ASCII pieces are 61,440 characters: the token crosses the first cut.
-    line.write(token, 61_440 - 100);
+    // ASCII pieces are 61,440 characters: the first cut falls in the token's signature, so the
+    // first piece holds a JWT shape that does not verify.
+    const at = 61_440 - token.length + 20;
+    line.write(token, at);
     writeFileSync(file, line);
     const r = await run(["scan-logs", "--strict", "--url", server.url, file]);
-    expect(r.stdout).toBe(`${file}:1:${61_440 - 99}: access_token of merchant merchant_sandbox_default in clear text\n`);
+    expect(r.stdout).toBe(`${file}:1:${at + 1}: access_token of merchant merchant_sandbox_default in clear text\n`);
     expect(r.code).toBe(1);
   });
 });
