@@ -99,12 +99,18 @@ export class SecretFingerprints {
     const { length, key, mac } = found;
     const entry: Entry = { owner: { kind: owner.kind, merchant: owner.merchant }, mac, length, key, head: headOf(secret, 0), held: 1 };
     let keys = this.byLength.get(length);
-    if (!keys) this.byLength.set(length, (keys = new Map()));
+    if (!keys) {
+      keys = new Map();
+      this.byLength.set(length, keys);
+    }
     const list = keys.get(key);
     if (list) list.push(entry);
     else keys.set(key, [entry]);
     let head = this.heads.get(entry.head);
-    if (!head) this.heads.set(entry.head, (head = { counts: new Map(), lengths: undefined }));
+    if (!head) {
+      head = { counts: new Map(), lengths: undefined };
+      this.heads.set(entry.head, head);
+    }
     const n = head.counts.get(length) ?? 0;
     head.counts.set(length, n + 1);
     if (n === 0) head.lengths = undefined;

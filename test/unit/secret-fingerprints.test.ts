@@ -22,16 +22,23 @@ describe("secret fingerprints", () => {
   it("finds what a search for each secret finds (its first FINGERPRINT_CHARS characters), held or ended", () => {
     const secret = fc.stringMatching(/^[ab-]{6,9}$/);
     fc.assert(
-      fc.property(fc.uniqueArray(secret, { minLength: 1, maxLength: 8 }), fc.stringMatching(/^[ab\- ]{0,80}$/), fc.boolean(), (secrets, text, end) => {
-        const prints = new SecretFingerprints();
-        secrets.forEach((s, i) => prints.hold(s, owner(`m${i}`)));
-        if (end) secrets.forEach((s, i) => prints.release(s, owner(`m${i}`)));
-        const expected: Array<[number, SecretOwner]> = [];
-        for (let at = 0; at < text.length; at++) secrets.forEach((s, i) => text.startsWith(s, at) && expected.push([at, owner(`m${i}`)]));
-        expect(found(prints, text).sort((a, b) => a[0] - b[0] || a[1].merchant.localeCompare(b[1].merchant))).toEqual(
-          expected.sort((a, b) => a[0] - b[0] || a[1].merchant.localeCompare(b[1].merchant)),
-        );
-      }),
+      fc.property(
+        fc.uniqueArray(secret, { minLength: 1, maxLength: 8 }),
+        fc.stringMatching(/^[ab\- ]{0,80}$/),
+        fc.boolean(),
+        (secrets, text, end) => {
+          const prints = new SecretFingerprints();
+          for (const [i, s] of secrets.entries()) prints.hold(s, owner(`m${i}`));
+          if (end) for (const [i, s] of secrets.entries()) prints.release(s, owner(`m${i}`));
+          const expected: Array<[number, SecretOwner]> = [];
+          for (let at = 0; at < text.length; at++) {
+            for (const [i, s] of secrets.entries()) if (text.startsWith(s, at)) expected.push([at, owner(`m${i}`)]);
+          }
+          expect(found(prints, text).sort((a, b) => a[0] - b[0] || a[1].merchant.localeCompare(b[1].merchant))).toEqual(
+            expected.sort((a, b) => a[0] - b[0] || a[1].merchant.localeCompare(b[1].merchant)),
+          );
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -48,7 +55,7 @@ describe("secret fingerprints", () => {
   it("bounded memory: at most maxEnded fingerprints of ended secrets, the oldest dropped first; held ones are never dropped", () => {
     const prints = new SecretFingerprints(3);
     const secrets = Array.from({ length: 6 }, (_, i) => `secret-number-${i}`);
-    secrets.forEach((s, i) => prints.hold(s, owner(`m${i}`)));
+    for (const [i, s] of secrets.entries()) prints.hold(s, owner(`m${i}`));
     for (let i = 0; i < 5; i++) prints.release(secrets[i]!, owner(`m${i}`));
     expect(prints.endedCount).toBe(3);
     expect(prints.size).toBe(4);
@@ -70,7 +77,12 @@ describe("secret fingerprints", () => {
     registry.setApiSecret(m, "ss_rotated0123456789abcdef");
     registry.remove(m);
     const everything = inspect(registry, { depth: Number.POSITIVE_INFINITY, showHidden: true, maxArrayLength: null, maxStringLength: null });
-    for (const secret of ["ss_0123456789abcdef01234567", "mpt_test_0123456789abcdef01234567", "pw_0123456789abcdef01234567", "ss_rotated0123456789abcdef"]) {
+    for (const secret of [
+      "ss_0123456789abcdef01234567",
+      "mpt_test_0123456789abcdef01234567",
+      "pw_0123456789abcdef01234567",
+      "ss_rotated0123456789abcdef",
+    ]) {
       expect(everything).not.toContain(secret);
       expect(everything).not.toContain(secret.slice(3, 20));
     }

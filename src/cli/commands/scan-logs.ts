@@ -135,6 +135,9 @@ function hitsOf(body: unknown): Hit[] {
     throw new CliTrouble(`POST /__sandbox/scan did not answer a list of hits; is the sandbox a version with /__sandbox/scan?`);
   // A sandbox from before `unverified` answers none.
   const unverified = Array.isArray(answer?.unverified) ? (answer.unverified as Array<{ line: number; column: number; length: number }>) : [];
-  const all = [...(hits as Hit[]), ...unverified.map((u) => ({ line: u.line, column: u.column, length: u.length, kind: UNVERIFIED_JWT, merchant: "" }))];
+  const all = [
+    ...(hits as Hit[]),
+    ...unverified.map((u) => ({ line: u.line, column: u.column, length: u.length, kind: UNVERIFIED_JWT, merchant: "" })),
+  ];
   return all.sort((a, b) => a.line - b.line || a.column - b.column);
 }
