@@ -14,7 +14,12 @@ export interface Hit {
   column: number;
   kind: string;
   merchant: string;
+  /** Of an unverified JWT (kind UNVERIFIED_JWT): its length in characters, to tell one a cut shortened. */
+  length?: number;
 }
+
+/** The kind scan-logs gives a JWT-shaped string no key of the sandbox verifies (the answer's `unverified`). */
+export const UNVERIFIED_JWT = "unverified_jwt";
 
 /** The JSON-encoded text of one request stays within this (the body adds `{"text":""}`). */
 export const CHUNK_BUDGET_BYTES = 60 * 1024;
@@ -35,6 +40,8 @@ interface Chunk {
   text: string;
   firstLine: number;
   columnOffset: number;
+  /** A piece of a long line that goes on in the next piece: what reaches its end may be cut short. */
+  cut?: boolean;
 }
 
 /**
@@ -47,7 +54,10 @@ export async function scanFile(file: string, maxBytes: number, scan: (text: stri
   const send = async (chunk: Chunk) => {
     const found = await scan(chunk.text);
     const now = new Set<string>();
+    const end = chunk.cut ? characters(chunk.text, chunk.text.length) : Number.POSITIVE_INFINITY;
     for (const h of found) {
+      // A token the cut shortened does not verify; the next piece repeats it whole, and says what it is.
+      if (h.kind === UNVERIFIED_JWT && h.column - 1 + (h.length ?? 0) >= end) continue;
       const hit = { ...h, line: chunk.firstLine + h.line - 1, column: h.column + (h.line === 1 ? chunk.columnOffset : 0) };
       const key = `${hit.line}:${hit.column}:${hit.kind}:${hit.merchant}`;
       now.add(key);
@@ -77,7 +87,7 @@ export async function scanFile(file: string, maxBytes: number, scan: (text: stri
     for (let cut = fitting(current, CHUNK_BUDGET_BYTES); cut < current.length; cut = fitting(current, CHUNK_BUDGET_BYTES)) {
       if (isHigh(current.charCodeAt(cut - 1))) cut--; // a surrogate pair stays in one piece
       await flush();
-      await send({ text: current.slice(0, cut), firstLine: lineNo, columnOffset: offset });
+      await send({ text: current.slice(0, cut), firstLine: lineNo, columnOffset: offset, cut: true });
       inPieces = true;
       const keep = overlapStart(current, cut);
       offset += characters(current, keep);

@@ -1,23 +1,29 @@
 import { compactVerify, decodeProtectedHeader } from "jose";
 import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
 import { jwsSpans } from "../core/jwt-runs.js";
-import type { SigningKey } from "../core/keys.js";
-import type { Merchant } from "../core/merchants.js";
+import type { VerifyingKey } from "../core/keys.js";
+import { SECRET_KINDS, type SecretFingerprints } from "../core/secret-fingerprints.js";
 
 /**
  * Scanning log text for this sandbox's secrets in clear (POST /__sandbox/scan). Two sources:
  *
- * - the secrets of every merchant the sandbox knows right now (api_secret, merchant payment token,
- *   login password), found as plain substrings;
- * - JWT-shaped strings whose signature verifies with one of the sandbox's own keys: tokens this
- *   sandbox issued (access tokens, login tokens, minted ones), expired or not. Nothing has to be
- *   stored to find them: the signature proves where they came from.
+ * - the secrets of every merchant the sandbox has known since it started (api_secret, including
+ *   rotated ones, merchant payment token, login password), by their fingerprints
+ *   (core/secret-fingerprints.ts): those of ended sessions too, which is when CI scans its logs;
+ * - JWT-shaped strings whose signature verifies with a key the sandbox made, in its ring or retired
+ *   (a rotated-out key, a key of an ended session): tokens this sandbox issued (access tokens, login
+ *   tokens, minted ones), expired or not. Nothing has to be stored to find them: the signature proves
+ *   where they came from.
+ *
+ * A JWT-shaped string that no such key verifies is listed apart (`unverified`): after a restart the
+ * sandbox knows none of the keys that signed the tokens of a log written before it, so the scan
+ * cannot say whether it is a leak of ours; it says where, for a human to look.
  *
  * A hit says where (1-based line and column, the column counted in characters) and what kind, and
  * whose; never the secret itself.
  */
 
-export const SCAN_KINDS = ["api_secret", "payment_token", "password", "access_token", "login_token"] as const;
+export const SCAN_KINDS = [...SECRET_KINDS, "access_token", "login_token"] as const;
 export type ScanKind = (typeof SCAN_KINDS)[number];
 
 export interface ScanHit {
@@ -28,19 +34,22 @@ export interface ScanHit {
   merchant: string;
 }
 
-/**
- * Secrets shorter than this are not searched for: a one-letter password would "leak" in every
- * line. Every generated and published sandbox secret is far longer.
- */
-export const MIN_SECRET_LENGTH = 6;
+/** Where a JWT-shaped string stands that no key of this sandbox verifies; `length` in characters, for a client that cut the text. */
+export interface UnverifiedJwt {
+  line: number;
+  column: number;
+  length: number;
+}
 
-/** Up to this many distinct secrets, one indexOf per secret is fastest; beyond, one indexed pass. */
-const FEW_SECRETS = 300;
+export interface ScanResult {
+  hits: ScanHit[];
+  unverified: UnverifiedJwt[];
+}
 
-/** Where a JWT's keys come from: the sandbox's key ring, by `kid`. */
-export type KeyLookup = (kid: string) => SigningKey | undefined;
+/** Where a JWT's keys come from: the sandbox's key ring and its retired keys, by `kid`. */
+export type KeyLookup = (kid: string) => VerifyingKey | undefined;
 
-export async function scanText(text: string, merchants: readonly Merchant[], findKey: KeyLookup): Promise<ScanHit[]> {
+export async function scanText(text: string, secrets: SecretFingerprints, findKey: KeyLookup): Promise<ScanResult> {
   // Hits are found by offset and placed on lines and columns at the end, in one pass over the text.
   const found: Array<{ offset: number; kind: ScanKind; merchant: string }> = [];
   const seen = new Set<string>();
@@ -51,33 +60,10 @@ export async function scanText(text: string, merchants: readonly Merchant[], fin
     found.push({ offset, kind, merchant });
   };
 
-  const secrets = secretIndex(merchants);
-  if (secrets.size <= FEW_SECRETS) {
-    for (const [secret, owners] of secrets) {
-      for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
-        for (const owner of owners) add(at, owner.kind, owner.merchant);
-      }
-    }
-  } else {
-    // Many sessions: one pass over the text, looking each position's first characters up.
-    const byPrefix = new Map<string, string[]>();
-    for (const secret of secrets.keys()) {
-      const prefix = secret.slice(0, MIN_SECRET_LENGTH);
-      const list = byPrefix.get(prefix);
-      if (list) list.push(secret);
-      else byPrefix.set(prefix, [secret]);
-    }
-    for (let at = 0; at + MIN_SECRET_LENGTH <= text.length; at++) {
-      const candidates = byPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH));
-      if (!candidates) continue;
-      for (const secret of candidates) {
-        if (text.startsWith(secret, at)) for (const owner of secrets.get(secret)!) add(at, owner.kind, owner.merchant);
-      }
-    }
-  }
+  secrets.find(text, (offset, owner) => add(offset, owner.kind, owner.merchant));
 
   const verdicts = new Map<string, Promise<Omit<ScanHit, "line" | "column"> | undefined>>();
-  const shapes: Array<{ offset: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
+  const shapes: Array<{ offset: number; end: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
   // A compact JWS whose header and payload are JSON objects (`eyJ` is base64url for `{"`), found
   // in one pass (jwt-runs.ts). The signature part may be empty (alg none); such a token never
   // verifies, but it is still looked at.
@@ -88,33 +74,21 @@ export async function scanText(text: string, merchants: readonly Merchant[], fin
       verdict = issuedBySandbox(shape, findKey);
       verdicts.set(shape, verdict);
     }
-    shapes.push({ offset: start, verdict });
+    shapes.push({ offset: start, end, verdict });
   }
-  for (const { offset, verdict } of shapes) {
+  const unknown: Array<{ offset: number; length: number }> = [];
+  for (const { offset, end, verdict } of shapes) {
     const issued = await verdict;
     if (issued) add(offset, issued.kind, issued.merchant);
+    else unknown.push({ offset, length: end - offset });
   }
 
   found.sort((a, b) => a.offset - b.offset || a.kind.localeCompare(b.kind) || a.merchant.localeCompare(b.merchant));
   const position = positions(text);
-  return found.map(({ offset, kind, merchant }) => ({ ...position(offset), kind, merchant }));
-}
-
-/** Each distinct secret, with every (kind, merchant) it belongs to. */
-function secretIndex(merchants: readonly Merchant[]): Map<string, Array<{ kind: ScanKind; merchant: string }>> {
-  const index = new Map<string, Array<{ kind: ScanKind; merchant: string }>>();
-  const put = (secret: string | undefined, kind: ScanKind, merchant: string) => {
-    if (!secret || secret.length < MIN_SECRET_LENGTH) return;
-    const owners = index.get(secret) ?? [];
-    if (!owners.some((o) => o.kind === kind && o.merchant === merchant)) owners.push({ kind, merchant });
-    index.set(secret, owners);
-  };
-  for (const m of merchants) {
-    put(m.apiSecret, "api_secret", m.id);
-    put(m.paymentToken, "payment_token", m.id);
-    put(m.login?.password, "password", m.id);
-  }
-  return index;
+  const hits = found.map(({ offset, kind, merchant }) => ({ ...position(offset), kind, merchant }));
+  // A second walk for the unverified ones (positions() goes forward only); both lists are in offset order.
+  const placeUnknown = positions(text);
+  return { hits, unverified: unknown.map(({ offset, length }) => ({ ...placeUnknown(offset), length })) };
 }
 
 /**
@@ -152,7 +126,7 @@ async function issuedBySandbox(token: string, findKey: KeyLookup): Promise<Omit<
 }
 
 /** The base64url length of the key's signatures (unpadded), when it is fixed and known. */
-function signatureChars(key: SigningKey): number | undefined {
+function signatureChars(key: VerifyingKey): number | undefined {
   const bytes = key.alg === "HS256" ? 32 : key.alg === "ES256" ? 64 : key.publicJwk?.n ? Buffer.from(key.publicJwk.n, "base64url").length : undefined;
   return bytes === undefined ? undefined : Math.ceil((bytes * 8) / 6);
 }

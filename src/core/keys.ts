@@ -25,6 +25,12 @@ export interface SigningKey {
 }
 
 /**
+ * What verifies a key's signatures: its public key (RS256, ES256), or for HS256 the key itself,
+ * which is the only way to check an HMAC.
+ */
+export type VerifyingKey = Pick<SigningKey, "kid" | "alg" | "verifyKey" | "publicJwk">;
+
+/**
  * Every key of one sandbox, by `kid`. Scenarios that sign with the same algorithm share one start
  * key (generated once, or the configured one), so loading many scenarios costs no extra key
  * generation; a scenario that rotates gets keys of its own, and gives them back (`retire`) when it
@@ -33,7 +39,15 @@ export interface SigningKey {
 export class KeyRing {
   /** How many kids of ended scenarios are remembered (about 100 bytes each; the keys themselves are gone). */
   static readonly MAX_ENDED = 4096;
+  /**
+   * How many keys that left the ring (their scenario ended, or a rotation dropped them) are kept to
+   * verify what they signed, for the log scan only (`verifier`): the tokens a test logged are
+   * found after its session ended. Nothing else sees them: the ring no longer signs nor accepts with them.
+   */
+  static readonly MAX_RETIRED_VERIFIERS = 1024;
   private readonly byKid = new Map<string, SigningKey>();
+  /** Verification keys of keys that left the ring, oldest first. */
+  private readonly retired = new Map<string, VerifyingKey>();
   private readonly startKeys = new Map<Algorithm, Promise<SigningKey>>();
   /** Kids of keys whose scenario (a session) ended, oldest first: see `endedKid`. */
   private readonly ended = new Set<string>();
@@ -124,10 +138,28 @@ export class KeyRing {
    */
   retire(kids: Iterable<string>, scenarioEnded: boolean): void {
     for (const kid of kids) {
-      if (!this.byKid.delete(kid) || !scenarioEnded) continue;
+      const key = this.byKid.get(kid);
+      if (!key) continue;
+      this.byKid.delete(kid);
+      this.retired.set(kid, { kid, alg: key.alg, verifyKey: key.verifyKey, publicJwk: key.publicJwk });
+      if (this.retired.size > KeyRing.MAX_RETIRED_VERIFIERS) this.retired.delete(this.retired.keys().next().value!);
+      if (!scenarioEnded) continue;
       this.ended.add(kid);
       if (this.ended.size > KeyRing.MAX_ENDED) this.ended.delete(this.ended.values().next().value!);
     }
+  }
+
+  /**
+   * What verifies the signatures of a key this sandbox made, in the ring or retired (the most recent
+   * MAX_RETIRED_VERIFIERS): for the log scan, never for accepting a token.
+   */
+  verifier(kid: string): VerifyingKey | undefined {
+    return this.byKid.get(kid) ?? this.retired.get(kid);
+  }
+
+  /** How many retired keys are kept to verify (bounded by MAX_RETIRED_VERIFIERS). */
+  get retiredCount(): number {
+    return this.retired.size;
   }
 
   /** True for the kid of a key retired when its scenario ended (the most recent MAX_ENDED). */

@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import { ConfigError, SCOPES, type Scope } from "./config.js";
+import { SecretFingerprints, type SecretKind } from "./secret-fingerprints.js";
 import { SecretIndex } from "./secret-index.js";
 
 /**
@@ -93,7 +94,13 @@ export class MerchantRegistry {
    * may send), for the redaction of request URLs; forgotten when the merchant is removed.
    */
   readonly secrets = new SecretIndex();
-  private readonly held = new Map<Merchant, Set<string>>();
+  /**
+   * What the log scan remembers of every secret merchants held, their fingerprints: those of removed
+   * merchants and rotated-out secrets stay (bounded) after this registry forgets the secrets themselves.
+   */
+  readonly fingerprints = new SecretFingerprints();
+  /** Each merchant's secrets, with the role each was first held in. */
+  private readonly held = new Map<Merchant, Map<string, SecretKind>>();
 
   constructor(inputs: readonly MerchantInput[]) {
     for (const input of inputs) this.add(input);
@@ -107,10 +114,10 @@ export class MerchantRegistry {
     this.byApiKey.set(merchant.apiKey, merchant);
     this.byPaymentToken.set(merchant.paymentToken, merchant);
     if (merchant.login) this.byLogin.set(merchant.login.email.toLowerCase(), merchant);
-    this.held.set(merchant, new Set());
-    this.hold(merchant, merchant.apiSecret);
-    this.hold(merchant, merchant.paymentToken);
-    if (merchant.login) this.hold(merchant, merchant.login.password);
+    this.held.set(merchant, new Map());
+    this.hold(merchant, merchant.apiSecret, "api_secret");
+    this.hold(merchant, merchant.paymentToken, "payment_token");
+    if (merchant.login) this.hold(merchant, merchant.login.password, "password");
     return merchant;
   }
 
@@ -143,7 +150,10 @@ export class MerchantRegistry {
     this.byApiKey.delete(merchant.apiKey);
     this.byPaymentToken.delete(merchant.paymentToken);
     if (merchant.login) this.byLogin.delete(merchant.login.email.toLowerCase());
-    for (const secret of this.held.get(merchant) ?? []) this.secrets.delete(secret);
+    for (const [secret, kind] of this.held.get(merchant) ?? []) {
+      this.secrets.delete(secret);
+      this.fingerprints.release(secret, { kind, merchant: merchant.id });
+    }
     this.held.delete(merchant);
   }
 
@@ -172,7 +182,7 @@ export class MerchantRegistry {
     this.byPaymentToken.delete(merchant.paymentToken);
     merchant.paymentToken = token;
     this.byPaymentToken.set(token, merchant);
-    this.hold(merchant, token);
+    this.hold(merchant, token, "payment_token");
   }
 
   /**
@@ -184,24 +194,27 @@ export class MerchantRegistry {
   setApiSecret(merchant: Merchant, secret: string): void {
     const before = merchant.formerSecrets[0];
     rotateSecret(merchant, secret);
-    this.hold(merchant, secret);
+    this.hold(merchant, secret, "api_secret");
     if (before !== undefined && !merchant.formerSecrets.includes(before)) this.release(merchant, before);
   }
 
-  private hold(merchant: Merchant, secret: string): void {
+  private hold(merchant: Merchant, secret: string, kind: SecretKind): void {
     const held = this.held.get(merchant);
     if (!held || held.has(secret)) return;
-    held.add(secret);
+    held.set(secret, kind);
     this.secrets.add(secret);
+    this.fingerprints.hold(secret, { kind, merchant: merchant.id });
   }
 
   /** Stops redacting one secret of the merchant's, unless it still holds it in another role. */
   private release(merchant: Merchant, secret: string): void {
     const held = this.held.get(merchant);
-    if (!held?.has(secret)) return;
+    const kind = held?.get(secret);
+    if (!held || kind === undefined) return;
     if (secret === merchant.apiSecret || secret === merchant.paymentToken || secret === merchant.login?.password) return;
     held.delete(secret);
     this.secrets.delete(secret);
+    this.fingerprints.release(secret, { kind, merchant: merchant.id });
   }
 }
 

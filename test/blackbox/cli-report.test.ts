@@ -316,6 +316,97 @@ describe("merchant-sandbox report and scan-logs", () => {
   });
 });
 
+describe("scan-logs remembers (issue 25 §2)", () => {
+  let server: CliProcess & { url: string };
+  let dir: string;
+  beforeAll(async () => {
+    server = await startCliServer(["--log-format", "off"]);
+    dir = mkdtempSync(join(tmpdir(), "merchant-sandbox-scan-"));
+  });
+  afterAll(() => {
+    server.child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const act = async (session: SessionInfo, now: unknown) =>
+    expect((await post(`${server.url}/__sandbox/sessions/${session.id}/actions`, { now })).status).toBe(200);
+
+  it("remembers ended sessions: a DELETEd session's secrets and tokens in a log are found, its rotated-out key's token too", async () => {
+    const created = await post(`${server.url}/__sandbox/sessions`, {});
+    expect(created.status).toBe(201);
+    const s = (await created.json()) as SessionInfo;
+    await act(s, { rotate_signing_key: true });
+    const rotatedOut = await accessToken(server.url, s.merchant.api_key, s.merchant.api_secret);
+    // The next rotation drops that key: the sandbox refuses its tokens from now on.
+    await act(s, { rotate_signing_key: true });
+    const current = await accessToken(server.url, s.merchant.api_key, s.merchant.api_secret);
+    const file = join(dir, "session.log");
+    const lines = [
+      `INFO session ${s.id} created`,
+      `DEBUG exchanging {"api_key":"${s.merchant.api_key}","api_secret":"${s.merchant.api_secret}"}`,
+      `DEBUG Authorization: Bearer ${rotatedOut}`,
+      `DEBUG Authorization: Bearer ${current}`,
+    ];
+    writeFileSync(file, lines.join("\n") + "\n");
+    expect((await fetch(`${server.url}/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    const r = await run(["scan-logs", "--url", server.url, file]);
+    expect(r.stdout).toBe(
+      `${file}:2:${lines[1]!.indexOf(s.merchant.api_secret) + 1}: api_secret of merchant ${s.merchant.id} in clear text\n` +
+        `${file}:3:29: access_token of merchant ${s.merchant.id} in clear text\n` +
+        `${file}:4:29: access_token of merchant ${s.merchant.id} in clear text\n`,
+    );
+    expect(r.stderr).toBe("merchant-sandbox: 3 secrets in clear text in 1 of 1 file (4 lines). Redact them before they are logged.\n");
+    expect(r.code).toBe(1);
+    for (const secret of [s.merchant.api_secret, rotatedOut, current]) expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+
+  it("after a restart: a JWT no key verifies is a warning with its line (exit 0), an error with --strict (exit 1), never printed", async () => {
+    const token = await accessToken(server.url, "sandbox-api-key", SECRET);
+    // A sandbox started anew knows none of the keys of before: another process, as after a restart.
+    const restarted = await startCliServer(["--log-format", "off"]);
+    try {
+      const file = join(dir, "before-restart.log");
+      writeFileSync(file, `INFO started\nDEBUG Authorization: Bearer ${token}\n`);
+      const warned = await run(["scan-logs", "--url", restarted.url, file]);
+      const line = `${file}:2:29: %s: a JWT no key of this sandbox verifies (signed before the sandbox restarted, or by another issuer); check that this line logs no token in clear\n`;
+      expect(warned).toEqual({
+        code: 0,
+        stdout: line.replace("%s", "warning"),
+        stderr:
+          "merchant-sandbox: no secret in clear text in 1 file (2 lines). 1 JWT no key of this sandbox verifies: it knows no key from before its last start, so scan logs before it stops to know whose they are.\n",
+      });
+      const strict = await run(["scan-logs", "--strict", "--url", restarted.url, file]);
+      expect(strict).toEqual({
+        code: 1,
+        stdout: line.replace("%s", "error"),
+        stderr:
+          "merchant-sandbox: no secret of this sandbox in clear text, but a JWT it cannot verify in 1 of 1 file (2 lines). 1 JWT no key of this sandbox verifies: it knows no key from before its last start, so scan logs before it stops to know whose they are.\n",
+      });
+      for (const part of [token, ...token.split(".")]) expect(warned.stdout + warned.stderr + strict.stdout + strict.stderr).not.toContain(part);
+      // The sandbox that signed it still knows it.
+      expect((await run(["scan-logs", "--strict", "--url", server.url, file])).stdout).toBe(
+        `${file}:2:29: access_token of merchant merchant_sandbox_default in clear text\n`,
+      );
+    } finally {
+      restarted.child.kill("SIGKILL");
+    }
+  });
+
+  it("a JWT cut by a piece's end is judged whole in the next piece: no warning for a token across a cut", async () => {
+    const token = await accessToken(server.url, "sandbox-api-key", SECRET);
+    const file = join(dir, "cut.log");
+    const line = Buffer.alloc(200_000, "x");
+    // ASCII pieces are 61,440 characters: the first cut falls in the token's signature, so the
+    // first piece holds a JWT shape that does not verify.
+    const at = 61_440 - token.length + 20;
+    line.write(token, at);
+    writeFileSync(file, line);
+    const r = await run(["scan-logs", "--strict", "--url", server.url, file]);
+    expect(r.stdout).toBe(`${file}:1:${at + 1}: access_token of merchant merchant_sandbox_default in clear text\n`);
+    expect(r.code).toBe(1);
+  });
+});
+
 describe("report and scan-logs against a sandbox with an admin token", () => {
   let server: CliProcess & { url: string };
   let dir: string;

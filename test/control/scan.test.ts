@@ -1,6 +1,16 @@
 import { generateKeyPair, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MERCHANT_ID, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, postJson, startTestServer, type TestServer } from "../support/server.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  createSession,
+  DEFAULT_MERCHANT_ID,
+  DEFAULT_PAYMENT_TOKEN,
+  DEFAULT_SECRET,
+  postJson,
+  type SessionAnswer,
+  serversPerTest,
+  startTestServer,
+  type TestServer,
+} from "../support/server.js";
 
 /** POST /__sandbox/scan over real HTTP: which secrets of this sandbox a log text holds, and where. */
 
@@ -51,6 +61,7 @@ describe("POST /__sandbox/scan", () => {
         { line: 5, column: 11, kind: "payment_token", merchant: DEFAULT_MERCHANT_ID },
         { line: 6, column: 10, kind: "password", merchant: DEFAULT_MERCHANT_ID },
       ],
+      unverified: [],
     });
     // The columns are where the secrets start.
     const lines = text.split("\n");
@@ -84,14 +95,18 @@ describe("POST /__sandbox/scan", () => {
     const signed = { expired: await mint("expired"), wrong_audience: await mint("wrong_audience"), login_token: await mint("login_token") };
     const unsigned = [await mint("foreign_key"), await mint("unknown_kid"), await mint("alg_none"), await mint("bad_signature")];
     const text = [...Object.values(signed), ...unsigned].join("\n");
-    expect((await scan(text)).json.hits).toEqual([
-      { line: 1, column: 1, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
-      { line: 2, column: 1, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
-      { line: 3, column: 1, kind: "login_token", merchant: DEFAULT_MERCHANT_ID },
-    ]);
+    expect((await scan(text)).json).toEqual({
+      hits: [
+        { line: 1, column: 1, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
+        { line: 2, column: 1, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
+        { line: 3, column: 1, kind: "login_token", merchant: DEFAULT_MERCHANT_ID },
+      ],
+      // The others are JWTs all the same: listed where they stand, for a human to look at.
+      unverified: unsigned.map((token, i) => ({ line: 4 + i, column: 1, length: token.length })),
+    });
   });
 
-  it("does not flag a JWT signed by another key, even one that claims this sandbox's kid, nor a random eyJ string", async () => {
+  it("does not flag as ours a JWT signed by another key, even one that claims this sandbox's kid, nor a random eyJ string: they are unverified", async () => {
     const kid = (await t.call("/.well-known/jwks.json")).json.keys[0].kid as string;
     const { privateKey } = await generateKeyPair("RS256");
     const forged = await new SignJWT({ sub: DEFAULT_MERCHANT_ID, scope: "payment cashout" })
@@ -102,7 +117,15 @@ describe("POST /__sandbox/scan", () => {
     const notJson = "eyJnot-json.eyJnot-json-either.sig";
     const r = await scan(`forged ${forged}\nrandom ${random}\n${notJson}\neyJ alone`);
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ hits: [] });
+    expect(r.json).toEqual({
+      hits: [],
+      unverified: [
+        { line: 1, column: 8, length: forged.length },
+        { line: 2, column: 8, length: random.length },
+        { line: 3, column: 1, length: notJson.length },
+      ],
+    });
+    for (const token of [forged, random, notJson]) expect(r.text).not.toContain(token);
   });
 
   it("counts columns in characters and finds a secret glued to other text and repeated on a line", async () => {
@@ -128,8 +151,8 @@ describe("POST /__sandbox/scan", () => {
   });
 
   it("answers an empty list for clean text, and for an empty text", async () => {
-    expect((await scan("GET /api/v2/payment/x 200 merchant=merchant_sandbox_default jti=abc")).json).toEqual({ hits: [] });
-    expect((await scan("")).json).toEqual({ hits: [] });
+    expect((await scan("GET /api/v2/payment/x 200 merchant=merchant_sandbox_default jti=abc")).json).toEqual({ hits: [], unverified: [] });
+    expect((await scan("")).json).toEqual({ hits: [], unverified: [] });
   });
 
   it("refuses a body without a text string, other fields, and a body over the size limit", async () => {
@@ -173,7 +196,7 @@ describe("POST /__sandbox/scan with many sessions", () => {
 });
 
 describe.each(["RS256", "ES256", "HS256"])("POST /__sandbox/scan with %s tokens", (algorithm) => {
-  it("finds a token glued to more base64url characters, and not one with a cut signature", async () => {
+  it("finds a token glued to more base64url characters, and not one with a cut signature (unverified)", async () => {
     const t = await startTestServer({ algorithm });
     try {
       const token = await t.token();
@@ -184,6 +207,7 @@ describe.each(["RS256", "ES256", "HS256"])("POST /__sandbox/scan with %s tokens"
           { line: 1, column: 3, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
           { line: 2, column: 3, kind: "access_token", merchant: DEFAULT_MERCHANT_ID },
         ],
+        unverified: [{ line: 3, column: 3, length: cut.length }],
       });
     } finally {
       await t.close();
@@ -200,7 +224,7 @@ describe("POST /__sandbox/scan with an admin token", () => {
       expect(refused.status).toBe(401);
       expect(refused.json.code).toBe("admin_token_required");
       const ok = await t.call(SCAN, postJson({ text: DEFAULT_SECRET }, { authorization: "Bearer admin-t0ken-of-16+" }));
-      expect(ok.json).toEqual({ hits: [{ line: 1, column: 1, kind: "api_secret", merchant: DEFAULT_MERCHANT_ID }] });
+      expect(ok.json).toEqual({ hits: [{ line: 1, column: 1, kind: "api_secret", merchant: DEFAULT_MERCHANT_ID }], unverified: [] });
     } finally {
       await t.close();
     }
@@ -215,5 +239,77 @@ describe("POST /__sandbox/scan with an admin token", () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("POST /__sandbox/scan remembers what ended (issue 25 §2)", () => {
+  const start = serversPerTest();
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const scanOf = async (t: TestServer, text: string) => (await t.call(SCAN, postJson({ text }))).json;
+  const act = async (t: TestServer, s: SessionAnswer, now: Record<string, unknown>) =>
+    expect((await t.call(`/__sandbox/sessions/${s.id}/actions`, postJson({ now }))).status).toBe(200);
+  /** The secrets and a token of a session, one per line, and the hits they are. */
+  const leaks = (m: SessionAnswer["merchant"], token: string) => ({
+    text: [`a ${m.api_secret}`, `b ${m.payment_token}`, `c ${m.login.password}`, `d Bearer ${token}`].join("\n"),
+    hits: [
+      { line: 1, column: 3, kind: "api_secret", merchant: m.id },
+      { line: 2, column: 3, kind: "payment_token", merchant: m.id },
+      { line: 3, column: 3, kind: "password", merchant: m.id },
+      { line: 4, column: 10, kind: "access_token", merchant: m.id },
+    ],
+  });
+
+  it("remembers ended sessions: the secrets and tokens of a DELETEd session, its own rotated key included, are still found", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    // A key of the session's own (rotate_key): it leaves the ring when the session ends.
+    await act(t, s, { rotate_signing_key: true });
+    const token = await t.token(s.merchant.api_key, s.merchant.api_secret);
+    const { text, hits } = leaks(s.merchant, token);
+    expect((await scanOf(t, text)).hits).toEqual(hits);
+    expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    const r = await t.call(SCAN, postJson({ text }));
+    // The hits first: before the fix, the session's secrets and token were no longer found.
+    expect(r.json.hits).toEqual(hits);
+    expect(r.json.unverified).toEqual([]);
+    for (const secret of [s.merchant.api_secret, s.merchant.payment_token, s.merchant.login.password, token]) expect(r.text).not.toContain(secret);
+  });
+
+  it("remembers ended sessions: a session reaped after being idle", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2026, 0, 1));
+    const t = await start();
+    const s = await createSession(t);
+    const token = await t.token(s.merchant.api_key, s.merchant.api_secret);
+    vi.setSystemTime(Date.UTC(2026, 0, 1, 1)); // an hour: past the 30 minutes of idle time
+    expect((await t.call(`/__sandbox/sessions/${s.id}`)).status).toBe(404);
+    const { text, hits } = leaks(s.merchant, token);
+    const answer = await scanOf(t, text);
+    expect(answer.hits).toEqual(hits);
+    expect(answer.unverified).toEqual([]);
+  });
+
+  it("remembers former secrets and rotated-out keys: an api_secret rotated away five times, a token of a key rotated out", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const first = s.merchant.api_secret;
+    await act(t, s, { rotate_signing_key: true });
+    const token = await t.token(s.merchant.api_key, first);
+    // Its key is dropped by the next rotation (no keep_old): the sandbox no longer accepts the token.
+    await act(t, s, { rotate_signing_key: true });
+    const refused = await t.call("/api/v2/payment/orders", { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(401);
+    // A merchant keeps 4 former secrets as proof of identity; the fifth rotation forgets the first.
+    for (let i = 0; i < 5; i++) await act(t, s, { rotate_secret: true });
+    const r = await t.call(SCAN, postJson({ text: `old=${first}\n${token}` }));
+    expect(r.json.hits).toEqual([
+      { line: 1, column: 5, kind: "api_secret", merchant: s.merchant.id },
+      { line: 2, column: 1, kind: "access_token", merchant: s.merchant.id },
+    ]);
+    expect(r.json.unverified).toEqual([]);
+    expect(r.text).not.toContain(first);
   });
 });

@@ -6,9 +6,11 @@ import { controlBody, onlyFields } from "../body.js";
 import { scanText } from "../scan.js";
 
 /**
- * POST /__sandbox/scan `{"text": "<log text>"}` → 200 `{"hits": [{line, column, kind, merchant}]}`:
- * where the text holds a secret of this sandbox in clear (a merchant's api_secret, payment token or
- * password, or a JWT this sandbox signed). The answer says where and what, never the secret. The
+ * POST /__sandbox/scan `{"text": "<log text>"}` → 200 `{"hits": [{line, column, kind, merchant}],
+ * "unverified": [{line, column, length}]}`: where the text holds a secret of this sandbox in clear
+ * (a merchant's api_secret, payment token or password, of a live or ended session, or a JWT a key
+ * of this sandbox signed), and where a JWT-shaped string stands that no key it knows verifies (one
+ * signed before a restart, or by another issuer). The answer says where and what, never the secret. The
  * body is bounded by the body size limit (64 KiB by default): send a large log in chunks of lines.
  */
 export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
@@ -23,6 +25,5 @@ export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   }
   // A JWT in the text is ours if one of our keys verifies it: every key must be in.
   if (ctx.ring.ready) await ctx.ring.ready;
-  const hits = await scanText(body.text, ctx.merchants.all(), (kid) => ctx.ring.find(kid));
-  return jsonResponse(200, { hits });
+  return jsonResponse(200, await scanText(body.text, ctx.merchants.fingerprints, (kid) => ctx.ring.verifier(kid)));
 };

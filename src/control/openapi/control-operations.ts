@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../../core/error-catalogue.js";
+import { MAX_ENDED_SECRETS } from "../../core/secret-fingerprints.js";
 import type { OperationDoc, PathDoc } from "./operations.js";
 import { ref } from "./ref.js";
 import { JOURNAL_PAGE_MAX } from "../journal.js";
@@ -470,10 +471,9 @@ export const controlDocs: Record<string, PathDoc> = {
     post: op({
       operationId: "scanLogs",
       summary: "Find this sandbox's secrets in log text",
-      description:
-        "Where the text holds, in clear, a secret of a merchant the sandbox knows now (api_secret, payment token or login password) or a JWT this sandbox signed (access, login or minted token, expired or not: its signature proves it). Each hit says where and what, never the secret. The body is bounded by the size limit: send a large log in chunks of lines.",
+      description: `Where the text holds, in clear, a secret of a merchant the sandbox has known since it started (api_secret, a rotated one too, payment token or login password; of sessions that ended too, by fingerprint, the ${MAX_ENDED_SECRETS.toLocaleString("en")} most recently ended) or a JWT a key of this sandbox signed (access, login or minted token, expired or not, by a key in use, rotated out or of an ended session: its signature proves it). Each hit says where and what, never the secret. A JWT-shaped string no such key verifies is listed in \`unverified\` (after a restart the sandbox knows no key of before). The body is bounded by the size limit: send a large log in chunks of lines.`,
       requestBody: { required: true, content: { "application/json": { schema: ref("schemas", "ScanRequest") } } },
-      responses: { "200": json("The hits (none when the text is clean).", ref("schemas", "ScanResult")) },
+      responses: { "200": json("The hits and unverified JWTs (none when the text is clean).", ref("schemas", "ScanResult")) },
       refusals: [...WITH_BODY, "scan_text_missing", "scan_text_invalid", "payload_too_large"],
       notes: { ...BODY_NOTES, 413: "The body is over the limit: send fewer lines at a time." },
     }),

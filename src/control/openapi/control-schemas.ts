@@ -390,7 +390,7 @@ export const controlSchemas = {
   },
   ScanResult: {
     type: "object",
-    required: ["hits"],
+    required: ["hits", "unverified"],
     properties: {
       hits: {
         type: "array",
@@ -402,6 +402,20 @@ export const controlSchemas = {
             column: { type: "integer", minimum: 1, description: "Counted in characters." },
             kind: { type: "string", enum: ["api_secret", "payment_token", "password", "access_token", "login_token"] },
             merchant: { type: "string", description: "The secret's owner, or the token's `sub` (`unknown` when it has none)." },
+          },
+        },
+      },
+      unverified: {
+        type: "array",
+        description:
+          "JWT-shaped strings no key of this sandbox verifies, live or retired: signed before it restarted (it then knows none of the keys of before), or by another issuer. Where they stand, never the token.",
+        items: {
+          type: "object",
+          required: ["line", "column", "length"],
+          properties: {
+            line: { type: "integer", minimum: 1 },
+            column: { type: "integer", minimum: 1, description: "Counted in characters." },
+            length: { type: "integer", minimum: 1, description: "The string's length in characters." },
           },
         },
       },
