@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { type Hit, scanFile, UnreadableFile } from "../log-file-scan.js";
-import { baseUrl, CliTrouble, controlRequest, EXIT_FINDINGS, EXIT_TROUBLE } from "./report.js";
+import { baseUrl, CliTrouble, controlRequest, EXIT_FINDINGS, EXIT_TROUBLE, troubleLine } from "./report.js";
 
 /**
  * `merchant-sandbox scan-logs --url URL FILE…`: looks for the sandbox's secrets in clear in log
@@ -48,7 +48,7 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
     try {
       base = baseUrl(args.url);
     } catch (e) {
-      return trouble(e);
+      return troubleLine("scan-logs", e);
     }
     let hits = 0;
     let unreadable = 0;
@@ -74,7 +74,7 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
           continue;
         }
         // The sandbox cannot be reached or refused: nothing more can be scanned.
-        return trouble(e);
+        return troubleLine("scan-logs", e);
       }
     }
     const files = args.files.length - unreadable;
@@ -92,12 +92,6 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
     process.exitCode = unreadable > 0 ? EXIT_TROUBLE : hits > 0 ? EXIT_FINDINGS : 0;
   },
 };
-
-function trouble(e: unknown): void {
-  if (!(e instanceof CliTrouble)) throw e;
-  process.stderr.write(`merchant-sandbox: ${e.message}\n`);
-  process.exitCode = EXIT_TROUBLE;
-}
 
 function hitsOf(body: unknown): Hit[] {
   const hits = (body as { hits?: unknown } | null)?.hits;
