@@ -352,6 +352,8 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
       ...bound,
       scenarios: sandbox.scenarios.map((s) => s.name),
+      // The primary scenario's response profile: the one requests no merchant can be told from are answered in.
+      profile: sandbox.scenarios[0]?.profile ?? "oauth",
       merchants: apiKeys,
       alg: sandbox.settings.algorithm,
       token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
