@@ -294,7 +294,9 @@ describe("calibrate's --url has its own variable: MERCHANT_SANDBOX_URL is the sa
   it("wrong variable feeds nothing: MERCHANT_SANDBOX_URL (set for report and scan-logs, as the compose example does) is not calibrate's --url, exit 2, nothing sent", async () => {
     const provider = await startEnvelopeProvider();
     try {
-      const run = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "wrong-var.yaml")], { MERCHANT_SANDBOX_URL: provider.url });
+      const run = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "wrong-var.yaml")], {
+        MERCHANT_SANDBOX_URL: provider.url,
+      });
       expect(run).toEqual({
         code: 2,
         stdout: "",
@@ -317,7 +319,9 @@ describe("calibrate's --url has its own variable: MERCHANT_SANDBOX_URL is the sa
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       expect(provider.requests()).toBeGreaterThan(0);
-      const bad = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "x.yaml")], { MERCHANT_SANDBOX_PROVIDER_URL: "ftp://provider.test" });
+      const bad = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "x.yaml")], {
+        MERCHANT_SANDBOX_PROVIDER_URL: "ftp://provider.test",
+      });
       expect(bad.stderr).toBe(
         "merchant-sandbox: MERCHANT_SANDBOX_PROVIDER_URL must be an http(s) URL, e.g. https://provider-test.example (got 'ftp://provider.test').\nRun 'merchant-sandbox calibrate --help' for the options.\n",
       );

@@ -64,8 +64,20 @@ describe("usage errors in the terms the user gave: what a value must be, the var
   it.each([
     ["--port abc says what a port is and quotes it (not 'NaN')", ["serve", "--port", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
     ["-p abc alike", ["serve", "-p", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
-    ["a bad value from a variable names the variable, not a flag never typed", ["serve"], { MERCHANT_SANDBOX_PORT: "abc" }, `MERCHANT_SANDBOX_PORT ${PORT} 'abc'`, "serve"],
-    ["a flag typed wins over its variable, and is the one named", ["serve", "--port", "x"], { MERCHANT_SANDBOX_PORT: "4011" }, `--port ${PORT} 'x'`, "serve"],
+    [
+      "a bad value from a variable names the variable, not a flag never typed",
+      ["serve"],
+      { MERCHANT_SANDBOX_PORT: "abc" },
+      `MERCHANT_SANDBOX_PORT ${PORT} 'abc'`,
+      "serve",
+    ],
+    [
+      "a flag typed wins over its variable, and is the one named",
+      ["serve", "--port", "x"],
+      { MERCHANT_SANDBOX_PORT: "4011" },
+      `--port ${PORT} 'x'`,
+      "serve",
+    ],
     [
       "a duration from a variable",
       ["serve"],
@@ -108,9 +120,7 @@ describe("a sandbox URL from MERCHANT_SANDBOX_URL", () => {
   it("report names the variable when its value is not an http(s) URL, exit 2", async () => {
     const cli = runCli(["report"], { MERCHANT_SANDBOX_URL: "ftp://localhost:4010" });
     expect(await cli.exited).toBe(2);
-    expect(cli.stderr()).toBe(
-      "merchant-sandbox: MERCHANT_SANDBOX_URL must be an http:// or https:// URL, e.g. http://localhost:4010 (got 'ftp:')\n",
-    );
+    expect(cli.stderr()).toBe("merchant-sandbox: MERCHANT_SANDBOX_URL must be an http:// or https:// URL, e.g. http://localhost:4010 (got 'ftp:')\n");
   });
 });
 

@@ -26,7 +26,9 @@ function expiryBodies(page: string): unknown[] {
 }
 
 describe("docs: forcing an expiry", () => {
-  it.each(PAGES)("%s recommends next … expire_token: presented, as a body the actions endpoint takes, and says what PyJWT raises after a clock jump", (page) => {
+  it.each(
+    PAGES,
+  )("%s recommends next … expire_token: presented, as a body the actions endpoint takes, and says what PyJWT raises after a clock jump", (page) => {
     const bodies = expiryBodies(page);
     expect(bodies.length, `a curl … -d '{"next": … "expire_token": "presented" …}' in ${page}`).toBeGreaterThan(0);
     for (const body of bodies) {
@@ -38,11 +40,16 @@ describe("docs: forcing an expiry", () => {
 
   const server = serversPerTest();
 
-  it.each(PAGES)("the body %s shows expires the token presented next (401 token_expired), and the renewed token is stamped on the same clock", async (page) => {
+  it.each(
+    PAGES,
+  )("the body %s shows expires the token presented next (401 token_expired), and the renewed token is stamped on the same clock", async (page) => {
     const t = await server();
     const session = await createSession(t);
     const exchange = async () => {
-      const r = await t.call(`/s/${session.id}/api/v2/auth/token`, postJson({ api_key: session.merchant.api_key, api_secret: session.merchant.api_secret }));
+      const r = await t.call(
+        `/s/${session.id}/api/v2/auth/token`,
+        postJson({ api_key: session.merchant.api_key, api_secret: session.merchant.api_secret }),
+      );
       expect(r.status, r.text).toBe(200);
       return r.json.access_token as string;
     };

@@ -160,7 +160,7 @@ describe("the packed tarball", () => {
 });
 
 describe("the packed tarball in a CommonJS TypeScript project", () => {
-  it("dual types: the README's msw snippet type-checks under module nodenext without \"type\": \"module\" (msw's CommonJS types on both sides) and runs, one token exchange", async () => {
+  it('dual types: the README\'s msw snippet type-checks under module nodenext without "type": "module" (msw\'s CommonJS types on both sides) and runs, one token exchange', async () => {
     // A CommonJS project inside the scratch one (its node_modules): what `npm init -y` makes.
     const cjs = join(project, "cjs");
     mkdirSync(cjs);

@@ -219,7 +219,13 @@ export const controlSchemas = {
         items: {
           type: "object",
           required: ["id", "scenario", "profile", "base_url", "expires_at"],
-          properties: { id: { type: "string" }, scenario: { type: "string" }, profile: SESSION_PROFILE, base_url: { type: "string" }, expires_at: isoTime },
+          properties: {
+            id: { type: "string" },
+            scenario: { type: "string" },
+            profile: SESSION_PROFILE,
+            base_url: { type: "string" },
+            expires_at: isoTime,
+          },
         },
       },
     },
