@@ -24,7 +24,8 @@ export function inGivenTerms(
     return before === "--" ? envNameOf(flag, command) : `${before}${envNameOf(flag, command)}`;
   });
   // A number that did not parse: the value the message is about is its first flag's.
-  return raw === undefined ? named : named.replace(/'NaN'/g, `'${shown(raw)}'`);
+  // A function, not a replacement string: the text given may hold `$&` and the like.
+  return raw === undefined ? named : named.replace(/'NaN'/g, () => `'${shown(raw!)}'`);
 }
 
 /**

@@ -64,6 +64,7 @@ describe("usage errors in the terms the user gave: what a value must be, the var
   it.each([
     ["--port abc says what a port is and quotes it (not 'NaN')", ["serve", "--port", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
     ["-p abc alike", ["serve", "-p", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
+    ["the text as given, $& and all (no replacement pattern)", ["serve", "--port=$&x"], {}, `--port ${PORT} '$&x'`, "serve"],
     [
       "a bad value from a variable names the variable, not a flag never typed",
       ["serve"],
