@@ -38,8 +38,11 @@ LABEL org.opencontainers.image.title="merchant-sandbox" \
 
 # 0.0.0.0: inside a container, loopback is unreachable through -p. Without an admin token (set
 # MERCHANT_SANDBOX_ADMIN_TOKEN, 16+ characters) serve warns once at start that anyone who can
-# reach the published port can drive the control plane.
+# reach the published port can drive the control plane. `container` (the systemd convention,
+# which podman follows) tells serve it runs in one: the warning then says to publish the port on
+# 127.0.0.1 (-p 127.0.0.1:4010:4010), not to bind 127.0.0.1, which would break -p.
 ENV NODE_ENV=production \
+    container=docker \
     MERCHANT_SANDBOX_HOST=0.0.0.0 \
     MERCHANT_SANDBOX_PORT=4010
 

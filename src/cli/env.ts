@@ -13,25 +13,46 @@ export const ENV_PREFIX = "MERCHANT_SANDBOX_";
 export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (line: string) => void): void {
   if (!Object.keys(process.env).some((k) => k.startsWith(ENV_PREFIX))) return;
   const name = argv.find((a) => !a.startsWith("-"));
-  const flagsOf = (c: CommandModule) => optionNames(c);
   const current = commands.find((c) => commandName(c) === name);
-  const mine = current ? flagsOf(current) : new Set<string>();
-  const anyCommand = new Set(commands.flatMap((c) => [...flagsOf(c)]));
+  // Each variable this command reads, and the flag it sets.
+  const mine = new Map(current ? [...optionNames(current)].map((flag) => [envNameOf(flag, commandName(current)), flag] as const) : []);
+  const anyCommand = new Set(commands.flatMap((c) => [...optionNames(c)].map((flag) => envNameOf(flag, commandName(c)))));
+  const renamed: Array<[string, string]> = [];
   for (const key of Object.keys(process.env)) {
     if (!key.startsWith(ENV_PREFIX)) continue;
-    const flag = key.slice(ENV_PREFIX.length).toLowerCase().replace(/_/g, "-");
-    if (mine.has(flag)) continue;
-    if (!anyCommand.has(flag)) {
-      const envNames = [...anyCommand].map(envNameOf);
-      warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${didYouMean(key, envNames)}`);
+    const flag = mine.get(key);
+    if (flag !== undefined) {
+      // yargs reads MERCHANT_SANDBOX_<FLAG> only: a variable of another name moves there, after
+      // this loop (the name it moves to may be another command's variable, removed here first).
+      if (key !== envNameOf(flag)) renamed.push([key, envNameOf(flag)]);
+      continue;
+    }
+    if (!anyCommand.has(key)) {
+      warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${didYouMean(key, [...anyCommand])}`);
     }
     delete process.env[key];
   }
+  for (const [from, to] of renamed) {
+    process.env[to] = process.env[from];
+    delete process.env[from];
+  }
 }
 
-/** The environment variable of a flag: --token-ttl is MERCHANT_SANDBOX_TOKEN_TTL (the reverse of the mapping above). */
-export function envNameOf(flag: string): string {
-  return ENV_PREFIX + flag.toUpperCase().replace(/-/g, "_");
+/**
+ * Variables not named after their flag. calibrate's --url is the provider's test environment,
+ * while MERCHANT_SANDBOX_URL is the sandbox's own URL (report and scan-logs; the compose example
+ * sets it for the whole job): read as calibrate's, it would send the provider probes to the sandbox.
+ */
+const ENV_NAME_EXCEPTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  calibrate: { url: `${ENV_PREFIX}PROVIDER_URL` },
+};
+
+/**
+ * The environment variable of a flag: --token-ttl is MERCHANT_SANDBOX_TOKEN_TTL (the reverse of
+ * yargs' mapping), unless the command names it otherwise (ENV_NAME_EXCEPTIONS).
+ */
+export function envNameOf(flag: string, command?: string): string {
+  return (command !== undefined ? ENV_NAME_EXCEPTIONS[command]?.[flag] : undefined) ?? ENV_PREFIX + flag.toUpperCase().replace(/-/g, "_");
 }
 
 /**
@@ -59,7 +80,7 @@ export function withEnvInHelp(c: CommandModule): CommandModule {
       };
       parser.option = function (this: unknown, key, opt) {
         if (inPositional > 0 || typeof key !== "string") return option.call(this, key, opt);
-        const tag = `[env: ${envNameOf(key)}]`;
+        const tag = `[env: ${envNameOf(key, commandName(c))}]`;
         return option.call(this, key, { ...opt, describe: opt?.describe ? `${opt.describe}\n${tag}` : tag });
       };
       return builder(y) as Argv;
@@ -77,10 +98,18 @@ export function commandName(c: CommandModule): string {
 
 /** The flags a command module declares, found by running its builder on a scratch parser. */
 export function optionNames(c: CommandModule): Set<string> {
+  return new Set(Object.keys(declared(c).key));
+}
+
+/** Each flag's other names (`port`: `p`), as the command module declares them. */
+export function optionAliases(c: CommandModule): Record<string, string[]> {
+  return declared(c).alias;
+}
+
+function declared(c: CommandModule): { key: Record<string, unknown>; alias: Record<string, string[]> } {
   const probe = yargs([]);
   if (typeof c.builder === "function") c.builder(probe as unknown as Argv);
   else if (c.builder) probe.options(c.builder);
   // getOptions() is public in yargs but missing from @types/yargs.
-  const options = (probe as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
-  return new Set(Object.keys(options.key));
+  return (probe as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }).getOptions();
 }

@@ -1,5 +1,7 @@
 import yargs, { type CommandModule } from "yargs";
-import { keepOnlyEnvOf, withEnvInHelp } from "./env.js";
+import { commandName, keepOnlyEnvOf, optionAliases, withEnvInHelp } from "./env.js";
+import { inGivenTerms } from "./given-values.js";
+import { helpLine } from "./help-line.js";
 import { hideBin } from "yargs/helpers";
 import { withFlagSuggestions } from "./unknown-flags.js";
 import { joinPemValues } from "./pem-values.js";
@@ -64,8 +66,11 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     // Wrapping the help text costs ~50 ms when yargs lays it out: wrapped only when it will be shown.
     .wrap(argv.some((a) => a === "--help" || a === "-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
-      const text = withFlagSuggestions((msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " "), args, commands);
-      process.stderr.write(`merchant-sandbox: ${text}\nRun 'merchant-sandbox --help' for the options.\n`);
+      const current = commands.find((c) => commandName(c) === args.find((a) => !a.startsWith("-")));
+      const name = current && commandName(current);
+      const said = withFlagSuggestions((msg ?? err?.message ?? "invalid command line").replace(/\s*\n\s*/g, " "), args, commands);
+      const text = current ? inGivenTerms(said, { args, command: name, aliases: optionAliases(current) }, process.env) : said;
+      process.stderr.write(`merchant-sandbox: ${text}\n${helpLine(name)}\n`);
       process.exit(EXIT_USAGE);
     });
   skipHelpCache(parser);

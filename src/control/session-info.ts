@@ -8,6 +8,11 @@
 export interface SessionInfo {
   id: string;
   scenario: string;
+  /**
+   * The response profile its merchant API answers in: the one POST /__sandbox/sessions asked for,
+   * else the scenario's, else the sandbox's (`oauth` unless `serve --profile` chose another).
+   */
+  profile: string;
   merchant: { id: string; api_key: string; api_secret: string; payment_token: string; login: { email: string; password: string } };
   merchants: Array<SessionInfo["merchant"]>;
   /** `http://<Host of the request>/s/<id>`: every merchant API path under it is this session's. */

@@ -195,6 +195,7 @@ export class SessionStore {
     return {
       id: session.id,
       scenario: session.instance.file.name,
+      profile: session.instance.profile,
       merchant: merchants[0]!,
       merchants,
       base_url: sessionBaseUrl(session.id, host),

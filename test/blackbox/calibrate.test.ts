@@ -222,7 +222,7 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
       const usage = await cli(["calibrate", ...providerArgs(provider)]);
       expect(usage.code).toBe(2);
       expect(usage.stderr).toBe(
-        "merchant-sandbox: Give --out FILE to write the profile, or --check FILE to compare with one.\nRun 'merchant-sandbox --help' for the options.\n",
+        "merchant-sandbox: Give --out FILE to write the profile, or --check FILE to compare with one.\nRun 'merchant-sandbox calibrate --help' for the options.\n",
       );
       const inUrl = await cli([
         "calibrate",
@@ -237,7 +237,7 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
       ]);
       expect(inUrl.code).toBe(2);
       expect(inUrl.stderr).toBe(
-        "merchant-sandbox: --url must not hold credentials (user:password@); give them as --api-key and --api-secret.\nRun 'merchant-sandbox --help' for the options.\n",
+        "merchant-sandbox: --url must not hold credentials (user:password@); give them as --api-key and --api-secret.\nRun 'merchant-sandbox calibrate --help' for the options.\n",
       );
       const bad = join(dir, "bad.profile.yaml");
       writeFileSync(bad, "name: bad\ntokn: {}\n");
@@ -283,6 +283,61 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
   });
 });
 
+describe("calibrate's --url has its own variable: MERCHANT_SANDBOX_URL is the sandbox's (report, scan-logs)", () => {
+  const credentials = (p: RunningProvider) => ["--api-key", p.credentials.apiKey, "--api-secret", p.credentials.apiSecret];
+  async function withEnv(args: string[], env: Record<string, string>): Promise<Run> {
+    const p = runCli(args, env);
+    const code = await p.exited;
+    return { code, stdout: p.stdout(), stderr: p.stderr() };
+  }
+
+  it("wrong variable feeds nothing: MERCHANT_SANDBOX_URL (set for report and scan-logs, as the compose example does) is not calibrate's --url, exit 2, nothing sent", async () => {
+    const provider = await startEnvelopeProvider();
+    try {
+      const run = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "wrong-var.yaml")], {
+        MERCHANT_SANDBOX_URL: provider.url,
+      });
+      expect(run).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "merchant-sandbox: Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs).\nRun 'merchant-sandbox calibrate --help' for the options.\n",
+      });
+      expect(provider.requests()).toBe(0);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("MERCHANT_SANDBOX_PROVIDER_URL feeds it, beside a MERCHANT_SANDBOX_URL that points elsewhere; a bad one is named as the variable", async () => {
+    const provider = await startEnvelopeProvider();
+    try {
+      const run = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "provider-var.yaml")], {
+        MERCHANT_SANDBOX_PROVIDER_URL: provider.url,
+        MERCHANT_SANDBOX_URL: "http://127.0.0.1:9",
+      });
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(provider.requests()).toBeGreaterThan(0);
+      const bad = await withEnv(["calibrate", ...credentials(provider), "--out", join(dir, "x.yaml")], {
+        MERCHANT_SANDBOX_PROVIDER_URL: "ftp://provider.test",
+      });
+      expect(bad.stderr).toBe(
+        "merchant-sandbox: MERCHANT_SANDBOX_PROVIDER_URL must be an http(s) URL, e.g. https://provider-test.example (got 'ftp://provider.test').\nRun 'merchant-sandbox calibrate --help' for the options.\n",
+      );
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("calibrate --help names the variable under --url", async () => {
+    const help = await withEnv(["calibrate", "--help"], {});
+    expect(help.code).toBe(0);
+    const at = help.stdout.indexOf("--url");
+    expect(/\[env: ([A-Z0-9_]+)\]/.exec(help.stdout.slice(at))?.[1]).toBe("MERCHANT_SANDBOX_PROVIDER_URL");
+  });
+});
+
 describe("calibrate against a provider whose answers are too large", () => {
   const MB = 1024 * 1024;
   /** The CLI with a few answers of the limit in hand; reading one of the bodies whole costs hundreds of MB. */
@@ -325,7 +380,7 @@ describe("calibrate against a provider whose answers are too large", () => {
     const run = await cli([...args("http://127.0.0.1:9"), "--max-answer-bytes", "12"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      "merchant-sandbox: --max-answer-bytes must be a whole number of bytes, at least 1024 (got '12').\nRun 'merchant-sandbox --help' for the options.\n",
+      "merchant-sandbox: --max-answer-bytes must be a whole number of bytes, at least 1024 (got '12').\nRun 'merchant-sandbox calibrate --help' for the options.\n",
     );
   });
 });

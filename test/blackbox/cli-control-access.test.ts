@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
 import { requestWithRepeatedHeaders } from "../support/server.js";
@@ -30,10 +32,10 @@ describe("serve: the admin token", () => {
       `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`,
     ],
     [
-      "regression: MERCHANT_SANDBOX_ADMIN_TOKEN='' is a start error too",
+      "regression: MERCHANT_SANDBOX_ADMIN_TOKEN='' is a start error too, naming the variable (the user typed no flag)",
       [],
       { MERCHANT_SANDBOX_ADMIN_TOKEN: "" },
-      `--admin-token is empty: it would leave the control plane open to anyone while looking set. ${FIX}`,
+      `MERCHANT_SANDBOX_ADMIN_TOKEN is empty: it would leave the control plane open to anyone while looking set. ${FIX}`,
     ],
     [
       "regression: a one-character --admin-token is a start error that says why",
@@ -57,13 +59,30 @@ describe("serve: the admin token", () => {
 });
 
 describe("serve: the start warning", () => {
-  const WARNING =
-    "merchant-sandbox: warning: listening on 0.0.0.0 with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n";
+  const RISK =
+    "merchant-sandbox: warning: listening on 0.0.0.0 with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials";
+  // The container marker (`container`, set by the image's Dockerfile) left empty: the machine running the tests may be one.
+  const NOT_IN_A_CONTAINER = { container: "" };
 
   it("regression: bound to 0.0.0.0 with no admin token, exactly one warning line on stderr", async () => {
-    const cli = await serve(["--host", "0.0.0.0"]);
+    const cli = await serve(["--host", "0.0.0.0"], NOT_IN_A_CONTAINER);
     expect((await fetch(`${cli.url}/__sandbox/health`)).status).toBe(200);
-    expect(cli.stderr()).toBe(WARNING);
+    expect(cli.stderr()).toBe(`${RISK}; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n`);
+  });
+
+  it("advice that fits where it runs: in a container (the image), publish the port on 127.0.0.1, never 'bind 127.0.0.1', which would break -p", async () => {
+    const cli = await serve(["--host", "0.0.0.0"], { container: "docker" });
+    expect((await fetch(`${cli.url}/__sandbox/health`)).status).toBe(200);
+    const port = new URL(cli.url).port;
+    expect(cli.stderr()).toBe(
+      `${RISK}; in a container, publish the port on this machine's loopback only (docker run -p 127.0.0.1:${port}:${port}), or set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN)\n`,
+    );
+  });
+
+  it("the image sets the container marker the warning reads", () => {
+    const dockerfile = readFileSync(fileURLToPath(new URL("../../Dockerfile", import.meta.url)), "utf8");
+    const runtime = dockerfile.slice(dockerfile.indexOf("AS runtime"));
+    expect(runtime).toMatch(/^ENV (?:[^\n]*\\\n)*\s*container=docker\b/m);
   });
 
   it("says nothing with an admin token, on loopback, or with the control plane off", async () => {

@@ -53,8 +53,75 @@ describe("a mistyped flag gets the closest flag of its command", () => {
   ])("%j: one line, exit 2", async (args, line) => {
     const cli = runCli(args);
     expect(await cli.exited).toBe(2);
-    expect(cli.stderr()).toBe(`${line}\nRun 'merchant-sandbox --help' for the options.\n`);
+    const command = ["serve", "report", "scan-logs"].includes(args[0]!) ? `${args[0]} ` : "";
+    expect(cli.stderr()).toBe(`${line}\nRun 'merchant-sandbox ${command}--help' for the options.\n`);
     expect(cli.stdout()).toBe("");
+  });
+});
+
+describe("usage errors in the terms the user gave: what a value must be, the variable or flag it came from, the command's own --help", () => {
+  const PORT = "must be a TCP port number, a whole number from 0 to 65535 (0 picks a free one), got";
+  it.each([
+    ["--port abc says what a port is and quotes it (not 'NaN')", ["serve", "--port", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
+    ["-p abc alike", ["serve", "-p", "abc"], {}, `--port ${PORT} 'abc'`, "serve"],
+    ["the text as given, $& and all (no replacement pattern)", ["serve", "--port=$&x"], {}, `--port ${PORT} '$&x'`, "serve"],
+    [
+      "a bad value from a variable names the variable, not a flag never typed",
+      ["serve"],
+      { MERCHANT_SANDBOX_PORT: "abc" },
+      `MERCHANT_SANDBOX_PORT ${PORT} 'abc'`,
+      "serve",
+    ],
+    [
+      "a flag typed wins over its variable, and is the one named",
+      ["serve", "--port", "x"],
+      { MERCHANT_SANDBOX_PORT: "4011" },
+      `--port ${PORT} 'x'`,
+      "serve",
+    ],
+    [
+      "a duration from a variable",
+      ["serve"],
+      { MERCHANT_SANDBOX_TOKEN_TTL: "forever" },
+      "MERCHANT_SANDBOX_TOKEN_TTL 'forever' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
+      "serve",
+    ],
+    [
+      "a byte count from a variable",
+      ["serve"],
+      { MERCHANT_SANDBOX_MAX_HEADER_BYTES: "lots" },
+      "MERCHANT_SANDBOX_MAX_HEADER_BYTES must be a whole number of bytes, at least 1024, got 'lots'",
+      "serve",
+    ],
+    [
+      "a value outside the choices, from a variable (yargs' own message)",
+      ["serve"],
+      { MERCHANT_SANDBOX_ALG: "XX" },
+      'Invalid values: Argument: MERCHANT_SANDBOX_ALG, Given: "XX", Choices: "RS256", "ES256", "HS256"',
+      "serve",
+    ],
+    [
+      "a check of another command, from a variable",
+      ["scan-logs", "--url", "http://127.0.0.1:1", "x.log"],
+      { MERCHANT_SANDBOX_MAX_BYTES: "abc" },
+      "MERCHANT_SANDBOX_MAX_BYTES must be a whole number of bytes, at least 1 (got 'abc').",
+      "scan-logs",
+    ],
+    ["a missing flag of report points to report --help", ["report"], {}, "Missing required argument: url", "report"],
+    ["no command: the program's --help", [], {}, "Name a command: merchant-sandbox serve starts the sandbox on http://127.0.0.1:4010.", undefined],
+  ])("%s", async (_name, args, env, message, command) => {
+    const cli = runCli(args, env);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toBe(`merchant-sandbox: ${message}\nRun 'merchant-sandbox ${command ? `${command} ` : ""}--help' for the options.\n`);
+    expect(cli.stdout()).toBe("");
+  });
+});
+
+describe("a sandbox URL from MERCHANT_SANDBOX_URL", () => {
+  it("report names the variable when its value is not an http(s) URL, exit 2", async () => {
+    const cli = runCli(["report"], { MERCHANT_SANDBOX_URL: "ftp://localhost:4010" });
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toBe("merchant-sandbox: MERCHANT_SANDBOX_URL must be an http:// or https:// URL, e.g. http://localhost:4010 (got 'ftp:')\n");
   });
 });
 

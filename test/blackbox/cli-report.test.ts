@@ -145,7 +145,7 @@ describe("merchant-sandbox report and scan-logs", () => {
     it.each([
       [["--url", "not a url"], "merchant-sandbox: --url 'not a url' is not a URL; give the sandbox's base URL, e.g. http://localhost:4010\n"],
       [["--url", "ftp://localhost:4010"], "merchant-sandbox: --url must be an http:// or https:// URL, e.g. http://localhost:4010 (got 'ftp:')\n"],
-      [[], "merchant-sandbox: Missing required argument: url\nRun 'merchant-sandbox --help' for the options.\n"],
+      [[], "merchant-sandbox: Missing required argument: url\nRun 'merchant-sandbox report --help' for the options.\n"],
     ])("exits 2 for a usage error %j", async (args, stderr) => {
       const r = await run(["report", ...args]);
       expect(r).toEqual({ code: 2, stdout: "", stderr });
@@ -291,7 +291,7 @@ describe("merchant-sandbox report and scan-logs", () => {
         code: 2,
         stdout: "",
         stderr:
-          "merchant-sandbox: --max-bytes must be a whole number of bytes, at least 1 (got '0').\nRun 'merchant-sandbox --help' for the options.\n",
+          "merchant-sandbox: --max-bytes must be a whole number of bytes, at least 1 (got '0').\nRun 'merchant-sandbox scan-logs --help' for the options.\n",
       });
     });
 

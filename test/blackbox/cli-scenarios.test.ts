@@ -251,7 +251,7 @@ describe("merchant-sandbox serve --scenario token-endpoint-outage", () => {
 
   it("lists the scenario before the built-in default on the start line", () => {
     expect(lines(cli.stdout())[0]).toMatch(
-      /^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ scenarios=token-endpoint-outage,default merchants=token-endpoint-outage-key,sandbox-api-key alg=RS256 token_ttl=3600s$/,
+      /^merchant-sandbox \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ scenarios=token-endpoint-outage,default profile=oauth merchants=token-endpoint-outage-key,sandbox-api-key alg=RS256 token_ttl=3600s$/,
     );
   });
 
@@ -308,7 +308,7 @@ describe("merchant-sandbox serve with scenario files", () => {
     const rel = relative(process.cwd(), path);
     const cli = await startCliServer(["--scenario", rel.startsWith(".") ? rel : `./${rel}`]);
     try {
-      expect(lines(cli.stdout())[0]).toMatch(/ scenarios=teapot,default merchants=teapot-key,sandbox-api-key /);
+      expect(lines(cli.stdout())[0]).toMatch(/ scenarios=teapot,default profile=oauth merchants=teapot-key,sandbox-api-key /);
       const first = await exchange(cli.url, "teapot-key", "teapot-secret");
       expect(first.status).toBe(418);
       expect(first.headers.get("x-custom")).toBe("brewed");
@@ -336,7 +336,7 @@ describe("merchant-sandbox serve with scenario files", () => {
     file("suite/README.md", "not a scenario\n");
     const cli = await startCliServer(["--scenarios-dir", folder]);
     try {
-      expect(lines(cli.stdout())[0]).toMatch(/ scenarios=first,second,default merchants=first-key,second-key,sandbox-api-key /);
+      expect(lines(cli.stdout())[0]).toMatch(/ scenarios=first,second,default profile=oauth merchants=first-key,second-key,sandbox-api-key /);
       expect((await exchange(cli.url, "first-key", "first-secret")).status).toBe(200);
       expect((await exchange(cli.url, "second-key", "second-secret")).status).toBe(200);
       expect((await exchange(cli.url, "sandbox-api-key", "sandbox-api-secret")).status).toBe(200);

@@ -39,6 +39,7 @@ interface SessionMerchant {
 interface SessionInfo {
   id: string;
   scenario: string;
+  profile: string;
   merchant: SessionMerchant;
   merchants: SessionMerchant[];
   base_url: string;
@@ -199,6 +200,7 @@ describe("POST /__sandbox/sessions", () => {
     expect(r.json).toEqual({
       id,
       scenario: "default",
+      profile: "oauth",
       merchant,
       merchants: [merchant],
       // Built from the Host the request came with (fetch sends 127.0.0.1:<port>).
@@ -315,6 +317,7 @@ describe("POST /__sandbox/sessions", () => {
     expect(r.json).toEqual({
       id,
       scenario: "token-endpoint-outage",
+      profile: "oauth",
       merchant,
       merchants: [merchant],
       base_url: `${t.url}/s/${id}`,
@@ -531,10 +534,29 @@ describe("GET /__sandbox/sessions and /__sandbox/sessions/{id}", () => {
     expect(list.status).toBe(200);
     expect(list.json).toEqual({
       sessions: [
-        { id: a.id, scenario: "default", base_url: a.base_url, expires_at: new Date(WALL + 30 * 60_000).toISOString() },
-        { id: b.id, scenario: "token-endpoint-outage", base_url: b.base_url, expires_at: new Date(WALL + 1000 + 30 * 60_000).toISOString() },
+        { id: a.id, scenario: "default", profile: "oauth", base_url: a.base_url, expires_at: new Date(WALL + 30 * 60_000).toISOString() },
+        {
+          id: b.id,
+          scenario: "token-endpoint-outage",
+          profile: "oauth",
+          base_url: b.base_url,
+          expires_at: new Date(WALL + 1000 + 30 * 60_000).toISOString(),
+        },
       ],
     });
+  });
+
+  it("the active profile is visible: a session made with a profile says which in POST, GET and the list; one without says the sandbox's", async () => {
+    const t = await server();
+    const lexik = await createSession(t, { profile: "lexik" });
+    const plain = await createSession(t);
+    expect([lexik.profile, plain.profile]).toEqual(["lexik", "oauth"]);
+    expect((await t.call(`/__sandbox/sessions/${lexik.id}`)).json.profile).toBe("lexik");
+    const listed = (await t.call("/__sandbox/sessions")).json.sessions as Array<{ id: string; profile: string }>;
+    expect(listed.map((s) => [s.id, s.profile])).toEqual([
+      [lexik.id, "lexik"],
+      [plain.id, "oauth"],
+    ]);
   });
 
   it("answers 404 for a session that never existed, with the exact message", async () => {

@@ -53,6 +53,7 @@ describe("the packed tarball", () => {
       "dist/index.d.ts",
       "dist/adapters/msw.js",
       "dist/adapters/msw.d.ts",
+      "dist/adapters/msw.d.cts",
       "dist/ui/index.html",
       "dist/ui/app.js",
       "dist/ui/app.css",
@@ -64,7 +65,7 @@ describe("the packed tarball", () => {
     }
     const unexpected = paths.filter(
       (p) =>
-        !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|d\.ts|html|css)|scenarios\/[a-z0-9-]+\.yaml|scenarios\/scenario\.schema\.json|profiles\/profile\.schema\.json)$/.test(
+        !/^(LICENSE|README\.md|package\.json|dist\/.+\.(js|d\.c?ts|html|css)|scenarios\/[a-z0-9-]+\.yaml|scenarios\/scenario\.schema\.json|profiles\/profile\.schema\.json)$/.test(
           p,
         ),
     );
@@ -156,6 +157,63 @@ describe("the packed tarball", () => {
       },
     });
   });
+});
+
+describe("the packed tarball in a CommonJS TypeScript project", () => {
+  it('dual types: the README\'s msw snippet type-checks under module nodenext without "type": "module" (msw\'s CommonJS types on both sides) and runs, one token exchange', async () => {
+    // A CommonJS project inside the scratch one (its node_modules): what `npm init -y` makes.
+    const cjs = join(project, "cjs");
+    mkdirSync(cjs);
+    writeFileSync(join(cjs, "package.json"), `${JSON.stringify({ name: "scratch-cjs", private: true, type: "commonjs" })}\n`);
+    writeFileSync(
+      join(cjs, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          target: "es2022",
+          strict: true,
+          // The snippet is what is checked; the declarations it reads are, where they meet it.
+          skipLibCheck: true,
+          outDir: "out",
+          // Node's types from this repository: the scratch project installs no @types/node.
+          typeRoots: [join(ROOT, "node_modules/@types")],
+          types: ["node"],
+        },
+        files: ["snippet.ts"],
+      }),
+    );
+    writeFileSync(
+      join(cjs, "snippet.ts"),
+      [
+        'import { setupServer } from "msw/node";',
+        'import { createSandbox } from "merchant-sandbox";',
+        'import { createMswHandlers } from "merchant-sandbox/msw";',
+        "",
+        "// CommonJS has no top-level await: in a test file this is a beforeAll.",
+        "async function main(): Promise<void> {",
+        '  const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });',
+        '  const server = setupServer(...createMswHandlers(sandbox, { baseUrl: "https://api.merchant.test" }));',
+        "  server.listen();",
+        '  const res = await fetch("https://api.merchant.test/api/v2/auth/token", {',
+        '    method: "POST",',
+        '    headers: { "content-type": "application/json" },',
+        '    body: JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" }),',
+        "  });",
+        "  const { access_token: _, ...rest } = (await res.json()) as Record<string, unknown>;",
+        "  console.log(JSON.stringify({ status: res.status, ...rest }));",
+        "  server.close();",
+        "}",
+        "void main();",
+        "",
+      ].join("\n"),
+    );
+    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+    const compiled = await run(process.execPath, [tsc, "-p", "."], { cwd: cjs, env: env() }).catch((e: { stdout: string }) => e);
+    expect(compiled.stdout).toBe("");
+    expect(readFileSync(join(cjs, "out/snippet.js"), "utf8")).toContain('require("merchant-sandbox/msw")');
+    const { stdout } = await run(process.execPath, ["out/snippet.js"], { cwd: cjs, env: env() });
+    expect(JSON.parse(stdout)).toEqual({ status: 200, token_type: "Bearer", expires_in: 3600 });
+  }, 120_000);
 });
 
 /**

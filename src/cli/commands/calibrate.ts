@@ -6,7 +6,8 @@ import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_PROTECTED_PATH } from "../calibrate/p
  * set of requests to the provider's test environment and writes the response profile that
  * reproduces its answers (src/cli/calibrate/). With `--check FILE` it compares instead: exit 0 the
  * provider still answers as the profile says, 1 it does not (a table of differences), 2 it cannot
- * be reached. Secrets are best given as MERCHANT_SANDBOX_API_SECRET etc., not on the command line.
+ * be reached. Secrets are best given as MERCHANT_SANDBOX_API_SECRET etc., not on the command line;
+ * the provider's URL as MERCHANT_SANDBOX_PROVIDER_URL.
  */
 
 interface CalibrateArgs {
@@ -29,7 +30,8 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
   describe: "Learn a response profile from your provider's test environment (or --check one still holds)",
   builder: (y: Argv) =>
     y
-      .option("url", { type: "string", demandOption: true, describe: "The provider's test environment, e.g. https://provider-test.example" })
+      // Its variable is MERCHANT_SANDBOX_PROVIDER_URL (env.ts): MERCHANT_SANDBOX_URL is the sandbox's own.
+      .option("url", { type: "string", describe: "The provider's test environment, e.g. https://provider-test.example (required)" })
       .option("api-key", { type: "string", demandOption: true, describe: "A test merchant's api_key at the provider" })
       .option("api-secret", { type: "string", demandOption: true, describe: "Its api_secret (better: MERCHANT_SANDBOX_API_SECRET)" })
       .option("payment-token", { type: "string", describe: "Its payment token, for payment/init (sent only with --allow-writes)" })
@@ -54,6 +56,10 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       })
       .conflicts("out", "check")
       .check((a) => {
+        if (a.url === undefined)
+          throw new Error(
+            "Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs).",
+          );
         if (a.out === undefined && a.check === undefined)
           throw new Error("Give --out FILE to write the profile, or --check FILE to compare with one.");
         if (a.login !== undefined && !/^[^:]+:.+$/.test(a.login))

@@ -1,4 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
+import { hideBin } from "yargs/helpers";
+import { inGivenTerms } from "../given-values.js";
 
 /**
  * `merchant-sandbox report --url URL [--session ID] [--merchant ID]`: the integration report of a
@@ -40,7 +42,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         "one session: the CI gate of one test run",
       ) as unknown as Argv<ReportArgs>,
   handler: async (args: ArgumentsCamelCase<ReportArgs>) => {
-    await guarded(async () => {
+    await guarded("report", async () => {
       const base = baseUrl(args.url);
       const path =
         args.session !== undefined && args.merchant === undefined
@@ -163,14 +165,22 @@ function query(params: Record<string, string | undefined>): string {
 export class CliTrouble extends Error {}
 
 /** Runs a command body; a CliTrouble becomes its one-line message and exit code 2. */
-export async function guarded(body: () => Promise<void>): Promise<void> {
+export async function guarded(command: string, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (e) {
-    if (!(e instanceof CliTrouble)) throw e;
-    process.stderr.write(`merchant-sandbox: ${e.message}\n`);
-    process.exitCode = EXIT_TROUBLE;
+    troubleLine(command, e);
   }
+}
+
+/**
+ * A CliTrouble as its one line and exit code 2, naming --url as the user gave it (MERCHANT_SANDBOX_URL
+ * when it came from there); anything else is thrown on.
+ */
+export function troubleLine(command: string, e: unknown): void {
+  if (!(e instanceof CliTrouble)) throw e;
+  process.stderr.write(`merchant-sandbox: ${inGivenTerms(e.message, { args: hideBin(process.argv), command }, process.env)}\n`);
+  process.exitCode = EXIT_TROUBLE;
 }
 
 /** --url as a base URL without a trailing slash; anything but http(s) is a usage error. */

@@ -1,6 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { type Hit, scanFile, UNVERIFIED_JWT, UnreadableFile } from "../log-file-scan.js";
-import { baseUrl, CliTrouble, controlRequest, EXIT_FINDINGS, EXIT_TROUBLE } from "./report.js";
+import { baseUrl, CliTrouble, controlRequest, EXIT_FINDINGS, EXIT_TROUBLE, troubleLine } from "./report.js";
 
 /**
  * `merchant-sandbox scan-logs --url URL FILE…`: looks for the sandbox's secrets in clear in log
@@ -58,7 +58,7 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
     try {
       base = baseUrl(args.url);
     } catch (e) {
-      return trouble(e);
+      return troubleLine("scan-logs", e);
     }
     let hits = 0;
     let unverified = 0;
@@ -91,7 +91,7 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
           continue;
         }
         // The sandbox cannot be reached or refused: nothing more can be scanned.
-        return trouble(e);
+        return troubleLine("scan-logs", e);
       }
     }
     const files = args.files.length - unreadable;
@@ -113,12 +113,6 @@ export const scanLogsCommand: CommandModule<object, ScanLogsArgs> = {
     process.exitCode = unreadable > 0 ? EXIT_TROUBLE : failing > 0 ? EXIT_FINDINGS : 0;
   },
 };
-
-function trouble(e: unknown): void {
-  if (!(e instanceof CliTrouble)) throw e;
-  process.stderr.write(`merchant-sandbox: ${e.message}\n`);
-  process.exitCode = EXIT_TROUBLE;
-}
 
 /** One line's words for a JWT no key of the sandbox verifies: what it may be, and what to do. */
 const UNVERIFIED_TEXT =

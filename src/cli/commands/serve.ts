@@ -14,6 +14,11 @@ import { stdoutLogWriter } from "../../log/log-writer.js";
 import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { EVENT_LIMIT_DEFAULTS } from "../../control/events.js";
+import { hideBin } from "yargs/helpers";
+import { optionAliases } from "../env.js";
+import { inGivenTerms } from "../given-values.js";
+import { helpLine } from "../help-line.js";
+import { inContainer, openControlPlaneWarning } from "../open-control-plane.js";
 
 /** `merchant-sandbox serve`: the standalone server, with the built-in default merchant. */
 
@@ -312,7 +317,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
       process.stderr.write(`internal error on ${entry.method} ${entry.path}: ${(error as Error)?.stack ?? String(error)}\n`),
   };
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)
-    usage(`--port must be a whole number from 0 to 65535, got '${String(args.port)}'`);
+    usage(`--port must be a TCP port number, a whole number from 0 to 65535 (0 picks a free one), got '${String(args.port)}'`);
   const graceMs = shutdownGraceMs(args.shutdownGrace);
   // Imported when serve runs, not when the program loads: the sandbox is most of the CLI's code,
   // and the other commands need none of it.
@@ -335,9 +340,7 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     process.exit(1);
   });
   if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
-    process.stderr.write(
-      `merchant-sandbox: warning: listening on ${args.host} with no --admin-token: anyone who can reach this address can reset the sandbox and read every session's credentials; set --admin-token (MERCHANT_SANDBOX_ADMIN_TOKEN), or bind 127.0.0.1\n`,
-    );
+    process.stderr.write(`merchant-sandbox: warning: ${openControlPlaneWarning(args.host, running.port, inContainer(process.env))}\n`);
   }
   const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
   const eventFormat = format === "off" ? "text" : format;
@@ -349,6 +352,8 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
     formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
       ...bound,
       scenarios: sandbox.scenarios.map((s) => s.name),
+      // The primary scenario's response profile: the one requests no merchant can be told from are answered in.
+      profile: sandbox.scenarios[0]?.profile ?? "oauth",
       merchants: apiKeys,
       alg: sandbox.settings.algorithm,
       token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
@@ -522,7 +527,9 @@ function readKey(value: string): string {
   }
 }
 
+/** A bad value stops the start: one line naming it as the user gave it (the flag, or its variable), exit 2. */
 function usage(message: string): never {
-  process.stderr.write(`merchant-sandbox: ${message}\nRun 'merchant-sandbox serve --help' for the options.\n`);
+  const given = { args: hideBin(process.argv), command: "serve", aliases: optionAliases(serveCommand(undefined) as unknown as CommandModule) };
+  process.stderr.write(`merchant-sandbox: ${inGivenTerms(message, given, process.env)}\n${helpLine("serve")}\n`);
   process.exit(2);
 }

@@ -10,13 +10,13 @@ import { echoValue } from "../session-history.js";
 import { analyze } from "../report.js";
 import { sessionActionsEndpoint } from "./session-actions.js";
 
-/** POST /__sandbox/sessions `{scenario?}` → 201 with fresh credentials; GET lists the sessions. */
+/** POST /__sandbox/sessions `{scenario?, profile?}` → 201 with fresh credentials; GET lists the sessions. */
 export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   if (request.method === "GET") {
     return jsonResponse(200, {
       sessions: ctx.sessions.list().map((s) => {
-        const { id, scenario, base_url, expires_at } = ctx.sessions.info(s, headerValue(request, "host"));
-        return { id, scenario, base_url, expires_at };
+        const { id, scenario, profile, base_url, expires_at } = ctx.sessions.info(s, headerValue(request, "host"));
+        return { id, scenario, profile, base_url, expires_at };
       }),
     });
   }

@@ -9,6 +9,14 @@ import { ref } from "./ref.js";
 
 const isoTime = { type: "string", format: "date-time" } as const;
 
+/** The profile a session answers in, as its answers show it. */
+const SESSION_PROFILE = {
+  type: "string",
+  description:
+    "The response profile the session's merchant API answers in: the one the creation asked for, else its scenario's, else the sandbox's (`oauth` unless `serve --profile` chose another).",
+  examples: ["oauth", "lexik"],
+} as const;
+
 export const MINT_VARIANT_VALUES = [
   "valid",
   "expired",
@@ -137,10 +145,11 @@ export const controlSchemas = {
   Session: {
     type: "object",
     description: "Everything a test needs to configure its integration against its private copy of a scenario.",
-    required: ["id", "scenario", "merchant", "merchants", "base_url", "expires_at"],
+    required: ["id", "scenario", "profile", "merchant", "merchants", "base_url", "expires_at"],
     properties: {
       id: { type: "string", pattern: SESSION_ID_PATTERN.source },
       scenario: { type: "string" },
+      profile: SESSION_PROFILE,
       merchant: { ...ref("schemas", "SessionMerchant"), description: "The scenario's first merchant." },
       merchants: { type: "array", items: ref("schemas", "SessionMerchant") },
       base_url: {
@@ -267,8 +276,14 @@ export const controlSchemas = {
         type: "array",
         items: {
           type: "object",
-          required: ["id", "scenario", "base_url", "expires_at"],
-          properties: { id: { type: "string" }, scenario: { type: "string" }, base_url: { type: "string" }, expires_at: isoTime },
+          required: ["id", "scenario", "profile", "base_url", "expires_at"],
+          properties: {
+            id: { type: "string" },
+            scenario: { type: "string" },
+            profile: SESSION_PROFILE,
+            base_url: { type: "string" },
+            expires_at: isoTime,
+          },
         },
       },
     },
