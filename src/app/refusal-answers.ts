@@ -1,4 +1,4 @@
-import type { AnswerShaper } from "../core/answer-shaper.js";
+import type { AnswerFacts, AnswerShaper, RefusalGroup } from "../core/answer-shaper.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { problemResponse } from "../core/problem.js";
@@ -10,7 +10,8 @@ import { problemResponse } from "../core/problem.js";
  * refusal (status, code, OAuth error, challenge, scope, description), path (`instance`) and
  * response profile (its shaper renders templates of those values alone), so that is the key.
  * Refusals that carry headers of their own (Allow, Retry-After) or meet route headers (the
- * deprecated login's) are made every time, as before.
+ * deprecated login's) are made every time, as before, and so are those of a profile whose answers
+ * differ per request (a request id, the time).
  *
  * Bounded: at most MAX_KEPT answers per response profile in use (each a key and a body of about
  * 1 KB: some 0.5 MB for one profile), the oldest dropped first. Each caller gets its own response and headers objects, so nothing a
@@ -24,9 +25,17 @@ export class RefusalAnswers {
   private readonly shaped = new WeakMap<AnswerShaper, Map<string, SandboxResponse>>();
 
   /** The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json. */
-  answer(thrown: unknown, path: string, shaper: AnswerShaper | undefined, routeHeaders: Record<string, string> | undefined): SandboxResponse {
-    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown)) return make(thrown, path, shaper, routeHeaders);
-    const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${path}\0${thrown.description}`;
+  answer(
+    thrown: unknown,
+    path: string,
+    shaper: AnswerShaper | undefined,
+    routeHeaders: Record<string, string> | undefined,
+    facts: AnswerFacts,
+    group: RefusalGroup | undefined,
+  ): SandboxResponse {
+    const make = () => shaper?.refusal(thrown, path, routeHeaders, facts, group) ?? problemResponse(thrown, path, routeHeaders);
+    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest) return make();
+    const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${group ?? ""}\0${path}\0${thrown.description}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
     if (!answers) {
       answers = new Map();
@@ -34,16 +43,12 @@ export class RefusalAnswers {
     }
     let made = answers.get(key);
     if (!made) {
-      made = make(thrown, path, shaper, undefined);
+      made = make();
       if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
       answers.set(key, made);
     }
     return { status: made.status, headers: { ...made.headers }, body: made.body };
   }
-}
-
-function make(thrown: unknown, path: string, shaper: AnswerShaper | undefined, routeHeaders: Record<string, string> | undefined): SandboxResponse {
-  return shaper?.refusal(thrown, path, routeHeaders) ?? problemResponse(thrown, path, routeHeaders);
 }
 
 function hasOwnHeaders(err: SandboxError): boolean {

@@ -349,6 +349,7 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_expired",
         `The access token expired at ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). Renew it before it expires: ${RENEW_HINT}`,
+        claims.exp,
       );
     }
     if (claims.iat > now + leeway) {
@@ -362,6 +363,7 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_expired",
         `The access token was expired early by the sandbox at ${isoOfSeconds(expiredEarlyAt)}, before its exp ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`,
+        expiredEarlyAt,
       );
     }
     if (merchant.disabled) {

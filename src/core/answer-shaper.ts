@@ -1,3 +1,4 @@
+import type { EndpointName } from "./context.js";
 import type { SandboxResponse } from "./http-types.js";
 
 /**
@@ -19,6 +20,60 @@ export interface IssuedToken {
   scope: string;
 }
 
+/**
+ * What every answer of one request may print besides its own facts: the method and path, the
+ * scenario clock's now, and one request id (made on first use, then the same in every header and
+ * body of the answer). Made by the pipeline for each request; nothing is computed unless a
+ * profile's template asks for it.
+ */
+export interface AnswerFacts {
+  readonly method: string;
+  /** The path as routed and shown (redacted, under a session's base URL). */
+  readonly path: string;
+  /** The scenario clock at the answer, in milliseconds (read once). */
+  nowMs(): number;
+  /** This request's id in the profile's shape; the same on every call. */
+  requestId(make: (nowMs: number) => string): string;
+}
+
+export function answerFacts(method: string, path: string, clock: { now(): number }): AnswerFacts {
+  let now: number | undefined;
+  let id: string | undefined;
+  const facts: AnswerFacts = {
+    method,
+    path,
+    nowMs: () => {
+      now ??= clock.now();
+      return now;
+    },
+    requestId: (make) => {
+      id ??= make(facts.nowMs());
+      return id;
+    },
+  };
+  return facts;
+}
+
+/** The endpoint groups a profile's refusals may differ by. */
+export type RefusalGroup = "token" | "protected" | "paymentInit" | "login";
+
+/** The group of a route (undefined for paths of no group: the 404, the JWKS). */
+export function refusalGroupOf(endpoint: EndpointName): RefusalGroup | undefined {
+  switch (endpoint) {
+    case "token":
+      return "token";
+    case "payment":
+    case "cashout":
+      return "protected";
+    case "payment-init":
+      return "paymentInit";
+    case "login":
+      return "login";
+    default:
+      return undefined;
+  }
+}
+
 /** JSON Schemas of the shaped answers, for the OpenAPI document (absent: today's shape). */
 export interface ShapedSchemas {
   token?: { status: number; contentType: string; schema: Record<string, unknown> };
@@ -32,14 +87,30 @@ export interface ShapedSchemas {
 export interface AnswerShaper {
   /** The profile's name (`lexik`, a file's `name`). */
   readonly profile: string;
-  token(issued: IssuedToken, headers: Record<string, string>): SandboxResponse | undefined;
-  login(issued: IssuedToken, headers: Record<string, string>): SandboxResponse | undefined;
+  /**
+   * Whether its answers differ per request (a request id, now, the method): a refusal is then
+   * rendered every time instead of kept and reused (app/refusal-answers.ts).
+   */
+  readonly perRequest: boolean;
+  token(issued: IssuedToken, headers: Record<string, string>, facts: AnswerFacts): SandboxResponse | undefined;
+  login(issued: IssuedToken, headers: Record<string, string>, facts: AnswerFacts): SandboxResponse | undefined;
   /** `body`: today's payment/init body, member by member. */
-  paymentInit(body: Record<string, unknown>, headers: Record<string, string>): SandboxResponse | undefined;
+  paymentInit(body: Record<string, unknown>, headers: Record<string, string>, facts: AnswerFacts): SandboxResponse | undefined;
   /** `body`: today's placeholder body of a protected call. */
-  protectedCall(body: Record<string, unknown>, operation: string): SandboxResponse | undefined;
-  /** Any thrown value, as the problem mapper takes it (core/problem.ts). */
-  refusal(thrown: unknown, instance: string, extraHeaders?: Record<string, string>): SandboxResponse | undefined;
+  protectedCall(body: Record<string, unknown>, operation: string, facts: AnswerFacts): SandboxResponse | undefined;
+  /**
+   * Any thrown value, as the problem mapper takes it (core/problem.ts), refused on a route of
+   * `group` (undefined: a path of no group, the 404). Carries `X-Sandbox-Explanation`.
+   */
+  refusal(
+    thrown: unknown,
+    instance: string,
+    extraHeaders: Record<string, string> | undefined,
+    facts: AnswerFacts,
+    group: RefusalGroup | undefined,
+  ): SandboxResponse | undefined;
+  /** The profile-wide headers, onto every answer of the merchant API (shaped or not). */
+  finish(response: SandboxResponse, facts: AnswerFacts): SandboxResponse;
   schemas(): ShapedSchemas;
 }
 

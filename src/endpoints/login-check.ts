@@ -46,6 +46,9 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
         "Invalid credentials: the e-mail is unknown, the password wrong, or the merchant disabled. Send a loaded merchant's login, or move to POST /api/v2/auth/token.",
       ),
       trace.shown.path,
+      undefined,
+      trace.facts,
+      "login",
     );
     return shaped ?? jsonResponse(401, { code: 401, message: "Invalid credentials." });
   }
@@ -64,7 +67,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   // Journaled like an exchange's token: payment and cashout accept it, so the timeline draws it too.
   trace.tokenId = claims.jti;
   trace.tokenExpiresAtMs = claims.exp * 1000;
-  return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}) ?? jsonResponse(200, { token });
+  return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}, trace.facts) ?? jsonResponse(200, { token });
 };
 
 /** The three headers of every answer of the login, from the sandbox's settings (the router formats them once per sandbox). */

@@ -11,6 +11,7 @@ import { PLACEHOLDERS, type ProfilePart } from "./placeholders.js";
 import { ProfileLoadError } from "./problems.js";
 import { profileSchema, type ProfileFile } from "./schema.js";
 import { placeholdersIn } from "./template.js";
+import { isTimeFormat, TIME_FORMATS } from "./time-value.js";
 
 /**
  * Reading a profile (a built-in name, a YAML or JSON file, or an object) into a validated
@@ -80,21 +81,31 @@ export function validateProfile(data: unknown, file: string, positionOf: Positio
 }
 
 /** The template parts of a profile and the placeholders each may use. */
-const TEMPLATE_PARTS: Array<[Path, ProfilePart]> = [
-  [["token", "body"], "token"],
-  [["login", "body"], "login"],
-  [["refusal", "body"], "refusal"],
-  [["paymentInit", "body"], "paymentInit"],
-  [["protected", "body"], "protected"],
-];
+const ANSWER_PARTS = ["token", "login", "paymentInit", "protected"] as const;
+const REFUSAL_GROUPS = ["token", "protected", "paymentInit", "login"] as const;
+/** The keys of an answer or a refusal layer that hold templates. */
+const TEMPLATE_KEYS = ["body", "headers", "message", "wwwAuthenticate"] as const;
 
-/** What the schema cannot say: placeholders each part knows, codes the catalogue has. */
+/** Every template of a profile, where it stands, and the part whose placeholders it may use. */
+function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, ProfilePart]> {
+  const found: Array<[Path, unknown, ProfilePart]> = [[["headers"], data.headers, "headers"]];
+  const layer = (path: Path, part: ProfilePart) => {
+    for (const key of TEMPLATE_KEYS) found.push([[...path, key], valueAt(data, [...path, key]), part]);
+  };
+  for (const part of ANSWER_PARTS) layer([part], part);
+  layer(["refusal"], "refusal");
+  for (const group of REFUSAL_GROUPS) layer(["refusal", "groups", group], "refusal");
+  const codes = data.codes;
+  if (codes !== null && typeof codes === "object" && !Array.isArray(codes)) for (const code of Object.keys(codes)) layer(["codes", code], "refusal");
+  return found;
+}
+
+/** What the schema cannot say: placeholders each part knows, formats only on times, codes the catalogue has. */
 function semanticProblems(data: Record<string, unknown>): Explained[] {
   const problems: Explained[] = [];
-  const templates: Array<[Path, unknown, ProfilePart]> = TEMPLATE_PARTS.map(([path, part]) => [path, valueAt(data, path), part]);
   const codes = data.codes;
   if (codes !== null && typeof codes === "object" && !Array.isArray(codes)) {
-    for (const [code, entry] of Object.entries(codes)) {
+    for (const code of Object.keys(codes)) {
       if (!(CATALOGUE_CODES as readonly string[]).includes(code)) {
         problems.push({
           path: ["codes"],
@@ -102,18 +113,30 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
           message: `'${clip(code)}' is not a code of the sandbox${didYouMean(code, CATALOGUE_CODES)} (\`merchant-sandbox errors\` lists them)`,
         });
       }
-      if (entry !== null && typeof entry === "object") templates.push([["codes", code, "body"], (entry as Record<string, unknown>).body, "refusal"]);
     }
   }
-  for (const [path, template, part] of templates) {
+  for (const [path, template, part] of templatesOf(data)) {
     if (template === undefined) continue;
-    const known = Object.keys(PLACEHOLDERS[part]);
+    const types = PLACEHOLDERS[part];
+    const known = Object.keys(types);
     for (const found of placeholdersIn(template, path)) {
-      if (known.includes(found.name)) continue;
-      problems.push({
-        path: found.path,
-        message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
-      });
+      const type = types[found.name];
+      if (type === undefined) {
+        problems.push({
+          path: found.path,
+          message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
+        });
+      } else if (found.format !== undefined && !type.startsWith("time")) {
+        problems.push({
+          path: found.path,
+          message: `'{{${found.name}:${clip(found.format)}}}': only a time takes a format, and ${found.name} is not one; write {{${found.name}}}`,
+        });
+      } else if (found.format !== undefined && !isTimeFormat(found.format)) {
+        problems.push({
+          path: found.path,
+          message: `'{{${found.name}:${clip(found.format)}}}': unknown time format${didYouMean(found.format, TIME_FORMATS)} (one of: ${TIME_FORMATS.join(", ")})`,
+        });
+      }
     }
   }
   return problems;

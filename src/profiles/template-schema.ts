@@ -8,7 +8,7 @@ import { wholePlaceholder } from "./template.js";
 export function templateSchema(template: unknown, types: Readonly<Record<string, PlaceholderType>>): Record<string, unknown> {
   if (typeof template === "string") {
     const whole = wholePlaceholder(template);
-    if (whole !== undefined) return typeSchema(types[whole] ?? "string");
+    if (whole !== undefined) return typeSchema(types[whole.name] ?? "string");
     return template.includes("{{") ? { type: "string" } : { type: "string", const: template };
   }
   if (typeof template === "number") return { type: "number", const: template };

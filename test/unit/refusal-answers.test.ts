@@ -4,6 +4,9 @@ import { InvalidToken, MethodNotAllowed, NotFound } from "../../src/core/errors.
 import { problemResponse } from "../../src/core/problem.js";
 import { BUILT_IN_PROFILES } from "../../src/profiles/builtins.js";
 import { createShaper } from "../../src/profiles/shaper.js";
+import { answerFacts } from "../../src/core/answer-shaper.js";
+
+const FACTS = answerFacts("GET", "/a", { now: () => 0 });
 
 // A refusal's answer is made once per shape and kept; every answer is still exactly what the
 // problem mapper (or the profile's shaper) makes for it.
@@ -13,15 +16,17 @@ describe("RefusalAnswers", () => {
   it("answers what problemResponse answers, the first time and from the kept answer", () => {
     const answers = new RefusalAnswers();
     for (let i = 0; i < 2; i++)
-      expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined)).toEqual(problemResponse(expired(), "/api/v2/payment/p_1"));
+      expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined, FACTS, undefined)).toEqual(
+        problemResponse(expired(), "/api/v2/payment/p_1"),
+      );
   });
 
   it("each caller gets its own response and headers: changing one changes no later answer", () => {
     const answers = new RefusalAnswers();
-    const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined);
+    const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, FACTS, undefined);
     first.headers["x-changed"] = "yes";
     first.status = 500;
-    const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined);
+    const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, FACTS, undefined);
     expect(second).toEqual(problemResponse(new NotFound("No endpoint at GET /nope."), "/nope"));
     expect(second.headers).not.toBe(first.headers);
   });
@@ -29,11 +34,11 @@ describe("RefusalAnswers", () => {
   it("a different path, description or profile is another answer", () => {
     const answers = new RefusalAnswers();
     const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
-    const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined);
-    const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined);
-    const shaped = answers.answer(new NotFound("No endpoint at GET /a."), "/a", lexik, undefined);
+    const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined, FACTS, undefined);
+    const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined, FACTS, undefined);
+    const shaped = answers.answer(new NotFound("No endpoint at GET /a."), "/a", lexik, undefined, FACTS, undefined);
     expect(a.body).not.toBe(b.body);
-    expect(shaped).toEqual(lexik.refusal(new NotFound("No endpoint at GET /a."), "/a"));
+    expect(shaped).toEqual(lexik.refusal(new NotFound("No endpoint at GET /a."), "/a", undefined, FACTS, undefined));
     expect(shaped.body).not.toBe(a.body);
   });
 
@@ -43,8 +48,8 @@ describe("RefusalAnswers", () => {
     for (const shaper of [undefined, lexik]) {
       const answers = new RefusalAnswers();
       for (const path of ["/api/v2/payment/p_1", "/api/v2/payment/p_2", "/api/v2/payment/p_1"]) {
-        const answer = answers.answer(expired(), path, shaper, undefined);
-        expect(answer).toEqual(shaper ? shaper.refusal(expired(), path) : problemResponse(expired(), path));
+        const answer = answers.answer(expired(), path, shaper, undefined, FACTS, undefined);
+        expect(answer).toEqual(shaper ? shaper.refusal(expired(), path, undefined, FACTS, undefined) : problemResponse(expired(), path));
         if (!shaper) expect(JSON.parse(answer.body as string).instance).toBe(path);
       }
     }
@@ -53,15 +58,20 @@ describe("RefusalAnswers", () => {
   it("refusals with headers of their own, or route headers, are made every time, with them", () => {
     const answers = new RefusalAnswers();
     const allow = () => new MethodNotAllowed("PUT", "/api/v2/payment/init", ["POST"]);
-    expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined)).toEqual(problemResponse(allow(), "/api/v2/payment/init"));
+    expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined, FACTS, undefined)).toEqual(
+      problemResponse(allow(), "/api/v2/payment/init"),
+    );
     const route = { deprecation: "true" };
-    expect(answers.answer(expired(), "/api/login_check", undefined, route)).toEqual(problemResponse(expired(), "/api/login_check", route));
+    expect(answers.answer(expired(), "/api/login_check", undefined, route, FACTS, undefined)).toEqual(
+      problemResponse(expired(), "/api/login_check", route),
+    );
   });
 
   it(`keeps at most ${RefusalAnswers.MAX_KEPT} answers per profile, the oldest dropped first`, () => {
     const answers = new RefusalAnswers();
     const kept = (answers as unknown as { unshaped: Map<string, unknown> }).unshaped;
-    for (let i = 0; i < RefusalAnswers.MAX_KEPT + 10; i++) answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined);
+    for (let i = 0; i < RefusalAnswers.MAX_KEPT + 10; i++)
+      answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined, FACTS, undefined);
     expect(kept.size).toBe(RefusalAnswers.MAX_KEPT);
     expect([...kept.keys()][0]).toContain("/p10");
   });
