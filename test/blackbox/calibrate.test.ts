@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { runCli, startCliServer } from "../support/cli.js";
+import { runCli, runCliMeasured, startCliServer } from "../support/cli.js";
 import type { ClientConfig, ProviderClient } from "../support/providers/client.js";
+import { ECHO_CREDENTIALS, encodings, startEchoProvider } from "../support/providers/echo.js";
 import { envelopeClient } from "../support/providers/envelope-client.js";
 import { startEnvelopeProvider } from "../support/providers/envelope.js";
 import { clientFlow, type FlowTranscript } from "../support/providers/flow.js";
+import { startHostileProvider } from "../support/providers/hostile.js";
 import type { ProviderOptions, RunningProvider } from "../support/providers/kit.js";
 import { lexikClient } from "../support/providers/lexik-client.js";
 import { startLexikProvider } from "../support/providers/lexik.js";
@@ -275,6 +277,91 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
         "merchant-sandbox: The provider answered 429 Too Many Requests to token_headers (POST /api/v2/auth/token), asking to wait 1 s; calibrate stopped. Run it again later.\n",
       );
       expect(provider.requests()).toBe(3);
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
+describe("calibrate against a provider whose answers are too large", () => {
+  const MB = 1024 * 1024;
+  /** The CLI with a few answers of the limit in hand; reading one of the bodies whole costs hundreds of MB. */
+  const BOUND = 160 * MB;
+  const args = (url: string) => ["calibrate", "--url", url, "--api-key", "k-1", "--api-secret", "s-123456", "--out", join(dir, "too-large.yaml")];
+
+  it("bounded memory: an answer that never ends stops at --max-answer-bytes, naming the probe and the limit (exit 2)", async () => {
+    const provider = await startHostileProvider("endless", 256 * MB);
+    try {
+      const run = await runCliMeasured([...args(provider.url), "--max-answer-bytes", "65536"]);
+      expect(run.stderr).toBe(
+        "merchant-sandbox: The provider's answer to token_body (POST /api/v2/auth/token) is over 65536 bytes, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.\n",
+      );
+      expect(run.code).toBe(2);
+      expect(provider.requests()).toBe(1);
+      // What the socket buffers held when calibrate hung up, not the 256 MB on offer.
+      expect(provider.written()).toBeLessThan(32 * MB);
+      expect(run.maxRssBytes).toBeLessThan(BOUND);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("bounded memory: a gzip bomb stops at the default 1 MiB once inflated, saying so (exit 2)", async () => {
+    const provider = await startHostileProvider("gzip-bomb", 200 * MB);
+    try {
+      const run = await runCliMeasured(args(provider.url));
+      expect(run.stderr).toBe(
+        "merchant-sandbox: The provider's answer to token_body (POST /api/v2/auth/token) inflates to over 1048576 bytes once its Content-Encoding (gzip) is undone, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.\n",
+      );
+      expect(run.code).toBe(2);
+      expect(provider.requests()).toBe(1);
+      expect(run.maxRssBytes).toBeLessThan(BOUND);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("refuses a --max-answer-bytes that is not a number of bytes, before sending anything", async () => {
+    const run = await cli([...args("http://127.0.0.1:9"), "--max-answer-bytes", "12"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "merchant-sandbox: --max-answer-bytes must be a whole number of bytes, at least 1024 (got '12').\nRun 'merchant-sandbox --help' for the options.\n",
+    );
+  });
+});
+
+describe("calibrate against a provider that echoes the secrets it was sent, encoded", () => {
+  it("no secret in clear: the profile and the output hold no percent, base64(url) or JSON-escaped form of any secret", async () => {
+    const provider = await startEchoProvider();
+    const file = join(dir, "echo.profile.yaml");
+    try {
+      const c = ECHO_CREDENTIALS;
+      const run = await cli([
+        "calibrate",
+        ...providerArgs(provider),
+        "--payment-token",
+        c.paymentToken,
+        "--login",
+        `${c.email}:${c.password}`,
+        "--allow-writes",
+        "--out",
+        file,
+      ]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const written = readFileSync(file, "utf8");
+      const profile = YAML.parse(written) as { token: { body: Record<string, string> }; login: { body: Record<string, string> } };
+      // The echoed fields are still there, with the secret cut out of each.
+      expect(Object.keys(profile.token.body)).toContain("echo_json_slash");
+      for (const [name, form] of Object.entries(encodings(c.apiSecret))) {
+        expect(profile.token.body[`echo_${name}`], name).toMatch(/^we saw .*\[redacted\].* here$/);
+        expect(profile.token.body[`echo_${name}`], name).not.toContain(form);
+      }
+      const everything = written + run.stdout;
+      for (const secret of [c.apiSecret, c.password, c.paymentToken]) {
+        expect(everything).not.toContain(secret);
+        for (const [name, form] of Object.entries(encodings(secret))) expect(everything, `${name} of ${secret}`).not.toContain(form);
+      }
     } finally {
       await provider.close();
     }

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { runCli, runCliMeasured, startCliServer, type CliProcess } from "../support/cli.js";
 
 /**
  * `merchant-sandbox report` and `merchant-sandbox scan-logs`, the real binaries against a real
@@ -38,7 +39,10 @@ async function closedPort(): Promise<number> {
 
 async function run(args: string[], env: Record<string, string> = {}) {
   const cli = runCli(args, env);
+  // A run that hangs (a FIFO nobody writes to) is killed, so the test fails instead of leaving it behind.
+  const killer = setTimeout(() => cli.child.kill("SIGKILL"), 15_000);
   const code = await cli.exited;
+  clearTimeout(killer);
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
@@ -226,6 +230,68 @@ describe("merchant-sandbox report and scan-logs", () => {
         code: 2,
         stdout: "",
         stderr: `merchant-sandbox: ${missing}: cannot read it (no such file); give the path of a readable log file\n`,
+      });
+    });
+
+    it("bounded memory: a 16 MB single line is read in overlapping pieces, a secret across each cut still found", async () => {
+      const file = join(dir, "one-line.log");
+      const line = Buffer.alloc(16 * 1024 * 1024, "x");
+      // ASCII pieces are 61,440 characters, the next one starting 8,192 before the cut: cuts at
+      // 61,440 and 114,688. The secret and the token cross them; the password is near the end.
+      line.write(SECRET, 61_440 - 5);
+      line.write(badToken, 114_688 - 100);
+      line.write("sandbox-password", line.length - 40);
+      writeFileSync(file, line);
+      const r = await runCliMeasured(["scan-logs", "--url", server.url, file]);
+      expect(r.stdout).toBe(
+        `${file}:1:${61_440 - 4}: api_secret of merchant merchant_sandbox_default in clear text\n` +
+          `${file}:1:${114_688 - 99}: access_token of merchant merchant_sandbox_default in clear text\n` +
+          `${file}:1:${line.length - 39}: password of merchant merchant_sandbox_default in clear text\n`,
+      );
+      expect(r.stderr).toBe("merchant-sandbox: 3 secrets in clear text in 1 of 1 file (1 line). Redact them before they are logged.\n");
+      expect(r.code).toBe(1);
+      // The line was never held whole: 90 MB for any run, about 130 MB with this line's pieces come
+      // and gone; holding it (with its 16 M-element array) took 358 MB.
+      expect(r.maxRssBytes).toBeLessThan(200 * 1024 * 1024);
+    });
+
+    it("refuses what is not a regular file, after following links (a device, a FIFO with no writer): exit 2, no 'no secret' line", async () => {
+      const zero = join(dir, "zero.log");
+      symlinkSync("/dev/zero", zero);
+      const fifo = join(dir, "fifo.log");
+      execFileSync("mkfifo", [fifo]);
+      const fix = "scan-logs reads only regular files, which end: write the log to a file and give its path";
+      expect(await run(["scan-logs", "--url", server.url, zero])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: ${zero}: not a regular file but a character device (a link to /dev/zero); ${fix}\n`,
+      });
+      expect(await run(["scan-logs", "--url", server.url, "/dev/urandom"])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: /dev/urandom: not a regular file but a character device; ${fix}\n`,
+      });
+      expect(await run(["scan-logs", "--url", server.url, fifo])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: ${fifo}: not a regular file but a named pipe (FIFO); ${fix}\n`,
+      });
+    });
+
+    it("a file over --max-bytes is an error that says so (exit 2), never a pass", async () => {
+      const file = join(dir, "large.log");
+      writeFileSync(file, `${"y".repeat(1990)} ${SECRET}\n`);
+      expect(await run(["scan-logs", "--url", server.url, "--max-bytes", "1000", file])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `merchant-sandbox: ${file}: it is 2010 bytes, over --max-bytes (1000); nothing of it was scanned. Raise --max-bytes to scan it whole\n`,
+      });
+      expect((await run(["scan-logs", "--url", server.url, "--max-bytes", "2010", file])).code).toBe(1);
+      expect(await run(["scan-logs", "--url", server.url, "--max-bytes", "0", file])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "merchant-sandbox: --max-bytes must be a whole number of bytes, at least 1 (got '0').\nRun 'merchant-sandbox --help' for the options.\n",
       });
     });
 

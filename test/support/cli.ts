@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /**
  * Runs the real CLI as users run it (dist/bin/main.js, compiled and bundled by test/support/build.ts before any test)
@@ -27,6 +30,28 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliPro
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+export interface MeasuredRun {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+  /** The process's peak resident memory, in bytes. */
+  maxRssBytes: number;
+}
+
+/** Runs the CLI to its end and reports, besides what it printed, the most memory it ever held. */
+export async function runCliMeasured(args: string[], env: Record<string, string> = {}): Promise<MeasuredRun> {
+  const dir = mkdtempSync(join(tmpdir(), "max-rss-"));
+  const file = join(dir, "max-rss");
+  const preload = pathToFileURL(fileURLToPath(new URL("./report-max-rss.mjs", import.meta.url))).href;
+  try {
+    const cli = runCli(args, { ...env, NODE_OPTIONS: `--import=${preload}`, MAX_RSS_FILE: file });
+    const code = await cli.exited;
+    return { code, stdout: cli.stdout(), stderr: cli.stderr(), maxRssBytes: Number(readFileSync(file, "utf8")) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Starts `serve` on a free port and resolves with its URL once it says it is listening. */

@@ -3,7 +3,8 @@ import { compareProfiles } from "../../src/cli/calibrate/compare.js";
 import { CannotInfer, durationText, inferProfile, REDACTED } from "../../src/cli/calibrate/infer.js";
 import type { Answer, Observation, Observations, ProbeName } from "../../src/cli/calibrate/observations.js";
 import { retryAfterSeconds } from "../../src/cli/calibrate/probe.js";
-import { scrub } from "../../src/cli/calibrate/run.js";
+import { scrub, scrubber, scrubJson } from "../../src/cli/calibrate/scrub.js";
+import { encodings } from "../support/providers/echo.js";
 
 /** The pure half of calibrate: from recorded answers to the profile, and profile against profile. */
 
@@ -234,5 +235,24 @@ describe("calibrate's small helpers", () => {
 
   it("scrubs every secret of six characters or more from a text", () => {
     expect(scrub("key s3cr3t-value and s3cr3t-value, abc", ["s3cr3t-value", "abc"])).toBe("key [redacted] and [redacted], abc");
+  });
+
+  it("no secret in clear: scrubs every encoding of a secret (percent in either case, base64 and base64url at any alignment, JSON escapes)", () => {
+    for (const secret of ["s3cr3t-value", "pa/ss+w0rd=é€😀", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtIn0.c2ln"]) {
+      const s = scrubber([secret]);
+      for (const [name, form] of Object.entries(encodings(secret))) {
+        const text = `before ${form} after`;
+        const out = s.scrub(text);
+        expect(out, `${name} of ${secret}`).toMatch(/^before .*\[redacted\].* after$/);
+        expect(out, `${name} of ${secret}`).not.toContain(form);
+        expect(s.finds(text), `${name} of ${secret}`).toBe(true);
+        expect(s.finds(out), `${name} of ${secret} after scrubbing`).toBe(false);
+      }
+    }
+    // Mixed forms in one secret, and a secret in an object key.
+    const s = scrubber(["s3cr3t-value"]);
+    expect(s.scrub("x s3%63r\\u0033t%2Dvalue y")).toBe("x [redacted] y");
+    expect(scrubJson({ "s3cr3t-value": ["s3cr3t-value"] }, s)).toEqual({ "[redacted]": ["[redacted]"] });
+    expect(s.scrub("nothing to see, 100% sure \\u00e9")).toBe("nothing to see, 100% sure \\u00e9");
   });
 });

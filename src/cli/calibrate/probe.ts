@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { findJwt, isJwt } from "./infer.js";
+import { AnswerTooLarge, type RawAnswer, readAnswer } from "./read-answer.js";
 import type { Answer, Observation, Observations, ProbeName, Skipped } from "./observations.js";
 
 /**
@@ -23,10 +24,14 @@ export interface ProbeOptions {
   /** Injected for tests; real time otherwise. */
   sleep?: (ms: number) => Promise<void>;
   timeoutMs?: number;
+  /** The most bytes of one answer read, as received and once decoded (--max-answer-bytes). */
+  maxAnswerBytes?: number;
 }
 
 export const MAX_REQUESTS = 20;
 export const MAX_RETRY_AFTER_S = 60;
+/** A token or refusal answer is a few KB; a megabyte leaves room for any real one. */
+export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 export const DEFAULT_PROTECTED_PATH = "/api/v2/payment/status";
 
 /** The provider could not be reached, or stopped answering (exit 2). */
@@ -51,7 +56,10 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       if (sentCount >= MAX_REQUESTS)
         throw new ProviderUnreachable(`calibrate stops after ${MAX_REQUESTS} requests (the provider kept asking it to wait).`);
       sentCount++;
-      const answer = await request(base, method, path, init, o.timeoutMs ?? 15_000);
+      const answer = await request(base, probe, method, path, init, {
+        timeoutMs: o.timeoutMs ?? 15_000,
+        maxBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+      });
       if (answer.status === 429) {
         const wait = retryAfterSeconds(answer.headers["retry-after"]);
         if (attempt === 0 && wait !== undefined && wait <= MAX_RETRY_AFTER_S) {
@@ -153,28 +161,26 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
 
 async function request(
   base: string,
+  probe: ProbeName,
   method: string,
   path: string,
   init: { headers?: Record<string, string>; body?: string },
-  timeoutMs: number,
+  limits: { timeoutMs: number; maxBytes: number },
 ): Promise<Answer> {
-  let response: Response;
-  let text: string;
+  let raw: RawAnswer;
   try {
-    response = await fetch(base + path, {
-      method,
-      headers: { accept: "application/json", ...init.headers },
-      body: init.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    text = await response.text();
+    raw = await readAnswer(base + path, { method, headers: { accept: "application/json", ...init.headers }, body: init.body, ...limits });
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+    if (e instanceof AnswerTooLarge) throw new ProviderUnreachable(tooLargeMessage(e, probe, method, path, limits.maxBytes));
+    const cause = (e as { code?: string }).code ?? (e as Error).name;
+    if (/^Z_|BROTLI/.test(cause))
+      throw new ProviderUnreachable(
+        `The provider's answer to ${probe} (${method} ${path}) cannot be decoded as its Content-Encoding says (${cause}); calibrate stopped. Check --url.`,
+      );
     throw new ProviderUnreachable(`Cannot reach ${base} (${method} ${path}: ${cause}). Check --url and that the provider's test environment is up.`);
   }
-  const headers: Record<string, string> = {};
-  for (const [k, v] of response.headers) headers[k] = v;
+  const { headers } = raw;
+  const text = raw.body.toString("utf8");
   let json: unknown;
   let notJson = false;
   if (text.trim() !== "") {
@@ -185,7 +191,13 @@ async function request(
     }
   }
   const contentType = headers["content-type"]?.split(";")[0]?.trim().toLowerCase() || undefined;
-  return { status: response.status, contentType, headers, json, notJson };
+  return { status: raw.status, contentType, headers, json, notJson };
+}
+
+/** Which probe, which limit, and the flag that raises it: a token or refusal answer is a few KB. */
+function tooLargeMessage(e: AnswerTooLarge, probe: ProbeName, method: string, path: string, max: number): string {
+  const what = e.limit === "received" ? `is over ${max} bytes` : `inflates to over ${max} bytes once its Content-Encoding (${e.encoding}) is undone`;
+  return `The provider's answer to ${probe} (${method} ${path}) ${what}, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.`;
 }
 
 /** Retry-After as seconds from now: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */

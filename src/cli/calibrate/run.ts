@@ -2,16 +2,18 @@ import { writeFile } from "node:fs/promises";
 import YAML from "yaml";
 import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
 import { compareProfiles, type Difference } from "./compare.js";
-import { CannotInfer, type CalibratedProfile, type Finding, inferProfile } from "./infer.js";
-import { mapLeaves } from "./json-paths.js";
+import { CannotInfer, type CalibratedProfile, type Finding, inferProfile, isJwt } from "./infer.js";
+import type { Observations } from "./observations.js";
 import { type ProbeOptions, ProviderUnreachable, probeProvider } from "./probe.js";
+import { type Scrubber, scrubber, scrubJson } from "./scrub.js";
 
 /**
  * `calibrate` from flags to exit code: probe the provider, infer the profile, then write it (and
  * print the table) or, with --check, compare it with the file. Exit 0 done / no difference, 1 the
  * provider answers otherwise than the profile says (or cannot be learnt), 2 it cannot be reached.
- * Nothing printed or written may hold a secret: every text goes through `scrub` with every secret
- * calibrate was given or received.
+ * Nothing printed or written may hold a secret, in any encoding: what the provider answered is
+ * scrubbed before anything is inferred from it, and every text again before it is written or printed
+ * (scrub.ts), with every secret calibrate was given or received.
  */
 
 export const EXIT_DIFFERENT = 1;
@@ -29,8 +31,8 @@ export interface Io {
 }
 
 export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number> {
-  let secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s);
-  const clean = (text: string) => scrub(text, secrets);
+  let secrets = scrubber([o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s));
+  const clean = (text: string) => secrets.scrub(text);
   let stored: unknown;
   if (o.check !== undefined) {
     try {
@@ -42,20 +44,21 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
   }
   try {
     const probed = await probeProvider(o);
-    secrets = probed.secrets;
+    secrets = scrubber(probed.secrets);
+    const observations = scrubObservations(probed.observations, secrets);
     const { profile, findings } = inferProfile(
-      probed.observations,
+      observations,
       o.name,
       `${hostOf(o.url)}'s test environment, calibrated ${new Date(probed.observations.startedAt).toISOString().slice(0, 10)}`,
     );
-    const safe = scrubProfile(profile, secrets);
+    const safe = scrubJson(profile, secrets) as CalibratedProfile;
     if (o.check !== undefined) {
-      const differences = compareProfiles(stored, safe, probed.observations);
+      const differences = compareProfiles(stored, safe, observations);
       io.out(clean(differencesTable(differences, o.check, probed.observations.observed.length)));
       return differences.length === 0 ? 0 : EXIT_DIFFERENT;
     }
     const text = profileText(safe, findings, o.url);
-    if (secrets.some((s) => s.length >= MIN_SECRET && text.includes(s))) throw new Error("a secret survived scrubbing; nothing was written");
+    if (secrets.finds(text)) throw new Error("a secret survived scrubbing; nothing was written");
     // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
     parseProfileText(text, o.out);
     await writeFile(o.out!, text);
@@ -80,17 +83,23 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
   }
 }
 
-/** Secrets shorter than this are not searched for: replacing a 3-letter secret would mangle ordinary words. */
-const MIN_SECRET = 6;
-
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= MIN_SECRET) out = out.split(s).join("[redacted]");
-  return out;
-}
-
-function scrubProfile(profile: CalibratedProfile, secrets: readonly string[]): CalibratedProfile {
-  return mapLeaves(profile, (_path, v) => (typeof v === "string" ? scrub(v, secrets) : v)) as CalibratedProfile;
+/**
+ * The answers with every secret taken out, before anything is inferred from them. JWTs stay whole:
+ * the inference must see the issued token to put {{access_token}} in its place, and a JWT is never
+ * copied into a profile (the scrub of the profile catches one that would be).
+ */
+function scrubObservations(obs: Observations, s: Scrubber): Observations {
+  return {
+    ...obs,
+    observed: obs.observed.map((o) => ({
+      ...o,
+      answer: {
+        ...o.answer,
+        headers: scrubJson(o.answer.headers, s) as Record<string, string>,
+        json: scrubJson(o.answer.json, s, isJwt),
+      },
+    })),
+  };
 }
 
 function profileText(profile: CalibratedProfile, findings: Finding[], url: string): string {

@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { DEFAULT_PROTECTED_PATH } from "../calibrate/probe.js";
+import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_PROTECTED_PATH } from "../calibrate/probe.js";
 
 /**
  * `merchant-sandbox calibrate --url URL --api-key K --api-secret S --out FILE`: sends a fixed, safe
@@ -21,6 +21,7 @@ interface CalibrateArgs {
   out?: string;
   check?: string;
   name?: string;
+  maxAnswerBytes: number;
 }
 
 export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
@@ -46,6 +47,11 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         describe: "Compare the provider with this profile instead of writing one (exit 0 same, 1 different, 2 unreachable)",
       })
       .option("name", { type: "string", describe: "The profile's name ([a-z0-9-]+); default: from --out's file name" })
+      .option("max-answer-bytes", {
+        type: "number",
+        default: DEFAULT_MAX_ANSWER_BYTES,
+        describe: "Most bytes of one provider answer read, as received and once decompressed; beyond, calibrate stops (exit 2)",
+      })
       .conflicts("out", "check")
       .check((a) => {
         if (a.out === undefined && a.check === undefined)
@@ -57,6 +63,8 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
           throw new Error("--url must not hold credentials (user:password@); give them as --api-key and --api-secret.");
         if (!/^https?:\/\/[^/]/.test(a.url)) throw new Error(`--url must be an http(s) URL, e.g. https://provider-test.example (got '${a.url}').`);
         if (!String(a.protectedPath).startsWith("/")) throw new Error("--protected-path must start with '/', e.g. /api/v2/payment/status.");
+        if (!Number.isInteger(a.maxAnswerBytes) || (a.maxAnswerBytes as number) < 1024)
+          throw new Error(`--max-answer-bytes must be a whole number of bytes, at least 1024 (got '${String(a.maxAnswerBytes)}').`);
         if (a.name !== undefined && !/^[a-z0-9-]+$/.test(a.name))
           throw new Error(`--name must be lower-case letters, digits and '-' (got '${a.name}').`);
         return true;
@@ -81,6 +89,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         expiredToken: args.expiredToken,
         protectedPath: args.protectedPath,
         allowWrites: args.allowWrites,
+        maxAnswerBytes: args.maxAnswerBytes,
         out: args.out,
         check: args.check,
         name: args.name ?? nameOf(args.out ?? args.check!),

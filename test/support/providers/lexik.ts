@@ -6,7 +6,7 @@ import { type ProviderOptions, type RefusalKind, type RunningProvider, startProv
  * a bare `WWW-Authenticate: Bearer` on 401s, RS256 tokens with `username` and `roles`, and the
  * e-mail/password login.
  */
-const MESSAGES: Record<RefusalKind, [number, string]> = {
+export const LEXIK_MESSAGES: Record<RefusalKind, [number, string]> = {
   bad_credentials: [401, "Invalid credentials."],
   unknown_key: [401, "Invalid credentials."],
   bad_login: [401, "Invalid credentials."],
@@ -38,7 +38,7 @@ export function startLexikProvider(options?: ProviderOptions): Promise<RunningPr
       token: (jwt) => ({ status: 200, body: { token: jwt } }),
       login: (jwt) => ({ status: 200, body: { token: jwt } }),
       refusal: (kind) => {
-        const [status, message] = MESSAGES[kind];
+        const [status, message] = LEXIK_MESSAGES[kind];
         return { status, body: { code: status, message }, ...(status === 401 && { headers: { "www-authenticate": "Bearer" } }) };
       },
       paymentInit: (id) => ({ status: 201, body: { id, url: `https://pay.lexik-provider.test/checkout/${id}` } }),
