@@ -156,6 +156,7 @@ const LARAVEL: ProfileFile = {
     contentType: "application/json",
     body: { message: "{{message}}" },
     message: "{{status_text}}",
+    wwwAuthenticate: "omit",
     groups: { protected: { message: "Token Signature could not be verified.", wwwAuthenticate: "jwt-auth" } },
   },
   codes: {

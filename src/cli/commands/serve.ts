@@ -131,7 +131,7 @@ const SERVE_COMMAND = {
         type: "string",
         group: "Scenarios:",
         describe:
-          "Answer in your provider's shapes: a response profile, oauth (default), lexik, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
+          "Answer in your provider's shapes: a response profile, oauth (default), lexik, spring, laravel, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
       })
       .option("scenario", {
         alias: "s",
