@@ -9,7 +9,7 @@ import { envelopeClient } from "../support/providers/envelope-client.js";
 import { startEnvelopeProvider } from "../support/providers/envelope.js";
 import { clientFlow, type FlowTranscript } from "../support/providers/flow.js";
 import type { ProviderOptions, RunningProvider } from "../support/providers/kit.js";
-import { lexikClient } from "../support/providers/lexik-client.js";
+import { lexikStatusClient } from "../support/providers/lexik-status-client.js";
 import { startLexikProvider } from "../support/providers/lexik.js";
 import { nestedClient } from "../support/providers/nested-client.js";
 import { startNestedProvider } from "../support/providers/nested.js";
@@ -48,7 +48,7 @@ const PROVIDERS: Array<{
   {
     name: "lexik",
     start: startLexikProvider,
-    client: lexikClient,
+    client: lexikStatusClient,
     login: true,
     transcript: {
       token: "a JWT",
