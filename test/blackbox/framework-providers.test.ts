@@ -31,7 +31,11 @@ async function raw(url: string, init: RequestInit = {}): Promise<Raw> {
 }
 
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}`, accept: "application/json" } });
-const postJson = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+const postJson = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", accept: "application/json" },
+  body: JSON.stringify(body),
+});
 
 function decodePart(jwt: string, i: 0 | 1): string {
   return Buffer.from(jwt.split(".")[i]!, "base64url").toString("utf8");
@@ -42,7 +46,11 @@ function badSignature(jwt: string): string {
   return `${jwt.slice(0, dot + 1)}${jwt[dot + 1] === "A" ? "B" : "A"}${jwt.slice(dot + 2)}`;
 }
 
-const FRAMEWORKS: Array<{ name: keyof typeof FRAMEWORK_TRANSCRIPTS; start: () => Promise<RunningProvider>; client: (s: ClientSettings) => FrameworkClient }> = [
+const FRAMEWORKS: Array<{
+  name: keyof typeof FRAMEWORK_TRANSCRIPTS;
+  start: () => Promise<RunningProvider>;
+  client: (s: ClientSettings) => FrameworkClient;
+}> = [
   { name: "lexik", start: () => startLexikProvider(), client: lexikClient },
   { name: "spring", start: () => startSpringProvider(), client: springClient },
   { name: "laravel", start: () => startLaravelProvider(), client: laravelClient },
@@ -70,7 +78,9 @@ describe("the lexik fake sends what LexikJWTAuthenticationBundle 3.x sends", () 
   let token: string;
   beforeAll(async () => {
     p = await startLexikProvider();
-    token = JSON.parse((await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body).token;
+    token = JSON.parse(
+      (await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body,
+    ).token;
   });
   afterAll(() => p.close());
   const url = () => p.url + FLOW_PROTECTED_PATH;
@@ -110,10 +120,21 @@ describe("the lexik fake sends what LexikJWTAuthenticationBundle 3.x sends", () 
 
   it("login: 'Invalid credentials.' 45 bytes with the Bearer challenge; a request that is not JSON is Symfony's 404 problem", async () => {
     const bad = await raw(`${p.url}/api/login_check`, postJson({ username: p.credentials.email, password: "nope" }));
-    expect([bad.status, bad.body, bad.body.length, bad.headers.get("www-authenticate")]).toEqual([401, '{"code":401,"message":"Invalid credentials."}', 45, "Bearer"]);
-    const form = await raw(`${p.url}/api/login_check`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "username=a" });
+    expect([bad.status, bad.body, bad.body.length, bad.headers.get("www-authenticate")]).toEqual([
+      401,
+      '{"code":401,"message":"Invalid credentials."}',
+      45,
+      "Bearer",
+    ]);
+    const form = await raw(`${p.url}/api/login_check`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "username=a",
+    });
     expect(form.status).toBe(404);
-    expect(form.body).toBe('{"type":"https:\\/\\/tools.ietf.org\\/html\\/rfc2616#section-10","title":"An error occurred","status":404,"detail":"Not Found"}');
+    expect(form.body).toBe(
+      '{"type":"https:\\/\\/tools.ietf.org\\/html\\/rfc2616#section-10","title":"An error occurred","status":404,"detail":"Not Found"}',
+    );
     const missing = await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey }));
     expect([missing.status, JSON.parse(missing.body).detail, missing.headers.get("vary")]).toEqual([400, "Bad Request", "Accept"]);
   });
@@ -130,7 +151,9 @@ describe("the spring fake sends what Spring Security 6.5's resource server and S
   let token: string;
   beforeAll(async () => {
     p = await startSpringProvider();
-    token = JSON.parse((await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body).access_token;
+    token = JSON.parse(
+      (await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body,
+    ).access_token;
   });
   afterAll(() => p.close());
   const url = () => p.url + FLOW_PROTECTED_PATH;
@@ -177,7 +200,9 @@ describe("the spring fake sends what Spring Security 6.5's resource server and S
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("content-type")).toBe("application/json");
     expect(wrong.headers.get("www-authenticate")).toBeNull();
-    expect(wrong.body).toMatch(/^\{"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00","status":401,"error":"Unauthorized","path":"\/api\/v2\/auth\/token"\}$/);
+    expect(wrong.body).toMatch(
+      /^\{"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00","status":401,"error":"Unauthorized","path":"\/api\/v2\/auth\/token"\}$/,
+    );
     const get = await raw(`${p.url}/api/v2/auth/token`);
     expect([get.status, get.headers.get("allow"), JSON.parse(get.body).error]).toEqual([405, "POST", "Method Not Allowed"]);
   });
@@ -193,7 +218,9 @@ describe("the laravel fake sends what tymon/jwt-auth 2.1 and Laravel send", () =
   let token: string;
   beforeAll(async () => {
     p = await startLaravelProvider();
-    token = JSON.parse((await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body).access_token;
+    token = JSON.parse(
+      (await raw(`${p.url}/api/v2/auth/token`, postJson({ api_key: p.credentials.apiKey, api_secret: p.credentials.apiSecret }))).body,
+    ).access_token;
   });
   afterAll(() => p.close());
   const url = () => p.url + FLOW_PROTECTED_PATH;
@@ -241,11 +268,11 @@ describe("the laravel fake sends what tymon/jwt-auth 2.1 and Laravel send", () =
     ]);
   });
 
-  it("the token: {typ, alg} HS256, claims iss (the request URL), iat, exp, nbf, jti, sub, prv in that order, 60 minutes", () => {
+  it("the token: {typ, alg} HS256, claims iss (the request URL, public origin), iat, exp, nbf, jti, sub, prv in that order, 60 minutes", () => {
     expect(decodePart(token, 0)).toBe('{"typ":"JWT","alg":"HS256"}');
     const claims = JSON.parse(decodePart(token, 1)) as Record<string, unknown>;
     expect(Object.keys(claims)).toEqual(["iss", "iat", "exp", "nbf", "jti", "sub", "prv"]);
-    expect(claims.iss).toBe(`${p.url}/api/v2/auth/token`);
+    expect(claims.iss).toBe("https://api.laravel-provider.test/api/v2/auth/token");
     expect(claims.jti).toMatch(/^[A-Za-z0-9]{16}$/);
     expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
   });

@@ -104,5 +104,8 @@ export async function protectedWithRetry(
   const second = await call();
   const done = second.status === 200 ? accept(second) : classify(second);
   if ("act" in done) return failed(`${verdict.why}: ${verdict.act}, then again ${done.why}`);
-  return { outcome: done.outcome, decision: `${verdict.why}: ${verdict.act === "renew" ? "renewed the token" : "re-authenticated"}, retried: ${done.decision}` };
+  return {
+    outcome: done.outcome,
+    decision: `${verdict.why}: ${verdict.act === "renew" ? "renewed the token" : "re-authenticated"}, retried: ${done.decision}`,
+  };
 }

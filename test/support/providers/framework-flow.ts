@@ -47,7 +47,17 @@ export async function frameworkFlow(
   await step("wrong secret", (c) => c.authenticate("body"), make({ ...settings, apiSecret: `wrong-${settings.apiSecret}` }));
   await step("missing secret", (c) => c.authenticate("body", "api_secret"), make(settings));
   await step("payment/init with the payment token", (c) => c.initPayment(settings.paymentToken));
-  await step("payment/init with a JWT", (c) => (c.token ? c.initPayment(c.token) : Promise.resolve({ outcome: "failed", decision: "no JWT kept" })));
+  // A client of its own, with a fresh JWT: this step does not depend on how the steps before went.
+  await step(
+    "payment/init with a JWT",
+    async (c) => {
+      const got = await c.authenticate("body");
+      if (got.outcome !== "ok" || c.token === undefined) return { outcome: "failed", decision: `no JWT to send: ${got.decision}` };
+      c.startStep();
+      return c.initPayment(c.token);
+    },
+    make(settings),
+  );
   await step("login", (c) => c.login());
   await step("protected call with the login's token", (c) => c.callProtected(FLOW_PROTECTED_PATH));
   return lines;

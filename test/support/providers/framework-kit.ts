@@ -75,6 +75,12 @@ export async function startFrameworkProvider(
   makeApp: (ctx: AppContext) => Promise<FrameworkApp>,
   credentials: Credentials,
   options: FrameworkOptions = {},
+  /**
+   * The provider's public origin, as its app sees it behind its proxy (Symfony/Laravel trusted
+   * proxies, Spring's forwarded headers): stable across runs, unlike the port a test listens on,
+   * so a URL in a token or an answer (tymon's `iss`) is the same for calibrate and for --check.
+   */
+  publicOrigin?: string,
 ): Promise<RunningProvider> {
   let offsetMs = 0;
   let count = 0;
@@ -94,7 +100,7 @@ export async function startFrameworkProvider(
     let body = "";
     req.setEncoding("utf8").on("data", (d: string) => (body += d));
     req.on("end", () => {
-      const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+      const url = new URL(req.url ?? "/", publicOrigin ?? `http://${req.headers.host ?? "localhost"}`);
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
       const limited = options.rateLimit?.requests.includes(n);
@@ -105,7 +111,14 @@ export async function startFrameworkProvider(
             body: '{"message":"Slow down"}',
           })
         : Promise.resolve(
-            app.handle({ method: req.method ?? "GET", path: url.pathname, query: url.searchParams, url: `${url.origin}${url.pathname}`, headers, body }),
+            app.handle({
+              method: req.method ?? "GET",
+              path: url.pathname,
+              query: url.searchParams,
+              url: `${url.origin}${url.pathname}`,
+              headers,
+              body,
+            }),
           );
       void answer.then(
         (a) => {

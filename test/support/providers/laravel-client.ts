@@ -86,13 +86,19 @@ export function laravelClient(settings: ClientSettings): FrameworkClient {
       const r =
         via === "body"
           ? await post("/api/v2/auth/token", creds)
-          : await post("/api/v2/auth/token", undefined, { "x-api-key": creds.api_key, ...(creds.api_secret && { "x-api-secret": creds.api_secret }) });
+          : await post("/api/v2/auth/token", undefined, {
+              "x-api-key": creds.api_key,
+              ...(creds.api_secret && { "x-api-secret": creds.api_secret }),
+            });
       return keepToken(r);
     },
     callProtected(path) {
       return protectedWithRetry(
         client,
-        () => http(settings.baseUrl + path, { headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) } }),
+        () =>
+          http(settings.baseUrl + path, {
+            headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) },
+          }),
         (r) => {
           const e = envelope(r);
           return "fail" in e ? e.fail : ok("read the answer");

@@ -83,7 +83,7 @@ const PRV = createHash("sha1").update("App\\Models\\Merchant").digest("hex");
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 export function startLaravelProvider(options?: FrameworkOptions): Promise<RunningProvider> {
-  return startFrameworkProvider(laravelApp, LARAVEL_CREDENTIALS, options);
+  return startFrameworkProvider(laravelApp, LARAVEL_CREDENTIALS, options, "https://api.laravel-provider.test");
 }
 
 /** Str::random(16): letters and digits. */
@@ -117,16 +117,18 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
     return jwt;
   };
   /** tymon's quick-start respondWithToken. */
-  const respondWithToken = (jwt: string, requestId: string): RawAnswer => {
+  const respondWithToken = (jwt: string, requestId: string, route: "token" | "login"): RawAnswer => {
     const ttl = TTL_MINUTES * 60;
+    // Drifts change the token route's answer only, so --check has one answer to name.
+    const changed = route === "token" ? drift : undefined;
     const body =
-      drift === "removed-field"
+      changed === "removed-field"
         ? { access_token: jwt, expires_in: ttl }
-        : drift === "added-field"
+        : changed === "added-field"
           ? { access_token: jwt, token_type: "bearer", expires_in: ttl, refresh_expires_in: 20160 * 60 }
           : { access_token: jwt, token_type: "bearer", expires_in: ttl };
     const a = json(200, body, requestId);
-    if (drift === "header-appeared") a.headers["X-RateLimit-Limit"] = "60";
+    if (changed === "header-appeared") a.headers["X-RateLimit-Limit"] = "60";
     return a;
   };
 
@@ -141,7 +143,8 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
     if (names.length === 0) return undefined;
     const more = names.length - 1;
     const message = errors[names[0]!]![0]! + (more > 0 ? ` (and ${more} more ${more === 1 ? "error" : "errors"})` : "");
-    return json(drift === "status" ? 400 : 422, { message, errors }, requestId);
+    // The status drift: only the answer to a missing api_secret alone.
+    return json(drift === "status" && names.length === 1 && names[0] === "api_secret" ? 400 : 422, { message, errors }, requestId);
   };
 
   const input = (req: FrameworkRequest): Record<string, unknown> => {
@@ -160,7 +163,7 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
       if (drift === "header-disappeared") delete refused.headers["X-Request-Id"];
       return refused;
     }
-    return respondWithToken(sign(clock.nowSeconds(), req.url), requestId);
+    return respondWithToken(sign(clock.nowSeconds(), req.url), requestId, "token");
   };
 
   const login = (req: FrameworkRequest, requestId: string): RawAnswer => {
@@ -169,7 +172,7 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
       if (drift === "body-empty") return answer(401, {}, undefined, requestId);
       return json(401, { error: "Unauthorized" }, requestId);
     }
-    return respondWithToken(sign(clock.nowSeconds(), req.url), requestId);
+    return respondWithToken(sign(clock.nowSeconds(), req.url), requestId, "login");
   };
 
   /** Request::bearerToken(): after the last "Bearer ", up to a comma. */
@@ -184,7 +187,11 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
   const paymentInit = (req: FrameworkRequest, requestId: string): RawAnswer => {
     if (bearerToken(req) !== credentials.paymentToken) return httpException(401, "Invalid payment token.", requestId);
     const id = paymentId();
-    return json(201, { success: true, data: { payment_id: id, checkout_url: `https://pay.laravel-provider.test/checkout/${id}` }, request_id: requestId }, requestId);
+    return json(
+      201,
+      { success: true, data: { payment_id: id, checkout_url: `https://pay.laravel-provider.test/checkout/${id}` }, request_id: requestId },
+      requestId,
+    );
   };
 
   /** tymon's parser chain: the Authorization header, then the `token` query and input. */
@@ -244,7 +251,7 @@ async function laravelApp({ clock, credentials, issued, drift }: AppContext): Pr
   ];
 
   return {
-    expiredToken: () => sign(clock.nowSeconds() - TTL_MINUTES * 60 - LEEWAY - 60, "http://localhost/api/v2/auth/token"),
+    expiredToken: () => sign(clock.nowSeconds() - TTL_MINUTES * 60 - LEEWAY - 60, "https://api.laravel-provider.test/api/v2/auth/token"),
     handle(req) {
       const requestId = randomUUID();
       const routePath = req.path.replace(/^\//, "");

@@ -78,7 +78,10 @@ export function lexikClient(settings: ClientSettings): FrameworkClient {
       const r =
         via === "body"
           ? await post("/api/v2/auth/token", creds)
-          : await post("/api/v2/auth/token", undefined, { "x-api-key": creds.api_key, ...(creds.api_secret && { "x-api-secret": creds.api_secret }) });
+          : await post("/api/v2/auth/token", undefined, {
+              "x-api-key": creds.api_key,
+              ...(creds.api_secret && { "x-api-secret": creds.api_secret }),
+            });
       return keepToken(r);
     },
     callProtected(path) {

@@ -81,7 +81,7 @@ const PROBLEM_TYPE = "https://tools.ietf.org/html/rfc2616#section-10";
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed" };
 
 export function startLexikProvider(options?: FrameworkOptions): Promise<RunningProvider> {
-  return startFrameworkProvider(lexikApp, LEXIK_CREDENTIALS, options);
+  return startFrameworkProvider(lexikApp, LEXIK_CREDENTIALS, options, "https://api.lexik-provider.test");
 }
 
 async function lexikApp({ clock, credentials, issued, drift }: AppContext): Promise<FrameworkApp> {
@@ -108,7 +108,10 @@ async function lexikApp({ clock, credentials, issued, drift }: AppContext): Prom
     return jwt;
   };
   const success = (jwt: string): RawAnswer => {
-    const answer = json(200, drift === "renamed-field" ? { jwt } : drift === "added-field" ? { token: jwt, refresh_token: randomBytes(64).toString("hex") } : { token: jwt });
+    const answer = json(
+      200,
+      drift === "renamed-field" ? { jwt } : drift === "added-field" ? { token: jwt, refresh_token: randomBytes(64).toString("hex") } : { token: jwt },
+    );
     if (drift === "header-appeared") answer.headers["X-Request-Id"] = randomUUID();
     if (drift === "header-disappeared") delete answer.headers["Cache-Control"];
     return answer;

@@ -38,10 +38,12 @@ export function springClient(settings: ClientSettings): FrameworkClient {
     if (challenge !== null) {
       const c = parseChallenge(challenge);
       if (c === undefined) return failed(`unexpected challenge: ${described(r)}`);
-      if (c.error === undefined) return r.status === 401 ? { act: "reauthenticate", why: "no token taken (Bearer)" } : failed(`unexpected answer: ${described(r)}`);
+      if (c.error === undefined)
+        return r.status === 401 ? { act: "reauthenticate", why: "no token taken (Bearer)" } : failed(`unexpected answer: ${described(r)}`);
       const description = c.error_description ?? "";
       if (c.error === "invalid_token" && r.status === 401) {
-        if (/(^|: )Jwt expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(description)) return { act: "renew", why: "invalid_token, Jwt expired" };
+        if (/(^|: )Jwt expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(description))
+          return { act: "renew", why: "invalid_token, Jwt expired" };
         return { act: "reauthenticate", why: `invalid_token (${description})` };
       }
       if (c.error === "invalid_request" && r.status === 400) return refused(`bad request (${description})`);
@@ -85,7 +87,10 @@ export function springClient(settings: ClientSettings): FrameworkClient {
     callProtected(path) {
       return protectedWithRetry(
         client,
-        () => http(settings.baseUrl + path, { headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) } }),
+        () =>
+          http(settings.baseUrl + path, {
+            headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) },
+          }),
         (r) => (isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`)),
         (r) => classify(r, path),
       );

@@ -93,7 +93,7 @@ const SECURITY_HEADERS = {
 };
 
 export function startSpringProvider(options?: FrameworkOptions): Promise<RunningProvider> {
-  return startFrameworkProvider(springApp, SPRING_CREDENTIALS, options);
+  return startFrameworkProvider(springApp, SPRING_CREDENTIALS, options, "https://api.spring-provider.test");
 }
 
 /** Instant.toString() of a whole second: no fraction. */
@@ -129,9 +129,16 @@ async function springApp({ clock, credentials, issued, drift }: AppContext): Pro
     issued.push(jwt);
     return jwt;
   };
-  const tokenAnswer = (jwt: string): RawAnswer => {
-    const answer = json(200, drift === "renamed-field" ? { access_token: jwt, token_type: "Bearer", expiresIn: TTL } : { access_token: jwt, token_type: "Bearer", expires_in: TTL });
-    if (drift === "header-disappeared") delete (answer.headers as Record<string, string>)["X-Frame-Options"];
+  const tokenAnswer = (jwt: string, route: "token" | "login"): RawAnswer => {
+    // Drifts change the token route's answer only, so --check has one answer to name.
+    const changed = route === "token" ? drift : undefined;
+    const answer = json(
+      200,
+      changed === "renamed-field"
+        ? { access_token: jwt, token_type: "Bearer", expiresIn: TTL }
+        : { access_token: jwt, token_type: "Bearer", expires_in: TTL },
+    );
+    if (changed === "header-disappeared") delete (answer.headers as Record<string, string>)["X-Frame-Options"];
     return answer;
   };
 
@@ -153,19 +160,20 @@ async function springApp({ clock, credentials, issued, drift }: AppContext): Pro
       if (drift === "removed-field" || drift === "added-field" || drift === "content-type") {
         const timestamp = new Date(clock.nowMs()).toISOString().replace("Z", "+00:00");
         if (drift === "removed-field") return json(401, { timestamp, status: 401, error: "Unauthorized" });
-        if (drift === "added-field") return json(401, { timestamp, status: 401, error: "Unauthorized", message: "No message available", path: req.path });
+        if (drift === "added-field")
+          return json(401, { timestamp, status: 401, error: "Unauthorized", message: "No message available", path: req.path });
         return json(401, { timestamp, status: 401, error: "Unauthorized", path: req.path }, "application/problem+json");
       }
       return bootError(401, req.path);
     }
-    return tokenAnswer(sign(clock.nowSeconds()));
+    return tokenAnswer(sign(clock.nowSeconds()), "token");
   };
 
   const login = (req: FrameworkRequest): RawAnswer => {
     const data = parseJsonObject(req.body);
     if (data === "invalid" || data === undefined) return bootError(400, req.path);
     if (data.username !== credentials.email || data.password !== credentials.password) return challenge(401);
-    return tokenAnswer(sign(clock.nowSeconds()));
+    return tokenAnswer(sign(clock.nowSeconds()), "login");
   };
 
   const paymentInit = (req: FrameworkRequest): RawAnswer => {
@@ -182,7 +190,8 @@ async function springApp({ clock, credentials, issued, drift }: AppContext): Pro
     const bearer = resolve(req);
     if (bearer === undefined) {
       const answer = challenge(401);
-      if (drift === "challenge") answer.headers["WWW-Authenticate"] = `Bearer resource_metadata="${new URL(req.url).origin}/.well-known/oauth-protected-resource"`;
+      if (drift === "challenge")
+        answer.headers["WWW-Authenticate"] = `Bearer resource_metadata="${new URL(req.url).origin}/.well-known/oauth-protected-resource"`;
       return answer;
     }
     if (bearer === "malformed") return invalidToken("Bearer token is malformed");
