@@ -109,3 +109,26 @@ export async function protectedWithRetry(
     decision: `${verdict.why}: ${verdict.act === "renew" ? "renewed the token" : "re-authenticated"}, retried: ${done.decision}`,
   };
 }
+
+/** The merchant API requests every framework client sends, the same bytes for each (only the reading differs). */
+export function merchantRequests(settings: ClientSettings, statuses: number[]) {
+  const http = httpRecorder(statuses);
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    http(settings.baseUrl + path, {
+      method: "POST",
+      headers: { accept: "application/json", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  return {
+    token(via: "body" | "headers", omit?: "api_secret"): Promise<Reply> {
+      const secret = omit === "api_secret" ? undefined : settings.apiSecret;
+      return via === "body"
+        ? post("/api/v2/auth/token", { api_key: settings.apiKey, ...(secret !== undefined && { api_secret: secret }) })
+        : post("/api/v2/auth/token", undefined, { "x-api-key": settings.apiKey, ...(secret !== undefined && { "x-api-secret": secret }) });
+    },
+    get: (path: string, token: string | undefined) =>
+      http(settings.baseUrl + path, { headers: { accept: "application/json", ...(token !== undefined && { authorization: `Bearer ${token}` }) } }),
+    initPayment: (bearer: string) => post("/api/v2/payment/init", { amount: 1999, currency: "EUR" }, { authorization: `Bearer ${bearer}` }),
+    login: () => post("/api/login_check", { username: settings.email, password: settings.password }),
+  };
+}

@@ -3,9 +3,9 @@ import {
   described,
   type FrameworkClient,
   failed,
-  httpRecorder,
   isJwt,
   isObject,
+  merchantRequests,
   ok,
   protectedWithRetry,
   type Reply,
@@ -28,13 +28,7 @@ const REAUTHENTICATE = ["Token Signature could not be verified.", "Wrong number 
 
 export function laravelClient(settings: ClientSettings): FrameworkClient {
   const statuses: number[] = [];
-  const http = httpRecorder(statuses);
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    http(settings.baseUrl + path, {
-      method: "POST",
-      headers: { accept: "application/json", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+  const send = merchantRequests(settings, statuses);
   const requestId = (r: Reply): string | undefined => {
     const id = r.headers.get("x-request-id");
     return id !== null && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) ? id : undefined;
@@ -82,23 +76,12 @@ export function laravelClient(settings: ClientSettings): FrameworkClient {
       statuses.length = 0;
     },
     async authenticate(via, omit) {
-      const creds = { api_key: settings.apiKey, ...(omit !== "api_secret" && { api_secret: settings.apiSecret }) };
-      const r =
-        via === "body"
-          ? await post("/api/v2/auth/token", creds)
-          : await post("/api/v2/auth/token", undefined, {
-              "x-api-key": creds.api_key,
-              ...(creds.api_secret && { "x-api-secret": creds.api_secret }),
-            });
-      return keepToken(r);
+      return keepToken(await send.token(via, omit));
     },
     callProtected(path) {
       return protectedWithRetry(
         client,
-        () =>
-          http(settings.baseUrl + path, {
-            headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) },
-          }),
+        () => send.get(path, client.token),
         (r) => {
           const e = envelope(r);
           return "fail" in e ? e.fail : ok("read the answer");
@@ -107,7 +90,7 @@ export function laravelClient(settings: ClientSettings): FrameworkClient {
       );
     },
     async initPayment(bearer) {
-      const r = await post("/api/v2/payment/init", { amount: 1999, currency: "EUR" }, { authorization: `Bearer ${bearer}` });
+      const r = await send.initPayment(bearer);
       if (r.status === 201) {
         const e = envelope(r);
         if ("fail" in e) return e.fail;
@@ -120,7 +103,7 @@ export function laravelClient(settings: ClientSettings): FrameworkClient {
       return "act" in v ? refused(`payment/init refused: ${v.why}`) : v;
     },
     async login() {
-      return keepToken(await post("/api/login_check", { username: settings.email, password: settings.password }));
+      return keepToken(await send.login());
     },
   };
   return client;

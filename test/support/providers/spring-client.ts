@@ -3,9 +3,9 @@ import {
   described,
   type FrameworkClient,
   failed,
-  httpRecorder,
   isJwt,
   isObject,
+  merchantRequests,
   ok,
   protectedWithRetry,
   type Reply,
@@ -25,13 +25,7 @@ import {
  */
 export function springClient(settings: ClientSettings): FrameworkClient {
   const statuses: number[] = [];
-  const http = httpRecorder(statuses);
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    http(settings.baseUrl + path, {
-      method: "POST",
-      headers: { accept: "application/json", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+  const send = merchantRequests(settings, statuses);
 
   const classify = (r: Reply, path: string): Verdict => {
     const challenge = r.headers.get("www-authenticate");
@@ -76,28 +70,19 @@ export function springClient(settings: ClientSettings): FrameworkClient {
       statuses.length = 0;
     },
     async authenticate(via, omit) {
-      const path = "/api/v2/auth/token";
-      const creds = { api_key: settings.apiKey, ...(omit !== "api_secret" && { api_secret: settings.apiSecret }) };
-      const r =
-        via === "body"
-          ? await post(path, creds)
-          : await post(path, undefined, { "x-api-key": creds.api_key, ...(creds.api_secret && { "x-api-secret": creds.api_secret }) });
-      return keepToken(r, path);
+      return keepToken(await send.token(via, omit), "/api/v2/auth/token");
     },
     callProtected(path) {
       return protectedWithRetry(
         client,
-        () =>
-          http(settings.baseUrl + path, {
-            headers: { accept: "application/json", ...(client.token !== undefined && { authorization: `Bearer ${client.token}` }) },
-          }),
+        () => send.get(path, client.token),
         (r) => (isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`)),
         (r) => classify(r, path),
       );
     },
     async initPayment(bearer) {
       const path = "/api/v2/payment/init";
-      const r = await post(path, { amount: 1999, currency: "EUR" }, { authorization: `Bearer ${bearer}` });
+      const r = await send.initPayment(bearer);
       if (r.status === 201) {
         const b = r.json;
         return isObject(b) && typeof b.paymentId === "string" && typeof b.checkoutUrl === "string" && b.checkoutUrl.startsWith("https://")
@@ -108,7 +93,7 @@ export function springClient(settings: ClientSettings): FrameworkClient {
       return "act" in v ? refused(`payment token refused: ${v.why}`) : v;
     },
     async login() {
-      return keepToken(await post("/api/login_check", { username: settings.email, password: settings.password }), "/api/login_check");
+      return keepToken(await send.login(), "/api/login_check");
     },
   };
   return client;
