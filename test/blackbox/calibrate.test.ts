@@ -11,7 +11,7 @@ import { startEnvelopeProvider } from "../support/providers/envelope.js";
 import { clientFlow, type FlowTranscript } from "../support/providers/flow.js";
 import { startHostileProvider } from "../support/providers/hostile.js";
 import type { ProviderOptions, RunningProvider } from "../support/providers/kit.js";
-import { lexikClient } from "../support/providers/lexik-client.js";
+import { lexikStatusClient } from "../support/providers/lexik-status-client.js";
 import { startLexikProvider } from "../support/providers/lexik.js";
 import { nestedClient } from "../support/providers/nested-client.js";
 import { startNestedProvider } from "../support/providers/nested.js";
@@ -50,7 +50,7 @@ const PROVIDERS: Array<{
   {
     name: "lexik",
     start: startLexikProvider,
-    client: lexikClient,
+    client: lexikStatusClient,
     login: true,
     transcript: {
       token: "a JWT",
