@@ -244,7 +244,7 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
       const check = await cli(["calibrate", "--check", bad, ...providerArgs(provider)]);
       expect(check.code).toBe(2);
       expect(check.stderr).toBe(
-        `merchant-sandbox: the profile to check cannot be used:\n${bad}:2:1: tokn: unknown key 'tokn'; did you mean 'token'? (allowed here: $schema, name, description, token, refusal, codes, paymentInit, login, protected, jwt)\n`,
+        `merchant-sandbox: the profile to check cannot be used:\n${bad}:2:1: tokn: unknown key 'tokn'; did you mean 'token'? (allowed here: $schema, name, description, source, requestId, headers, token, refusal, codes, paymentInit, login, protected, jwt)\n`,
       );
       expect(provider.requests()).toBe(0);
     } finally {
