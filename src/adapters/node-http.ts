@@ -6,6 +6,7 @@ import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
 import type { SecretView } from "../core/secret-index.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
+import { WriteStallGuard } from "./write-stall.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
@@ -25,10 +26,24 @@ export interface ServerOptions {
   maxHeaderBytes?: number;
   /** The most header fields accepted; more gets 431. Default 100, Apache httpd's LimitRequestFields. */
   maxHeaders?: number;
+  /**
+   * How long a connection's writes may wait for its client to read before the connection is
+   * destroyed (ms), once a buffer's worth waits: a client that never reads frees what it holds.
+   */
+  writeTimeoutMs?: number;
+  /** The most bytes all such connections may hold together; past it the longest waiting are destroyed. */
+  writeBudgetBytes?: number;
 }
 
 /** The server's limits when not configured: safe for a sandbox on a CI runner or a laptop. */
-export const SERVER_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16 * 1024, maxHeaders: 100 } as const;
+export const SERVER_LIMIT_DEFAULTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxHeaderBytes: 16 * 1024,
+  maxHeaders: 100,
+  writeTimeoutMs: 5_000,
+  writeBudgetBytes: 64 * 1024 * 1024,
+} as const;
 
 export interface RunningServer {
   readonly server: Server;
@@ -58,6 +73,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   const maxHeaderBytes = options.maxHeaderBytes ?? SERVER_LIMIT_DEFAULTS.maxHeaderBytes;
   const maxHeaders = options.maxHeaders ?? SERVER_LIMIT_DEFAULTS.maxHeaders;
   if (!Number.isInteger(maxHeaders) || maxHeaders < 1) throw new RangeError(`maxHeaders must be a whole number of at least 1, got ${maxHeaders}`);
+  const stalls = new WriteStallGuard(
+    options.writeTimeoutMs ?? SERVER_LIMIT_DEFAULTS.writeTimeoutMs,
+    options.writeBudgetBytes ?? SERVER_LIMIT_DEFAULTS.writeBudgetBytes,
+  );
   let stopping = false;
   // Event streams never finish on their own: close() ends them, or the drain would wait its grace out.
   const openStreams = new Set<() => void>();
@@ -129,17 +148,21 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
 
   async function answer(req: IncomingMessage, res: ServerResponse, request: SandboxRequest, truncated: boolean): Promise<void> {
     const response = await sandbox.handle(request);
-    if (response.dropConnection) {
+    // A pipelined request on a connection whose client has not read the last answer: queued, this
+    // answer would wait in memory beside it, one more per request sent.
+    if (response.dropConnection || stalls.isStalled(req.socket)) {
+      response.stream?.cancel();
       req.socket.destroy();
       return;
     }
     if (response.stream) {
-      stream(res, response, openStreams);
+      stream(res, response, openStreams, stalls);
       return;
     }
     // An over-long body was not read to its end: close the connection rather than drain it. While
     // stopping, every answer says Connection: close, so keep-alive clients stop sending here.
     write(res, response, truncated || stopping);
+    stalls.wrote(res.socket);
   }
 
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -300,7 +323,7 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
  * A streaming answer (Server-Sent Events): the headers without a content-length, then each chunk as
  * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
  */
-function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>): void {
+function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
   if (res.destroyed) {
     response.stream!.cancel();
     return;
@@ -326,6 +349,7 @@ function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set
     res.write(chunks.length === 1 ? chunks[0]! : chunks.join(""), () => {
       inSocket -= chunks.length;
     });
+    stalls.wrote(res.socket);
   };
   let stop: (() => void) | undefined;
   let ended = false;

@@ -10,11 +10,13 @@ import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
 import { RefusalAnswers } from "./refusal-answers.js";
-import { createRouter, underBase } from "./routes.js";
+import { createRouter, underBase, UNROUTED } from "./routes.js";
+import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
+import { formRefusal } from "../endpoints/request-form.js";
 import { SESSION_URL_PREFIX, sessionBasePath, splitSessionPath } from "../core/session-path.js";
 
 /**
@@ -60,6 +62,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       return ctx.scenarios.paymentTokenTransports();
     },
     maxBodyBytes: ctx.settings.maxBodyBytes,
+    credentialPrecedence: (merchant) => ctx.scenarios.of(merchant).settings.credentialPrecedence,
     provenSubject: (t) => ctx.tokens.provenSubject(t),
   };
   const refusals = new RefusalAnswers();
@@ -80,17 +83,20 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // A request that waited for its body redacts what was a secret when it arrived or is one now.
     const current = ctx.merchants.secrets.view();
     const secrets = received.secretsAtArrival ? unionOf(received.secretsAtArrival, current) : current;
+    // A path with dot segments (`..`, `%2e%2e`) is refused before anything is routed or read: a
+    // prefix match would take /api/v2/payment/../cashout/x for a payment call.
+    const dotted = hasDotSegment(received.path);
     // A session's base URL (/s/<id>/...) is taken off here, once: everything after sees the path
     // under it, as at the root. Every other request pays one string test.
-    const base = received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;
+    const base = !dotted && received.path.startsWith(SESSION_URL_PREFIX) ? splitSessionPath(received.path) : undefined;
     const session = base && ctx.sessions.active(base.id);
     // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
     const unknownBase = base !== undefined && session === undefined;
     const request = session ? { ...received, path: base!.rest } : received;
-    const r = base ? underBase(route(base.rest)) : route(request.path);
+    const r = dotted ? UNROUTED : base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
-    const claimed = unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
+    const claimed = dotted || unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
     let attributed = claimed?.merchant;
     let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
     if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
@@ -122,6 +128,15 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       rules: [],
       facts: answerFacts(request.method, shown.path, scenario.clock),
     };
+    // The request's form (method, size, media type, each credential one way), from the route table,
+    // before its identity counts or any rule matches: a request refused for it proves nothing and
+    // is no call (no rule, no counter, no finding); it is journaled as only naming its merchant.
+    if (dotted) refusal = dotSegmentRefusal(trace.shown.path);
+    const form = refusal === undefined && r.form ? formRefusal(r.form, asGet(request), trace, ctx.settings.maxBodyBytes) : undefined;
+    if (form) {
+      refusal = form;
+      trace.identityProven = false;
+    }
     let response: SandboxResponse;
     let thrown: unknown;
     try {

@@ -4,7 +4,8 @@ import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
 import { notFoundEndpoint } from "../endpoints/discovery.js";
 import { rootRedirect } from "../control/endpoints/ui.js";
-import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
+import { MERCHANT_ROUTE_TABLE, type MerchantRoute } from "../endpoints/merchant-routes.js";
+import type { RequestForm } from "../endpoints/request-form.js";
 import { printable } from "../core/printable.js";
 import type { SandboxContext } from "./context.js";
 
@@ -18,12 +19,17 @@ export interface Route {
   endpoint: Endpoint<SandboxContext>;
   /** Headers every answer of this route carries, refusals included (the deprecated login's). */
   headers?: Record<string, string>;
+  /** The form a request must have (a merchant API route's), checked before identity and rules. */
+  form?: RequestForm;
 }
 
 /** Everything under /__sandbox/ is the control plane (health included), routed by its own table. */
 const CONTROL: Route = { name: "control", endpoint: controlEndpoint };
 
 const NOT_FOUND: Route = { name: "unknown", endpoint: notFoundEndpoint };
+
+/** What a request refused before routing (a path with dot segments) is journaled as: no endpoint of the API. */
+export const UNROUTED: Route = NOT_FOUND;
 
 /**
  * `/` with the control plane on: a browser opening the sandbox's address is sent to the QA page.
@@ -61,8 +67,9 @@ export function createRouter(settings: SandboxSettings, controlPlane: boolean): 
   const exact = new Map<string, Route>();
   if (controlPlane) exact.set("/", ROOT);
   const groups: Array<{ prefix: string; route: Route }> = [];
-  for (const { path, name, endpoint, groupPrefix, headers } of MERCHANT_ROUTE_TABLE) {
-    const route: Route = headers ? { name, endpoint, headers: headers(settings) } : { name, endpoint };
+  for (const row of MERCHANT_ROUTE_TABLE) {
+    const { path, name, endpoint, groupPrefix, headers } = row;
+    const route: Route = { name, endpoint, form: formOf(row), ...(headers && { headers: headers(settings) }) };
     if (groupPrefix) groups.push({ prefix: groupPrefix, route });
     else exact.set(path, route);
   }
@@ -75,4 +82,9 @@ export function createRouter(settings: SandboxSettings, controlPlane: boolean): 
     }
     return NOT_FOUND;
   };
+}
+
+/** The form check of a merchant route: a protected group's 405 names the path sent, any other its own path. */
+function formOf({ methods, path, groupPrefix, json, credentials, formless }: MerchantRoute): RequestForm {
+  return { methods, ...(!groupPrefix && { path }), ...(json && { json }), ...(credentials && { credentials }), ...(formless && { formless }) };
 }

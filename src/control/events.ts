@@ -82,9 +82,17 @@ export class EventHub {
     return false;
   }
 
+  /** How many journal entries to hand `subscribe` as its replay: one more than it sends, to know there were more. */
+  get replayLimit(): number {
+    return this.limits.bufferSize + 1;
+  }
+
   /**
    * A new stream: takes its place at once (so the limit holds before the adapter opens it), starts
    * with `replay` (frames from the journal), then goes live. Throws TooManySubscribers when full.
+   * The replay counts against the buffer: more than `bufferSize` frames to replay, and the stream
+   * sends that many, then `overflow`, and ends; the client reconnects with the last id it got and
+   * is sent the next ones. A client that never reads holds one buffer's worth, not the journal.
    */
   subscribe(session: string | undefined, replay: string[]): ResponseStream {
     if (this.subscribers.size >= this.limits.maxSubscribers) {
@@ -92,26 +100,32 @@ export class EventHub {
         `This sandbox already streams events to ${this.limits.maxSubscribers} clients. Close a stream you no longer read, or raise maxEventSubscribers (--max-event-subscribers).`,
       );
     }
+    const { bufferSize } = this.limits;
     // A comment first: clients and proxies get the first chunk at once, not at the first heartbeat.
-    const early = [OPENING, ...replay];
-    const sub: Subscriber = { session, sink: undefined, early, earlyLimit: early.length + this.limits.bufferSize, closed: false };
+    const early = [OPENING, ...replay.slice(0, bufferSize)];
+    const sub: Subscriber = { session, sink: undefined, early, earlyLimit: early.length + bufferSize, closed: false };
+    if (replay.length > bufferSize) {
+      // Never takes a place: opened, it writes this page of the replay and the overflow, and ends.
+      sub.closed = true;
+      early.push(overflowFrame(bufferSize));
+      return { open: (sink) => this.open(sub, sink), cancel: () => {} };
+    }
     this.subscribers.add(sub);
     this.startHeartbeat();
-    return {
-      open: (sink) => {
-        if (sub.closed) {
-          // Overflowed before it opened: what was kept, the overflow event, and the end.
-          for (const frame of sub.early.splice(0)) sink.write(frame);
-          sink.end();
-          return () => {};
-        }
-        sub.sink = sink;
-        // The replay is bounded by the journal's size, not by the buffer: written as it is.
-        for (const frame of sub.early.splice(0)) sink.write(frame);
-        return () => this.remove(sub);
-      },
-      cancel: () => this.remove(sub),
-    };
+    return { open: (sink) => this.open(sub, sink), cancel: () => this.remove(sub) };
+  }
+
+  private open(sub: Subscriber, sink: StreamSink): () => void {
+    if (sub.closed) {
+      // Overflowed before it opened: what was kept, the overflow event, and the end.
+      for (const frame of sub.early.splice(0)) sink.write(frame);
+      sink.end();
+      return () => {};
+    }
+    sub.sink = sink;
+    // At most the opening, a buffer's worth of replay and a buffer's worth of live events.
+    for (const frame of sub.early.splice(0)) sink.write(frame);
+    return () => this.remove(sub);
   }
 
   /** Sends one event to every stream that wants it: `session` undefined is sandbox-wide (every stream). */

@@ -13,8 +13,12 @@ export interface JournalEntry {
   /** The time on the scenario's clock when it arrived (what token expiry is judged by). */
   sandboxTime: string;
   method: string;
+  /**
+   * With secret-looking values redacted, then cut at `JOURNAL_TEXT_CAP` characters with a
+   * `…(N more chars)` suffix (the redaction first: a cut secret would no longer be recognised).
+   */
   path: string;
-  /** With secret-looking values redacted. */
+  /** With secret-looking values redacted, then cut as `path` is. */
   query: string;
   status: number;
   durationMs: number;
@@ -77,6 +81,22 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/**
+ * The most characters of a path or a query an entry keeps: what a client sends is up to the header
+ * limit, and a redacted value can be longer than the raw one; every entry is then small enough for
+ * the journal's size in memory, and a page of it in an answer, to have a stated bound
+ * (docs/configuration.md, Limits).
+ */
+export const JOURNAL_TEXT_CAP = 1024;
+
+/** The most entries one listing returns (GET /__sandbox/requests `limit`), also its default. */
+export const JOURNAL_PAGE_MAX = 1000;
+
+/** `text` cut at the cap, saying how much was cut; as it was when within. */
+export function capJournalText(text: string): string {
+  return text.length <= JOURNAL_TEXT_CAP ? text : `${text.slice(0, JOURNAL_TEXT_CAP)}…(${text.length - JOURNAL_TEXT_CAP} more chars)`;
+}
+
 export class Journal {
   // Records are kept as the pipeline made them: formatting (ids, ISO dates) happens on read, which
   // is rare, rather than on every request, which is the hot path.
@@ -86,7 +106,11 @@ export class Journal {
 
   constructor(readonly capacity: number) {}
 
+  /** Keeps `record`, its path and query cut to the cap (already redacted by the pipeline). */
   add(record: JournalRecord): void {
+    if (record.path.length > JOURNAL_TEXT_CAP || record.query.length > JOURNAL_TEXT_CAP) {
+      record = { ...record, path: capJournalText(record.path), query: capJournalText(record.query) };
+    }
     const stored = { seq: this.next++, record };
     if (this.entries.length < this.capacity) this.entries.push(stored);
     else {

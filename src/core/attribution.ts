@@ -1,5 +1,6 @@
 import { bearerTokenOf, queryToken } from "./bearer.js";
-import type { PaymentTokenTransport } from "./config.js";
+import type { CredentialPrecedence, PaymentTokenTransport } from "./config.js";
+import { extractCredentials } from "./credentials.js";
 import type { EndpointName } from "./context.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
 import { secretMatches, type Merchant, type MerchantRegistry } from "./merchants.js";
@@ -39,6 +40,8 @@ export interface AttributionDeps {
   /** Every place a payment token may be sent, across scenarios. */
   transports: readonly PaymentTokenTransport[];
   maxBodyBytes: number;
+  /** The credential precedence of the scenario a merchant belongs to: the copy of api_secret its endpoint reads. */
+  credentialPrecedence: (merchant: Merchant) => CredentialPrecedence;
   /** The `sub` of a token whose signature verifies with a sandbox key, else undefined; never throws. */
   provenSubject: (token: string) => Promise<string | undefined>;
 }
@@ -103,17 +106,28 @@ async function byPaymentTransports(request: SandboxRequest, body: RequestBody, d
   return byQueryToken(request, deps);
 }
 
-/** The api_key (header first, then body) names the merchant; a matching api_secret proves it. */
+/**
+ * The api_key (header first, then body) names the merchant; the api_secret the endpoint will read
+ * (by its scenario's credential precedence) proves it when it matches. A copy the endpoint ignores
+ * proves nothing: a request refused wrong_api_secret must not count because its other copy was right.
+ */
 function byApiKey(request: SandboxRequest, body: Record<string, unknown> | undefined, deps: AttributionDeps): Attribution | undefined {
   const headerKey = headerValue(request, "x-api-key");
   const merchant =
     (headerKey === undefined ? undefined : deps.registry.byKey(headerKey)) ??
     (typeof body?.api_key === "string" ? deps.registry.byKey(body.api_key) : undefined);
   if (!merchant) return undefined;
-  const presented = [headerValue(request, "x-api-secret"), body?.api_secret].filter((s): s is string => typeof s === "string" && s !== "");
-  const proven = presented.some(
-    (secret) => secretMatches(secret, merchant.apiSecret) || merchant.formerSecrets.some((old) => secretMatches(secret, old)),
-  );
+  let read: { apiKey: string; apiSecret: string };
+  try {
+    read = extractCredentials(request, body, deps.credentialPrecedence(merchant));
+  } catch {
+    // Credentials the endpoint refuses to read (missing, sent twice differently) prove nothing.
+    return { merchant, proven: false };
+  }
+  const secret = read.apiSecret;
+  const proven =
+    read.apiKey === merchant.apiKey &&
+    (secretMatches(secret, merchant.apiSecret) || merchant.formerSecrets.some((old) => secretMatches(secret, old)));
   return { merchant, proven };
 }
 

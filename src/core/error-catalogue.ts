@@ -42,6 +42,13 @@ export const ERROR_CATALOGUE = {
     meaning: "The body says it is JSON but does not parse (the position of the syntax error is given).",
     fix: "Send valid JSON (the message gives the position of the syntax error), or leave the body out.",
   },
+  path_dot_segment: {
+    status: [400],
+    error: ["invalid_request"],
+    meaning:
+      "The path has a `.` or `..` segment (also percent-encoded, `%2e`), which clients resolve before sending; the sandbox refuses it before routing rather than guess which endpoint was meant.",
+    fix: "Send the path with its dot segments resolved (the message gives it), e.g. /api/v2/cashout/x for /api/v2/payment/../cashout/x.",
+  },
   body_not_object: {
     status: [400],
     error: ["invalid_request"],
@@ -483,8 +490,8 @@ export const ERROR_CATALOGUE = {
   limit_invalid: {
     status: [400],
     error: ["invalid_request"],
-    meaning: "`limit` is not a whole number of at least 1.",
-    fix: "Send `limit` as a whole number of at least 1.",
+    meaning: "`limit` is not a whole number from 1 to 1000.",
+    fix: "Send `limit` as a whole number from 1 to 1000 (the default); read more in pages with `since`.",
   },
   since_invalid: {
     status: [400],

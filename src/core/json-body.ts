@@ -27,16 +27,14 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * otherwise it is not read at all, whatever it holds (payment/init, whose payload the spec leaves
  * open): a client that forgets the header must not have its fields taken as if it had sent it.
  */
-export function readJsonObject(
-  request: SandboxRequest,
-  body: RequestBody,
-  options: {
-    strictContentType: boolean;
-    endpoint: string;
-    /** The endpoint's own body, shown in the malformed-JSON message, e.g. `{"username": "...", "password": "..."}`. */
-    example: string;
-  },
-): Record<string, unknown> | undefined {
+export interface JsonBodyOptions {
+  strictContentType: boolean;
+  endpoint: string;
+  /** The endpoint's own body, shown in the malformed-JSON message, e.g. `{"username": "...", "password": "..."}`. */
+  example: string;
+}
+
+export function readJsonObject(request: SandboxRequest, body: RequestBody, options: JsonBodyOptions): Record<string, unknown> | undefined {
   if (request.body.byteLength === 0) return undefined;
   const contentType = headerValue(request, "content-type");
   const declaredJson = isJsonContentType(contentType);

@@ -3,9 +3,8 @@ import { MethodNotAllowed, NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
 import { API_ROUTES, correctApiPath } from "./api-paths.js";
 
-/** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256). */
-export const jwksEndpoint: Endpoint = (request, ctx) => {
-  if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, "/.well-known/jwks.json", ["GET", "HEAD"]);
+/** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256); its method was checked before (request-form.ts). */
+export const jwksEndpoint: Endpoint = (_request, ctx) => {
   // Short caching so clients re-fetch soon after a key rotation. A key still on its way is waited
   // for: a set without it would be cached by clients for a minute.
   const jwks = () => jsonResponse(200, ctx.ring.jwks(ctx.scenarios.acceptedKids()), { "cache-control": "public, max-age=60" });

@@ -1,8 +1,18 @@
 import type { SandboxSettings } from "../core/config.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
-import { Gone, InvalidRequest, LoginRejected, MethodNotAllowed } from "../core/errors.js";
-import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { Gone, InvalidRequest, LoginRejected } from "../core/errors.js";
+import { readJsonObject, type JsonBodyOptions } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
+
+/** The login's JSON body: its form, checked by the pipeline (request-form.ts) before the endpoint reads it. */
+export const LOGIN_BODY: JsonBodyOptions = {
+  strictContentType: true,
+  endpoint: "POST /api/login_check",
+  example: '{"username": "<e-mail>", "password": "..."}',
+};
+
+/** A gone login answers 410 to every request, whatever its form. */
+export const loginGone = (settings: SandboxSettings): boolean => settings.loginMode === "gone";
 
 /**
  * POST /api/login_check, the deprecated e-mail/password login, in the shape of Symfony's
@@ -13,16 +23,11 @@ import { secretMatches } from "../core/merchants.js";
  */
 export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   // The mode of the scenario the e-mail belongs to (a rule may have switched it to gone).
-  if (trace.scenario.settings.loginMode === "gone") {
+  if (loginGone(trace.scenario.settings)) {
     throw new Gone("login_gone", "POST /api/login_check has been removed. Exchange api_key and api_secret at POST /api/v2/auth/token instead.");
   }
-  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/login_check", ["POST"]);
-  assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, trace.body, {
-    strictContentType: true,
-    endpoint: "POST /api/login_check",
-    example: '{"username": "<e-mail>", "password": "..."}',
-  });
+  // Its form (method, size, JSON) was checked before, unless it is gone (request-form.ts).
+  const body = readJsonObject(request, trace.body, LOGIN_BODY);
   if (!body) {
     throw new InvalidRequest("login_body_missing", 'POST /api/login_check takes a JSON body {"username": "<e-mail>", "password": "..."}.');
   }

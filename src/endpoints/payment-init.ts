@@ -1,10 +1,10 @@
 import type { Faker } from "@faker-js/faker";
 import { AccessTokens } from "../core/access-tokens.js";
-import type { PaymentTokenTransport } from "../core/config.js";
+import type { PaymentTokenTransport, SandboxSettings } from "../core/config.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
-import { InvalidRequest, InvalidToken, MethodNotAllowed, MissingCredentials } from "../core/errors.js";
+import { InvalidRequest, InvalidToken, MissingCredentials } from "../core/errors.js";
 import { headerCount, headerValue, type SandboxRequest } from "../core/http-types.js";
-import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { readJsonObject, type JsonBodyOptions } from "../core/json-body.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 import { requireSessionMerchant } from "../core/session-binding.js";
 
@@ -14,16 +14,11 @@ import { requireSessionMerchant } from "../core/session-binding.js";
  * explains the two tokens.
  */
 export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
-  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/payment/init", ["POST"]);
-  assertBodySize(request, ctx.settings.maxBodyBytes);
+  // Its form (method, size, JSON) was checked before (request-form.ts).
   assertNoTokenInQuery(request);
   // The transport of the scenario the token belongs to (found wherever it was sent), else the primary's.
   const transport = trace.scenario.settings.paymentTokenTransport;
-  const body = readJsonObject(request, trace.body, {
-    strictContentType: transport.kind === "body",
-    endpoint: "POST /api/v2/payment/init",
-    example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',
-  });
+  const body = readJsonObject(request, trace.body, paymentInitBody(trace.scenario.settings));
   const presented = readPaymentToken(request, body, transport);
   if (trace.effects.rejectCredentials) {
     throw new InvalidToken(
@@ -78,6 +73,19 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
   const headers = { location: `/api/v2/payment/${paymentId}` };
   return ctx.scenarios.of(merchant).shaper?.paymentInit(answer, headers, trace.facts) ?? jsonResponse(201, answer, headers);
 };
+
+/**
+ * payment/init's body: JSON only when the scenario takes the payment token in it; otherwise a body
+ * not declared as JSON is not read at all (the spec leaves the payload open).
+ */
+export function paymentInitBody(settings: SandboxSettings): JsonBodyOptions {
+  const transport = settings.paymentTokenTransport;
+  return {
+    strictContentType: transport.kind === "body",
+    endpoint: "POST /api/v2/payment/init",
+    example: transport.kind === "body" ? `{"${transport.field}": "...", "amount": 1999, "currency": "EUR"}` : '{"amount": 1999, "currency": "EUR"}',
+  };
+}
 
 /** What a payment id is made of: faker's alphanumeric characters, lower case. */
 const PAYMENT_ID_CHARACTERS: readonly string[] = [..."0123456789abcdefghijklmnopqrstuvwxyz"];

@@ -2,22 +2,20 @@ import type { VerifiedAccessToken } from "../core/access-tokens.js";
 import { isoOfSeconds } from "../core/clock.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import type { Scope } from "../core/config.js";
-import { InsufficientScope, InvalidToken, LoginTokenRefused, MethodNotAllowed } from "../core/errors.js";
-import { assertBodySize } from "../core/json-body.js";
+import { InsufficientScope, InvalidToken, LoginTokenRefused } from "../core/errors.js";
 import { assertNoTokenInQuery, readBearerToken } from "../core/bearer.js";
 import { deprecationHeaders } from "./login-check.js";
 
 /**
- * `/api/v2/payment/*` and `/api/v2/cashout/*` (the methods of `methods`, which the OpenAPI document
- * lists; any other, TRACE or CONNECT say, is refused with 405 before credentials are looked at):
+ * `/api/v2/payment/*` and `/api/v2/cashout/*` (the methods of the route table, which the OpenAPI
+ * document lists; any other, TRACE or CONNECT say, is refused 405 by the form check before
+ * credentials count, request-form.ts):
  * the access token (or, unless the `loginToken` setting refuses it, the deprecated login's token)
  * as an RFC 6750 bearer token, then the group's scope. Business behaviour is not specified, so a
  * valid call gets an honest placeholder that says which merchant did which operation.
  */
-export function protectedEndpoint(scope: Scope, methods: readonly string[]): Endpoint {
+export function protectedEndpoint(scope: Scope): Endpoint {
   return async (request, ctx, trace) => {
-    if (!methods.includes(request.method)) throw new MethodNotAllowed(request.method, trace.shown.path, [...methods]);
-    assertBodySize(request, ctx.settings.maxBodyBytes);
     assertNoTokenInQuery(request);
     const token = readBearerToken(request, {
       tokenName: "access token",

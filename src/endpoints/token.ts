@@ -1,23 +1,25 @@
 import { jsonResponse, type Endpoint, type EndpointContext } from "../core/context.js";
 import { redact } from "../core/redact.js";
 import { extractCredentials } from "../core/credentials.js";
-import { InvalidClient, MethodNotAllowed } from "../core/errors.js";
-import { assertBodySize, readJsonObject } from "../core/json-body.js";
+import { InvalidClient } from "../core/errors.js";
+import { readJsonObject, type JsonBodyOptions } from "../core/json-body.js";
 import { secretMatches } from "../core/merchants.js";
 import { requireSessionMerchant } from "../core/session-binding.js";
 
+/** The exchange's JSON body: its form, checked by the pipeline (request-form.ts) before the endpoint reads it. */
+export const TOKEN_BODY: JsonBodyOptions = {
+  strictContentType: true,
+  endpoint: "POST /api/v2/auth/token",
+  example: '{"api_key": "...", "api_secret": "..."}',
+};
+
 /**
  * POST /api/v2/auth/token: api_key + api_secret (body and/or headers) for an access token.
- * Straight line: method, size, body, credentials, merchant, secret, state, token.
+ * Its form (method, size, JSON, each credential one way) was checked before (request-form.ts);
+ * then straight line: credentials, merchant, secret, state, token.
  */
 export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
-  if (request.method !== "POST") throw new MethodNotAllowed(request.method, "/api/v2/auth/token", ["POST"]);
-  assertBodySize(request, ctx.settings.maxBodyBytes);
-  const body = readJsonObject(request, trace.body, {
-    strictContentType: true,
-    endpoint: "POST /api/v2/auth/token",
-    example: '{"api_key": "...", "api_secret": "..."}',
-  });
+  const body = readJsonObject(request, trace.body, TOKEN_BODY);
   // The precedence of the scenario the request was attributed to (by either copy of the api_key).
   const credentials = extractCredentials(request, body, trace.scenario.settings.credentialPrecedence);
 

@@ -1,8 +1,9 @@
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import { createSandbox } from "../../src/app/sandbox.js";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
+import { openEventStream } from "../support/event-stream.js";
 import { DEFAULT_KEY, DEFAULT_SECRET, T0, postJson, problem } from "../support/server.js";
 
 /**
@@ -159,6 +160,60 @@ describe("timeouts", () => {
     const server = await serverWith({ headersTimeoutMs: 1000, requestTimeoutMs: 1000 });
     const partial = `POST /api/v2/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"api_key":`;
     expectServerRefusal(await raw(server.port, partial), TIMED_OUT);
+  });
+});
+
+describe("clients that never read", () => {
+  /**
+   * A server whose event-stream replay (2,000 entries of about 4.5 KB: paths and queries of
+   * backslashes, doubled in JSON) is far more than loopback's socket buffers take: a client that
+   * does not read leaves most of it waiting in the server.
+   */
+  async function serverWithLongReplay(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
+    const sandbox = await createSandbox({ frozenAt: T0, journalSize: 2000, eventBufferSize: 5000 });
+    const path = `/${"\\".repeat(1023)}`;
+    const query = `q=${"\\".repeat(1022)}`;
+    for (let i = 0; i < 2000; i++) await sandbox.handle({ method: "GET", path, query, headers: { host: "127.0.0.1" }, body: new Uint8Array(0) });
+    running = await startServer(sandbox, { port: 0, ...options });
+    return running;
+  }
+
+  /** Opens a stream with a replay and never reads; resolves with the server's side of the connection. */
+  function nonReader(server: RunningServer): Promise<{ client: Socket; closed: () => Promise<boolean> }> {
+    return new Promise((resolve) => {
+      server.server.once("connection", (serverSide: Socket) => {
+        const closing = new Promise<boolean>((done) => serverSide.once("close", () => done(true)));
+        // Bounds the wait: a connection left open is a failure that says so, not a hang.
+        const closed = () => Promise.race([closing, new Promise<boolean>((done) => setTimeout(() => done(false), 20_000).unref())]);
+        resolve({ client, closed });
+      });
+      const client = connect(server.port, "127.0.0.1", () => client.write("GET /__sandbox/events?since=req_0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+      client.on("error", () => {});
+      client.pause();
+    });
+  }
+
+  it("bounded memory: a connection whose answer waits unread writeTimeoutMs is closed; a client that reads gets its answer whole", async () => {
+    const server = await serverWithLongReplay({ writeTimeoutMs: 1000 });
+    const stalled = await nonReader(server);
+    const reader = await openEventStream(`${server.url}/__sandbox/events?since=req_0`);
+    const events = await reader.next(2000, 20_000);
+    expect([events.length, events[0]!.id, events.at(-1)!.id]).toEqual([2000, "req_1", "req_2000"]);
+    reader.close();
+    expect(await stalled.closed()).toBe(true);
+    stalled.client.destroy();
+  }, 30_000);
+
+  it("bounded memory: the connections waiting for their clients hold at most writeBudgetBytes together, past it the longest waiting is closed at once", async () => {
+    const server = await serverWithLongReplay({ writeTimeoutMs: 600_000, writeBudgetBytes: 1024 * 1024 });
+    const stalled = await nonReader(server);
+    expect(await stalled.closed()).toBe(true);
+    stalled.client.destroy();
+  }, 30_000);
+
+  it("startServer refuses a writeTimeoutMs that is not a whole number of at least 1", async () => {
+    const sandbox = await createSandbox({ frozenAt: T0 });
+    await expect(startServer(sandbox, { port: 0, writeTimeoutMs: 0 })).rejects.toThrow("writeTimeoutMs must be a whole number of at least 1, got 0");
   });
 });
 

@@ -10,12 +10,14 @@ import {
   postEmpty,
   postJson,
   problem,
+  rawGet,
   type Reply,
   type TestServer,
   serversPerTest,
 } from "../support/server.js";
 import { expectProblem, RENEW_HINT } from "../support/expect.js";
 import type { ScenarioFile } from "../../src/scenarios/schema.js";
+import { redactUrl } from "../../src/core/redact.js";
 
 /**
  * Black-box tests of the control plane's clock, reset and request journal (docs/control-plane.md), over real HTTP against the real node:http server, plus the same operations in library
@@ -25,6 +27,7 @@ import type { ScenarioFile } from "../../src/scenarios/schema.js";
 
 const ISO_T0 = new Date(T0).toISOString();
 const MIN = 60_000;
+const LIMIT_RANGE = "limit must be a whole number from 1 to 1000 (the default); read a longer journal in pages with since=<the last id you got>.";
 const WALL = Date.UTC(2030, 4, 6, 12, 0, 0);
 const OUTAGE_KEY = { api_key: "token-endpoint-outage-key", api_secret: "token-endpoint-outage-secret" };
 const OUTAGE_MERCHANT = "m_token_endpoint_outage";
@@ -557,9 +560,11 @@ describe("GET /__sandbox/requests: the request journal", () => {
         "unknown_parameter",
         "GET /__sandbox/requests does not take 'offset'; it takes session, merchant, since (a request id or ISO time) and limit.",
       ],
-      ["?limit=0", "limit_invalid", "limit must be a whole number of at least 1."],
-      ["?limit=ten", "limit_invalid", "limit must be a whole number of at least 1."],
-      ["?limit=2.5", "limit_invalid", "limit must be a whole number of at least 1."],
+      ["?limit=0", "limit_invalid", LIMIT_RANGE],
+      ["?limit=ten", "limit_invalid", LIMIT_RANGE],
+      ["?limit=2.5", "limit_invalid", LIMIT_RANGE],
+      ["?limit=1001", "limit_invalid", LIMIT_RANGE],
+      ["?limit=1e9", "limit_invalid", LIMIT_RANGE],
       ["?since=yesterday", "since_invalid", "since must be a request id such as req_12, or an ISO time such as 2026-01-01T00:00:00Z."],
     ];
     it.each(cases)("%s → 400 %s", async (query, code, detail) => {
@@ -582,6 +587,45 @@ describe("GET /__sandbox/requests: the request journal", () => {
     expect((await journal(t)).map((e) => e.id)).toEqual(["req_4", "req_5", "req_6"]);
     expect((await journal(t, "?since=req_1")).map((e) => e.id)).toEqual(["req_4", "req_5", "req_6"]);
     expect((await journal(t, "?limit=2")).map((e) => e.id)).toEqual(["req_5", "req_6"]);
+  });
+
+  it("bounded memory: an entry keeps at most 1,024 characters of path and of query, cut after the redaction and marked", async () => {
+    const t = await server();
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.${"s".repeat(43)}`;
+    // The token straddles the cut: cut first, its head would no longer look like a token, and stay.
+    const longPath = `/api/v2/payment/${"p".repeat(1000)}/${jwt}/${"\\".repeat(3000)}`;
+    const longQuery = `q=${"x".repeat(1100)}`;
+    const r = await rawGet(t, `${longPath}?${longQuery}`, []);
+    expect(r.status).toBe(401);
+    const [entry] = await journal(t);
+    const shownPath = redactUrl(longPath, "", t.sandbox.merchants.secrets.view()).path;
+    expect(shownPath).not.toContain(jwt.slice(0, 20));
+    expect(entry!.path).toBe(`${shownPath.slice(0, 1024)}…(${shownPath.length - 1024} more chars)`);
+    expect(entry!.path).not.toContain(jwt.slice(0, 20));
+    expect(entry!.query).toBe(`${longQuery.slice(0, 1024)}…(78 more chars)`);
+    // Within the cap, as it came.
+    await t.call(`/api/v2/payment/${"p".repeat(1008)}?q=${"x".repeat(1022)}`);
+    const [, within] = await journal(t);
+    expect([within!.path, within!.query]).toEqual([`/api/v2/payment/${"p".repeat(1008)}`, `q=${"x".repeat(1022)}`]);
+  });
+
+  it("bounded memory: a listing returns at most 1,000 entries (the default), whatever the journal's size; more in pages with since", async () => {
+    const t = await server({ journalSize: 1005 });
+    for (let i = 1; i <= 1005; i++) {
+      await t.sandbox.handle({
+        method: "GET",
+        path: `/api/v2/payment/call-${i}`,
+        query: "",
+        headers: { host: "127.0.0.1" },
+        body: new Uint8Array(0),
+      });
+    }
+    const all = await journal(t);
+    expect([all.length, all[0]!.id, all.at(-1)!.id]).toEqual([1000, "req_6", "req_1005"]);
+    expect((await journal(t, "?limit=1000")).length).toBe(1000);
+    const first = await journal(t, "?since=req_0");
+    expect([first.length, first[0]!.id, first.at(-1)!.id]).toEqual([1000, "req_1", "req_1000"]);
+    expect((await journal(t, "?since=req_1000")).map((e) => e.id)).toEqual(["req_1001", "req_1002", "req_1003", "req_1004", "req_1005"]);
   });
 
   it("does not record control-plane calls", async () => {

@@ -143,6 +143,31 @@ describe("GET /__sandbox/events", () => {
     bySince.close();
   });
 
+  it("bounded memory: a replay counts against the buffer: a page of eventBufferSize requests, overflow, the end; the next page from the last id", async () => {
+    const t = await start({ eventBufferSize: 3, maxEventSubscribers: 1 });
+    for (let i = 0; i < 7; i++) await t.call("/api/v2/payment/x");
+    const overflow = [
+      "overflow",
+      undefined,
+      { reason: "more than 3 events were waiting for this client; reconnect with Last-Event-ID to replay the requests missed" },
+    ];
+    const first = await openEventStream(`${t.url}/__sandbox/events?since=req_0`);
+    expect((await first.untilEnd()).map((e) => [e.event, e.id, JSON.parse(e.data).id ?? JSON.parse(e.data)])).toEqual([
+      ["request", "req_1", "req_1"],
+      ["request", "req_2", "req_2"],
+      ["request", "req_3", "req_3"],
+      overflow,
+    ]);
+    // A replay that overflows ends at once and never took the one place: the next page opens.
+    const second = await openEventStream(`${t.url}/__sandbox/events`, { "last-event-id": "req_3" });
+    expect((await second.untilEnd()).map((e) => e.id ?? e.event)).toEqual(["req_4", "req_5", "req_6", "overflow"]);
+    // Exactly a buffer's worth left: no overflow, the stream goes live.
+    const last = await openEventStream(`${t.url}/__sandbox/events`, { "last-event-id": "req_4" });
+    await t.call("/api/v2/payment/y");
+    expect((await last.next(4)).map((e) => e.id)).toEqual(["req_5", "req_6", "req_7", "req_8"]);
+    last.close();
+  });
+
   it("refuses more subscribers than the limit with 429 too_many_subscribers", async () => {
     const t = await start({ maxEventSubscribers: 1 });
     const first = await openEventStream(`${t.url}/__sandbox/events`);

@@ -84,13 +84,16 @@ describe("the QA page on a sandbox with the control plane on", () => {
     for (const [sent, decoded] of [
       ["%2e%2e%2fpackage.json", "../package.json"],
       ["..%2fpackage.json", "../package.json"],
-      ["%2e%2e", ".."],
       ["%2E%2E%2F%2E%2E%2Fpackage.json", "../../package.json"],
     ] as const) {
       const r = await rawRequest(t(), "GET", `${UI}${sent}`);
       expect([r.status, r.json.code, r.json.detail], sent).toEqual([404, "not_found", NO_FILE(decoded)]);
       expect(r.text, sent).not.toContain('"name": "merchant-sandbox"');
     }
+    // A whole `..` segment is refused before routing, for every path (issue 23 §14).
+    const dots = await rawRequest(t(), "GET", `${UI}%2e%2e`);
+    expect([dots.status, dots.json.code]).toEqual([400, "path_dot_segment"]);
+    expect(dots.text).not.toContain('"name": "merchant-sandbox"');
   });
 
   it("GET /__sandbox/ui (no slash) and GET / redirect to the page; POST / is the merchant API's 404", async () => {

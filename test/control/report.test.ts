@@ -98,7 +98,7 @@ const expected = {
   unprovenIdentity: (merchant: string, requests: string, evidence: string[]): Finding => ({
     code: "unproven_identity",
     severity: "info",
-    message: `${requests} named merchant '${merchant}' without proving it (a wrong api_secret or password, or a token that no key of this sandbox signed). They fired none of its scenario rules and count in none of its findings. If they are your integration's, check the credentials it sends: use the merchant's current api_secret and the access_token exactly as issued.`,
+    message: `${requests} named merchant '${merchant}' without proving it (a wrong api_secret or password, a token that no key of this sandbox signed, or a request refused for its form: its method, Content-Type, body, or a credential sent two ways). They fired none of its scenario rules and count in none of its findings. If they are your integration's, check the credentials it sends and how (each refusal says what was wrong): use the merchant's current api_secret and the access_token exactly as issued.`,
     evidence,
   }),
   tokenPerCall: (who: string, tokens: number, calls: number, evidence: string[]): Finding => ({
@@ -350,8 +350,12 @@ describe("the report names each mistake of a misbehaving client", () => {
     // … and, even when they agree, both ways at once.
     expect((await t.call("/api/v2/auth/token", postJson(body, { "x-api-key": DEFAULT_KEY }))).status).toBe(200); // req_2
     expect(t.sandbox.journal.list()[1]!.credentialSources).toEqual({ apiKey: "both", apiSecret: "body" });
+    // The conflict is refused for its form before its credentials count: it only names the
+    // merchant (refused request changes nothing), so the finding cites the request that got through.
+    expect(t.sandbox.journal.list()[0]!.unverified).toBe(true);
     expect(await merchantReport(t, DEFAULT_MERCHANT_ID)).toEqual([
-      expected.conflictingCredentials(m(DEFAULT_MERCHANT_ID), "2 requests", ["req_1", "req_2"]),
+      expected.conflictingCredentials(m(DEFAULT_MERCHANT_ID), "1 request", ["req_2"]),
+      expected.unprovenIdentity(DEFAULT_MERCHANT_ID, "1 request", ["req_1"]),
     ]);
   });
 

@@ -60,7 +60,10 @@ export async function startCliServer(args: string[] = [], env: Record<string, st
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
       const m = /listening on (http:\/\/[^\s"]+)/.exec(cli.stdout());
-      if (m) resolve(m[1]!);
+      if (!m) return;
+      // Not searched again on every later chunk: a long log would make that quadratic.
+      cli.child.stdout!.off("data", onData);
+      resolve(m[1]!);
     };
     cli.child.stdout!.on("data", onData);
     void cli.exited.then((code) => reject(new Error(`CLI exited (${code}) before listening: ${cli.stderr()}`)));

@@ -48,6 +48,7 @@ interface ServeArgs {
   maxHeaders: number;
   headersTimeout: string;
   requestTimeout: string;
+  writeTimeout: string;
   shutdownGrace: string;
 }
 
@@ -223,6 +224,13 @@ const SERVE_COMMAND = {
         default: "30s",
         group: LIMITS,
         describe: "Time a client has to send its whole request (then 408)",
+      })
+      .option("write-timeout", {
+        coerce: last,
+        type: "string",
+        default: "5s",
+        group: LIMITS,
+        describe: "Time a client has to read what waits for it once a buffer's worth waits (then the connection is closed)",
       })
       .option("shutdown-grace", {
         coerce: last,
@@ -403,7 +411,13 @@ function serverLimits(args: ServeArgs): ServerOptions {
   // At least 32: a browser behind a proxy or two sends about 20, and a lower limit refuses them.
   if (!Number.isInteger(args.maxHeaders) || args.maxHeaders < 32)
     usage(`--max-headers must be a whole number of header fields, at least 32, got '${String(args.maxHeaders)}'`);
-  return { maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"), maxHeaders: args.maxHeaders, headersTimeoutMs, requestTimeoutMs };
+  return {
+    maxHeaderBytes: bytes(args.maxHeaderBytes, "--max-header-bytes"),
+    maxHeaders: args.maxHeaders,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    writeTimeoutMs: duration(args.writeTimeout, "--write-timeout"),
+  };
 }
 
 /** --allowed-hosts as a list, plus the address bound when it is a name (the sandbox answers to it). */

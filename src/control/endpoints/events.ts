@@ -31,7 +31,10 @@ export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
   if (since !== undefined && since !== "" && !/^req_\d+$/.test(since)) {
     throw new InvalidRequest("since_invalid", `since (or Last-Event-ID) must be a request id such as req_12, as the events' ids are.`);
   }
-  const replay = since ? ctx.journal.list({ ...(session !== undefined && { session }), since }).map((e) => eventFrame("request", e.id, e)) : [];
+  // At most one page more than the hub sends: it then knows to end the page with `overflow`.
+  const replay = since
+    ? ctx.journal.list({ ...(session !== undefined && { session }), since, limit: ctx.events.replayLimit }).map((e) => eventFrame("request", e.id, e))
+    : [];
   const stream = ctx.events.subscribe(session, replay);
   if (session !== undefined) ctx.events.baseline(session, analyze(ctx.journal.list({ session })));
   return {

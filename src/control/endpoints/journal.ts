@@ -2,9 +2,14 @@ import { jsonResponse } from "../../core/context.js";
 import type { ControlEndpoint } from "../context.js";
 import { InvalidRequest } from "../../core/errors.js";
 import { redactValue } from "../../core/redact.js";
+import { JOURNAL_PAGE_MAX } from "../journal.js";
 import { analyze } from "../report.js";
 
-/** GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest first. */
+/**
+ * GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest
+ * first; at most JOURNAL_PAGE_MAX entries an answer whatever the journal's size, so one answer (and
+ * what a client that never reads it holds) has a bound.
+ */
 export const requestsEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
@@ -16,9 +21,12 @@ export const requestsEndpoint: ControlEndpoint = (request, ctx) => {
     }
   }
   const limitText = q.get("limit");
-  const limit = limitText === null ? undefined : Number(limitText);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-    throw new InvalidRequest("limit_invalid", `limit must be a whole number of at least 1.`);
+  const limit = limitText === null ? JOURNAL_PAGE_MAX : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_PAGE_MAX) {
+    throw new InvalidRequest(
+      "limit_invalid",
+      `limit must be a whole number from 1 to ${JOURNAL_PAGE_MAX} (the default); read a longer journal in pages with since=<the last id you got>.`,
+    );
   }
   const since = q.get("since") ?? undefined;
   if (since !== undefined && !/^req_\d+$/.test(since) && Number.isNaN(Date.parse(since))) {
@@ -28,7 +36,7 @@ export const requestsEndpoint: ControlEndpoint = (request, ctx) => {
     ...(q.get("session") !== null && { session: q.get("session")! }),
     ...(q.get("merchant") !== null && { merchant: q.get("merchant")! }),
     ...(since !== undefined && { since }),
-    ...(limit !== undefined && { limit }),
+    limit,
   });
   return jsonResponse(200, { requests: entries, capacity: ctx.journal.capacity });
 };

@@ -1,6 +1,7 @@
 import type { ErrorCode } from "../../core/error-catalogue.js";
 import type { OperationDoc, PathDoc } from "./operations.js";
 import { ref } from "./ref.js";
+import { JOURNAL_PAGE_MAX } from "../journal.js";
 
 /**
  * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
@@ -366,11 +367,17 @@ export const controlDocs: Record<string, PathDoc> = {
           description: "Only entries after this request id (`req_12`) or ISO time.",
           schema: { type: "string" },
         },
-        { name: "limit", in: "query", required: false, description: "At most this many, the newest.", schema: { type: "integer", minimum: 1 } },
+        {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: `At most this many, the newest (with \`since\`: the first this many after it). From 1 to ${JOURNAL_PAGE_MAX}, the default; a larger journal is read in pages with \`since\`.`,
+          schema: { type: "integer", minimum: 1, maximum: JOURNAL_PAGE_MAX, default: JOURNAL_PAGE_MAX },
+        },
       ],
       responses: { "200": json("The entries.", ref("schemas", "Journal")) },
       refusals: [...GUARDED, "unknown_parameter", "limit_invalid", "since_invalid"],
-      notes: { ...NOTES, 400: "A parameter it does not take, or a bad `limit` or `since`." },
+      notes: { ...NOTES, 400: `A parameter it does not take, a \`limit\` outside 1 to ${JOURNAL_PAGE_MAX}, or a bad \`since\`.` },
     }),
   }),
   "/__sandbox/report": path({
@@ -398,7 +405,7 @@ export const controlDocs: Record<string, PathDoc> = {
         "`session`: `{change: created|reset|ended|actions, id, scenario, reason?: deleted|reaped, applied?: [action names], rule?: the next rule's name}`, never credentials;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
         "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
-        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live.",
+        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live. The replay counts against the stream's buffer: with more than `--event-buffer-size` requests to replay, the stream sends that many, then `overflow`, and ends; reconnecting with the last id got sends the next ones.",
       ].join(" "),
       parameters: [
         {

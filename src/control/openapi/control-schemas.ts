@@ -248,7 +248,7 @@ export const controlSchemas = {
         type: "boolean",
         const: true,
         description:
-          "Present when the request named `merchant` without proving it (wrong secret or password, a token no sandbox key signed): it fired no rules and counts in no finding but `unproven_identity`.",
+          "Present when the request named `merchant` without proving it (wrong secret or password, a token no sandbox key signed, or refused for its form: method, Content-Type, body, a credential sent two ways): it fired no rules and counts in no finding but `unproven_identity`.",
       },
       tokenId: {
         type: "string",
