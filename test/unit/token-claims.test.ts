@@ -3,6 +3,7 @@ import { MerchantRegistry } from "../../src/core/merchants.js";
 import { signCompactJws } from "../../src/core/jws.js";
 import { importSigningKey } from "../../src/core/keys.js";
 import { accessTokenClaims, loginTokenClaims } from "../../src/core/token-claims.js";
+import { DEFAULT_TOKEN_FORMAT } from "../../src/core/token-format.js";
 
 /** The one builder of the claims of issued, login and minted tokens. */
 
@@ -12,6 +13,7 @@ const registry = new MerchantRegistry([
 ]);
 const ISSUER = { issuer: "https://sandbox.test", audience: "merchant-api" };
 const TIMES = { issuedAt: 1_700_000_000, ttlSeconds: 3600, jti: "tok-1" };
+const MERCHANT_ID_CLAIM = { ...DEFAULT_TOKEN_FORMAT, merchantClaim: "merchant_id" };
 
 describe("accessTokenClaims", () => {
   it("states issuer, subject, audience, times, id, the client's api_key and its scopes, in that order", () => {
@@ -60,10 +62,10 @@ describe("the claims as a token carries them (the payload segment's JSON text, s
   });
 
   it("with another merchant claim (and an nbf): that claim first, then the rest in the same order", async () => {
-    expect(await payloadText(accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES, "merchant_id"))).toBe(
+    expect(await payloadText(accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES, MERCHANT_ID_CLAIM))).toBe(
       `{"merchant_id":"m1",${REGISTERED},"client_id":"key-1","scope":"payment"}`,
     );
-    expect(await payloadText(accessTokenClaims(ISSUER, registry.findById("m1")!, { ...TIMES, notBefore: 1_700_000_300 }, "merchant_id"))).toBe(
+    expect(await payloadText(accessTokenClaims(ISSUER, registry.findById("m1")!, { ...TIMES, notBefore: 1_700_000_300 }, MERCHANT_ID_CLAIM))).toBe(
       `{"merchant_id":"m1",${REGISTERED},"nbf":1700000300,"client_id":"key-1","scope":"payment"}`,
     );
   });
