@@ -85,3 +85,62 @@ describe("loginTokenClaims", () => {
     });
   });
 });
+
+describe("a profile's jwt section in the claims (issuer/audience none, merchantValue, extra claims)", () => {
+  const LEXIK = {
+    ...DEFAULT_TOKEN_FORMAT,
+    merchantClaim: "username",
+    merchantValue: "login" as const,
+    iss: false,
+    aud: false,
+    claims: { roles: ["ROLE_USER"] },
+  };
+  async function payloadText(claims: object): Promise<string> {
+    const key = await importSigningKey("HS256", "0123456789abcdef0123456789abcdef");
+    return Buffer.from((await signCompactJws({ typ: "JWT", alg: "HS256" }, claims, key)).split(".")[1]!, "base64url").toString("utf8");
+  }
+
+  it("lexik: the login e-mail under username, no iss, sub or aud, roles from the profile; jti, client_id and scope kept", async () => {
+    expect(await payloadText(accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES, LEXIK))).toBe(
+      '{"username":"one@shop.test","iat":1700000000,"exp":1700003600,"jti":"tok-1","roles":["ROLE_USER"],"client_id":"key-1","scope":"payment"}',
+    );
+  });
+
+  it("merchantValue login, merchant without a login: its id stays in the claim", () => {
+    expect(accessTokenClaims(ISSUER, registry.findById("m2")!, TIMES, LEXIK).username).toBe("m2");
+  });
+
+  it("merchantValue login with sub as the merchant claim: sub holds the e-mail", () => {
+    const claims = accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES, { ...DEFAULT_TOKEN_FORMAT, merchantValue: "login" });
+    expect([claims.sub, Object.keys(claims)]).toEqual(["one@shop.test", ["iss", "sub", "aud", "iat", "exp", "jti", "client_id", "scope"]]);
+  });
+
+  it("extra claims come after the registered ones, on access and login tokens alike; the profile's roles replace the login's", () => {
+    const tymon = { ...DEFAULT_TOKEN_FORMAT, claims: { prv: "23bd5c8949f600adb39e701c400872db7a5976f7" } };
+    expect(Object.keys(accessTokenClaims(ISSUER, registry.findById("m1")!, TIMES, tymon))).toEqual([
+      "iss",
+      "sub",
+      "aud",
+      "iat",
+      "exp",
+      "jti",
+      "prv",
+      "client_id",
+      "scope",
+    ]);
+    expect(loginTokenClaims(ISSUER, registry.findById("m1")!, TIMES, tymon).prv).toBe("23bd5c8949f600adb39e701c400872db7a5976f7");
+    expect(loginTokenClaims(ISSUER, registry.findById("m1")!, TIMES, LEXIK)).toEqual({
+      username: "one@shop.test",
+      iat: 1_700_000_000,
+      exp: 1_700_003_600,
+      jti: "tok-1",
+      roles: ["ROLE_USER"],
+    });
+  });
+
+  it("login token under any merchant claim: a merchant claim named username holds what the format says, not the login's own username", () => {
+    const byId = { ...DEFAULT_TOKEN_FORMAT, merchantClaim: "username" };
+    expect(loginTokenClaims(ISSUER, registry.findById("m1")!, TIMES, byId).username).toBe("m1");
+    expect(loginTokenClaims(ISSUER, registry.findById("m1")!, TIMES, { ...byId, merchantValue: "login" }).username).toBe("one@shop.test");
+  });
+});
