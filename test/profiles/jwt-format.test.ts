@@ -114,6 +114,17 @@ describe("per-session profile: a session with the lexik profile gets Lexik's tok
     expect((await t.call(`${s.base}${PROTECTED}`, bearer(await exchange(t, s)))).status).toBe(200);
   });
 
+  it("secret in a log: scan finds kid-less tokens (access and login) and names their merchant", async () => {
+    const access = await exchange(t, s);
+    const loginToken = await login(t, s);
+    const r = await t.call("/__sandbox/scan", postJson({ text: `got ${access}\nlogin ${loginToken}\nforged ${tamper(access)}\n` }));
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.hits).toEqual([
+      { line: 1, column: 5, kind: "access_token", merchant: s.merchant.id },
+      { line: 2, column: 7, kind: "login_token", merchant: s.merchant.id },
+    ]);
+  });
+
   it("the login's token (same typ, same claims but client_id) still works", async () => {
     const token = await login(t, s);
     expect(headerText(token)).toBe('{"typ":"JWT","alg":"RS256"}');
