@@ -108,7 +108,10 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   } else {
     const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
     // unknown_kid names a key even under a format without kids: that is the variant.
-    const signed = variant === "unknown_kid" ? { alg: signer.alg, kid: "kid-not-in-this-sandbox", ...(typ !== undefined && { typ }) } : tokenHeader(format, signer, typ);
+    const signed =
+      variant === "unknown_kid"
+        ? { alg: signer.alg, kid: "kid-not-in-this-sandbox", ...(typ !== undefined && { typ }) }
+        : tokenHeader(format, signer, typ);
     header = signed;
     // The sandbox's own signer: an ES256 signature in the low-S form verification insists on.
     token = await signCompactJws(signed, claims, signer);

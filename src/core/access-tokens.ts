@@ -199,7 +199,8 @@ export class AccessTokens {
         `The token's algorithm '${printable(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
-    const { key, bytes } = typeof header.kid === "string" ? this.verifiedByKid(token, header, header.kid, alg) : this.verifiedWithoutKid(token, header, alg);
+    const { key, bytes } =
+      typeof header.kid === "string" ? this.verifiedByKid(token, header, header.kid, alg) : this.verifiedWithoutKid(token, header, alg);
     // After the signature: a token that fails it is refused for that, and only an otherwise
     // authentic token gets these refusals, which are about its text, not its origin.
     assertOneText(token, key.alg);

@@ -51,7 +51,12 @@ export type ClaimFormat = Pick<TokenFormat, "merchantClaim" | "merchantValue" | 
  * api_key and its scopes. `format.merchantClaim` (a response profile's jwt.merchantClaim) carries
  * the merchant id (or login e-mail), beside `sub` unless it holds the login e-mail.
  */
-export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, format: ClaimFormat = DEFAULT_TOKEN_FORMAT): AccessClaims {
+export function accessTokenClaims(
+  issuer: TokenIssuer,
+  merchant: Merchant,
+  options: IssueOptions,
+  format: ClaimFormat = DEFAULT_TOKEN_FORMAT,
+): AccessClaims {
   const claims = registeredClaims(issuer, merchant, options, format) as AccessClaims;
   if (format.claims) Object.assign(claims, format.claims);
   claims.client_id = merchant.apiKey;
@@ -64,7 +69,12 @@ export function accessTokenClaims(issuer: TokenIssuer, merchant: Merchant, optio
  * the merchant claim is `username` (it wins: the token must name its merchant as the format
  * says) or the profile's claims give `roles` (Lexik's real token says ROLE_USER).
  */
-export function loginTokenClaims(issuer: TokenIssuer, merchant: Merchant, options: IssueOptions, format: ClaimFormat = DEFAULT_TOKEN_FORMAT): LoginClaims {
+export function loginTokenClaims(
+  issuer: TokenIssuer,
+  merchant: Merchant,
+  options: IssueOptions,
+  format: ClaimFormat = DEFAULT_TOKEN_FORMAT,
+): LoginClaims {
   const claims = registeredClaims(issuer, merchant, options, format) as LoginClaims;
   if (format.merchantClaim !== "username") claims.username = merchant.login?.email;
   claims.roles = ["ROLE_MERCHANT"];

@@ -52,7 +52,8 @@ export function writesSub(format: Pick<TokenFormat, "merchantClaim" | "merchantV
 /** The value of the merchant claim for this merchant: its id, or its login e-mail when the format says so and it has one. */
 export function merchantClaimValue(
   format: Pick<TokenFormat, "merchantValue">,
-  merchant: { id: string; login?: { email: string } | undefined }): string {
+  merchant: { id: string; login?: { email: string } | undefined },
+): string {
   return format.merchantValue === "login" && merchant.login ? merchant.login.email : merchant.id;
 }
 
