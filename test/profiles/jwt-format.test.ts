@@ -229,6 +229,41 @@ describe("per-session profile: the login's token works under each built-in", () 
   });
 });
 
+describe("per-session profile: minted tokens are written in the merchant's scenario's format, and expected_error is the sandbox's answer", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(() => t.close());
+
+  const VARIANTS = [
+    "valid",
+    "expired",
+    "not_yet_valid",
+    "wrong_audience",
+    "wrong_issuer",
+    "unknown_kid",
+    "foreign_key",
+    "alg_none",
+    "bad_signature",
+    "login_token",
+  ];
+  for (const profile of ["lexik", "spring", "laravel"]) {
+    it(`${profile}: every variant`, async () => {
+      const s = await session(t, profile);
+      for (const variant of VARIANTS) {
+        const minted = await t.call("/__sandbox/tokens", postJson({ merchant: s.merchant.api_key, variant }));
+        expect(minted.status, minted.text).toBe(201);
+        // A valid minted token's header is the issued token's, key for key and in order.
+        if (variant === "valid") expect(Object.keys(minted.json.header)).toEqual(Object.keys(JSON.parse(headerText(await exchange(t, s)))));
+        const r = await t.call(`${s.base}${PROTECTED}`, bearer(minted.json.token));
+        const code = r.status === 200 ? null : lastCode(t);
+        expect([variant, code], r.text).toEqual([variant, minted.json.expected_error]);
+      }
+    });
+  }
+});
+
 describe("login token under any merchant claim: the deprecated login's token keeps working", () => {
   for (const merchantClaim of ["sub", "username", "merchant_id"]) {
     for (const merchantValue of ["merchant_id", "login"] as const) {
