@@ -65,6 +65,8 @@ export class AccessTokens {
   /** Each key as node:crypto verifies with it (jws-verify.ts), made on its first use; gone with the key. */
   private readonly verifiers = new WeakMap<SigningKey, KeyObject>();
   private readonly utf8 = new TextDecoder();
+  /** Some scenario's profile writes tokens without a kid (see verifiedWithoutKid). */
+  private issuedWithoutKid = false;
 
   constructor(
     /** Sandbox-wide settings: for tokens that name no merchant of a scenario. */
@@ -83,6 +85,7 @@ export class AccessTokens {
     const scope = this.scopeOf(merchant);
     const key = scope.keys.signing;
     const claims = accessTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
+    if (!scope.tokenFormat.kid) this.issuedWithoutKid = true;
     const token = await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).access, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     // Not put in `verifiedSignatures` here: most tokens of an exchange storm are never sent back,
@@ -98,6 +101,7 @@ export class AccessTokens {
     const scope = this.scopeOf(merchant);
     const key = scope.keys.signing;
     const claims = loginTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
+    if (!scope.tokenFormat.kid) this.issuedWithoutKid = true;
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
@@ -248,11 +252,13 @@ export class AccessTokens {
     const merchant = claimed && this.merchantOf(claimed);
     const scope = merchant && this.scopeOf(merchant);
     if (!scope || scope.tokenFormat.kid) {
-      // Under a sandbox whose own tokens have no kid, a kid-less token is the usual kind: say what
-      // is wrong with it (its claims, its merchant) rather than that it lacks a kid.
-      if (!merchant && !this.format.kid) {
+      // Where kid-less tokens are issued, one that names no live merchant is most likely of a
+      // session that ended: say that, not that it lacks a kid. Under the sandbox's own kid-less
+      // format its claims are judged first, as any token's.
+      if (!merchant && (!this.format.kid || this.issuedWithoutKid)) {
         if (!claimed) throw this.explain(undefined);
-        this.checkAccessClaims(header, claimed, undefined);
+        if (!this.format.kid) this.checkAccessClaims(header, claimed, undefined);
+        throw unknownMerchant();
       }
       throw new InvalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`);
     }
@@ -413,9 +419,7 @@ export class AccessTokens {
         `The token's '${format.merchantClaim}' claim is missing or invalid (${named === undefined ? "missing" : "invalid"}). ${RENEW_HINT}`,
       );
     }
-    if (!merchant || !owner) {
-      throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
-    }
+    if (!merchant || !owner) throw unknownMerchant();
     const scope = owner;
     // A key of this sandbox that the merchant's scenario no longer accepts: rotated away.
     if (kid === undefined || !scope.keys.accepts(kid)) throw unknownKid(String(kid));
@@ -541,6 +545,10 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
   return typeof value === "string" ? `a string ('${printable(value, 40)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+function unknownMerchant(): InvalidToken {
+  return new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
 }
 
 function unknownKid(kid: string): InvalidToken {

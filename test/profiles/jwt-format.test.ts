@@ -154,6 +154,14 @@ describe("refusal code exact: kid: false is per scenario", () => {
     const r = await t.call(`${oauth.base}${PROTECTED}`, bearer(forged));
     expect([r.status, r.json.code]).toEqual([401, "token_kid_missing"]);
   });
+
+  it("a kid-less token of a session that ended is token_unknown_merchant (its merchant is gone), not token_kid_missing", async () => {
+    const lexik = await session(t, "lexik");
+    const token = await exchange(t, lexik);
+    expect((await t.call(`/__sandbox/sessions/${lexik.id}`, { method: "DELETE" })).status).toBe(204);
+    const r = await t.call(PROTECTED, bearer(token));
+    expect([r.status, r.json.code]).toEqual([401, "token_unknown_merchant"]);
+  });
 });
 
 describe("per-session profile leeway: spring's 60 s past exp accepted, not 61", () => {
