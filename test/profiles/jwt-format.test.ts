@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/app/sandbox.js";
+import { MINT_VARIANTS } from "../../src/control/mint.js";
 import { postJson, startTestServer, type TestServer } from "../support/server.js";
 
 /**
@@ -244,18 +245,7 @@ describe("per-session profile: minted tokens are written in the merchant's scena
   });
   afterAll(() => t.close());
 
-  const VARIANTS = [
-    "valid",
-    "expired",
-    "not_yet_valid",
-    "wrong_audience",
-    "wrong_issuer",
-    "unknown_kid",
-    "foreign_key",
-    "alg_none",
-    "bad_signature",
-    "login_token",
-  ];
+  const VARIANTS = Object.keys(MINT_VARIANTS);
   for (const profile of ["lexik", "spring", "laravel"]) {
     it(`${profile}: every variant`, async () => {
       const s = await session(t, profile);
