@@ -1,5 +1,6 @@
 import type { EndpointName } from "./context.js";
 import type { SandboxResponse } from "./http-types.js";
+import type { TokenFormat } from "./token-format.js";
 
 /**
  * What a response profile (src/profiles/) makes of the merchant API's answers: the same facts in
@@ -114,12 +115,14 @@ export interface AnswerShaper {
   schemas(): ShapedSchemas;
 }
 
-/** A profile as a scenario carries it: its renderer, and the token settings its jwt section sets for the scenario. */
+/** A profile as a scenario carries it: its renderer, and what its jwt section sets for the scenario. */
 export interface ChosenProfile {
   readonly name: string;
   readonly shaper: AnswerShaper | undefined;
-  /** The jwt section's ttl and alg, under the scenario file's own settings. */
-  readonly settings: { tokenTtl?: string | number; algorithm?: string };
+  /** The jwt section's ttl, alg, leeway, issuer and audience, under the scenario file's own settings. */
+  readonly settings: { tokenTtl?: string | number; algorithm?: string; leeway?: string | number; issuer?: string; audience?: string };
+  /** How the scenario's tokens are written (header, claims); undefined: the sandbox's default. */
+  readonly tokenFormat?: TokenFormat;
 }
 
 /** Picks a scenario's profile: the session's choice, else the file's settings.profile, else the sandbox's. */

@@ -69,7 +69,18 @@ const LEXIK: ProfileFile = {
     payment_token_revoked: lexikFailure("Invalid credentials."),
     payment_token_not_accepted: lexikFailure("Invalid credentials."),
   },
-  jwt: { typ: "JWT", merchantClaim: "username" },
+  // lcobucci/jwt's header (typ, alg; no kid) and Lexik's claims: iat, exp, roles, username (the
+  // login e-mail: user_id_claim), no iss or aud, clock_skew 0 (RESEARCH-24 §1.4).
+  jwt: {
+    typ: "JWT",
+    kid: false,
+    issuer: "none",
+    audience: "none",
+    merchantClaim: "username",
+    merchantValue: "login",
+    claims: { roles: ["ROLE_USER"] },
+    leeway: 0,
+  },
 };
 
 /** A Spring Security resource server's challenge: an empty body, everything in WWW-Authenticate. */
@@ -127,6 +138,8 @@ const SPRING: ProfileFile = {
     token_expired: decodeError("Jwt expired at {{token_expires_at:rfc3339}}"),
     insufficient_scope: springChallenge("insufficient_scope", "The request requires higher privileges than provided by the access token.", 403),
   },
+  // A Spring Authorization Server token (Nimbus): a kid, no typ; JwtTimestampValidator's 60 s skew.
+  jwt: { typ: "none", kid: true, leeway: 60 },
 };
 
 /** A tymon/jwt-auth middleware refusal: Laravel's `{"message"}` with the `jwt-auth` challenge. */
@@ -180,7 +193,9 @@ const LARAVEL: ProfileFile = {
     method_not_allowed: { message: "The {{method}} method is not supported for route {{route}}. Supported methods: POST." },
     not_found: { message: "The route {{route}} could not be found." },
   },
-  jwt: { typ: "JWT" },
+  // lcobucci/jwt's header (typ JWT, no kid) and tymon's sub and prv; leeway 0 (config/config.php).
+  // prv is sha1 of App\Models\User (tymon lock_subject: sha1(get_class($model)), the default user model).
+  jwt: { typ: "JWT", kid: false, claims: { prv: "23bd5c8949f600adb39e701c400872db7a5976f7" }, leeway: 0 },
 };
 
 /** camelCase JSON members. */

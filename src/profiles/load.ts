@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { CATALOGUE_CODES } from "../core/error-catalogue.js";
+import { RESERVED_CLAIMS } from "../core/token-format.js";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
 import { clip, pathText, type Explained, type Path } from "../core/source/data-problems.js";
 import { issueExplainer, valueAt } from "../core/source/explain-issues.js";
@@ -100,6 +101,37 @@ function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, Profi
   return found;
 }
 
+/**
+ * jwt.claims may add claims, never set one the sandbox writes and reads itself (times, revocation,
+ * issuer, audience, client, scopes) or the merchant claim: a token must still say whose it is and
+ * when it expires.
+ */
+function reservedClaimProblems(data: Record<string, unknown>): Explained[] {
+  const claims = valueAt(data, ["jwt", "claims"]);
+  if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return [];
+  const merchantClaim = valueAt(data, ["jwt", "merchantClaim"]);
+  const own = typeof merchantClaim === "string" ? merchantClaim : "sub";
+  const problems: Explained[] = [];
+  for (const name of Object.keys(claims)) {
+    const reserved = name === own || (RESERVED_CLAIMS as readonly string[]).includes(name);
+    if (!reserved) continue;
+    const instead =
+      name === own
+        ? "it is the merchant claim (jwt.merchantClaim), which the sandbox fills with the merchant id or login e-mail (jwt.merchantValue)"
+        : name === "iss" || name === "aud"
+          ? `the sandbox writes it from jwt.${name === "iss" ? "issuer" : "audience"} (or leaves it out with none)`
+          : name === "iat" || name === "exp" || name === "nbf"
+            ? "the sandbox writes the token's times (jwt.ttl sets its lifetime)"
+            : "the sandbox writes and reads it itself";
+    problems.push({
+      path: ["jwt", "claims"],
+      key: name,
+      message: `jwt.claims may not set '${clip(name)}': ${instead}; reserved: ${[...RESERVED_CLAIMS, own === "sub" ? undefined : own].filter(Boolean).join(", ")}. Remove it from claims`,
+    });
+  }
+  return problems;
+}
+
 /** What the schema cannot say: placeholders each part knows, formats only on times, codes the catalogue has. */
 function semanticProblems(data: Record<string, unknown>): Explained[] {
   const problems: Explained[] = [];
@@ -115,6 +147,7 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
       }
     }
   }
+  problems.push(...reservedClaimProblems(data));
   for (const [path, template, part] of templatesOf(data)) {
     if (template === undefined) continue;
     const types = PLACEHOLDERS[part];

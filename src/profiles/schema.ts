@@ -110,7 +110,12 @@ export const profileSchema = z
       .strictObject({
         alg: z.enum(ALGORITHMS).optional().describe("As --alg"),
         typ: z.string().min(1).optional().describe("The access token's typ header; default at+jwt; none leaves it out"),
-        kid: z.boolean().optional().describe("Whether the token's header names its key (default true); without, every key of the ring is tried"),
+        kid: z
+          .boolean()
+          .optional()
+          .describe(
+            "Whether the token's header names its key (default true); without, the keys the merchant's scenario accepts are tried, newest first",
+          ),
         ttl: z.union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP }).optional(),
         issuer: z.string().min(1).optional().describe("As --issuer; none: no iss claim"),
         audience: z.string().min(1).optional().describe("As --audience; none: no aud claim"),

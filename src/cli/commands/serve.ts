@@ -71,7 +71,13 @@ const SERVE_COMMAND = {
       .option("port", { coerce: last, alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
       .option("host", { coerce: last, type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
       .option("token-ttl", { coerce: last, type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
-      .option("leeway", { coerce: last, type: "string", default: "0s", group: SETTINGS, describe: "Clock skew tolerated when checking exp/nbf/iat" })
+      .option("leeway", {
+        coerce: last,
+        type: "string",
+        default: "0s",
+        group: SETTINGS,
+        describe: "Clock skew tolerated when checking exp/nbf/iat (a profile's jwt.leeway sets it for the scenarios answering in it)",
+      })
       .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
       .option("issuer", {
         coerce: last,

@@ -23,6 +23,11 @@ export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   }
   // A JWT in the text is ours if one of our keys verifies it: every key must be in.
   if (ctx.ring.ready) await ctx.ring.ready;
-  const hits = await scanText(body.text, ctx.merchants.all(), (kid) => ctx.ring.find(kid));
+  const hits = await scanText(
+    body.text,
+    ctx.merchants.all(),
+    (kid) => ctx.ring.find(kid),
+    (token) => ctx.tokens.provenSubject(token),
+  );
   return jsonResponse(200, { hits });
 };
