@@ -45,25 +45,18 @@ export interface PathDoc {
   operations: Partial<Record<Method, OperationDoc>>;
 }
 
-/** The codes the HTTP adapter answers before the pipeline: no profile ever shapes them. */
-export const ADAPTER_CODES: ReadonlySet<ErrorCode> = new Set([
+/** What the HTTP adapter refuses before the pipeline (no profile ever shapes these). */
+const BEFORE_THE_PIPELINE: readonly ErrorCode[] = [
   "http_malformed",
   "host_missing",
   "request_timeout",
   "expectation_unsupported",
   "headers_too_large",
   "headers_too_many",
-]);
-/** What the server itself refuses before any route, and a bug of ours: every operation can answer these. */
-const EVERYWHERE: readonly ErrorCode[] = [
-  "http_malformed",
-  "host_missing",
-  "request_timeout",
-  "expectation_unsupported",
-  "headers_too_large",
-  "headers_too_many",
-  "internal_error",
 ];
+export const ADAPTER_CODES: ReadonlySet<ErrorCode> = new Set(BEFORE_THE_PIPELINE);
+/** What the server itself refuses before any route, and a bug of ours: every operation can answer these. */
+const EVERYWHERE: readonly ErrorCode[] = [...BEFORE_THE_PIPELINE, "internal_error"];
 /** What any scenario rule can script on a path it shapes (other statuses: the `default` answer). */
 const SCRIPTABLE: readonly ErrorCode[] = ["rate_limited", "service_unavailable", "scenario_fault"];
 /** Of those, the ones a rule's `respond` answers itself, as problem+json: a profile's headers only (shaper.finish). */
