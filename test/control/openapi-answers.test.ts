@@ -300,6 +300,21 @@ describe("every answer is what the served OpenAPI document says, body included",
       for (const [template, method] of merchantOps) {
         for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) await drive(t, shaped, template, probe, VARIANTS[i]![0]);
       }
+      // Under a session's base URL the profile answers too: another merchant's credentials there
+      // (session_credentials_mismatch), and an ended session's URL (session_url_unknown).
+      const own = await session(t);
+      const ended = await session(t);
+      expect((await wireRequest(t.server.port, "DELETE", `/__sandbox/sessions/${ended.id}`, {})).status).toBe(204);
+      for (const [base, label] of [
+        [`/s/${own.id}`, "another merchant under a session's base URL"],
+        [`/s/${ended.id}`, "an ended session's base URL"],
+      ] as const) {
+        for (const [template, method] of merchantOps) {
+          for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt).slice(0, 3)) {
+            await drive(t, shaped, template, { ...probe, path: base + probe.path }, `${VARIANTS[i]![0]}, ${label}`);
+          }
+        }
+      }
     }
     for (const [template, method] of controlOps) {
       const { id } = await session(plain);
