@@ -75,14 +75,51 @@ export function refusalGroupOf(endpoint: EndpointName): RefusalGroup | undefined
   }
 }
 
-/** JSON Schemas of the shaped answers, for the OpenAPI document (absent: today's shape). */
+/** A JSON Schema, as the OpenAPI document writes it. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A body a profile sends: its media type and the schema of what its template renders. */
+export interface ShapedContent {
+  contentType: string;
+  schema: JsonSchema;
+}
+
+/** A success answer as a profile sends it (the OpenAPI document's response for it). */
+export interface ShapedAnswer {
+  status: number;
+  /** Undefined: no body at all (no bytes, no Content-Type). */
+  content: ShapedContent | undefined;
+  /** Every header the profile's answer sends, by name as written, with the schema of its value. */
+  headers: Record<string, JsonSchema>;
+}
+
+/** One refusal as a profile sends it, for one code on one endpoint group. */
+export interface ShapedRefusal {
+  status: number;
+  content: ShapedContent | undefined;
+  /** The challenge: `keep` (the sandbox's RFC 6750 one), none, or the schema of the profile's template. */
+  challenge: "keep" | "omit" | JsonSchema;
+  /** Its other headers (refusal, group and code layers, X-Sandbox-Explanation), by name as written. */
+  headers: Record<string, JsonSchema>;
+}
+
+/**
+ * What a profile sends, as JSON Schemas, for the OpenAPI document: per-request values as formats
+ * and patterns (a request id by its shape's pattern, a time by its format), never as constants.
+ */
 export interface ShapedSchemas {
-  token?: { status: number; contentType: string; schema: Record<string, unknown> };
-  login?: { status: number; contentType: string; schema: Record<string, unknown> };
-  paymentInit?: { status: number; contentType: string; schema: Record<string, unknown> };
-  refusal?: { contentType: string; schema: Record<string, unknown> };
-  /** Whether refusals keep the RFC 6750 WWW-Authenticate challenge. */
-  wwwAuthenticate: boolean;
+  /** The profile-wide headers, on every answer of the merchant API but the JWKS's. */
+  headers: Record<string, JsonSchema>;
+  token?: ShapedAnswer;
+  login?: ShapedAnswer;
+  paymentInit?: ShapedAnswer;
+  protected?: ShapedAnswer;
+  /**
+   * The refusal of `code` at `status` (its catalogue status, or one of them), carrying one of the
+   * OAuth `errors` its catalogue entry lists (or none), on a route of `group`; undefined when the
+   * profile leaves it to the sandbox (problem+json).
+   */
+  refusal(group: RefusalGroup | undefined, code: string, status: number, errors: readonly string[]): ShapedRefusal | undefined;
 }
 
 export interface AnswerShaper {

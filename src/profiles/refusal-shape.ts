@@ -30,7 +30,7 @@ export function refusalShapes(refusal: RefusalFile | undefined, codes: Readonly<
     const key = `${group ?? ""}\0${code}`;
     let shape = made.get(key);
     if (!shape) {
-      shape = compile([refusal, group && refusal?.groups?.[group], codes?.[code]]);
+      shape = compile(mergedRefusal(refusal, codes, group, code));
       made.set(key, shape);
     }
     return shape;
@@ -39,7 +39,32 @@ export function refusalShapes(refusal: RefusalFile | undefined, codes: Readonly<
 
 type Layer = (RefusalShapeFile & Partial<Pick<CodeFile, "status" | "code">>) | undefined;
 
-function compile(layers: Layer[]): RefusalShape {
+/** The keys of one refusal's layers merged, as written (templates not compiled): the runtime and the OpenAPI document read the same merge. */
+export interface MergedRefusal {
+  readonly shaped: boolean;
+  readonly status: number | undefined;
+  readonly code: string | number | undefined;
+  readonly message: string | undefined;
+  readonly body: unknown;
+  readonly empty: boolean;
+  readonly contentType: string | undefined;
+  /** keep (also when no layer says), omit, or the challenge template. */
+  readonly challenge: string;
+  /** Lower-case names, the more specific layer's value winning. */
+  readonly headers: ReadonlyMap<string, string>;
+}
+
+/** The layers of one refusal, general to specific: `refusal`, its group's, the code's. */
+export function mergedRefusal(
+  refusal: RefusalFile | undefined,
+  codes: Readonly<Record<string, CodeFile>> | undefined,
+  group: RefusalGroup | undefined,
+  code: string,
+): MergedRefusal {
+  return merge([refusal, group && refusal?.groups?.[group], codes?.[code]]);
+}
+
+function merge(layers: Layer[]): MergedRefusal {
   let body: unknown;
   let empty = false;
   let contentType: string | undefined;
@@ -68,18 +93,19 @@ function compile(layers: Layer[]): RefusalShape {
     message = layer.message ?? message;
     for (const [name, value] of Object.entries(layer.headers ?? {})) headers.set(name.toLowerCase(), value);
   }
+  return { shaped, status, code, message, body, empty, contentType, challenge: challenge ?? "keep", headers };
+}
+
+function compile(merged: MergedRefusal): RefusalShape {
+  const { message, body, challenge } = merged;
   return {
-    shaped,
-    status,
-    code,
+    ...merged,
     message: message === undefined ? undefined : compileText(message),
     body: body === undefined ? undefined : compileTemplate(body),
-    empty,
-    contentType,
     challenge:
-      challenge === undefined || challenge === "keep" || challenge === "omit"
-        ? (challenge ?? "keep")
+      challenge === "keep" || challenge === "omit"
+        ? challenge
         : compileText(challenge, quotedStringSafe) /* RFC 6750 quoted-string: no value can break the header */,
-    headers: [...headers].map(([name, value]) => [name, compileText(value)] as const),
+    headers: [...merged.headers].map(([name, value]) => [name, compileText(value)] as const),
   };
 }

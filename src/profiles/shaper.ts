@@ -1,13 +1,12 @@
-import type { AnswerFacts, AnswerShaper, IssuedToken, ShapedSchemas } from "../core/answer-shaper.js";
+import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
 import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
 import { PER_REQUEST_PLACEHOLDERS, requestValues, statusValues } from "./facts.js";
-import { PLACEHOLDERS, type PlaceholderType } from "./placeholders.js";
 import { refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
-import { templateSchema } from "./template-schema.js";
+import { shapedSchemas } from "./shaped-schemas.js";
 import { TimeValue } from "./time-value.js";
 
 /**
@@ -119,29 +118,4 @@ function tokenValues(issued: IssuedToken): Values {
     issued_at: new TimeValue(issued.issuedAt),
     scope: issued.scope,
   };
-}
-
-function shapedSchemas(profile: ProfileFile): ShapedSchemas {
-  const success = (file: AnswerFile | undefined, part: "token" | "login" | "paymentInit", defaultStatus: number) =>
-    file && {
-      status: file.status ?? defaultStatus,
-      contentType: file.contentType ?? "application/json",
-      schema: templateSchema(file.body, PLACEHOLDERS[part]),
-    };
-  const schemas: ShapedSchemas = { wwwAuthenticate: profile.refusal?.wwwAuthenticate !== "omit" };
-  const token = success(profile.token, "token", 200);
-  const login = success(profile.login, "login", 200);
-  const paymentInit = success(profile.paymentInit, "paymentInit", 201);
-  if (token) schemas.token = token;
-  if (login) schemas.login = login;
-  if (paymentInit) schemas.paymentInit = paymentInit;
-  if (profile.refusal?.body !== undefined) {
-    // `code` is the sandbox's code (text) unless `codes` gives the provider's, which may be a number.
-    const code: PlaceholderType = Object.values(profile.codes ?? {}).some((c) => typeof c.code === "number") ? "string|number" : "string";
-    schemas.refusal = {
-      contentType: profile.refusal.contentType ?? "application/problem+json",
-      schema: templateSchema(profile.refusal.body, { ...PLACEHOLDERS.refusal, code }),
-    };
-  }
-  return schemas;
 }

@@ -13,7 +13,8 @@ export type Json = string | number | boolean | null | Json[] | { [key: string]: 
 export type Values = Readonly<Record<string, unknown>>;
 export type Render = (values: Values) => unknown;
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}/g;
+/** A placeholder in a template string (global: read with matchAll or replace, which keep no state here). */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}/g;
 const WHOLE = /^\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}$/;
 
 export interface FoundPlaceholder {
