@@ -124,6 +124,13 @@ function refusalOf(p: Partial<CalibratedProfile>, group: Group, code: CatalogueC
   };
 }
 
+/** Whether the answer carries its message text: in its body (the sandbox's own body does) or its challenge. */
+function showsMessage(e: Effective): boolean {
+  if (e.message === undefined) return false;
+  const inBody = !e.empty && (e.body === undefined || JSON.stringify(e.body).includes("{{message}}"));
+  return inBody || e.challenge === "keep" || (e.challenge?.includes("{{message}}") ?? false);
+}
+
 /** One line per thing a client could branch on that differs. */
 function effectiveDifferences(where: string, was: Effective, now: Effective): Difference[] {
   const out: Difference[] = [];
@@ -132,7 +139,8 @@ function effectiveDifferences(where: string, was: Effective, now: Effective): Di
   };
   same("status", was.status, now.status);
   same("code", was.code, now.code);
-  same("message", was.message, now.message);
+  // A text no part of either answer shows (an empty body with a bare challenge) is nothing a client sees.
+  if (showsMessage(was) && showsMessage(now)) same("message", was.message, now.message);
   same("wwwAuthenticate", was.challenge, now.challenge);
   if (was.empty !== now.empty) {
     out.push({ where: `${where}.body`, profile: was.empty ? "no body" : "a body", provider: now.empty ? "no body (empty)" : "a body" });

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
+import { REALM } from "../../core/problem.js";
 import { headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import { type Group, INFERRED_CODES, type Observation, PROBE_CODES, PROBE_GROUPS, type ProbeName } from "./observations.js";
@@ -33,6 +34,8 @@ export interface RefusalContext {
   wide: Map<string, string>;
   /** Whether the OAuth `error` differs between refusals (then it tracks the code: {{error}}); set here. */
   errorVaries?: boolean;
+  /** Body members with one value in every refusal that has them (two at least): constants, never the message. */
+  constants?: ReadonlySet<string>;
 }
 
 /** One observed refusal, whole. */
@@ -76,7 +79,7 @@ export function inferRefusals(observed: readonly Observation[], repeats: readonl
   }
   if (refused.length === 0) return { codes: {}, lines };
   const codePath = providerCodePath(refused, ctx);
-  ctx = { ...ctx, errorVaries: oauthErrorsSeen(refused).size > 1 };
+  ctx = { ...ctx, errorVaries: oauthErrorsSeen(refused).size > 1, constants: constantPaths(refused) };
   const fulls = refused.map((o) => {
     const full = wholeRefusal(o, codePath, ctx);
     const again = repeats.find((r) => r.probe === o.probe);
@@ -109,7 +112,21 @@ export function inferRefusals(observed: readonly Observation[], repeats: readonl
     if (fulls.some((f) => f.code === i.code)) continue;
     const source = i.from.map((p) => fulls.find((f) => f.probe === p)).find((f) => f !== undefined);
     if (!source) continue;
-    const entry = codeEntry(source, groupShared.get(groupOfCode(i.code, source.group))!, i.code);
+    const group = groupOfCode(i.code, source.group);
+    // Another group's answers have that group's shape: only the source's status, code and text travel.
+    const entry = codeEntry(
+      group === source.group
+        ? source
+        : {
+            ...source,
+            payload: undefined,
+            contentType: undefined,
+            wwwAuthenticate: groupShared.get(group)!.wwwAuthenticate ?? "omit",
+            headers: new Map(),
+          },
+      groupShared.get(group)!,
+      i.code,
+    );
     if (Object.keys(entry).length > 0) codes[i.code] = entry;
     lines.push({ probe: "(inferred)", code: i.code, says: entryText(i.code, entry), note: `${i.why} (${source.probe})`, from: source.probe });
   }
@@ -212,6 +229,19 @@ function providerCodePath(refused: readonly Observation[], ctx: RefusalContext):
   return candidates[0]?.p;
 }
 
+function constantPaths(refused: readonly Observation[]): Set<string> {
+  const seen = new Map<string, Set<string>>();
+  const count = new Map<string, number>();
+  for (const o of refused) {
+    for (const l of leaves(isObject(o.answer.json) ? o.answer.json : undefined)) {
+      const p = pathText(l.path);
+      seen.set(p, (seen.get(p) ?? new Set()).add(JSON.stringify(l.value)));
+      count.set(p, (count.get(p) ?? 0) + 1);
+    }
+  }
+  return new Set([...seen].filter(([p, values]) => values.size === 1 && count.get(p)! >= 2).map(([p]) => p));
+}
+
 /** The OAuth error values (the sandbox's own for each code) the refusals carry, in bodies and challenges. */
 function oauthErrorsSeen(refused: readonly Observation[]): Set<unknown> {
   const seen = new Set<unknown>();
@@ -225,11 +255,11 @@ function oauthErrorsSeen(refused: readonly Observation[]): Set<unknown> {
 }
 
 /** The provider's human text for a refusal: the body's message member, else the challenge's error_description. */
-function messageOf(o: Observation): string | undefined {
+function messageOf(o: Observation, constants: ReadonlySet<string> = new Set()): string | undefined {
   const json = o.answer.json;
   const status = STATUS_CODES[o.answer.status];
   if (isObject(json)) {
-    const all = leaves(json);
+    const all = leaves(json).filter((l) => !constants.has(pathText(l.path)));
     for (const key of MESSAGE_KEYS) {
       const hit = all.find((l) => keyOf(l.path) === key && typeof l.value === "string" && l.value !== "" && l.value !== status);
       if (hit) return hit.value as string;
@@ -253,7 +283,7 @@ function wholeRefusal(o: Observation, codePath: string | undefined, ctx: Refusal
   const code = PROBE_CODES[o.probe]!;
   const a = o.answer;
   const notes: string[] = [];
-  const text = messageOf(o);
+  const text = messageOf(o, ctx.constants);
   const errors = ERROR_CATALOGUE[code].error as readonly unknown[];
   const json = isObject(a.json) || Array.isArray(a.json) ? a.json : undefined;
   const codeValue = codePath === undefined ? undefined : leaves(json).find((l) => pathText(l.path) === codePath)?.value;
@@ -310,6 +340,8 @@ function challengeTemplate(
   moments: ReadonlyArray<{ name: string; seconds: number | undefined }>,
 ): string {
   if (challenge === undefined) return "omit";
+  // The sandbox's own challenge (a sandbox calibrated): `keep` gives each code its own, as it did.
+  if (new RegExp(`^(Bearer|ApiKey) realm="${REALM}"(,|$)`).test(challenge)) return "keep";
   return challenge.replace(/([A-Za-z_]+)="([^"]*)"/g, (whole, name: string, value: string) => {
     if (name === "error_description") return value === text ? `${name}="{{message}}"` : `${name}="${timesInText(value, moments)}"`;
     if (name === "error" && errors.includes(value)) return `${name}="{{error}}"`;
