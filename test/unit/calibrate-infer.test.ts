@@ -136,6 +136,16 @@ describe("inferProfile: per-request values", () => {
     });
     expect(findings.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Request-Id, expires_in, request_id, at");
   });
+  it("a request id in payment/init's answer is {{request_id}}, not the payment id (its name ends in id)", () => {
+    const protectedAnswer = (id: string) => answer(200, { success: true, request_id: id });
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["protected_fresh", protectedAnswer("0b7f6a5e-2c1d-4e3f-8a9b-0c1d2e3f4a5b")],
+      ["payment_init", answer(201, { data: { payment_id: "pay_1" }, request_id: "2d9b8c7a-4e3f-4a51-8cbd-2e3f4a5b6c7d" })],
+    ]);
+    obs.repeats = [{ probe: "protected_fresh", sent: "again", answer: protectedAnswer("1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c") }];
+    expect(inferProfile(obs, "laravel").profile.paymentInit?.body).toEqual({ data: { payment_id: "{{payment_id}}" }, request_id: "{{request_id}}" });
+  });
 });
 
 describe("inferProfile: refusals", () => {

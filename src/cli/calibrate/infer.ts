@@ -350,9 +350,12 @@ function paymentInitTemplate(json: unknown, sent: Record<string, string | number
       }
       return "{{expires_at}}";
     }
+    // A request id varies too, but per request, not per payment.
+    const per = perRequestLeaf(path, v, ctx);
+    if (per) return per;
     if (/merchant/i.test(key)) return "{{merchant_id}}";
     if (/(^|_|[a-z])(id|Id|ID)$/.test(key)) return "{{payment_id}}";
-    return perRequestLeaf(path, v, ctx) ?? v;
+    return v;
   });
 }
 
