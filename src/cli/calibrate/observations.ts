@@ -1,4 +1,4 @@
-import type { CatalogueCode } from "../../core/error-catalogue.js";
+import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
 
 /**
  * What calibrate saw: one entry per probe, in the order they were sent. The probing (probe.ts)
@@ -119,25 +119,8 @@ const tokenError = (code: CatalogueCode) => ({ code, from: TOKEN_ERROR, why: why
  * `from` that was observed refusing is the source; the table says which.
  */
 export const INFERRED_CODES: ReadonlyArray<{ code: CatalogueCode; from: readonly ProbeName[]; why: string }> = [
-  ...(
-    [
-      "token_malformed",
-      "token_encrypted",
-      "token_algorithm_rejected",
-      "token_kid_missing",
-      "token_unknown_kid",
-      "token_signature_invalid",
-      "token_unsupported",
-      "token_claims_invalid",
-      "token_not_access_token",
-      "token_wrong_issuer",
-      "token_wrong_audience",
-      "token_unknown_merchant",
-      "token_not_yet_valid",
-      "token_expired",
-      "token_revoked",
-    ] as const
-  ).map(tokenError),
+  // Every token error of the catalogue (a token in the query is a missing one: below).
+  ...(Object.keys(ERROR_CATALOGUE) as CatalogueCode[]).filter((c) => c.startsWith("token_") && c !== "token_in_query").map(tokenError),
   { code: "bearer_token_malformed", from: ["malformed_token", "foreign_jwt"], why: why("the token that is not a JWT") },
   { code: "bearer_token_empty", from: ["malformed_token", "foreign_jwt"], why: why("the token that is not a JWT") },
   { code: "authorization_not_bearer", from: ["no_authorization"], why: why("no Authorization") },
