@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareProfiles } from "../../src/cli/calibrate/compare.js";
+import { bodyDifferences, compareProfiles } from "../../src/cli/calibrate/compare.js";
 import { CannotInfer, durationText, inferProfile, REDACTED } from "../../src/cli/calibrate/infer.js";
 import type { Answer, Observation, Observations, ProbeName } from "../../src/cli/calibrate/observations.js";
 import { retryAfterSeconds } from "../../src/cli/calibrate/probe.js";
@@ -436,11 +436,24 @@ describe("compareProfiles: one line per thing a client could branch on", () => {
   ])("%s", (_, change, line) => {
     const found = drift(change);
     if (line) expect(found).toEqual([line]);
+    // The same change in two codes' answers: one line naming both.
     else
-      expect(found).toEqual([
-        { where: "codes.wrong_api_secret.wwwAuthenticate", profile: "Bearer", provider: 'Bearer realm="api"' },
-        { where: "codes.token_expired.wwwAuthenticate", profile: "Bearer", provider: 'Bearer realm="api"' },
-      ]);
+      expect(found).toEqual([{ where: "codes.{wrong_api_secret,token_expired}.wwwAuthenticate", profile: "Bearer", provider: 'Bearer realm="api"' }]);
+  });
+
+  it("a code that moved into a body member is one line, with its value", () => {
+    expect(
+      drift((p) => {
+        p.codes.token_expired.code = 4011;
+        p.codes.token_expired.body = { code: "{{code}}", message: "{{message}}" };
+      }),
+    ).toEqual([{ where: "codes.token_expired.body: code", profile: "{{status}}", provider: "{{code}} = 4011" }]);
+  });
+
+  it("an object renamed whole is one line", () => {
+    expect(bodyDifferences("protected.body", { data: { a: 1, b: 2 } }, { result: { a: 1, b: 2 } })).toEqual([
+      { where: "protected.body: data", profile: "data: 2 members", provider: "renamed to result" },
+    ]);
   });
 
   it("a body that stopped being empty", () => {

@@ -44,7 +44,7 @@ export function compareProfiles(stored: unknown, fresh: CalibratedProfile, obs: 
     if (jwt[key] !== undefined) same(`jwt.${key}`, was[key] ?? JWT_DEFAULTS[key], jwt[key]);
   }
   if (jwt.ttl !== undefined) same("jwt.ttl", seconds(was.ttl), seconds(jwt.ttl));
-  return out;
+  return mergeAcrossCodes(out);
 }
 
 const JWT_DEFAULTS: Record<string, unknown> = {
@@ -150,6 +150,19 @@ function effectiveDifferences(where: string, was: Effective, now: Effective): Di
       same("body", was.body ?? "(the sandbox's own body)", now.body ?? "(the sandbox's own body)");
     else out.push(...bodyDifferences(`${where}.body`, was.body, now.body));
   }
+  // The code now in a body member (Lexik's `code` from the status to 4011): one change, said once.
+  const codeLine = out.findIndex((d) => d.where === `${where}.code`);
+  const bodyLine = out.findIndex((d) => d.where.startsWith(`${where}.body: `) && (d.provider === "{{code}}" || d.profile === "{{code}}"));
+  if (codeLine >= 0 && bodyLine >= 0) {
+    const body = out[bodyLine]!;
+    const code = out[codeLine]!;
+    out[bodyLine] = {
+      ...body,
+      profile: body.profile === "{{code}}" ? `{{code}} = ${code.profile}` : body.profile,
+      provider: body.provider === "{{code}}" ? `{{code}} = ${code.provider}` : body.provider,
+    };
+    out.splice(codeLine, 1);
+  }
   for (const [name, value] of now.headers) {
     if (!was.headers.has(name)) out.push({ where: `${where}.headers: ${name}`, profile: "(absent)", provider: `appeared: ${value}` });
     else if (was.headers.get(name) !== value) out.push({ where: `${where}.headers: ${name}`, profile: was.headers.get(name)!, provider: value });
@@ -180,7 +193,45 @@ export function bodyDifferences(where: string, was: unknown, now: unknown): Diff
     }
   }
   for (const path of added) out.push({ where: `${where}: ${path}`, profile: "(absent)", provider: `${path}: ${show(after.get(path))}` });
+  return mergeRenamedParents(where, out);
+}
+
+/** Every member of `data` renamed to the same member of `result`: one line, `data` renamed to `result`. */
+function mergeRenamedParents(where: string, lines: Difference[]): Difference[] {
+  const parentOf = (path: string) => path.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
+  const groups = new Map<string, Difference[]>();
+  for (const d of lines) {
+    const m = /^renamed to (.+)$/.exec(d.provider);
+    const from = d.where.slice(where.length + 2);
+    if (!m || parentOf(from) === from || from.slice(parentOf(from).length) !== m[1]!.slice(parentOf(m[1]!).length)) continue;
+    const key = `${parentOf(from)}\0${parentOf(m[1]!)}`;
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  const out: Difference[] = [];
+  for (const d of lines) {
+    const group = [...groups.values()].find((g) => g.length > 1 && g.includes(d));
+    if (!group) out.push(d);
+    else if (group[0] === d) {
+      const [from, to] = [...groups].find(([, g]) => g === group)![0].split("\0") as [string, string];
+      out.push({ where: `${where}: ${from}`, profile: `${from}: ${group.length} members`, provider: `renamed to ${to}` });
+    }
+  }
   return out;
+}
+
+/**
+ * The same change in several codes' answers (one branch of the provider answers them all): one
+ * line naming them all, `codes.{wrong_api_secret,unknown_api_key}.status`.
+ */
+export function mergeAcrossCodes(differences: readonly Difference[]): Difference[] {
+  const out: Array<Difference & { codes?: string[]; rest?: string }> = [];
+  for (const d of differences) {
+    const m = /^codes\.([a-z0-9_]+)(\..*)$/.exec(d.where);
+    const same = m && out.find((o) => o.rest === m[2] && o.profile === d.profile && o.provider === d.provider);
+    if (m && same) same.codes!.push(m[1]!);
+    else out.push(m ? { ...d, codes: [m[1]!], rest: m[2]! } : { ...d });
+  }
+  return out.map(({ codes, rest, ...d }) => (codes && codes.length > 1 ? { ...d, where: `codes.{${codes.join(",")}}${rest}` } : d));
 }
 
 function seconds(ttl: string | undefined): string {

@@ -288,7 +288,9 @@ function wholeRefusal(o: Observation, codePath: string | undefined, ctx: Refusal
   const json = isObject(a.json) || Array.isArray(a.json) ? a.json : undefined;
   const codeValue = codePath === undefined ? undefined : leaves(json).find((l) => pathText(l.path) === codePath)?.value;
   // The provider is a merchant-sandbox: its text is the sandbox's explanation, which {{message}} renders by default.
-  const sandboxText = text !== undefined && (a.headers["x-sandbox-explanation"] === text || codeValue === code);
+  // The provider is a merchant-sandbox (calibrate run against one): it says so in its header or its codes.
+  const isSandbox = a.headers["x-sandbox-explanation"] !== undefined || codeValue === code;
+  const sandboxText = text !== undefined && isSandbox && (a.headers["x-sandbox-explanation"] === text || codeValue === code);
   const moments = [
     { name: "token_expires_at", seconds: o.probe === "expired_token" ? ctx.expiredExp : undefined },
     { name: "now", seconds: ctx.nowS },
@@ -326,7 +328,7 @@ function wholeRefusal(o: Observation, codePath: string | undefined, ctx: Refusal
     ...(message !== undefined && { message }),
     ...(payload && { payload }),
     ...(payload && "body" in payload && { contentType: a.contentType ?? "application/json" }),
-    wwwAuthenticate: challengeTemplate(a.headers["www-authenticate"], text, ctx.errorVaries ? errors : [], moments),
+    wwwAuthenticate: challengeTemplate(a.headers["www-authenticate"], text, ctx.errorVaries ? errors : [], moments, isSandbox),
     headers: withoutWide(headerTemplates(a, ctx.varying, ctx.nowS), ctx.wide),
     notes,
   };
@@ -338,10 +340,11 @@ function challengeTemplate(
   text: string | undefined,
   errors: readonly unknown[],
   moments: ReadonlyArray<{ name: string; seconds: number | undefined }>,
+  isSandbox: boolean,
 ): string {
   if (challenge === undefined) return "omit";
   // The sandbox's own challenge (a sandbox calibrated): `keep` gives each code its own, as it did.
-  if (new RegExp(`^(Bearer|ApiKey) realm="${REALM}"(,|$)`).test(challenge)) return "keep";
+  if (isSandbox && new RegExp(`^(Bearer|ApiKey) realm="${REALM}"(,|$)`).test(challenge)) return "keep";
   return challenge.replace(/([A-Za-z_]+)="([^"]*)"/g, (whole, name: string, value: string) => {
     if (name === "error_description") return value === text ? `${name}="{{message}}"` : `${name}="${timesInText(value, moments)}"`;
     if (name === "error" && errors.includes(value)) return `${name}="{{error}}"`;
