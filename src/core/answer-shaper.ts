@@ -1,4 +1,3 @@
-import type { EndpointName } from "./context.js";
 import type { SandboxResponse } from "./http-types.js";
 import type { TokenFormat } from "./token-format.js";
 
@@ -58,8 +57,8 @@ export function answerFacts(method: string, path: string, clock: { now(): number
 /** The endpoint groups a profile's refusals may differ by. */
 export type RefusalGroup = "token" | "protected" | "paymentInit" | "login";
 
-/** The group of a route (undefined for paths of no group: the 404, the JWKS). */
-export function refusalGroupOf(endpoint: EndpointName): RefusalGroup | undefined {
+/** The group of a route, by its name (an EndpointName: typed as text so this file imports nothing of context.ts, which imports it); undefined for paths of no group. */
+export function refusalGroupOf(endpoint: string): RefusalGroup | undefined {
   switch (endpoint) {
     case "token":
       return "token";
