@@ -6,7 +6,7 @@
 //     adapter, on loopback), to count what HTTP does not show: keys in the ring and per-merchant
 //     cutoffs (revoke/expire "all") in the token ledger, before and after.
 //  3. POST /__sandbox/scan with one 64 KB line full of secrets; `validate` of a file with 8,000 and
-//     100,000 unknown keys (killed after VALIDATE_TIMEOUT_S, default 90).
+//     40,000 unknown keys (killed after VALIDATE_TIMEOUT_S, default 90).
 // Builds nothing: run `npm run build` first (npm run churn does). Loopback only, bounded. Writes
 // bench/results/churn.{json,md}.
 import { spawn } from "node:child_process";
@@ -162,7 +162,8 @@ try {
   await cli.exited;
 }
 result.inProcess = await inProcess();
-result.validate = [await validateUnknownKeys(8_000), await validateUnknownKeys(100_000)];
+// 40,000: the most unknown keys a file under the 1 MiB source limit holds (100,000 is now refused by size).
+result.validate = [await validateUnknownKeys(8_000), await validateUnknownKeys(40_000)];
 
 const report = {
   date: new Date().toISOString(),

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import { ExpectationFailed, HeadersTooLarge, InvalidRequest, RequestTimeout, TooManyHeaders, type SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
-import { printable } from "../core/printable.js";
+import { echo } from "../core/echo.js";
 import { statusTitle } from "../core/problem.js";
 
 /**
@@ -48,7 +48,7 @@ export function hostMissing(): SandboxError {
 /** An Expect other than 100-continue, which is the only expectation this server meets. */
 export function expectationUnsupported(value: string | undefined): SandboxError {
   return new ExpectationFailed(
-    `This sandbox meets only 'Expect: 100-continue', not '${printable(value ?? "", 80)}'. Remove the Expect header or send 100-continue.`,
+    `This sandbox meets only 'Expect: 100-continue', not '${echo(value ?? "", 80)}'. Remove the Expect header or send 100-continue.`,
   );
 }
 

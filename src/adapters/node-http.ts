@@ -4,6 +4,7 @@ import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
+import { EMPTY_VIEW } from "../core/secret-index.js";
 import type { SecretView } from "../core/secret-index.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
 import { WriteStallGuard } from "./write-stall.js";
@@ -12,6 +13,8 @@ import { WriteStallGuard } from "./write-stall.js";
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
  * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
  * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
+ * The translation's functions (headers, the bounded body read, writing an answer or a stream) are
+ * exported for the express middleware, which must answer as this server does.
  */
 
 export interface ServerOptions {
@@ -111,8 +114,10 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   // repeated Authorization among the dropped ones.
   server.maxHeadersCount = maxHeaders + 1;
 
-  // A refusal of the HTTP layer echoes the path as redacted as the core's answers do.
+  // A refusal of the HTTP layer echoes the path as redacted as the core's answers do, and what it
+  // quotes of the request (an Expect value) is redacted by the mapper against the same secrets.
   const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
+  const refusal = (thrown: unknown, path: string) => problemResponse(thrown, path, sandbox.merchants.secrets.view());
 
   // handle() never throws; the catch only guards the translation itself.
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -128,11 +133,11 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     // object, made on first read, that the sandbox would build for two or three lookups per request.
     const headers = distinctHeaders(req);
     if (req.httpVersion === "1.1" && headers.host === undefined) {
-      write(res, problemResponse(hostMissing(), shownPath(req)), true);
+      write(res, refusal(hostMissing(), shownPath(req)), true);
       return;
     }
     if (req.rawHeaders.length / 2 > maxHeaders) {
-      write(res, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)), true);
+      write(res, refusal(tooManyHeaders(maxHeaders), shownPath(req)), true);
       return;
     }
     // A GET or HEAD without a body (most of them) is not waited for at all.
@@ -170,18 +175,18 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       socket.destroy();
       return;
     }
-    endSocketWith(socket, problemResponse(refusalOfParserError(err.code, maxHeaderBytes), "/"));
+    endSocketWith(socket, refusal(refusalOfParserError(err.code, maxHeaderBytes), "/"));
   });
   // Without these listeners node answers an empty 417, or closes a CONNECT without a word.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    write(res, problemResponse(expectationUnsupported(req.headers.expect), shownPath(req)), true);
+    write(res, refusal(expectationUnsupported(req.headers.expect), shownPath(req)), true);
   });
   // CONNECT is a request like any other to the sandbox (every endpoint refuses it with 405 and
   // says which methods it takes); node hands it over as a bare socket.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     socket.on("error", () => socket.destroy());
     if (req.rawHeaders.length / 2 > maxHeaders) {
-      endSocketWith(socket, problemResponse(tooManyHeaders(maxHeaders), shownPath(req)));
+      endSocketWith(socket, refusal(tooManyHeaders(maxHeaders), shownPath(req)));
       return;
     }
     track(
@@ -222,13 +227,18 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
   };
 }
 
-function pathOf(req: IncomingMessage): string {
+export function pathOf(req: IncomingMessage): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
 }
 
-function sandboxRequestOf(req: IncomingMessage, headers: SandboxRequest["headers"], body: Uint8Array, secretsAtArrival?: SecretView): SandboxRequest {
+export function sandboxRequestOf(
+  req: IncomingMessage,
+  headers: SandboxRequest["headers"],
+  body: Uint8Array,
+  secretsAtArrival?: SecretView,
+): SandboxRequest {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return {
@@ -256,7 +266,7 @@ RequestHeaders.prototype = Object.freeze(Object.create(null));
  * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
  * from rawHeaders in one pass, into an object that inherits nothing (RequestHeaders).
  */
-function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
+export function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
   const out = new (RequestHeaders as unknown as new () => SandboxRequest["headers"])();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
@@ -271,10 +281,10 @@ function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
 }
 
 /** Most requests (a GET without a body) share this one empty body instead of allocating their own. */
-const NO_BODY = new Uint8Array(0);
+export const NO_BODY = new Uint8Array(0);
 
 /** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
-function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
+export function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
   return (method === "GET" || method === "HEAD") && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined;
 }
 
@@ -282,7 +292,7 @@ function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"
  * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
  * the request never arrived whole: the client aborted, or node's parser refused the framing.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
+export function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -308,7 +318,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Arr
   });
 }
 
-function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
+export function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
   if (res.destroyed) return;
   // One flat [name, value, ...] list: node writes it as it is, with no header map to build.
   const headers: string[] = [];
@@ -323,7 +333,7 @@ function write(res: ServerResponse, response: SandboxResponse, closeAfter: boole
  * A streaming answer (Server-Sent Events): the headers without a content-length, then each chunk as
  * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
  */
-function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
+export function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
   if (res.destroyed) {
     response.stream!.cancel();
     return;
@@ -387,7 +397,7 @@ function answerInternalError(res: ServerResponse): void {
     res.destroy();
     return;
   }
-  const problem = problemResponse(new Error("response translation failed"), "/");
+  const problem = problemResponse(new Error("response translation failed"), "/", EMPTY_VIEW);
   res.writeHead(problem.status, { ...problem.headers, "content-length": Buffer.byteLength(problem.body), connection: "close" });
   res.end(problem.body);
 }

@@ -5,7 +5,7 @@ import { SandboxError } from "../core/errors.js";
 import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
-import { redactUrl, redactValue } from "../core/redact.js";
+import { redactUrl } from "../core/redact.js";
 import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
@@ -14,6 +14,7 @@ import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
 import type { JournalRecord } from "../control/journal.js";
+import { forcedExpiry } from "../core/forced-expiry.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
 import { formRefusal } from "../endpoints/request-form.js";
@@ -54,6 +55,12 @@ export interface PipelineHooks {
 
 export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
   const route = createRouter(ctx.settings, ctx.control.enabled);
+  // A dotted path sent to the control plane (/__sandbox/…) stays the control plane's: refused, and
+  // not journaled as the integration's request. Any other is refused unrouted.
+  const dottedRoute = (sent: string) => {
+    const sentTo = route(sent);
+    return sentTo.name === "control" ? sentTo : UNROUTED;
+  };
   // Made once: what attribution reads, current at each request (sessions add scenarios and their
   // payment-token transports as they come).
   const attribution: AttributionDeps = {
@@ -93,12 +100,12 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
     const unknownBase = base !== undefined && session === undefined;
     const request = session ? { ...received, path: base!.rest } : received;
-    const r = dotted ? UNROUTED : base ? underBase(route(base.rest)) : route(request.path);
+    const r = dotted ? dottedRoute(received.path) : base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
     const claimed = dotted || unknownBase || !namesMerchant(r.name) ? undefined : await attributeMerchant(request, body, r.name, attribution);
     let attributed = claimed?.merchant;
-    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(redactValue(base!.id, secrets)) : undefined;
+    let refusal: SandboxError | undefined = unknownBase ? sessionUrlUnknown(base!.id) : undefined;
     if (session && attributed && ctx.scenarios.of(attributed) !== session.instance) {
       // Another merchant's credentials under this session's base URL: refused in this session's
       // name, and not read as that merchant's at all (no rules, no state, nothing in its journal).
@@ -158,7 +165,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = refusals.answer(e, trace.shown.path, shaper, r.headers, trace.facts, refusalGroupOf(r.name));
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, refusalGroupOf(r.name));
     }
     // A profile's headers (a request id …) on every answer of the merchant API, shaped or not.
     const shaper = trace.scenario.shaper;
@@ -275,6 +282,10 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
     if (presented) rec.presentedTokenId = presented;
   }
   if (outcome.code) rec.code = outcome.code;
+  if (outcome.code === "token_expired" && rec.presentedTokenId) {
+    const forced = forcedExpiry(ctx.ledger, trace.scenario.clock, rec.presentedTokenId);
+    if (forced) rec.tokenExpiry = forced;
+  }
   if (trace.rules.length) rec.rules = trace.rules;
   const retryAfterHeader = response.headers["retry-after"];
   if (retryAfterHeader !== undefined && Number.isFinite(Number(retryAfterHeader))) rec.retryAfter = Number(retryAfterHeader);

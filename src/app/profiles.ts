@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { ChosenProfile, ProfileChooser } from "../core/answer-shaper.js";
+import { echo } from "../core/echo.js";
 import type { SettingsInput } from "../core/config.js";
 import { DEFAULT_TOKEN_FORMAT, type TokenFormat } from "../core/token-format.js";
 import type { ProfileFile } from "../profiles/schema.js";
@@ -89,7 +90,7 @@ export function profileChooser(sandbox: { file: ProfileFile | undefined; profile
         const names = [...new Set([...load.BUILT_IN_NAMES, ...chosen.keys()])];
         throw new load.ProfileLoadError(
           [],
-          `"profile": '${requested.slice(0, 80)}' is not a profile of this sandbox${load.didYouMean(requested, names)}; use one of: ${names.join(", ")}`,
+          `"profile": '${echo(requested, 80)}' is not a profile of this sandbox${load.didYouMean(requested, names)}; use one of: ${names.join(", ")}`,
         );
       }
       const picked = choose(load, load.resolveProfile(requested, '"profile"'));

@@ -1,7 +1,8 @@
 import type { AnswerFacts, AnswerShaper, RefusalGroup } from "../core/answer-shaper.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
-import { problemResponse } from "../core/problem.js";
+import { asRefusal, problemResponse } from "../core/problem.js";
+import type { SecretView } from "../core/secret-index.js";
 
 /**
  * The answers to refusals, made once per shape and kept: a client repeating a mistake (an unknown
@@ -24,18 +25,26 @@ export class RefusalAnswers {
   /** Per shaper, held no longer than its scenario (a session's) holds it. */
   private readonly shaped = new WeakMap<AnswerShaper, Map<string, SandboxResponse>>();
 
-  /** The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json. */
+  /**
+   * The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json. Its
+   * description is made as it is shown (echoes redacted against `secrets`) before it is looked up,
+   * so a kept answer never holds what another moment's secrets would hide.
+   */
   answer(
     thrown: unknown,
     path: string,
     shaper: AnswerShaper | undefined,
     routeHeaders: Record<string, string> | undefined,
+    secrets: SecretView,
     facts: AnswerFacts,
     group: RefusalGroup | undefined,
   ): SandboxResponse {
-    const make = () => shaper?.refusal(thrown, path, routeHeaders, facts, group) ?? problemResponse(thrown, path, routeHeaders);
-    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest) return make();
-    const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${group ?? ""}\0${path}\0${thrown.description}`;
+    const make = (refusal: unknown, headers: Record<string, string> | undefined) =>
+      shaper?.refusal(refusal, path, secrets, headers, facts, group) ?? problemResponse(refusal, path, secrets, headers);
+    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest)
+      return make(thrown, routeHeaders);
+    const err = asRefusal(thrown, secrets);
+    const key = `${err.status}\0${err.code}\0${err.error ?? ""}\0${err.challenge ?? ""}\0${err.scope ?? ""}\0${group ?? ""}\0${path}\0${err.description}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
     if (!answers) {
       answers = new Map();
@@ -43,7 +52,7 @@ export class RefusalAnswers {
     }
     let made = answers.get(key);
     if (!made) {
-      made = make();
+      made = make(err, undefined);
       if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
       answers.set(key, made);
     }

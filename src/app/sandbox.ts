@@ -1,5 +1,6 @@
 import { AccessTokens } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
+import { DURATION_LIMITS } from "../core/duration-limits.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
 import { clockView } from "../control/clock-ops.js";
 import { EVENT_LIMIT_DEFAULTS, EventHub } from "../control/events.js";
@@ -161,6 +162,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const keysLater = options.pregeneratedKey !== undefined && options.signingKey === undefined;
   if (!keysLater) await ring.startKey(settings.algorithm);
   const merchants = new MerchantRegistry([]);
+  // The admin token is a secret like a merchant's: redacted wherever a URL, a journal entry or an
+  // echoed value carries it (a client that put it in a path or a query by mistake).
+  if (control.adminToken !== undefined) merchants.secrets.add(control.adminToken);
   const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
   for (const loaded of await scenarioList(options)) {
@@ -189,6 +193,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (!events.active) return;
       events.publish("session", journal.lastId(), change, change.id);
       if (change.change === "ended") events.closeSession(change.id);
+    },
+    (entry) => {
+      if (events.active) events.publish("history", entry.id, entry, entry.session);
     },
   );
   const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);
@@ -283,8 +290,12 @@ function positiveInt(value: number, name: string): number {
 }
 
 function heartbeatMs(value: number): number {
-  if (!Number.isInteger(value) || value < 0)
-    throw new ConfigError(`eventHeartbeatMs must be a whole number of milliseconds (0: none), got ${String(value)}`, "eventHeartbeatMs");
+  // Past setInterval's maximum (~24.8 days) node would fire every millisecond instead.
+  if (!Number.isInteger(value) || value < 0 || value > DURATION_LIMITS.heartbeat.ms)
+    throw new ConfigError(
+      `eventHeartbeatMs must be a whole number of milliseconds from 0 (none) to ${DURATION_LIMITS.heartbeat.ms} (${DURATION_LIMITS.heartbeat.text}), got ${String(value)}`,
+      "eventHeartbeatMs",
+    );
   return value;
 }
 
@@ -292,6 +303,9 @@ function sessionIdleMs(value: string | number): number {
   try {
     const ms = parseDuration(value, "sessionIdleTtl");
     if (ms < 1000) throw new RangeError("sessionIdleTtl must be at least 1s");
+    // A session's expires_at must stay a date (1e30 made every creation a 500).
+    if (ms > DURATION_LIMITS.sessionIdle.ms)
+      throw new RangeError(`sessionIdleTtl must be at most ${DURATION_LIMITS.sessionIdle.text}, got '${value}'`);
     return ms;
   } catch (e) {
     throw new ConfigError((e as Error).message, "sessionIdleTtl");

@@ -1,5 +1,6 @@
 import { ConfigError } from "../core/config.js";
 import { ControlJsonRequired, CrossSiteRequest, HostNotAllowed } from "../core/errors.js";
+import { echo } from "../core/echo.js";
 import { headerValue, type SandboxRequest } from "../core/http-types.js";
 import { isJsonContentType } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
@@ -99,7 +100,7 @@ export function assertHostAllowed(request: SandboxRequest, policy: HostPolicy): 
       !(policy.any || alwaysAllowed(name) || policy.names.includes(name) || policy.suffixes.some((s) => name === s || name.endsWith(`.${s}`)))
     ) {
       throw new HostNotAllowed(
-        `The control plane does not answer to Host '${printable(host, 100)}': a web page can point a name it owns at this machine (DNS rebinding) and read every session's secrets through it. Call the sandbox by localhost, an IP address or a single-label name (a docker or CI service name such as 'sandbox'), or allow this name with --allowed-hosts ${name ?? "<host name>"} (MERCHANT_SANDBOX_ALLOWED_HOSTS, createSandbox({ allowedHosts })).`,
+        `The control plane does not answer to Host '${echo(host, 100)}': a web page can point a name it owns at this machine (DNS rebinding) and read every session's secrets through it. Call the sandbox by localhost, an IP address or a single-label name (a docker or CI service name such as 'sandbox'), or allow this name with --allowed-hosts ${name === undefined ? "<host name>" : echo(nameAsSent(host), 100)} (MERCHANT_SANDBOX_ALLOWED_HOSTS, createSandbox({ allowedHosts })).`,
       );
     }
   }
@@ -118,17 +119,27 @@ function assertNotCrossSite(request: SandboxRequest, host: string | undefined): 
   }
   const origin = headerValue(request, "origin");
   if (origin !== undefined && !isOwnOrigin(origin, host)) {
-    const own = host === undefined ? "" : ` (this sandbox is http://${printable(host, 100)})`;
+    const own = host === undefined ? "" : ` (this sandbox is http://${echo(host, 100)})`;
     throw new CrossSiteRequest(
-      `The control plane refuses requests from web pages: Origin '${printable(origin, 100)}' is not the sandbox's own${own}; ${fix}`,
+      `The control plane refuses requests from web pages: Origin '${echo(origin, 100)}' is not the sandbox's own${own}; ${fix}`,
     );
   }
 }
 
 /** The name in a Host header (`name`, `name:port`, `[v6]:port`); the port plays no part. */
 function hostOf(header: string): string | undefined {
-  const m = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(header.trim());
+  const m = HOST_HEADER.exec(header.trim());
   return m ? hostName(m[1]!) : undefined;
+}
+
+const HOST_HEADER = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/;
+
+/**
+ * The name of a Host header as it was sent, for the --allowed-hosts hint (which takes any case):
+ * lower-cased, a secret sent as the Host would no longer be recognised by the redaction.
+ */
+function nameAsSent(header: string): string {
+  return HOST_HEADER.exec(header.trim())?.[1] ?? header;
 }
 
 /**
@@ -161,9 +172,9 @@ const STATE_CHANGING = ["POST", "PUT", "PATCH"];
 export function assertJsonDeclared(request: SandboxRequest, shownPath: string): void {
   const contentType = headerValue(request, "content-type");
   if (!STATE_CHANGING.includes(request.method) || isJsonContentType(contentType)) return;
-  const got = contentType === undefined ? "no Content-Type" : `Content-Type: ${printable(contentType, 100)}`;
+  const got = contentType === undefined ? "no Content-Type" : `Content-Type: ${echo(contentType, 100)}`;
   const host = headerValue(request, "host");
-  const url = `${host === undefined ? "<sandbox URL>" : `http://${printable(host, 100)}`}${printable(shownPath, 200)}`;
+  const url = `${host === undefined ? "<sandbox URL>" : `http://${echo(host, 100)}`}${printable(shownPath, 200)}`;
   throw new ControlJsonRequired(
     `${request.method} on the control plane needs 'Content-Type: application/json', even with an empty body (the request has ${got}): that keeps web pages, which can send forms and text unasked, from changing the sandbox. With curl: curl -X ${request.method} -H 'content-type: application/json' ${url}`,
   );

@@ -1,3 +1,4 @@
+import { echo } from "../core/echo.js";
 import { InvalidRequest } from "../core/errors.js";
 import type { SandboxRequest } from "../core/http-types.js";
 import { readJsonObject, type RequestBody } from "../core/json-body.js";
@@ -13,7 +14,7 @@ export function onlyFields(body: Record<string, unknown>, allowed: readonly stri
   if (extra.length) {
     throw new InvalidRequest(
       "unknown_field",
-      `${endpoint} does not take ${extra.map((k) => `'${k}'`).join(", ")}; it takes ${allowed.map((k) => `'${k}'`).join(", ")}.`,
+      `${endpoint} does not take ${extra.map((k) => `'${echo(k, 64)}'`).join(", ")}; it takes ${allowed.map((k) => `'${k}'`).join(", ")}.`,
     );
   }
 }

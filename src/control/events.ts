@@ -10,7 +10,7 @@ import { TooManySubscribers } from "../core/errors.js";
  * Last-Event-ID and the journal replays exactly what it missed.
  * With no stream open, `active` is false and the pipeline builds nothing for it.
  */
-export type EventKind = "request" | "findings" | "clock" | "session" | "overflow";
+export type EventKind = "request" | "findings" | "clock" | "session" | "history" | "overflow";
 
 export interface EventHubLimits {
   /** Open streams at most; one more is refused 429 `too_many_subscribers`. */

@@ -43,6 +43,15 @@ export interface JournalEntry {
   presentedTokenId?: string;
   /** The refusal's stable code. */
   code?: string;
+  /**
+   * On a `token_expired` refusal, when the sandbox or the test made the token expire, not the
+   * passing of time the client could see: `early`, expired before its exp (expire_token);
+   * `clock_jump`, one move of the clock carried it from before its renewal point (90 % of its
+   * lifetime) to past its exp. The report does not count such a renewal against the client.
+   * (core/forced-expiry.ts decides; spelled out here, as this file imports nothing: the QA page
+   * takes its types.)
+   */
+  tokenExpiry?: "early" | "clock_jump";
   /** `scenario/rule` of the rules that fired. */
   rules?: string[];
   /** Seconds, from the answer's Retry-After header. */

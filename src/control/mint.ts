@@ -2,7 +2,7 @@ import type { JWTPayload } from "jose";
 import { LOGIN_TOKEN_TYP, tokenHeader, type TokenFormat } from "../core/token-format.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
-import { printable } from "../core/printable.js";
+import { echo } from "../core/echo.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
 import { signCompactJws, unsecuredCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
@@ -57,7 +57,7 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
     const suggestion = closest(String(variant), names);
     throw new InvalidRequest(
       "mint_variant_unknown",
-      `variant '${printable(String(variant), 40)}' is not known${suggestion ? ` (did you mean '${suggestion}'?)` : ""}; use one of: ${names.join(", ")}.`,
+      `variant '${echo(String(variant), 64)}' is not known${suggestion ? ` (did you mean '${suggestion}'?)` : ""}; use one of: ${names.join(", ")}.`,
     );
   }
   const merchant = findMerchant(ctx, request.merchant);
@@ -74,13 +74,13 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
     }
     // Regression: a ttl of 1e300 made a token whose exp no date can show (a 500 on its first use).
     if (ttl > MAX_TOKEN_TTL_SECONDS)
-      throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${printable(String(request.ttl), 40)}'.`);
+      throw new InvalidRequest("mint_ttl_invalid", `ttl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${echo(String(request.ttl), 64)}'.`);
     // A "valid" token that is already expired (ttl 0, or under half a second) would pass for a
     // valid one in the answer and fail on first use; the catalogue has a variant for that.
     if (ttl < 1)
       throw new InvalidRequest(
         "mint_ttl_invalid",
-        `ttl must be at least 1s, got '${printable(String(request.ttl), 40)}'. For a token that is already expired, use variant "expired".`,
+        `ttl must be at least 1s, got '${echo(String(request.ttl), 64)}'. For a token that is already expired, use variant "expired".`,
       );
   }
   const jti = ctx.newTokenId();
@@ -141,7 +141,7 @@ function findMerchant(ctx: ControlContext, ref: string | undefined): Merchant {
   const m = ctx.merchants.byKey(ref) ?? ctx.merchants.findById(ref);
   if (!m)
     throw new NotFound(
-      `No merchant with api_key or id '${ref.slice(0, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`,
+      `No merchant with api_key or id '${echo(ref, 64)}'. Use a loaded merchant's api_key (see GET /__sandbox/health and merchant-sandbox scenarios) or a session's.`,
     );
   return m;
 }

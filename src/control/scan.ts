@@ -1,5 +1,6 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
+import { jwsSpans } from "../core/jwt-runs.js";
 import type { SigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
 
@@ -35,12 +36,6 @@ export const MIN_SECRET_LENGTH = 6;
 
 /** Up to this many distinct secrets, one indexOf per secret is fastest; beyond, one indexed pass. */
 const FEW_SECRETS = 300;
-
-/**
- * A compact JWS whose header and payload are JSON objects (`eyJ` is base64url for `{"`). The
- * signature part may be empty (alg none); such a token never verifies, but it is still looked at.
- */
-const JWT_SHAPE = /eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
 
 /** Where a JWT's keys come from: the sandbox's key ring, by `kid`. */
 export type KeyLookup = (kid: string) => SigningKey | undefined;
@@ -93,13 +88,17 @@ export async function scanText(
 
   const verdicts = new Map<string, Promise<Omit<ScanHit, "line" | "column"> | undefined>>();
   const shapes: Array<{ offset: number; verdict: Promise<Omit<ScanHit, "line" | "column"> | undefined> }> = [];
-  for (const m of text.matchAll(JWT_SHAPE)) {
-    let verdict = verdicts.get(m[0]);
+  // A compact JWS whose header and payload are JSON objects (`eyJ` is base64url for `{"`), found
+  // in one pass (jwt-runs.ts). The signature part may be empty (alg none); such a token never
+  // verifies, but it is still looked at.
+  for (const [start, end] of jwsSpans(text)) {
+    const shape = text.slice(start, end);
+    let verdict = verdicts.get(shape);
     if (!verdict) {
-      verdict = issuedBySandbox(m[0], findKey, kidless);
-      verdicts.set(m[0], verdict);
+      verdict = issuedBySandbox(shape, findKey, kidless);
+      verdicts.set(shape, verdict);
     }
-    shapes.push({ offset: m.index, verdict });
+    shapes.push({ offset: start, verdict });
   }
   for (const { offset, verdict } of shapes) {
     const issued = await verdict;

@@ -1,5 +1,5 @@
 import { SessionUrlUnknown } from "../core/errors.js";
-import { printable } from "../core/printable.js";
+import { echo } from "../core/echo.js";
 import { sessionBasePath } from "../core/session-path.js";
 
 /**
@@ -12,7 +12,7 @@ export function sessionBaseUrl(id: string, host: string | undefined): string {
 }
 
 export function sessionUrlUnknown(id: string): SessionUrlUnknown {
-  const shown = id === "" ? "" : ` '${printable(id, 64)}'`;
+  const shown = id === "" ? "" : ` '${echo(id, 64)}'`;
   return new SessionUrlUnknown(
     `There is no session${shown} for this base URL (/s/{session_id}): it was deleted, reaped after being idle, ended by a reset, or never created. Create a session with POST /__sandbox/sessions and configure the integration with the base_url it answers.`,
   );

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { echo } from "../core/echo.js";
 import { TooManySessions } from "../core/errors.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioLoadError } from "../scenarios/problems.js";
 import type { ScenarioRegistry } from "../scenarios/registry.js";
 import type { MerchantFile, ScenarioFile } from "../scenarios/schema.js";
-import type { SessionChange, SessionInfo } from "./session-info.js";
+import { addToHistory, emptyHistory, type SessionHistory } from "./session-history.js";
+import type { HistoryEntry, SessionChange, SessionInfo } from "./session-info.js";
 import { sessionBaseUrl } from "./session-url.js";
 
 /**
@@ -18,6 +20,8 @@ export interface Session {
   instance: ScenarioInstance;
   createdAt: number;
   lastUsedAt: number;
+  /** What was done to it through the control plane: data, bounded (session-history.ts). */
+  history: SessionHistory;
 }
 
 export interface SessionLimits {
@@ -33,6 +37,14 @@ export class SessionStore {
    * each creation O(n)). Uses move a session's time later, so it stays a lower bound; each walk makes it exact.
    */
   private oldestUse = Number.POSITIVE_INFINITY;
+  /**
+   * Creations under way: each holds a slot from its check on, taken in the same tick as the check
+   * (a creation awaits its scenario and key before the session exists, and concurrent creations
+   * that all passed a check of `sessions.size` alone overfilled the limit).
+   */
+  private reserved = 0;
+  /** History entries made in this sandbox: the `m` of their ids `req_<n>.<m>`, so ids never repeat. */
+  private historyCount = 0;
 
   constructor(
     private readonly scenarios: ScenarioRegistry,
@@ -40,16 +52,28 @@ export class SessionStore {
     readonly limits: SessionLimits,
     /** Told of every session made, reset or ended (the event stream's `session` events). */
     private readonly onChange: (change: SessionChange) => void = () => {},
+    /** Told of every history entry (the event stream's `history` events). */
+    private readonly onHistory: (entry: HistoryEntry) => void = () => {},
   ) {}
 
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
   async create(scenarioName = "default", profile?: string): Promise<Session> {
     this.reap();
-    if (this.sessions.size >= this.limits.maxSessions) {
+    if (this.sessions.size + this.reserved >= this.limits.maxSessions) {
       throw new TooManySessions(
         `This sandbox already holds ${this.limits.maxSessions} sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.`,
       );
     }
+    this.reserved++;
+    try {
+      return await this.make(scenarioName, profile);
+    } finally {
+      // Made (now counted in `sessions`) or failed: either way the slot is no longer held here.
+      this.reserved--;
+    }
+  }
+
+  private async make(scenarioName: string, profile: string | undefined): Promise<Session> {
     // A loaded scenario or a library name, never a path: the control plane must not read the
     // server's files on a caller's say-so.
     const template =
@@ -59,13 +83,14 @@ export class SessionStore {
             scenarioName,
             undefined,
             this.scenarios.loaded.map((s) => s.name),
+            echo,
           ).scenario
         : unknownScenario(scenarioName));
     const id = `ses_${randomBytes(8).toString("hex")}`;
     const file: ScenarioFile = { ...template, merchants: template.merchants.map((m, i) => freshCredentials(m, id, i)) };
     const instance = await this.scenarios.add(file, `session ${id} of '${template.name}'`, { sessionId: id, profile });
     const now = Date.now();
-    const session = { id, instance, createdAt: now, lastUsedAt: now };
+    const session = { id, instance, createdAt: now, lastUsedAt: now, history: emptyHistory() };
     this.sessions.set(id, session);
     this.oldestUse = Math.min(this.oldestUse, now);
     this.onChange({ change: "created", id, scenario: template.name });
@@ -129,6 +154,31 @@ export class SessionStore {
     this.onChange({ change: "actions", id: session.id, scenario: session.instance.file.name, applied, ...(rule && { rule }) });
   }
 
+  /**
+   * Adds what was just done to the session to its history and tells the streams. `afterId`: the
+   * journal's last request id (`req_<n>`), so the entry sits after that request in the replay;
+   * `sandboxTimeMs`: the session clock before the change.
+   */
+  remember(
+    session: Session,
+    afterId: string,
+    sandboxTimeMs: number,
+    what: Omit<HistoryEntry, "id" | "session" | "time" | "sandboxTime" | "clock">,
+  ): HistoryEntry {
+    const clock = session.instance.clock;
+    const entry: HistoryEntry = {
+      id: `${afterId}.${++this.historyCount}`,
+      session: session.id,
+      time: new Date().toISOString(),
+      sandboxTime: new Date(sandboxTimeMs).toISOString(),
+      ...what,
+      clock: { now: new Date(clock.now()).toISOString(), frozen: clock.frozen },
+    };
+    addToHistory(session.history, entry);
+    this.onHistory(entry);
+    return entry;
+  }
+
   deleteAll(): void {
     for (const s of [...this.sessions.values()]) this.end(s, "deleted");
   }
@@ -187,7 +237,7 @@ function unknownScenario(name: string): never {
       line: 1,
       column: 1,
       path: "",
-      message: `'${name.slice(0, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)`,
+      message: `'${echo(name, 64)}' is not a scenario name; use a loaded scenario or a library name such as 'token-endpoint-outage' (files are loaded with serve --scenario)`,
     },
   ]);
 }

@@ -6,7 +6,7 @@ import { isHighS } from "./ecdsa.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { encodeJwsHeader, signWithEncodedHeader } from "./jws.js";
 import { verifierOf, verifyCompactJws } from "./jws-verify.js";
-import { printable } from "./printable.js";
+import { echo } from "./echo.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
@@ -200,7 +200,7 @@ export class AccessTokens {
     if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     const { key, bytes } =
@@ -225,7 +225,7 @@ export class AccessTokens {
     if (key.alg !== alg) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     try {
@@ -268,7 +268,7 @@ export class AccessTokens {
     if (keys.length === 0) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${printable(alg, 80)}' is not the algorithm of its merchant's keys (${scope.keys.signing.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its merchant's keys (${scope.keys.signing.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
     for (const key of keys) {
@@ -392,23 +392,23 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_not_access_token",
         format.typ === undefined
-          ? `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token: this API's access tokens have no typ header. ${RENEW_HINT}`
+          ? `The token's type (typ '${echo(String(header.typ), 80)}') is not an access token: this API's access tokens have no typ header. ${RENEW_HINT}`
           : header.typ === undefined
             ? `The token has no type (no typ header); an access token says typ '${format.typ}'. ${RENEW_HINT}`
-            : `The token's type (typ '${printable(String(header.typ), 80)}') is not an access token (${format.typ}). ${RENEW_HINT}`,
+            : `The token's type (typ '${echo(String(header.typ), 80)}') is not an access token (${format.typ}). ${RENEW_HINT}`,
       );
     }
     if (format.iss && payload.iss !== settings.issuer) {
       throw new InvalidToken(
         "token_wrong_issuer",
-        `The token was issued by '${printable(String(payload.iss), 80)}', not by this sandbox ('${settings.issuer}'). ${RENEW_HINT}`,
+        `The token was issued by '${echo(String(payload.iss), 80)}', not by this sandbox ('${settings.issuer}'). ${RENEW_HINT}`,
       );
     }
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (format.aud && !aud.includes(settings.audience)) {
       throw new InvalidToken(
         "token_wrong_audience",
-        `The token is meant for audience '${printable(aud.join(","), 80)}', not '${settings.audience}'. ${RENEW_HINT}`,
+        `The token is meant for audience '${echo(aud.join(","), 80)}', not '${settings.audience}'. ${RENEW_HINT}`,
       );
     }
     const claims = payload as AccessClaims;
@@ -544,7 +544,7 @@ function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
-  return typeof value === "string" ? `a string ('${printable(value, 40)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
+  return typeof value === "string" ? `a string ('${echo(value, 64)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function unknownMerchant(): InvalidToken {
@@ -554,6 +554,6 @@ function unknownMerchant(): InvalidToken {
 function unknownKid(kid: string): InvalidToken {
   return new InvalidToken(
     "token_unknown_kid",
-    `The token's signing key (kid '${printable(kid, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
+    `The token's signing key (kid '${echo(kid, 64)}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
   );
 }

@@ -1,5 +1,6 @@
 import type { SandboxResponse } from "./http-types.js";
 import type { TokenFormat } from "./token-format.js";
+import type { SecretView } from "./secret-index.js";
 
 /**
  * What a response profile (src/profiles/) makes of the merchant API's answers: the same facts in
@@ -136,12 +137,14 @@ export interface AnswerShaper {
   /** `body`: today's placeholder body of a protected call. */
   protectedCall(body: Record<string, unknown>, operation: string, facts: AnswerFacts): SandboxResponse | undefined;
   /**
-   * Any thrown value, as the problem mapper takes it (core/problem.ts), refused on a route of
-   * `group` (undefined: a path of no group, the 404). Carries `X-Sandbox-Explanation`.
+   * Any thrown value, as the problem mapper takes it (core/problem.ts), with the secrets its echoes
+   * are redacted against, refused on a route of `group` (undefined: a path of no group, the 404).
+   * Carries `X-Sandbox-Explanation`.
    */
   refusal(
     thrown: unknown,
     instance: string,
+    secrets: SecretView,
     extraHeaders: Record<string, string> | undefined,
     facts: AnswerFacts,
     group: RefusalGroup | undefined,

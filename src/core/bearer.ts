@@ -1,3 +1,4 @@
+import { echo } from "./echo.js";
 import { InvalidRequest, MissingCredentials } from "./errors.js";
 import { headerCount, headerValue, type SandboxRequest } from "./http-types.js";
 import { TOKEN_QUERY_KEYS } from "./redact.js";
@@ -120,7 +121,7 @@ export function readBearerToken(request: SandboxRequest, options: BearerOptions)
     case "not_bearer":
       throw new InvalidRequest(
         "authorization_not_bearer",
-        `The Authorization header uses ${parsed.scheme === undefined ? "no recognisable scheme" : `'${parsed.scheme}'`}, not the Bearer scheme. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
+        `The Authorization header uses ${parsed.scheme === undefined ? "no recognisable scheme" : `'${echo(parsed.scheme, 20)}'`}, not the Bearer scheme. Send 'Authorization: Bearer <token>' with the ${options.tokenName}.`,
         { challenge: "bearer" },
       );
     case "empty":

@@ -45,8 +45,20 @@ export function isoOfSeconds(seconds: number): string {
   return isoOrUndefined(seconds * 1000) ?? `${seconds} seconds after 1970`;
 }
 
+/**
+ * How many of its latest moves a clock keeps (SandboxClock.skippedOver): enough for every jump a
+ * test makes within a token's lifetime, and a fixed bound however many it makes.
+ */
+export const CLOCK_MOVES_KEPT = 32;
+
 export class SandboxClock {
   private offsetMs = 0;
+  /**
+   * Its latest moves (advance, set, freeze at an instant, reset, and its parent's), as pairs of
+   * readings [from, to], oldest first: what a request can no longer see happen, so what no client
+   * could have acted on (a token's renewal window jumped over). Made on the first move.
+   */
+  private moves: Array<[number, number]> | undefined;
   private frozenAtMs: number | undefined;
   private readonly parent: SandboxClock | undefined;
   /** Named in refusals: "the clock of session s_…". */
@@ -111,24 +123,63 @@ export class SandboxClock {
   /** Moves the clock forward (or back, with a negative amount) by `ms`, frozen or not. */
   advance(ms: number): void {
     if (!Number.isFinite(ms)) throw new RangeError(`advance takes a finite number of milliseconds, got ${ms}`);
-    this.assertCanMoveTo(this.now() + ms);
+    const from = this.now();
+    this.assertCanMoveTo(from + ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs += ms;
     else this.offsetMs += ms;
+    this.moved(from);
   }
 
   /** Jumps to an instant; a running clock keeps running from there. */
   set(instant: Date | number): void {
     const ms = toMs(instant);
+    const from = this.now();
     this.assertCanMoveTo(ms);
     if (this.frozenAtMs !== undefined) this.frozenAtMs = ms;
     else this.offsetMs = ms - this.base();
+    this.moved(from);
   }
 
   /** Stops the clock at its current reading (or at `instant`). */
   freeze(instant?: Date | number): void {
-    const ms = instant === undefined ? this.now() : toMs(instant);
+    const from = this.now();
+    const ms = instant === undefined ? from : toMs(instant);
     if (instant !== undefined) this.assertCanMoveTo(ms);
     this.frozenAtMs = ms;
+    this.moved(from);
+  }
+
+  /**
+   * True when one move of this clock (or of a clock it follows) carried it from before `fromMs` to
+   * `toMs` or later: the clock never read a time in [fromMs, toMs), so nothing could happen in
+   * between. Among the moves kept (CLOCK_MOVES_KEPT).
+   */
+  skippedOver(fromMs: number, toMs: number): boolean {
+    return this.moves?.some(([from, to]) => from < fromMs && to >= toMs) ?? false;
+  }
+
+  /** Keeps the move from `fromMs` to the reading now, here and on every clock that moved with it. */
+  private moved(fromMs: number): void {
+    const to = this.now();
+    if (to === fromMs) return;
+    this.keepMove(fromMs, to);
+    this.followersMoved(to - fromMs);
+  }
+
+  private keepMove(from: number, to: number): void {
+    this.moves ??= [];
+    if (this.moves.length >= CLOCK_MOVES_KEPT) this.moves.shift();
+    this.moves.push([from, to]);
+  }
+
+  private followersMoved(deltaMs: number): void {
+    for (const follower of this.followers) {
+      // A clock frozen itself stood still (as in assertFollowersCanMove).
+      if (follower.frozenAtMs !== undefined) continue;
+      const to = follower.now();
+      follower.keepMove(to - deltaMs, to);
+      follower.followersMoved(deltaMs);
+    }
   }
 
   /** Lets a frozen clock run again from where it stood. */
@@ -140,8 +191,10 @@ export class SandboxClock {
 
   /** Back to the base clock, running, with no offset. */
   reset(): void {
+    const from = this.now();
     this.offsetMs = 0;
     this.frozenAtMs = undefined;
+    this.moved(from);
   }
 }
 

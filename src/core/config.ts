@@ -1,4 +1,5 @@
 import { parseDurationSeconds } from "./duration.js";
+import { DURATION_LIMITS } from "./duration-limits.js";
 
 /**
  * Settings of one sandbox, their defaults (docs/architecture.md, "Defaults and published values") and their
@@ -27,9 +28,9 @@ export type Scope = (typeof SCOPES)[number];
 export type PaymentTokenTransport = { kind: "authorization" } | { kind: "header"; name: string } | { kind: "body"; field: string };
 
 /** The longest token lifetime: ten years keeps every exp a date that clients and the journal can carry. */
-export const MAX_TOKEN_TTL_SECONDS = 3650 * 86_400;
+export const MAX_TOKEN_TTL_SECONDS = DURATION_LIMITS.tokenTtl.ms / 1000;
 /** The same limit, as messages state it. */
-export const MAX_TOKEN_TTL_TEXT = "3650d (ten years)";
+export const MAX_TOKEN_TTL_TEXT = DURATION_LIMITS.tokenTtl.text;
 
 export interface SandboxSettings {
   tokenTtlSeconds: number;
@@ -108,7 +109,12 @@ export function resolveSettings(input: SettingsInput = {}, base: SandboxSettings
       throw new ConfigError(`tokenTtl must be at most ${MAX_TOKEN_TTL_TEXT}, got '${input.tokenTtl}'`, "tokenTtl");
     }
   }
-  if (input.leeway !== undefined) s.leewaySeconds = durationSetting("leeway", input.leeway);
+  if (input.leeway !== undefined) {
+    s.leewaySeconds = durationSetting("leeway", input.leeway);
+    if (s.leewaySeconds * 1000 > DURATION_LIMITS.leeway.ms) {
+      throw new ConfigError(`leeway must be at most ${DURATION_LIMITS.leeway.text}, got '${input.leeway}'`, "leeway");
+    }
+  }
   if (input.algorithm !== undefined) s.algorithm = oneOf("algorithm", input.algorithm, ALGORITHMS);
   if (input.issuer !== undefined) s.issuer = nonEmpty("issuer", input.issuer);
   if (input.audience !== undefined) s.audience = nonEmpty("audience", input.audience);

@@ -3,10 +3,13 @@
  * `code` (for tests and clients to switch on), the HTTP status, the OAuth `error` member where one
  * applies, and a `description` that tells the caller how to fix the request.
  *
- * Descriptions must never contain a secret, a password, a payment token or a JWT: pass them
- * through `redact()` first. The single mapper to a response lives in `problem.ts`.
+ * Descriptions must never contain a secret, a password, a payment token or a JWT in clear: quote
+ * what the request sent with `echo()` (echo.ts), never shortened first, and the single mapper to a
+ * response (`problem.ts`) redacts it with the secrets of the moment; a secret the sandbox itself
+ * names goes through `redact()` first.
  */
 
+import { echo, plainText } from "./echo.js";
 import type { CodeWith, ErrorCode, OAuthError } from "./error-catalogue.js";
 
 export type { ErrorCode, OAuthError } from "./error-catalogue.js";
@@ -47,14 +50,37 @@ export abstract class SandboxError extends StacklessError {
   readonly challenge: SandboxErrorInit["challenge"];
   readonly scope: string | undefined;
 
-  constructor(
-    readonly description: string,
-    init: SandboxErrorInit = {},
-  ) {
+  /**
+   * The description as written, with what it quotes of the request marked (`echo`, echo.ts): the
+   * problem mapper shows it redacted (problem.ts `asRefusal`).
+   */
+  readonly said: string;
+
+  constructor(description: string, init: SandboxErrorInit = {}) {
     super();
+    this.said = description;
     this.headers = init.headers ?? {};
     this.challenge = init.challenge;
     this.scope = init.scope;
+  }
+
+  /**
+   * The description for a reader without the secrets at hand (a test, a log of a thrown value):
+   * the request's echoes shortened but not redacted. An answer shows `asRefusal`'s, never this.
+   */
+  get description(): string {
+    return plainText(this.said);
+  }
+
+  /**
+   * The same refusal saying `said` instead (the description an answer shows, echo.ts): a copy with
+   * every own field, of the same class, so the mapper reads it as it would the original.
+   */
+  withDescription(said: string): this {
+    return Object.create(Object.getPrototypeOf(this), {
+      ...Object.getOwnPropertyDescriptors(this),
+      said: { value: said, enumerable: true },
+    }) as this;
   }
 
   /** The class name, read from the prototype: nothing to store per refusal. */
@@ -157,7 +183,7 @@ export class MethodNotAllowed extends SandboxError {
   readonly code = "method_not_allowed";
   constructor(method: string, path: string, allowed: string[]) {
     const choices = allowed.length > 2 ? `${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}` : allowed.join(" or ");
-    super(`${method} is not allowed on ${path}. Use ${choices}.`, {
+    super(`${echo(method, 32)} is not allowed on ${path}. Use ${choices}.`, {
       headers: { allow: allowed.join(", ") },
     });
   }

@@ -1,6 +1,6 @@
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.js";
 import { headerValue, type SandboxRequest } from "./http-types.js";
-import { printable } from "./printable.js";
+import { echo } from "./echo.js";
 
 /**
  * Reading a JSON request body, with the refusals of docs/architecture.md: 413 past the size limit,
@@ -109,7 +109,7 @@ function formMediaType(contentType: string | undefined): string | undefined {
 
 function printableType(contentType: string | undefined): string {
   if (!contentType) return "(none)";
-  return printable(contentType, 100);
+  return echo(contentType, 100);
 }
 
 /**

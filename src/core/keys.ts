@@ -164,6 +164,11 @@ export class KeyRing {
  * a reset returns to it), and all leave at `release` when the scenario ends.
  */
 export class ScenarioKeys {
+  /**
+   * How many keys one scenario accepts at once (the current one and those `keep_old` kept): a
+   * rotation past it retires the oldest, so rotations cannot grow the ring and the JWKS without end.
+   */
+  static readonly MAX_ACCEPTED = 10;
   /** Both undefined only while the start key is on its way (the ring's `ready` is then set). */
   private start: SigningKey | undefined;
   private currentKey: SigningKey | undefined;
@@ -200,14 +205,31 @@ export class ScenarioKeys {
     return this.acceptedKids.has(kid);
   }
 
-  async rotate(keepOld: boolean): Promise<SigningKey> {
+  /**
+   * A new key signs; with `keepOld` the keys accepted so far stay accepted (at most MAX_ACCEPTED in
+   * all, the oldest leave first). Undefined when the scenario ended while the key was being made:
+   * the key leaves the ring at once and nothing changed.
+   */
+  async rotate(keepOld: boolean): Promise<SigningKey | undefined> {
     if (this.ring.ready) await this.ring.ready;
+    if (this.released) return undefined;
     const next = await this.ring.generate(this.signing.alg);
+    if (this.released) {
+      // `release` ran during the generation and could not know of this key.
+      this.ring.retire([next.kid], true);
+      return undefined;
+    }
     this.ownKids.add(next.kid);
-    if (!keepOld) this.dropAccepted();
+    if (keepOld) this.dropOldest(ScenarioKeys.MAX_ACCEPTED - 1);
+    else this.dropAccepted();
     this.acceptedKids.add(next.kid);
     this.currentKey = next;
     return next;
+  }
+
+  /** Whether the scenario ended (`release`): a rotation that finishes later changes nothing. */
+  get ended(): boolean {
+    return this.released;
   }
 
   /** Back to the start key (a reset): it signs, and only it is accepted. */
@@ -240,14 +262,33 @@ export class ScenarioKeys {
   }
 
   /**
+   * Stops accepting the oldest keys until at most `keep` are left (a Set keeps the order they came
+   * in); as in `dropAccepted`, the scenario's own keys but its start key leave the ring.
+   */
+  private dropOldest(keep: number): void {
+    const gone: string[] = [];
+    for (const kid of this.acceptedKids) {
+      if (this.acceptedKids.size - gone.length <= keep) break;
+      gone.push(kid);
+    }
+    for (const kid of gone) this.acceptedKids.delete(kid);
+    this.retireOwn(gone);
+  }
+
+  /**
    * Stops accepting every key; the scenario's own keys but its start key leave the ring. A token
    * signed with one is then refused token_unknown_kid by the ring, as the scenario refused it before.
    */
   private dropAccepted(): void {
-    const gone = [...this.acceptedKids].filter((kid) => kid !== this.start?.kid && this.ownKids.has(kid));
+    this.retireOwn([...this.acceptedKids]);
+    this.acceptedKids.clear();
+  }
+
+  /** Of keys no longer accepted, those the scenario generated, but its start key (a reset returns to it), leave the ring. */
+  private retireOwn(kids: string[]): void {
+    const gone = kids.filter((kid) => kid !== this.start?.kid && this.ownKids.has(kid));
     for (const kid of gone) this.ownKids.delete(kid);
     this.ring.retire(gone, false);
-    this.acceptedKids.clear();
   }
 }
 

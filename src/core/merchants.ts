@@ -177,11 +177,15 @@ export class MerchantRegistry {
 
   /**
    * Replaces a merchant's api_secret (a scenario's rotate_secret), so the redaction knows the new
-   * one too; the old one is kept as proof of identity (see rotateSecret).
+   * one too; the old one is kept as proof of identity (see rotateSecret), and redacted while it is.
+   * A secret rotated out of that memory is no longer redacted: the secrets one merchant adds to the
+   * redaction stay bounded however often a session rotates.
    */
   setApiSecret(merchant: Merchant, secret: string): void {
+    const before = merchant.formerSecrets[0];
     rotateSecret(merchant, secret);
     this.hold(merchant, secret);
+    if (before !== undefined && !merchant.formerSecrets.includes(before)) this.release(merchant, before);
   }
 
   private hold(merchant: Merchant, secret: string): void {
@@ -189,6 +193,15 @@ export class MerchantRegistry {
     if (!held || held.has(secret)) return;
     held.add(secret);
     this.secrets.add(secret);
+  }
+
+  /** Stops redacting one secret of the merchant's, unless it still holds it in another role. */
+  private release(merchant: Merchant, secret: string): void {
+    const held = this.held.get(merchant);
+    if (!held?.has(secret)) return;
+    if (secret === merchant.apiSecret || secret === merchant.paymentToken || secret === merchant.login?.password) return;
+    held.delete(secret);
+    this.secrets.delete(secret);
   }
 }
 

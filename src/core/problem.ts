@@ -1,6 +1,8 @@
+import { shownText } from "./echo.js";
 import { problemType, STATUS_TITLES } from "./error-catalogue.js";
 import { InternalError, SandboxError } from "./errors.js";
 import type { SandboxResponse } from "./http-types.js";
+import type { SecretView } from "./secret-index.js";
 
 /**
  * The one mapper from a refusal to a response: an RFC 9457 `application/problem+json` body that
@@ -29,9 +31,10 @@ export interface ProblemBody {
 /**
  * Builds the response for any thrown value: a SandboxError as it is, anything else as a 500.
  * `path` becomes `instance` as given: pass the redacted path (RequestTrace.shown, redactUrl).
+ * `secrets`: what the description's echoes of the request are redacted against (asRefusal).
  */
-export function problemResponse(thrown: unknown, path: string, extraHeaders?: Record<string, string>): SandboxResponse {
-  const err = asRefusal(thrown);
+export function problemResponse(thrown: unknown, path: string, secrets: SecretView, extraHeaders?: Record<string, string>): SandboxResponse {
+  const err = asRefusal(thrown, secrets);
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",
     "cache-control": "no-store",
@@ -43,13 +46,19 @@ export function problemResponse(thrown: unknown, path: string, extraHeaders?: Re
   return { status: err.status, headers, body: JSON.stringify(problemBody(err, path)) };
 }
 
-/** A SandboxError as it is; anything else (a bug of ours) as a 500 internal_error. */
-export function asRefusal(thrown: unknown): SandboxError {
-  return thrown instanceof SandboxError
-    ? thrown
-    : new InternalError(
-        "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
-      );
+/**
+ * A SandboxError as an answer shows it; anything else (a bug of ours) as a 500 internal_error.
+ * Every answer to a refusal starts here, so this is where what the request sent and the refusal
+ * quotes is redacted (echo.ts): no surface can answer a refusal without giving the secrets.
+ */
+export function asRefusal(thrown: unknown, secrets: SecretView): SandboxError {
+  if (!(thrown instanceof SandboxError)) {
+    return new InternalError(
+      "The sandbox failed to handle this request. This is a bug in merchant-sandbox, not in your request; the server log has the details.",
+    );
+  }
+  const shown = shownText(thrown.said, secrets);
+  return shown === thrown.said ? thrown : thrown.withDescription(shown);
 }
 
 /** The problem+json body of a refusal (also what a profile that leaves refusal.body out answers). */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { headOf, type SecretSet, type SecretView } from "./secret-index.js";
+import { hasJwt, jwtSpans, type Span } from "./jwt-runs.js";
+import type { SecretView } from "./secret-index.js";
 
 /**
  * Redaction for anything secret (api_secret, passwords, payment tokens, JWTs) that has to be
@@ -17,14 +18,6 @@ export const TOKEN_QUERY_KEYS: readonly string[] = ["access_token", "token", "jw
 
 /** A query parameter whose name says it is secret (accessToken, client_secret, id_token …) has its value redacted whatever it is. */
 const SECRET_NAME = /(token|secret|passw|pwd|auth|jwt|credential|bearer)/i;
-/**
- * A JWT anywhere in a text (after `Bearer `, `t=`, before `,` or `;v=1`): `eyJ` (a JSON header in
- * base64url), then one or two dots. The payload must not be empty, so a redaction's own head
- * (`eyJh...(`) is not taken for a token.
- */
-const JWT_RUN = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g;
-/** The same, without the g flag: a yes/no test that keeps no lastIndex between calls. */
-const JWT_TEST = new RegExp(JWT_RUN.source);
 /** How many rounds of percent-decoding are tried: double encoding, and one more. */
 const MAX_DECODINGS = 3;
 
@@ -78,7 +71,7 @@ function redactPair(pair: string, secrets: SecretView): string {
 
 /** One path segment, query key or value: the most decoded form a secret was found in, each secret redacted. */
 function redactUnit(unit: string, secrets: SecretView): string {
-  let found: { text: string; spans: Array<[number, number]> } | undefined;
+  let found: { text: string; spans: Span[] } | undefined;
   for (const v of variantsOf(unit)) {
     const spans = secretSpans(v, secrets, true);
     if (spans.length) found = { text: v, spans };
@@ -94,58 +87,50 @@ function redactUnit(unit: string, secrets: SecretView): string {
 }
 
 function hasSecret(text: string, secrets: SecretView, whole: boolean): boolean {
-  // A JWT is the usual find, and its regex is cheaper than the lookups below.
-  if (text.includes("eyJ") && JWT_TEST.test(text)) return true;
-  return secretSpans(text, secrets, whole).length > 0;
+  // A JWT is the usual find, and cheaper to rule out than the secrets.
+  return hasJwt(text) || secretSpans(text, secrets, whole).length > 0;
 }
 
 /**
- * Where JWTs and secrets sit in a text, merged and in order. Secrets of URL-unreserved characters
- * are looked for only inside runs of those characters at least as long as the secret, so a path
- * such as /api/v2/payment/status costs no lookup at all; others (rare: a password with a space) are
- * looked for at every position, once per distinct length. Short secrets match the whole text only
- * (`whole`: the text is one segment, key or value).
+ * Where JWTs (jwt-runs.ts) and secrets sit in a text, merged and in order; every part of it is one
+ * pass over the text, whatever the secrets. Secrets of URL-unreserved characters are looked for
+ * only inside runs of those characters at least as long as the shortest of them, so a path such as
+ * /api/v2/payment/status costs no automaton step at all; others (rare: a password with a space)
+ * in the whole text. Short secrets match the whole text only (`whole`: the text is one segment,
+ * key or value).
  */
-function secretSpans(text: string, secrets: SecretView, whole: boolean): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  // A JWT (hundreds of characters) is redacted whole: the word lookups need not walk through it.
-  let scanned = text;
-  if (text.includes("eyJ")) {
-    for (const m of text.matchAll(JWT_RUN)) {
-      spans.push([m.index, m.index + m[0].length]);
-      scanned = scanned.slice(0, m.index) + " ".repeat(m[0].length) + scanned.slice(m.index + m[0].length);
+function secretSpans(text: string, secrets: SecretView, whole: boolean): Span[] {
+  const found: Span[][] = [];
+  if (text.includes("eyJ")) found.push(jwtSpans(text));
+  const runs = text.length >= secrets.minWordLength ? unreservedRuns(text, secrets.minWordLength) : [];
+  for (const { level, visible } of secrets.layers) {
+    if (runs.length > 0 && runs.some(([start, end]) => end - start >= level.minWordLength)) {
+      const spans: Span[] = [];
+      for (const [start, end] of runs) level.automata().words.findIn(text, start, end, visible, spans);
+      found.push(spans);
+    }
+    if (level.hasOthers) {
+      const spans: Span[] = [];
+      level.automata().others.findIn(text, 0, text.length, visible, spans);
+      found.push(spans);
     }
   }
-  if (secrets.wordLengths.length) {
-    let runStart = 0;
-    for (let i = 0; i <= scanned.length; i++) {
-      if (i < scanned.length && isUnreserved(scanned.charCodeAt(i))) continue;
-      if (i - runStart >= secrets.wordLengths[0]!) lookUp(scanned, runStart, i, secrets.words, secrets.wordLengths, secrets.heads, spans);
-      runStart = i + 1;
-    }
-  }
-  if (secrets.otherLengths.length) lookUp(text, 0, text.length, secrets.others, secrets.otherLengths, secrets.heads, spans);
-  if (whole && secrets.short.has(text)) spans.push([0, text.length]);
-  return spans.length > 1 ? merged(spans) : spans;
+  if (whole && secrets.short.has(text)) found.push([[0, text.length]]);
+  if (found.length === 1) return found[0]!;
+  const all = found.flat();
+  return all.length > 1 ? merged(all) : all;
 }
 
-/** Every secret of `set` inside text[from, to): a substring is cut only where the first two characters start some secret. */
-function lookUp(
-  text: string,
-  from: number,
-  to: number,
-  set: SecretSet,
-  lengths: readonly number[],
-  heads: Uint8Array,
-  spans: Array<[number, number]>,
-): void {
-  for (let p = from; p + lengths[0]! <= to; p++) {
-    if (heads[headOf(text, p)] !== 1) continue;
-    for (const length of lengths) {
-      if (p + length > to) break;
-      if (set.has(text.slice(p, p + length))) spans.push([p, p + length]);
-    }
+/** The runs of URL-unreserved characters at least `min` long: where a secret of those characters can stand. */
+function unreservedRuns(text: string, min: number): Span[] {
+  const runs: Span[] = [];
+  let runStart = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && isUnreserved(text.charCodeAt(i))) continue;
+    if (i - runStart >= min) runs.push([runStart, i]);
+    runStart = i + 1;
   }
+  return runs;
 }
 
 /** [A-Za-z0-9._~-], the characters a URL carries unencoded. */
@@ -153,10 +138,11 @@ function isUnreserved(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95 || c === 126;
 }
 
-function merged(spans: Array<[number, number]>): Array<[number, number]> {
+function merged(spans: Span[]): Span[] {
   spans.sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [spans[0]!];
-  for (const [start, end] of spans.slice(1)) {
+  const out: Span[] = [[...spans[0]!]];
+  for (let i = 1; i < spans.length; i++) {
+    const [start, end] = spans[i]!;
     const last = out[out.length - 1]!;
     if (start <= last[1]) last[1] = Math.max(last[1], end);
     else out.push([start, end]);

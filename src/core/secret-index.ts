@@ -1,22 +1,27 @@
+import { SecretAutomaton } from "./secret-automaton.js";
+
 /**
- * The secrets of the loaded merchants (api_secret, login password, payment token), indexed so the
- * redaction of every request's URL (redact.ts) finds them without scanning each merchant: a
- * candidate substring is looked up in a Set, and only for the lengths some secret has.
+ * The secrets of the loaded merchants (api_secret, login password, payment token) and the admin
+ * token, indexed so the redaction of every request's URL (redact.ts) finds them in one pass: an
+ * Aho–Corasick automaton over all of them (secret-automaton.ts), so the cost of a URL does not
+ * depend on how many secrets there are nor on how many lengths they have.
  *
  * Merchants come and go (sessions), so the index counts how many merchants hold each value, and
- * a change costs O(1) whatever the number of merchants (5,000 live sessions hold 15,000 secrets;
- * rebuilding the view after each change made every session creation cost O(n)):
- * - a new secret goes into the lookup tables in place, but a view keeps the lengths it was taken
- *   with, and a rebuild (below) leaves it the old tables: a view taken earlier may miss a secret
- *   added since. A request that waited for its body therefore redacts with `unionOf` its arrival
+ * a change costs amortized O(log n) secret builds whatever the number of merchants (5,000 live
+ * sessions hold 15,000 secrets; building one automaton anew after each change made every session
+ * creation cost O(n)):
+ * - automata are immutable, and a view keeps the ones it was taken with. The secrets are in levels
+ *   of decreasing size (Tables below): the secrets added since the last view become a level when
+ *   the next view is taken, merged with every smaller level. A view taken earlier therefore misses
+ *   a secret added since: a request that waited for its body redacts with `unionOf` its arrival
  *   view and the view of the moment it is handled;
- * - a secret no merchant holds any more is stamped with the generation it went in, and a view
- *   sees only what was still held when it was taken. A request that took its view before a
- *   session ended (an idle one is reaped while its request is read) still redacts that session's
- *   secrets in its own log line, as a snapshot would;
- * - once those stamped leftovers outnumber the held secrets, the tables are built anew from the
- *   held ones (views already taken keep the old tables): amortized O(1) per removal, and the
- *   memory of ended sessions goes back.
+ * - a secret no merchant holds any more stays in its automaton, stamped with the generation it
+ *   went at, and a view sees only what was still held when it was taken. A request that took its
+ *   view before a session ended (an idle one is reaped while its request is read) still redacts
+ *   that session's secrets in its own log line, as a snapshot would;
+ *   A merge of levels leaves them out; once they outnumber the held secrets, everything is built
+ *   anew from the held ones (views already taken keep the old automata): amortized O(1) per
+ *   removal, and the memory of ended sessions goes back.
  */
 
 /** Below this length a secret is redacted only where it is a whole path segment or query key/value:
@@ -30,42 +35,36 @@ export interface SecretSet {
   readonly size: number;
 }
 
+/** The automata of one level of the index, built when first searched. */
+export interface SecretAutomata {
+  /** Secrets made only of URL-unreserved characters [A-Za-z0-9._~-]: they can only sit inside one run of those. */
+  readonly words: SecretAutomaton;
+  /** Secrets with any other character (spaces, '/', '+', '=' …): searched in the whole text. */
+  readonly others: SecretAutomaton;
+}
+
+/** One level of the index as a view sees it. */
+export interface SecretLayer {
+  readonly level: Level;
+  /** False for a secret the level holds but no merchant held when the view was taken. */
+  readonly visible: (secret: string) => boolean;
+}
+
 /** What the redaction looks in. */
 export interface SecretView {
-  /** Secrets made only of URL-unreserved characters [A-Za-z0-9._~-]: they can only sit inside one run of those. */
-  readonly words: SecretSet;
-  /** Their distinct lengths, ascending. */
-  readonly wordLengths: readonly number[];
-  /** Longer secrets with any other character (spaces, '/', '+', '=' …): searched in the whole text. */
-  readonly others: SecretSet;
-  readonly otherLengths: readonly number[];
-  /**
-   * A 1 at headOf() of every word and other secret: most positions of a text are ruled out by one
-   * array read, without cutting a substring (a Set of numbers would box each key on every lookup).
-   */
-  readonly heads: Uint8Array;
+  readonly layers: readonly SecretLayer[];
+  /** The shortest word secret of every layer (Infinity when none): a shorter run of unreserved characters is not searched. */
+  readonly minWordLength: number;
   /** Secrets shorter than MIN_ANYWHERE_LENGTH: matched as whole segments, keys and values only. */
   readonly short: SecretSet;
 }
 
-/** The first two UTF-16 units of text at `at`, hashed to 16 bits (a collision only costs one Set lookup). */
-export function headOf(text: string, at: number): number {
-  return ((text.charCodeAt(at) << 8) ^ text.charCodeAt(at + 1)) & 0xffff;
-}
-
-export const EMPTY_VIEW: SecretView = {
-  words: new Set(),
-  wordLengths: [],
-  others: new Set(),
-  otherLengths: [],
-  heads: new Uint8Array(0),
-  short: new Set(),
-};
+export const EMPTY_VIEW: SecretView = { layers: [], minWordLength: Number.POSITIVE_INFINITY, short: new Set() };
 
 export class SecretIndex {
   /** The secrets merchants hold now, with how many hold each. */
   private readonly counts = new Map<string, number>();
-  private tables = new Tables();
+  private tables = new Tables([]);
   /** Bumped by every removal: a view sees the secrets removed after the generation it was taken at. */
   private generation = 0;
   private cached: SecretView | undefined;
@@ -74,7 +73,10 @@ export class SecretIndex {
     if (!secret) return;
     const n = this.counts.get(secret) ?? 0;
     this.counts.set(secret, n + 1);
-    if (n === 0 && this.tables.put(secret)) this.cached = undefined;
+    if (n === 0) {
+      this.tables.put(secret);
+      this.cached = undefined;
+    }
   }
 
   delete(secret: string): void {
@@ -87,19 +89,22 @@ export class SecretIndex {
     this.counts.delete(secret);
     this.tables.remove(secret, ++this.generation);
     this.cached = undefined;
-    if (this.tables.leftovers > this.counts.size) {
-      this.tables = new Tables();
-      for (const held of this.counts.keys()) this.tables.put(held);
-    }
+    if (this.tables.leftovers > this.counts.size) this.tables = new Tables(this.counts.keys());
   }
 
   has(secret: string): boolean {
     return this.counts.has(secret);
   }
 
-  /** Secrets the lookup tables still hold for views taken before their removal (bounded by the held ones). */
+  /** Secrets the automata still hold for views taken before their removal (bounded by the held ones). */
   get leftoverCount(): number {
     return this.tables.leftovers;
+  }
+
+  /** How many automata levels a view searches (O(log n) of the secrets). */
+  get levelCount(): number {
+    this.view();
+    return this.tables.levelCount;
   }
 
   view(): SecretView {
@@ -111,61 +116,124 @@ export class SecretIndex {
 /** Not held: the generation of its removal is stored instead. */
 const HELD = Number.POSITIVE_INFINITY;
 
-/** The lookup tables: each secret with the generation it was removed at (HELD while held). */
+/**
+ * Secrets searched together: one level of the index. Its automata are built when a text first
+ * needs them (most URLs have no run of unreserved characters as long as a secret), so a level
+ * merged into a bigger one before any search costs no build at all.
+ */
+export class Level {
+  readonly minWordLength: number;
+  readonly hasOthers: boolean;
+  private built: SecretAutomata | undefined;
+
+  constructor(readonly secrets: readonly string[]) {
+    let min = Number.POSITIVE_INFINITY;
+    let others = false;
+    for (const s of secrets) {
+      if (isWord(s)) min = Math.min(min, s.length);
+      else others = true;
+    }
+    this.minWordLength = min;
+    this.hasOthers = others;
+  }
+
+  automata(): SecretAutomata {
+    if (!this.built) {
+      const words: string[] = [];
+      const others: string[] = [];
+      for (const s of this.secrets) (isWord(s) ? words : others).push(s);
+      this.built = { words: new SecretAutomaton(words), others: new SecretAutomaton(others) };
+    }
+    return this.built;
+  }
+}
+
+function isWord(secret: string): boolean {
+  return /^[A-Za-z0-9._~-]+$/.test(secret);
+}
+
+/**
+ * One generation's automata, as levels of decreasing size (the logarithmic method): secrets added
+ * since the last view wait in `pending`; the next view builds them as a level, merged with every
+ * level not bigger than it. Each secret is built O(log n) times over its life, and a URL is
+ * searched in O(log n) automata.
+ */
 class Tables {
-  private readonly words = new Map<string, number>();
-  private readonly others = new Map<string, number>();
+  /** Secrets of these automata no merchant holds now, with the generation of their removal. */
+  private readonly removed = new Map<string, number>();
   private readonly short = new Map<string, number>();
-  private wordLengths: number[] = [];
-  private otherLengths: number[] = [];
-  private readonly heads = new Uint8Array(0x10000);
+  /** Every secret in a level or pending. */
+  private readonly members = new Set<string>();
+  private readonly levels: Level[] = [];
+  private pending: string[] = [];
   leftovers = 0;
 
-  /** Adds a held secret; true when the views must be made again (a length no secret had). */
-  put(s: string): boolean {
-    const table = this.tableOf(s);
-    if (table.has(s)) {
-      if (table.get(s) !== HELD) this.leftovers--;
-      table.set(s, HELD);
-      return false;
+  constructor(held: Iterable<string>) {
+    for (const s of held) this.put(s);
+  }
+
+  get levelCount(): number {
+    return this.levels.length;
+  }
+
+  /** Adds a held secret (again, or for the first time). */
+  put(s: string): void {
+    if (s.length < MIN_ANYWHERE_LENGTH) {
+      const was = this.short.get(s);
+      if (was !== undefined && was !== HELD) this.leftovers--;
+      this.short.set(s, HELD);
+      return;
     }
-    table.set(s, HELD);
-    if (table === this.short) return false;
-    this.heads[headOf(s, 0)] = 1;
-    // Lengths of leftovers stay: a length too many costs a lookup, never a secret shown.
-    if (table === this.words && !this.wordLengths.includes(s.length)) {
-      this.wordLengths = [...this.wordLengths, s.length].sort((a, b) => a - b);
-      return true;
+    if (this.members.has(s)) {
+      if (this.removed.delete(s)) this.leftovers--;
+      return;
     }
-    if (table === this.others && !this.otherLengths.includes(s.length)) {
-      this.otherLengths = [...this.otherLengths, s.length].sort((a, b) => a - b);
-      return true;
-    }
-    return false;
+    this.members.add(s);
+    this.pending.push(s);
   }
 
   remove(s: string, generation: number): void {
-    const table = this.tableOf(s);
-    if (table.get(s) !== HELD) return;
-    table.set(s, generation);
+    if (s.length < MIN_ANYWHERE_LENGTH) {
+      if (this.short.get(s) !== HELD) return;
+      this.short.set(s, generation);
+      this.leftovers++;
+      return;
+    }
+    if (this.removed.has(s) || !this.members.has(s)) return;
+    this.removed.set(s, generation);
     this.leftovers++;
   }
 
   viewAt(generation: number): SecretView {
-    return {
-      words: seenAt(this.words, generation),
-      wordLengths: this.wordLengths,
-      others: seenAt(this.others, generation),
-      otherLengths: this.otherLengths,
-      heads: this.heads,
-      short: seenAt(this.short, generation),
-    };
+    if (this.pending.length > 0) this.buildPending();
+    const removed = this.removed;
+    const visible = (secret: string) => (removed.get(secret) ?? HELD) > generation;
+    const layers = this.levels.map((level): SecretLayer => ({ level, visible }));
+    return { layers, minWordLength: minWordLengthOf(layers), short: seenAt(this.short, generation) };
   }
 
-  private tableOf(s: string): Map<string, number> {
-    if (s.length < MIN_ANYWHERE_LENGTH) return this.short;
-    return /^[A-Za-z0-9._~-]+$/.test(s) ? this.words : this.others;
+  /**
+   * The pending secrets as a level, merged with the levels not bigger than it. A merge leaves out
+   * the secrets no merchant holds any more: views taken before keep the levels that have them.
+   */
+  private buildPending(): void {
+    let secrets = this.pending;
+    this.pending = [];
+    while (this.levels.length > 0 && this.levels[this.levels.length - 1]!.secrets.length <= secrets.length) {
+      secrets = this.levels.pop()!.secrets.concat(secrets);
+    }
+    const kept = secrets.filter((s) => !this.removed.has(s));
+    for (const s of secrets) {
+      if (!this.removed.delete(s)) continue;
+      this.members.delete(s);
+      this.leftovers--;
+    }
+    if (kept.length > 0) this.levels.push(new Level(kept));
   }
+}
+
+function minWordLengthOf(layers: readonly SecretLayer[]): number {
+  return layers.reduce((min, l) => Math.min(min, l.level.minWordLength), Number.POSITIVE_INFINITY);
 }
 
 /** The secrets of a table a view taken at `generation` sees: held then (removed later, or never). */
@@ -179,33 +247,25 @@ function seenAt(table: Map<string, number>, generation: number): SecretSet {
 }
 
 /**
- * What two views see together: a secret either of them sees, at the lengths of both. For a request
- * that waited for its body: the view taken when its headers arrived (secrets removed since still
- * count) with the one of now (secrets added since count too). The same view twice, the common case
- * (nothing changed while the body came), is returned as it is.
+ * What two views see together: a secret either of them sees. For a request that waited for its
+ * body: the view taken when its headers arrived (secrets removed since still count) with the one
+ * of now (secrets added since count too). The same view twice, the common case (nothing changed
+ * while the body came), is returned as it is.
  */
 export function unionOf(a: SecretView, b: SecretView): SecretView {
   if (a === b) return a;
-  return {
-    words: eitherOf(a.words, b.words),
-    wordLengths: mergedLengths(a.wordLengths, b.wordLengths),
-    others: eitherOf(a.others, b.others),
-    otherLengths: mergedLengths(a.otherLengths, b.otherLengths),
-    heads: a.heads === b.heads ? a.heads : headsOf(a.heads, b.heads),
-    short: eitherOf(a.short, b.short),
-  };
+  const layers = [...a.layers];
+  for (const layer of b.layers) {
+    const same = layers.findIndex((l) => l.level === layer.level);
+    if (same < 0) layers.push(layer);
+    else {
+      const mine = layers[same]!.visible;
+      layers[same] = { ...layer, visible: (secret) => mine(secret) || layer.visible(secret) };
+    }
+  }
+  return { layers, minWordLength: Math.min(a.minWordLength, b.minWordLength), short: eitherOf(a.short, b.short) };
 }
 
 function eitherOf(a: SecretSet, b: SecretSet): SecretSet {
   return { has: (secret) => a.has(secret) || b.has(secret), size: a.size + b.size };
-}
-
-function mergedLengths(a: readonly number[], b: readonly number[]): readonly number[] {
-  return [...new Set([...a, ...b])].sort((x, y) => x - y);
-}
-
-function headsOf(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const heads = new Uint8Array(Math.max(a.length, b.length));
-  for (let i = 0; i < heads.length; i++) heads[i] = (a[i] ?? 0) | (b[i] ?? 0);
-  return heads;
 }

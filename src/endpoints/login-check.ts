@@ -51,6 +51,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
         "Invalid credentials: the e-mail is unknown, the password wrong, or the merchant disabled. Send a loaded merchant's login, or move to POST /api/v2/auth/token.",
       ),
       trace.shown.path,
+      ctx.merchants.secrets.view(),
       undefined,
       trace.facts,
       "login",

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ALGORITHMS } from "../core/config.js";
 import { REQUEST_ID_SHAPES } from "./request-id.js";
+import { scriptedHeaders, scriptedHeaderValue } from "../core/source/header-fields.js";
+import { DURATION_LIMITS, withinLimit } from "../core/duration-limits.js";
 
 /**
  * The response profile format, once: the TypeScript types, the runtime validation and the
@@ -18,17 +20,20 @@ const template = z
   .json()
   .describe("A JSON template: strings may hold {{placeholders}}; a string that is exactly one placeholder takes its typed value");
 
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "must be a valid HTTP header name" });
-const headerValue = z.string().regex(/^[\x20-\x7e\t]*$/, { message: "must be printable ASCII on one line (no CR or LF)" });
 const contentType = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+\/[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*;[\x20-\x7e]*)?$/, {
   message: "must be a media type such as application/json",
 });
 const status = z.int().min(200).max(599);
-const headers = z.record(headerName, headerValue).describe("Extra headers; values may hold {{placeholders}}");
+const headers = scriptedHeaders.describe(
+  "Extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header); values may hold {{placeholders}}",
+);
 const empty = z.literal(true).describe("No body at all: no bytes and no Content-Type (instead of body)");
 /** A challenge: keep the sandbox's RFC 6750 one, omit it, or a template such as 'Bearer' or 'Bearer error="{{error}}"'. */
 const challenge = z
-  .union([z.enum(["keep", "omit"]), headerValue.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+/, { message: "must start with an auth scheme such as Bearer" })])
+  .union([
+    z.enum(["keep", "omit"]),
+    scriptedHeaderValue.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+/, { message: "must start with an auth scheme such as Bearer" }),
+  ])
   .describe(
     'keep (the sandbox\'s RFC 6750 challenge), omit, or a template such as Bearer or Bearer error="{{error}}", error_description="{{message}}"',
   );
@@ -116,7 +121,11 @@ export const profileSchema = z
           .describe(
             "Whether the token's header names its key (default true); without, the keys the merchant's scenario accepts are tried, newest first",
           ),
-        ttl: z.union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP }).optional(),
+        ttl: z
+          .union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP })
+          .refine((v) => withinLimit(v, DURATION_LIMITS.tokenTtl), { message: `must be at most ${DURATION_LIMITS.tokenTtl.text}` })
+          .optional()
+          .describe(`As --token-ttl; at most ${DURATION_LIMITS.tokenTtl.text}`),
         issuer: z.string().min(1).optional().describe("As --issuer; none: no iss claim"),
         audience: z.string().min(1).optional().describe("As --audience; none: no aud claim"),
         merchantClaim: z
@@ -134,8 +143,9 @@ export const profileSchema = z
           .describe("Extra static claims, such as roles: [ROLE_USER]"),
         leeway: z
           .union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().nonnegative()], { error: DURATION_HELP })
+          .refine((v) => withinLimit(v, DURATION_LIMITS.leeway), { message: `must be at most ${DURATION_LIMITS.leeway.text}` })
           .optional()
-          .describe("Clock skew accepted on exp, nbf and iat; default 0"),
+          .describe(`Clock skew accepted on exp, nbf and iat; default 0; at most ${DURATION_LIMITS.leeway.text}`),
       })
       .optional()
       .describe("The JWTs the sandbox issues under this profile"),

@@ -43,8 +43,8 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     paymentInit: (body, headers, facts) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers, facts),
     protectedCall: (body, operation, facts) =>
       answers.protected && render(answers.protected, { sandbox: body, operation, merchant_id: body.merchant_id }, {}, facts),
-    refusal(thrown, instance, extraHeaders, facts, group) {
-      const err = asRefusal(thrown);
+    refusal(thrown, instance, secrets, extraHeaders, facts, group) {
+      const err = asRefusal(thrown, secrets);
       const own = shapeOf(group, err.code);
       if (!own.shaped) return undefined;
       const status = own.status ?? err.status;

@@ -2,6 +2,7 @@ import type { Faker } from "@faker-js/faker";
 import type { RequestTrace } from "../core/context.js";
 import { ClockRangeError } from "../core/clock.js";
 import { parseDuration, parseSignedDuration } from "../core/duration.js";
+import { DURATION_LIMITS } from "../core/duration-limits.js";
 import { SandboxError, ScenarioFault, SimulatedFailure } from "../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { presentedTokenId } from "../core/attribution.js";
@@ -102,7 +103,8 @@ export async function runRules(
       );
     }
   }
-  if (delayMs > 0) await ctx.sleep(delayMs);
+  // Each delay is at most the limit (the schema); several rules' together wait the limit too.
+  if (delayMs > 0) await ctx.sleep(Math.min(delayMs, DURATION_LIMITS.delay.ms));
   return answer;
 }
 
@@ -235,7 +237,7 @@ function respond(
   if (spec.body === undefined && spec.status >= 400) {
     const retry = retryAfter === undefined ? "" : ` Retry after ${retryAfter} seconds, as the Retry-After header says.`;
     const description = `${statusTitle(spec.status)}: simulated by scenario '${scenario.name}', rule '${rule.name}'.${retry}`;
-    return problemResponse(new SimulatedFailure(spec.status, description, headers), shown.path);
+    return problemResponse(new SimulatedFailure(spec.status, description, headers), shown.path, ctx.merchants.secrets.view());
   }
   const values: TemplateValues = {
     // The redacted URL: a template echoes only what the log may show.

@@ -58,15 +58,18 @@ function identityOf(merchant: Record<string, unknown>): MerchantIdentity {
   return { id: text(merchant.id), apiKey: text(merchant.api_key), paymentToken: text(merchant.payment_token), login: { email: text(login?.email) } };
 }
 
-/** Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request. */
-export function templateProblems(value: unknown, path: Path): Explained[] {
+/**
+ * Every `{{…}}` placeholder in a response body must resolve; checked here so a bad one never reaches a request.
+ * `quote`: how an expression is shown (see placeholderProblem).
+ */
+export function templateProblems(value: unknown, path: Path, quote?: (text: string) => string): Explained[] {
   if (typeof value === "string") {
     return placeholdersIn(value).flatMap((expr) => {
-      const problem = placeholderProblem(expr, fakerForChecks);
+      const problem = placeholderProblem(expr, fakerForChecks, quote);
       return problem ? [{ path, message: problem }] : [];
     });
   }
-  if (Array.isArray(value)) return value.flatMap((v, i) => templateProblems(v, [...path, i]));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => templateProblems(v, [...path, k]));
+  if (Array.isArray(value)) return value.flatMap((v, i) => templateProblems(v, [...path, i], quote));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => templateProblems(v, [...path, k], quote));
   return [];
 }

@@ -30,7 +30,12 @@ export function isScenarioFileName(name: string): boolean {
  * A library name (`token-endpoint-outage`) or a file path to a validated scenario. `alsoKnown`:
  * other names the caller takes (a session takes the loaded scenarios' too), for the did-you-mean.
  */
-export function resolveScenario(nameOrPath: string, libraryDir = LIBRARY_DIR, alsoKnown: readonly string[] = []): LoadedScenario {
+export function resolveScenario(
+  nameOrPath: string,
+  libraryDir = LIBRARY_DIR,
+  alsoKnown: readonly string[] = [],
+  quote: (name: string) => string = (name) => name,
+): LoadedScenario {
   const looksLikePath = /[\\/]/.test(nameOrPath) || EXTENSIONS.some((ext) => nameOrPath.endsWith(ext));
   if (looksLikePath) {
     const file = resolve(nameOrPath);
@@ -47,7 +52,7 @@ export function resolveScenario(nameOrPath: string, libraryDir = LIBRARY_DIR, al
       line: 1,
       column: 1,
       path: "",
-      message: `no scenario named '${nameOrPath}' in the library${didYouMeanNames(nameOrPath, [...new Set([...alsoKnown, ...known])])}; use a file path, or one of: ${known.join(", ")}`,
+      message: `no scenario named '${quote(nameOrPath)}' in the library${didYouMeanNames(nameOrPath, [...new Set([...alsoKnown, ...known])])}; use a file path, or one of: ${known.join(", ")}`,
     },
   ]);
 }

@@ -6,6 +6,7 @@ import { ScenarioLoadError } from "./problems.js";
 import { scenarioSchema, type ScenarioFile } from "./schema.js";
 import { parseYamlSource, readSourceText } from "../core/source/yaml-source.js";
 import { validateData } from "../core/source/validate-data.js";
+import { merchantsMessage, SOURCE_LIMITS } from "../core/source/source-limits.js";
 
 /**
  * Reading a scenario file (YAML, or JSON, which YAML 1.2 reads too) into a validated
@@ -52,6 +53,11 @@ export function validateScenario(
     throw new ScenarioLoadError([
       { file, line: 1, column: 1, path: "", message: "a scenario holds one mapping with name, description, merchants and rules" },
     ]);
+  }
+  // Before anything reads them: each merchant is checked against every other scenario's.
+  const merchants = (data as { merchants?: unknown }).merchants;
+  if (Array.isArray(merchants) && merchants.length > SOURCE_LIMITS.maxMerchants) {
+    throw new ScenarioLoadError([{ file, ...positionOf(["merchants"]), path: "merchants", message: merchantsMessage(merchants.length) }]);
   }
   // Cross-field checks run on the raw data too, so every problem is reported at once.
   const checked = validateData(scenarioSchema, data, file, positionOf, explain, semanticProblems);

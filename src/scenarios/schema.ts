@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ALGORITHMS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, SCOPES } from "../core/config.js";
+import { scriptedHeaders } from "../core/source/header-fields.js";
+import { DURATION_LIMITS, type DurationLimit, wholeSeconds, withinLimit } from "../core/duration-limits.js";
 import { GLOB_LIMITS, globProblem } from "./glob.js";
 
 /**
@@ -15,18 +17,47 @@ const duration = (what: string) =>
   z
     .union([z.string().regex(DURATION, { message: SIGNED_HELP }), z.number()], { error: SIGNED_HELP })
     .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, -2h, or a number of seconds`);
-const positiveDuration = (what: string) =>
-  z
-    .union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], {
-      error: UNSIGNED_HELP,
-    })
-    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
+const unsignedDuration = () =>
+  z.union([z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h|d))+$|^\d+(\.\d+)?$/, { message: UNSIGNED_HELP }), z.number().nonnegative()], {
+    error: UNSIGNED_HELP,
+  });
+const positiveDuration = (what: string) => unsignedDuration().describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds`);
+/** A duration of at most `max`, said in the message (the syntax's own message stays the union's). */
+const boundedDuration = (what: string, max: DurationLimit) =>
+  unsignedDuration()
+    .refine((v) => withinLimit(v, max), { message: `must be at most ${max.text}` })
+    .describe(`${what}: 90s, 59m, 1h, 1h30m, 500ms, or a number of seconds; at most ${max.text}`);
+/** Whole seconds of at most `max`: a header that carries an integer (Retry-After, RFC 9110 §10.2.3). */
+const wholeSecondsDuration = (what: string, max: DurationLimit) =>
+  unsignedDuration()
+    .refine((v) => withinLimit(v, max), { message: `must be at most ${max.text}`, abort: true })
+    .refine(wholeSeconds, { message: "must be whole seconds (the header carries an integer), such as 30s, 2m or 30" })
+    .describe(`${what}: whole seconds, such as 30s, 2m or 30; at most ${max.text}`);
 
 export const credential = (what: string) =>
   z
     .string()
     .min(1, { message: "must not be empty" })
     .regex(/^[^\s\x00-\x1f\x7f]*$/, { message: "must not contain spaces or control characters" })
+    .describe(what);
+
+/**
+ * A secret set while the sandbox runs (`rotate_secret`, in a file's rule or a session's actions):
+ * every secret is redacted wherever it stands in every URL the sandbox logs, journals or echoes,
+ * so a short one (`api`, `payment`) would garble every other session's paths; and as URL-unreserved
+ * characters, as every secret the sandbox makes, it is found in one pass (core/secret-index.ts).
+ */
+export const ROTATED_SECRET_LIMITS = { minLength: 16, maxLength: 256, characters: "A-Z a-z 0-9 . _ ~ -" } as const;
+const ROTATED_FIX = "use rotate_secret: true for a random one, or a value such as `openssl rand -hex 16` prints";
+
+export const rotatedSecret = (what: string) =>
+  z
+    .string()
+    .min(ROTATED_SECRET_LIMITS.minLength, {
+      message: `must be at least ${ROTATED_SECRET_LIMITS.minLength} characters: a shorter secret would be redacted out of every session's URLs; ${ROTATED_FIX}`,
+    })
+    .max(ROTATED_SECRET_LIMITS.maxLength, { message: `must be at most ${ROTATED_SECRET_LIMITS.maxLength} characters; ${ROTATED_FIX}` })
+    .regex(/^[A-Za-z0-9._~-]*$/, { message: `may use only the characters ${ROTATED_SECRET_LIMITS.characters}; ${ROTATED_FIX}` })
     .describe(what);
 
 export const ENDPOINTS = ["token", "login", "payment", "cashout", "payment-init", "jwks", "any"] as const;
@@ -54,8 +85,8 @@ export const merchantSchema = z
 
 export const settingsSchema = z
   .strictObject({
-    token_ttl: positiveDuration("token_ttl").optional(),
-    leeway: positiveDuration("leeway").optional(),
+    token_ttl: boundedDuration("token_ttl", DURATION_LIMITS.tokenTtl).optional(),
+    leeway: boundedDuration("leeway", DURATION_LIMITS.leeway).optional(),
     algorithm: z.enum(ALGORITHMS).optional(),
     credential_precedence: z.enum(PRECEDENCES).optional(),
     login_mode: z.enum(LOGIN_MODES).optional(),
@@ -122,33 +153,36 @@ export const matchSchema = z
 
 const respondSchema = z.strictObject({
   status: z.int().min(200).max(599),
-  headers: z
-    .record(
-      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "must be a valid HTTP header name" }),
-      z.string().regex(/^[\x20-\x7e\t]*$/, { message: "must be printable ASCII on one line (no CR or LF)" }),
-    )
-    .optional(),
+  headers: scriptedHeaders.optional().describe("Fixed extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header)"),
   body: z.unknown().optional().describe("A JSON value or a string; strings may use {{request.path}}, {{merchant.id}}, {{faker.string.uuid}} …"),
-  retry_after: positiveDuration("retry_after").optional().describe("Sets Retry-After (seconds)"),
+  retry_after: wholeSecondsDuration("retry_after", DURATION_LIMITS.retryAfter)
+    .optional()
+    .describe(`Sets Retry-After: whole seconds, at most ${DURATION_LIMITS.retryAfter.text}`),
 });
 
 /** The actions of a rule's `then`, one field each: the session actions (session-actions.ts) take the same ones. */
 export const thenFields = {
   respond: respondSchema.optional().describe("Answer with this instead of the endpoint's own answer"),
-  delay: positiveDuration("delay").optional().describe("Wait this long before answering"),
+  delay: boundedDuration("delay", DURATION_LIMITS.delay)
+    .optional()
+    .describe(`Wait this long before answering (at most ${DURATION_LIMITS.delay.text})`),
   drop_connection: z.literal(true).optional().describe("Close the connection without an answer"),
   reject_credentials: z.literal(true).optional().describe("Refuse this request's credentials (401 invalid_client / Invalid credentials)"),
   disable_merchant: z.literal(true).optional(),
   enable_merchant: z.literal(true).optional(),
-  rotate_secret: credential("rotate_secret").optional().describe("The merchant's new api_secret; the old one is refused from now on"),
+  rotate_secret: rotatedSecret("rotate_secret")
+    .optional()
+    .describe(
+      `The merchant's new api_secret (${ROTATED_SECRET_LIMITS.minLength} to ${ROTATED_SECRET_LIMITS.maxLength} characters of ${ROTATED_SECRET_LIMITS.characters}); the old one is refused from now on`,
+    ),
   revoke_token: z.enum(["presented", "all"]).optional(),
   expire_token: z.enum(["presented", "all"]).optional(),
   issue_token: z
     .strictObject({
       expired: z.literal(true).optional().describe("The token issued by this request is already expired"),
-      not_before: positiveDuration("issue_token.not_before")
+      not_before: boundedDuration("issue_token.not_before", DURATION_LIMITS.notBefore)
         .optional()
-        .describe("The token issued by this request becomes valid only after this long"),
+        .describe(`The token issued by this request becomes valid only after this long (at most ${DURATION_LIMITS.notBefore.text})`),
     })
     .optional(),
   rotate_signing_key: z

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
-import { clip, type Explained, pathText } from "../core/source/data-problems.js";
+import { echo } from "../core/echo.js";
+import { type Explained, pathText } from "../core/source/data-problems.js";
 import { issueExplainer, withoutConsequences } from "../core/source/explain-issues.js";
+import { DEPTH_MESSAGE, tooDeepPath } from "../core/source/source-limits.js";
 import { templateProblems } from "./cross-checks.js";
-import { credential, matchSchema, thenFields, thenSchema } from "./schema.js";
+import { matchSchema, ROTATED_SECRET_LIMITS, rotatedSecret, thenFields, thenSchema } from "./schema.js";
 
 /**
  * The body of POST /__sandbox/sessions/{id}/actions ("break it now"), checked with the scenario
@@ -28,9 +30,11 @@ const nowSchema = z
     revoke_token: z.literal("all").optional().describe("Revoke every access token the merchant holds"),
     expire_token: z.literal("all").optional().describe("Expire every access token the merchant holds"),
     rotate_secret: z
-      .union([z.literal(true), credential("rotate_secret")])
+      .union([z.literal(true), rotatedSecret("rotate_secret")])
       .optional()
-      .describe("true: a new random api_secret (GET /__sandbox/sessions/{id} shows it); or the new api_secret itself"),
+      .describe(
+        `true: a new random api_secret (GET /__sandbox/sessions/{id} shows it); or the new api_secret itself (${ROTATED_SECRET_LIMITS.minLength} to ${ROTATED_SECRET_LIMITS.maxLength} characters of ${ROTATED_SECRET_LIMITS.characters})`,
+      ),
   })
   .refine((t) => Object.keys(t).length > 0, { message: "now needs at least one action" })
   .describe("State-changing actions of a scenario rule's then, applied once, now");
@@ -70,7 +74,8 @@ const VALUE_NOUNS: Record<string, string> = {
   revoke_token: "a revoke_token target",
   expire_token: "an expire_token target",
 };
-const baseExplain = issueExplainer({ allowedKeysAt: (path) => allowedKeysIn(sessionActionsSchema, path), valueNouns: VALUE_NOUNS });
+// The body is a request's: what it quotes of it is echoed, so the answer redacts it (core/echo.ts).
+const baseExplain = issueExplainer({ allowedKeysAt: (path) => allowedKeysIn(sessionActionsSchema, path), valueNouns: VALUE_NOUNS, quote: echo });
 
 function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
   const at = issue.path.map(String).join(".");
@@ -100,15 +105,19 @@ function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
 
 /** The body checked: the actions, or every problem as `path: message`, in the body's order. */
 export function validateSessionActions(data: unknown): { ok: true; value: SessionActions } | { ok: false; problems: string[] } {
+  // Before the schema and the template check, which recurse into a response body.
+  const deep = tooDeepPath(data);
+  if (deep) return { ok: false, problems: [`${pathText(deep)}: ${DEPTH_MESSAGE}`] };
   const result = sessionActionsSchema.safeParse(data);
   const explained = result.success ? [] : withoutConsequences(result.error.issues).flatMap((i) => explain(i, data));
   const body = (data as { next?: { then?: { respond?: { body?: unknown } } } }).next?.then?.respond?.body;
-  if (body !== undefined) explained.push(...templateProblems(body, ["next", "then", "respond", "body"]));
+  if (body !== undefined) explained.push(...templateProblems(body, ["next", "then", "respond", "body"], (expression) => echo(expression, 80)));
   if (result.success && explained.length === 0) return { ok: true, value: result.data };
   return {
     ok: false,
     problems: explained.map((p) => {
-      const path = pathText(p.key === undefined ? p.path : [...p.path, clip(p.key)]);
+      // The path names the body's own keys (an unknown one, a key inside respond.body): echoed too.
+      const path = pathText((p.key === undefined ? p.path : [...p.path, p.key]).map((k) => (typeof k === "string" ? echo(k, 80) : k)));
       return path ? `${path}: ${p.message}` : p.message;
     }),
   };

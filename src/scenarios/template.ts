@@ -28,21 +28,24 @@ const VALUE_PATHS = new Set([
   "now",
 ]);
 
-/** Why a placeholder cannot resolve, or undefined when it can (checked at load, with `faker`). */
-export function placeholderProblem(expression: string, faker: Faker): string | undefined {
+/**
+ * Why a placeholder cannot resolve, or undefined when it can (checked at load, with `faker`).
+ * `quote`: how the expression is shown (the control plane's `echo`, for a request's body).
+ */
+export function placeholderProblem(expression: string, faker: Faker, quote: (text: string) => string = (text) => text): string | undefined {
   if (VALUE_PATHS.has(expression)) return undefined;
   if (expression.startsWith("faker.")) {
     const fn = fakerFunction(faker, expression);
     if (typeof fn !== "function")
-      return `'{{${expression}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
+      return `'{{${quote(expression)}}}' is not a faker generator; write it like {{faker.string.uuid}} or {{faker.person.fullName}}`;
     try {
       fn();
     } catch {
-      return `'{{${expression}}}' needs arguments, which templates cannot pass; use a generator that takes none, such as {{faker.string.uuid}}`;
+      return `'{{${quote(expression)}}}' needs arguments, which templates cannot pass; use a generator that takes none, such as {{faker.string.uuid}}`;
     }
     return undefined;
   }
-  return `'{{${expression}}}' is not a known placeholder; use ${[...VALUE_PATHS].join(", ")} or faker.<module>.<generator>`;
+  return `'{{${quote(expression)}}}' is not a known placeholder; use ${[...VALUE_PATHS].join(", ")} or faker.<module>.<generator>`;
 }
 
 export function placeholdersIn(text: string): string[] {

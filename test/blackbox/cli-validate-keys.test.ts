@@ -36,3 +36,36 @@ describe("merchant-sandbox validate, a collection as a key", () => {
     expect(cli.stderr()).not.toContain("Warning:");
   });
 });
+
+describe("merchant-sandbox validate, a scripted header the server owns", () => {
+  it("refuses Content-Length and Transfer-Encoding in respond.headers at file:line:column and exits 1", async () => {
+    const file = join(dir, "framing-headers.yaml");
+    writeFileSync(
+      file,
+      `name: s\ndescription: d\nmerchants:\n  - {id: m1, api_key: k1, api_secret: s1, payment_token: p1}\nrules:\n  - then:\n      respond:\n        status: 200\n        headers: {Content-Length: "777", Transfer-Encoding: chunked}\n`,
+    );
+    const cli = runCli(["validate", file]);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stdout()).toBe(
+      `${file}:9:19: rules[0].then.respond.headers.Content-Length: 'Content-Length' cannot be scripted: the server sets it from the body. Remove it from the headers\n` +
+        `${file}:9:42: rules[0].then.respond.headers.Transfer-Encoding: 'Transfer-Encoding' cannot be scripted: the server frames every answer with Content-Length. Remove it from the headers\n`,
+    );
+    expect(cli.stderr()).toBe("");
+  });
+});
+
+describe("merchant-sandbox validate, a file nested 100,000 deep", () => {
+  it("no stack overflow: says the value nests too deep, where, instead of 'Maximum call stack size exceeded', and exits 1", async () => {
+    const file = join(dir, "deep.yaml");
+    writeFileSync(
+      file,
+      `name: s\ndescription: d\nmerchants: []\nrules:\n  - then:\n      respond:\n        status: 200\n        body: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`,
+    );
+    const cli = runCli(["validate", file]);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stdout()).toBe(
+      `${file}:8:${"        body: ".length + 256 - 5 + 1}: this value nests mappings and lists more than 64 levels deep, the most a scenario, a profile or a session action may: flatten it\n`,
+    );
+    expect(cli.stderr()).toBe("");
+  });
+});

@@ -277,6 +277,10 @@ describe("serve flags for the limits", () => {
     [["--max-headers", "10"], "merchant-sandbox: --max-headers must be a whole number of header fields, at least 32, got '10'"],
     [["--max-headers", "1.5"], "merchant-sandbox: --max-headers must be a whole number of header fields, at least 32, got '1.5'"],
     [["--headers-timeout", "0.5s"], "merchant-sandbox: --headers-timeout must be at least 1s, got '0.5s'"],
+    // Unbounded durations: node:http threw a stack trace past 2^53 ms.
+    [["--request-timeout", "100000000000h"], "merchant-sandbox: --request-timeout must be at most 1h, got '100000000000h'"],
+    [["--session-idle-ttl", "100000000h"], "merchant-sandbox: --session-idle-ttl must be at most 30d, got '100000000h'"],
+    [["--leeway", "2d"], "merchant-sandbox: --leeway must be at most 1d, got '2d'"],
     [
       ["--headers-timeout", "40s", "--request-timeout", "30s"],
       "merchant-sandbox: --headers-timeout (40s) cannot be longer than --request-timeout (30s): the headers are part of the request",

@@ -244,3 +244,35 @@ describe("secrets in the URL are redacted in the log, the journal and the answer
     expectAbsent("the answer", r.text, DEFAULT_PAYMENT_TOKEN);
   });
 });
+
+describe("the admin token is redacted wherever a URL or an echoed value carries it (issue 23 §7)", () => {
+  const ADMIN = "the-admin-token-0123456789";
+  const admin = { "x-admin-token": ADMIN };
+
+  it("regression: GET /api/v2/payment/<T>, /nothing/<T>, a session, events and actions named <T>, ?since=<T>: T in clear nowhere", async () => {
+    const { t, log } = await start({ adminToken: ADMIN });
+    const session = await t.call("/__sandbox/sessions", postJson({}, admin));
+    expect(session.status).toBe(201);
+    const replies = [
+      await t.call(`/api/v2/payment/${ADMIN}`),
+      await t.call(`/nothing/${ADMIN}`),
+      await t.call(`/api/v2/payment/status?q=${ADMIN}`),
+      await t.call(`/__sandbox/sessions/${ADMIN}`, { headers: admin }),
+      await t.call(`/__sandbox/events?session=${ADMIN}`, { headers: admin }),
+      await t.call(`/__sandbox/requests?since=${ADMIN}`, { headers: admin }),
+      await t.call(`/__sandbox/sessions/${session.json.id}/actions`, postJson({ merchant: ADMIN, now: { login_gone: true } }, admin)),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([401, 404, 401, 404, 404, 400, 400]);
+    const shown = /the-\.\.\.\(26 chars, sha256:[0-9a-f]{8}\)/;
+    expect(replies[3]!.json.detail).toMatch(new RegExp(`^There is no session '${shown.source}'`));
+    expect(replies[4]!.json.detail).toMatch(new RegExp(`^There is no session '${shown.source}'`));
+    expect(replies[6]!.json.detail).toMatch(new RegExp(`merchant: '${shown.source}' is not a merchant of session`));
+    for (const r of replies) expectAbsent("the answer", r.text + JSON.stringify([...r.headers]), ADMIN);
+    // Six of them carry it in the URL (the actions in the body): each log line shows it redacted.
+    expect(log.map((e) => e.path + e.query).filter((shownUrl) => shown.test(shownUrl))).toHaveLength(6);
+    expectAbsent("the log", JSON.stringify(log), ADMIN);
+    const journal = await t.call("/__sandbox/requests", { headers: admin });
+    expect(journal.status).toBe(200);
+    expectAbsent("the journal", journal.text, ADMIN);
+  });
+});

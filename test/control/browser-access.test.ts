@@ -205,7 +205,7 @@ describe("the Host the control plane answers to", () => {
     // With a port, and on a reset: refused all the same, and nothing is reset.
     expectProblem(
       await withHost(t, "/__sandbox/reset", "Attacker.Example:4010", { "content-type": "application/json" }, { method: "POST" }),
-      hostRefused("Attacker.Example:4010", "attacker.example", "/__sandbox/reset"),
+      hostRefused("Attacker.Example:4010", "Attacker.Example", "/__sandbox/reset"),
     );
     expectProblem(await withHost(t, "/__sandbox/clock", "a b"), hostRefused("a b", "<host name>", "/__sandbox/clock"));
     await expectAlive(t, s);

@@ -501,6 +501,8 @@ describe("GET /__sandbox/requests: the request journal", () => {
           merchant: DEFAULT_MERCHANT_ID,
           presentedTokenId: jti,
           code: "token_expired",
+          // The clock jumped from 0 to 61 min, over the token's renewal window: not the client's doing.
+          tokenExpiry: "clock_jump",
         },
       ],
     });

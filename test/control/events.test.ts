@@ -88,7 +88,7 @@ describe("GET /__sandbox/events", () => {
     expect(JSON.parse(last[2]!.data)).toEqual({ session: a.id, findings: report.findings });
   });
 
-  it("without a session streams every request, clock moves and session changes, with no credentials", async () => {
+  it("without a session streams every request, clock moves, session changes and history entries, with no credentials", async () => {
     const t = await start();
     const stream = await openEventStream(`${t.url}/__sandbox/events`);
     const a = await createSession(t);
@@ -99,18 +99,25 @@ describe("GET /__sandbox/events", () => {
     expect((await t.call(`/__sandbox/sessions/${a.id}/actions`, postJson(actions))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${a.id}/reset`, postJson({}))).status).toBe(200);
     expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
-    const events = await stream.next(6);
+    const events = await stream.next(9);
     stream.close();
     expect(events.map((e) => ({ event: e.event, id: e.id, data: JSON.parse(e.data) }))).toEqual([
       { event: "session", id: "req_0", data: { change: "created", id: a.id, scenario: "default" } },
       { event: "clock", id: "req_0", data: { now: "2026-01-01T01:00:00.000Z", frozen: true } },
       { event: "clock", id: "req_0", data: { session: a.id, now: "2026-01-01T02:01:00.000Z", frozen: true } },
+      { event: "history", id: "req_0.1", data: expect.objectContaining({ kind: "clock", change: { advance: "61m", freeze: true } }) },
       {
         event: "session",
         id: "req_0",
         data: { change: "actions", id: a.id, scenario: "default", applied: ["rotate_secret", "revoke_token"], rule: "default/action-1" },
       },
+      {
+        event: "history",
+        id: "req_0.2",
+        data: expect.objectContaining({ kind: "actions", now: { revoke_token: "all", rotate_secret: true }, next: expect.any(Object) }),
+      },
       { event: "session", id: "req_0", data: { change: "reset", id: a.id, scenario: "default" } },
+      { event: "history", id: "req_0.3", data: expect.objectContaining({ kind: "reset", session: a.id }) },
       { event: "session", id: "req_0", data: { change: "ended", id: a.id, scenario: "default", reason: "deleted" } },
     ]);
   });
@@ -141,6 +148,59 @@ describe("GET /__sandbox/events", () => {
     expect((await bySince.next(2)).map((e) => e.id)).toEqual(["req_3", "req_4"]);
     replayed.close();
     bySince.close();
+  });
+
+  it("replays a session's history entries in order with its requests, from a request id or a history entry's id, then sends new ones live", async () => {
+    const t = await start();
+    const a = await createSession(t);
+    const b = await createSession(t);
+    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}/clock`, postJson({ advance: "61m" }))).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${b.id}/clock`, postJson({ advance: "5m" }))).status).toBe(200);
+    expect((await exchangeUnder(t, a.id, a.merchant)).status).toBe(200);
+    expect((await t.call(`/__sandbox/sessions/${a.id}/actions`, postJson({ now: { revoke_token: "all" } }))).status).toBe(200);
+    const history = (await t.call(`/__sandbox/sessions/${a.id}`)).json.history;
+    expect(history.map((h: { id: string; kind: string }) => [h.id, h.kind])).toEqual([
+      ["req_1.1", "clock"],
+      ["req_2.3", "actions"],
+    ]);
+    const kinds = (events: Array<{ event: string; id?: string }>) => events.map((e) => [e.event, e.id]);
+
+    const all = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}&since=req_0`);
+    const replayed = await all.next(4);
+    expect(kinds(replayed)).toEqual([
+      ["request", "req_1"],
+      ["history", "req_1.1"],
+      ["request", "req_2"],
+      ["history", "req_2.3"],
+    ]);
+    // The entry as the session shows it.
+    expect([JSON.parse(replayed[1]!.data), JSON.parse(replayed[3]!.data)]).toEqual(history);
+    // Live: the clock event, then the entry (its id last, so a reconnect does not replay it again).
+    expect((await t.call(`/__sandbox/sessions/${a.id}/reset`, postJson({}))).status).toBe(200);
+    expect(kinds(await all.next(2))).toEqual([
+      ["session", "req_2"],
+      ["history", "req_2.4"],
+    ]);
+    all.close();
+
+    // From a history entry's id (Last-Event-ID as a stream sets it): only what came after it.
+    const resumed = await openEventStream(`${t.url}/__sandbox/events?session=${a.id}`, { "last-event-id": "req_1.1" });
+    expect(kinds(await resumed.next(3))).toEqual([
+      ["request", "req_2"],
+      ["history", "req_2.3"],
+      ["history", "req_2.4"],
+    ]);
+    resumed.close();
+    // A stream of every session replays every session's entries.
+    const everything = await openEventStream(`${t.url}/__sandbox/events?since=req_1`);
+    expect(kinds(await everything.next(4))).toEqual([
+      ["history", "req_1.1"],
+      ["history", "req_1.2"],
+      ["request", "req_2"],
+      ["history", "req_2.3"],
+    ]);
+    everything.close();
   });
 
   it("bounded memory: a replay counts against the buffer: a page of eventBufferSize requests, overflow, the end; the next page from the last id", async () => {

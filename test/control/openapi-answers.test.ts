@@ -221,6 +221,25 @@ async function session(t: TestServer, scenario?: string, headers: Record<string,
   return { id: json.id, merchant: json.merchant };
 }
 
+/** A clock move, actions (now and next) and a reset on the session: one history entry of each kind. */
+async function giveHistory(t: TestServer, id: string): Promise<void> {
+  const bodies: Array<[string, unknown]> = [
+    ["clock", { advance: "61m", freeze: true }],
+    ["actions", { now: { expire_token: "all", rotate_secret: true }, next: { endpoint: "token", times: 1, then: { respond: { status: 503 } } } }],
+    ["reset", {}],
+  ];
+  for (const [sub, body] of bodies) {
+    const r = await wireRequest(
+      t.server.port,
+      "POST",
+      `/__sandbox/sessions/${id}/${sub}`,
+      { "content-type": "application/json" },
+      JSON.stringify(body),
+    );
+    expect(r.status, r.body.toString("utf8")).toBe(200);
+  }
+}
+
 async function accessToken(t: TestServer, c: Credentials): Promise<string | undefined> {
   const r = await wireRequest(t.server.port, "POST", "/api/v2/auth/token", { "content-type": "application/json" }, JSON.stringify(c));
   return r.status === 200 ? JSON.parse(r.body.toString("utf8")).access_token : undefined;
@@ -318,6 +337,8 @@ describe("every answer is what the served OpenAPI document says, body included",
     }
     for (const [template, method] of controlOps) {
       const { id } = await session(plain);
+      // The session's answer then holds a history of each kind, checked against its schema.
+      if (template === "/__sandbox/sessions/{id}") await giveHistory(plain, id);
       for (const probe of controlProbes(method.toUpperCase(), template, id, {})) await drive(plain, doc, template, probe, "plain");
       const guardedSession = await session(guarded, undefined, { "x-admin-token": ADMIN_TOKEN });
       const path = template.replace("{asset}", "app.js").replace("{id}", guardedSession.id);

@@ -255,7 +255,10 @@ describe("the report names each mistake of a misbehaving client", () => {
     const c = libraryCreds("short-lived-tokens");
     let token = (await exchange(t, c)).json.access_token as string; // req_1, expires_in 60
     expect((await payment(t, token)).status).toBe(200); // req_2
-    t.sandbox.clock.advance(61_000);
+    // Time passes through the token's renewal window (54 s to 60 s): the clock reads 55 s on the
+    // way. One jump over the whole window would be the test's doing, which no client could see.
+    t.sandbox.clock.advance(55_000);
+    t.sandbox.clock.advance(6_000);
     // The mistake: the cached token is used past expires_in, renewed only on the 401.
     expect((await payment(t, token)).json.code).toBe("token_expired"); // req_3
     token = (await exchange(t, c)).json.access_token as string; // req_4
@@ -631,6 +634,50 @@ describe("a well-behaved client gets no findings", () => {
   });
 });
 
+describe("false positive: a renewal the sandbox or the test forced is not held against the client", () => {
+  it("a clock jump over the whole renewal window, and an expire_token: all, are journaled as forced: no finding", async () => {
+    const t = await start();
+    const { id, creds } = await createSession(t, "short-lived-tokens");
+    const jump = () => t.call(`/__sandbox/sessions/${id}/clock`, postJson({ advance: "61s" }));
+    let token = (await exchange(t, creds)).json.access_token as string; // req_1, expires_in 60
+    expect((await payment(t, token)).status).toBe(200); // req_2
+    expect((await jump()).status).toBe(200); // 0 s to 61 s: the client could not see it coming
+    expect((await payment(t, token)).json.code).toBe("token_expired"); // req_3
+    token = (await exchange(t, creds)).json.access_token as string; // req_4
+    expect((await payment(t, token)).status).toBe(200); // req_5
+    expect((await t.call(`/__sandbox/sessions/${id}/actions`, postJson({ now: { expire_token: "all" } }))).status).toBe(200);
+    expect((await payment(t, token)).json.code).toBe("token_expired"); // req_6
+    token = (await exchange(t, creds)).json.access_token as string; // req_7
+    expect((await payment(t, token)).status).toBe(200); // req_8
+    // A jump that starts inside the renewal window (55 s of 60) could have been seen coming.
+    expect((await t.call(`/__sandbox/sessions/${id}/clock`, postJson({ advance: "55s" }))).status).toBe(200);
+    expect((await payment(t, token)).status).toBe(200); // req_9
+    expect((await t.call(`/__sandbox/sessions/${id}/clock`, postJson({ advance: "6s" }))).status).toBe(200);
+    expect((await payment(t, token)).json.code).toBe("token_expired"); // req_10
+    token = (await exchange(t, creds)).json.access_token as string; // req_11
+    expect((await payment(t, token)).status).toBe(200); // req_12
+    const journal = t.sandbox.journal.list({ session: id });
+    expect(journal.filter((e) => e.code === "token_expired").map((e) => [e.id, e.tokenExpiry])).toEqual([
+      ["req_3", "clock_jump"],
+      ["req_6", "early"],
+      ["req_10", undefined],
+    ]);
+    // Four tokens for seven calls, but three were renewals the sandbox called for: no token_per_call.
+    expect(await sessionReport(t, id)).toEqual([expected.noProactiveRenewal(m(creds.merchant), ["req_10", "req_11"])]);
+  });
+
+  it("the sandbox clock's jump moves the sessions' clocks, and counts as a jump on each", async () => {
+    const t = await start();
+    const { id, creds } = await createSession(t, "default");
+    const token = (await exchange(t, creds)).json.access_token as string; // req_1
+    expect((await t.call("/__sandbox/clock", postJson({ advance: "61m" }))).status).toBe(200);
+    expect((await payment(t, token)).json.code).toBe("token_expired"); // req_2
+    await exchange(t, creds); // req_3
+    expect(t.sandbox.journal.list({ session: id })[1]!.tokenExpiry).toBe("clock_jump");
+    expect(await sessionReport(t, id)).toEqual([]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // analyze() on hand-built journals
 
@@ -689,6 +736,25 @@ describe("analyze()", () => {
     ).toEqual([]);
   });
 
+  it("false positive: token_per_call does not count renewals a refusal for good or the token's age called for", () => {
+    const expiring = (jti: string, at: number) => exchanged(jti, { at, tokenExpiresAt: new Date(T0 + (at + 60) * 1000).toISOString() });
+    // Each token refused for good (expired, revoked, rotated key, disabled merchant), then renewed.
+    const forced = ["token_expired", "token_revoked", "token_unknown_kid", "merchant_disabled"].flatMap((code, i) => [
+      expiring(`t${i}`, 10 * i),
+      refused(`t${i}`, code, { at: 10 * i }),
+    ]);
+    // (The token_expired one, renewed on its 401, is a missed proactive renewal; nothing else.)
+    expect(codes(analyze([...forced, exchanged("last", { at: 40 }), called("last", { at: 40 })]))).toEqual(["no_proactive_renewal"]);
+    seq = 0;
+    // Renewed once half of each 60 s token's life had passed: a renewal, not a token per call.
+    expect(analyze([expiring("a", 0), called("a", { at: 1 }), expiring("b", 30), called("b", { at: 31 }), expiring("c", 60)])).toEqual([]);
+    seq = 0;
+    // Renewed before that: each counts.
+    expect(codes(analyze([expiring("a", 0), called("a", { at: 1 }), expiring("b", 29), called("b", { at: 30 }), expiring("c", 58)]))).toEqual([
+      "token_per_call",
+    ]);
+  });
+
   it("expired_token_reused: only after a refusal that can never be undone, and per token", () => {
     expect(analyze([exchanged("a"), refused("a", "token_revoked"), called("b"), refused("a", "token_revoked")])).toEqual([
       expected.expiredTokenReused(m("m1"), "token_revoked", ["req_2", "req_4"]),
@@ -725,6 +791,11 @@ describe("analyze()", () => {
     expect(analyze([exchanged("a", { rules: ["s/issue-expired"] }), refused("a", "token_expired"), exchanged("b")])).toEqual([]);
     seq = 0;
     expect(analyze([refused("minted", "token_expired"), exchanged("b")])).toEqual([]);
+    seq = 0;
+    // The journal says the sandbox or the test forced the expiry.
+    expect(analyze([exchanged("a"), refused("a", "token_expired", { tokenExpiry: "early" }), exchanged("b")])).toEqual([]);
+    seq = 0;
+    expect(analyze([exchanged("a"), refused("a", "token_expired", { tokenExpiry: "clock_jump" }), exchanged("b")])).toEqual([]);
     seq = 0;
     // Expired but never renewed: nothing to say about renewal.
     expect(analyze([exchanged("a"), refused("a", "token_expired")])).toEqual([]);
@@ -943,7 +1014,7 @@ describe("analyze()", () => {
     const every = analyze([
       ...["a", "b"].map((jti) => exchanged(jti)),
       refused("a", "token_expired"),
-      ...["c", "d", "e"].map((jti) => exchanged(jti)),
+      ...["c", "d", "e", "f"].map((jti) => exchanged(jti)),
       refused("a", "token_revoked"),
       entry({ endpoint: "payment-init", status: 401, code: "access_token_on_payment_init" }),
       entry({ status: 401, code: "payment_token_not_accepted" }),

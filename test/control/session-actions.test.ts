@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectNotEchoed } from "../support/expect.js";
+import { expectNotEchoed, expectProblem } from "../support/expect.js";
 import {
   postEmpty,
   postJson,
@@ -352,6 +352,85 @@ describe("refusals: word for word, and nothing changes", () => {
     expect((await exchange(t, s.merchant)).headers.get("x-sandbox-rule")).toBeNull();
   });
 
+  it("refused request changes nothing: a rotate_secret shorter than 16, longer than 256 or with other characters is refused with the rule and the fix (issue 23 §6)", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const FIX = "use rotate_secret: true for a random one, or a value such as `openssl rand -hex 16` prints";
+    const SHORT = `must be at least 16 characters: a shorter secret would be redacted out of every session's URLs; ${FIX}`;
+    const cases: Array<[unknown, string]> = [
+      [{ now: { rotate_secret: "payment" } }, `now.rotate_secret: ${SHORT}`],
+      [{ now: { rotate_secret: "a".repeat(257) } }, `now.rotate_secret: must be at most 256 characters; ${FIX}`],
+      [{ now: { rotate_secret: "sixteen+chars/and=more" } }, `now.rotate_secret: may use only the characters A-Z a-z 0-9 . _ ~ -; ${FIX}`],
+      [{ next: { times: 1, then: { rotate_secret: "v2" } } }, `next.then.rotate_secret: ${SHORT}`],
+    ];
+    for (const [body, problems] of cases) {
+      const r = await act(t, s, body);
+      expect(r.json, JSON.stringify(body)).toEqual(invalid(s, problems));
+      expect(r.status).toBe(400);
+    }
+    // The secret is the one it was, and the bounds themselves are taken.
+    expect((await exchange(t, s.merchant)).status).toBe(200);
+    expect((await act(t, s, { now: { rotate_secret: "b".repeat(256) } })).status).toBe(200);
+    expect((await act(t, s, { now: { rotate_secret: "0123456789abcdef" } })).status).toBe(200);
+    expect((await exchange(t, { api_key: s.merchant.api_key, api_secret: "0123456789abcdef" })).status).toBe(200);
+  });
+
+  it("no session garbles another's URLs: rotations to api, v2 and payment are refused, and the other session's journal reads its path in clear", async () => {
+    const t = await start();
+    const [attacker, victim] = [await createSession(t), await createSession(t)];
+    for (const secret of ["api", "v2", "payment"]) expect((await act(t, attacker, { now: { rotate_secret: secret } })).status).toBe(400);
+    const token = await tokenOf(t, victim.merchant);
+    const r = await t.call(`/s/${victim.id}/api/v2/payment/orders/1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBe(200);
+    expect(r.json.operation).toBe("GET /api/v2/payment/orders/1");
+    const journal = (await t.call(`/__sandbox/requests?session=${victim.id}`)).json as { requests: Array<{ path: string }> };
+    expect(journal.requests.map((e) => e.path)).toEqual(["/api/v2/auth/token", "/api/v2/payment/orders/1"]);
+  });
+
+  it("refused request changes nothing: framing and hop-by-hop headers in next.then.respond.headers are refused 400, and no rule is added", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const headers = { "X-Ok": "fine", "content-length": "777", "Transfer-Encoding": "chunked", Connection: "close" };
+    const r = await act(t, s, { next: { endpoint: "token", times: 1, then: { respond: { status: 200, headers, body: "x" } } } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(
+      invalid(
+        s,
+        [
+          "next.then.respond.headers.content-length: 'content-length' cannot be scripted: the server sets it from the body. Remove it from the headers",
+          "next.then.respond.headers.Transfer-Encoding: 'Transfer-Encoding' cannot be scripted: the server frames every answer with Content-Length. Remove it from the headers",
+          "next.then.respond.headers.Connection: 'Connection' cannot be scripted: a hop-by-hop header: the server manages its connections. Remove it from the headers",
+        ].join("; "),
+      ),
+    );
+    // No rule: the exchange is the endpoint's own answer, with one Content-Length.
+    const exchanged = await exchange(t, s.merchant);
+    expect([exchanged.status, exchanged.headers.get("x-sandbox-rule"), exchanged.headers.get("content-length")]).toEqual([
+      200,
+      null,
+      String(Buffer.byteLength(exchanged.text)),
+    ]);
+  });
+
+  it("no 500 on bad input: a response body nested 30,000 deep is refused 400 at the level that crosses the limit, and no rule is added", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    const deep = "[".repeat(30_000) + "]".repeat(30_000);
+    const r = await t.call(`/__sandbox/sessions/${s.id}/actions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"next": {"endpoint": "token", "times": 1, "then": {"respond": {"status": 200, "body": ${deep}}}}}`,
+    });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(
+      invalid(
+        s,
+        `next.then.respond.body${"[0]".repeat(64 - 4)}: this value nests mappings and lists more than 64 levels deep, the most a scenario, a profile or a session action may: flatten it`,
+      ),
+    );
+    expect((await exchange(t, s.merchant)).headers.get("x-sandbox-rule")).toBeNull();
+  });
+
   it("a valid now with an invalid next is refused whole: the now part is not applied", async () => {
     const t = await start();
     const s = await createSession(t);
@@ -371,6 +450,36 @@ describe("refusals: word for word, and nothing changes", () => {
       /^now\.advance_clock would move the session's clock outside the dates tokens can carry: .*\. Advance it by less; nothing was changed\.$/,
     );
     expect((await pay(t, token)).status).toBe(200);
+  });
+
+  it("unbounded durations: a delay past 5m and a retry_after past a day or not whole seconds are refused 400, with nothing changed", async () => {
+    const slept: number[] = [];
+    const t = await start({ sleep: async (ms) => void slept.push(ms) });
+    const s = await createSession(t);
+    const refused = [
+      [{ next: { times: 1, then: { delay: "100000h" } } }, "next.then.delay: must be at most 5m"],
+      [
+        { next: { times: 1, then: { respond: { status: 503, retry_after: 1e30 } } } },
+        "next.then.respond.retry_after: must be at most 1d (86400 seconds)",
+      ],
+      [
+        { next: { times: 1, then: { respond: { status: 503, retry_after: "1500ms" } } } },
+        "next.then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+      ],
+      [
+        { next: { times: 1, then: { issue_token: { not_before: "99999d" } } } },
+        "next.then.issue_token.not_before: must be at most 3650d (ten years)",
+      ],
+    ] as const;
+    for (const [body, message] of refused) expectProblem(await act(t, s, body), invalid(s, message));
+    // Nothing was added: the next exchange is the endpoint's own, at once.
+    const r = await exchange(t, s.merchant);
+    expect([r.status, r.headers.get("retry-after"), slept]).toEqual([200, null, []]);
+
+    // At the limits: accepted, and the header carries the integer.
+    expect((await act(t, s, { next: { times: 1, then: { delay: "5m", respond: { status: 503, retry_after: 86400 } } } })).status).toBe(200);
+    const limited = await exchange(t, s.merchant);
+    expect([limited.status, limited.headers.get("retry-after"), slept]).toEqual([503, "86400", [300_000]]);
   });
 
   it("an unknown session is 404; the admin token is needed when set", async () => {

@@ -1,5 +1,6 @@
 import { decodeProtectedHeader } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ScenarioKeys } from "../../src/core/keys.js";
 import { postJson, problem, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
 
@@ -137,6 +138,73 @@ describe("session churn", () => {
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
     const forgedPayload = Buffer.from(JSON.stringify({ ...claims, sub: "merchant_sandbox_default" })).toString("base64url");
     expectProblem(await pay(t, `${header}.${forgedPayload}.${signature}`), unknownKid(kid));
+  });
+});
+
+describe("key ring bounded against rotations", () => {
+  const rotateNow = (t: TestServer, id: string, keepOld = false) =>
+    t.call(`/__sandbox/sessions/${id}/actions`, postJson({ now: { rotate_signing_key: keepOld ? { keep_old: true } : true } }));
+  const noSession = (id: string) =>
+    problem(
+      404,
+      "Not Found",
+      "not_found",
+      `There is no session '${id}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+      `/__sandbox/sessions/${id}/actions`,
+      "not_found",
+    );
+
+  it("bounded memory: a session deleted while its rotate_signing_key makes the key: the key leaves the ring, the rotation answers 404", async () => {
+    const t = await start();
+    const ring = t.sandbox.ring;
+    const before = ring.size;
+    const s = await createSession(t);
+    // Holds the rotation's key generation until the DELETE is answered: the race, every time.
+    const generate = ring.generate.bind(ring);
+    let generating!: () => void;
+    const started = new Promise<void>((resolve) => {
+      generating = resolve;
+    });
+    let deleted!: () => void;
+    const afterDelete = new Promise<void>((resolve) => {
+      deleted = resolve;
+    });
+    vi.spyOn(ring, "generate").mockImplementation(async (alg) => {
+      generating();
+      await afterDelete;
+      return generate(alg);
+    });
+    const rotation = rotateNow(t, s.id);
+    await started;
+    expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    deleted();
+    expectProblem(await rotation, noSession(s.id));
+    expect(ring.size).toBe(before);
+    expect((await t.call(`/__sandbox/sessions/${s.id}`)).status).toBe(404);
+  });
+
+  it("bounded memory: keep_old rotations keep at most 10 keys of a session, the oldest retired first", async () => {
+    // ES256: a key in a millisecond, and published in the JWKS (the ring's growth shows there).
+    const t = await start({ algorithm: "ES256" });
+    const before = { ring: t.sandbox.ring.size, jwks: await jwksKids(t) };
+    const s = await createSession(t);
+    const token = await tokenOf(t, s);
+    const kids: string[] = [];
+    for (let i = 0; i < 3 * ScenarioKeys.MAX_ACCEPTED; i++) {
+      const r = await rotateNow(t, s.id, true);
+      expect(r.status, r.text).toBe(200);
+      kids.push(decodeProtectedHeader(await tokenOf(t, s)).kid!);
+    }
+    expect(ScenarioKeys.MAX_ACCEPTED).toBe(10);
+    const kept = kids.slice(-ScenarioKeys.MAX_ACCEPTED);
+    // The session's own start key plus its kept keys: the oldest rotated ones left the ring.
+    expect(t.sandbox.ring.size).toBe(before.ring + 1 + ScenarioKeys.MAX_ACCEPTED);
+    expect(await jwksKids(t)).toEqual([...before.jwks, ...kept].sort());
+    for (const kid of kids.slice(0, -ScenarioKeys.MAX_ACCEPTED)) expect(t.sandbox.ring.find(kid)).toBeUndefined();
+    // The session's first token, signed with its start key, is no longer accepted (oldest first).
+    expectProblem(await pay(t, token), unknownKid(decodeProtectedHeader(token).kid!));
+    expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    expect({ ring: t.sandbox.ring.size, jwks: await jwksKids(t) }).toEqual(before);
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { redact } from "../../src/core/redact.js";
+import { SESSION_HISTORY_MAX } from "../../src/control/session-history.js";
 import { libraryNames } from "../../src/scenarios/library.js";
 import {
   DEFAULT_KEY,
@@ -118,6 +119,16 @@ function noSession(id: string, sub = "") {
     "not_found",
   );
 }
+
+/** The refusal of a creation past `maxSessions: 5`. */
+const TOO_MANY_OF_5 = problem(
+  429,
+  "Too Many Requests",
+  "too_many_sessions",
+  "This sandbox already holds 5 sessions. DELETE /__sandbox/sessions/{id} when a test is done, or wait for idle sessions to be reaped.",
+  "/__sandbox/sessions",
+  "rate_limited",
+);
 
 function tokenExpired(expAt: number, now: number) {
   return problem(
@@ -512,6 +523,8 @@ describe("GET /__sandbox/sessions and /__sandbox/sessions/{id}", () => {
       state: "started",
       // The session's clock follows the sandbox clock (frozen at T0 here).
       clock: { now: ISO_T0, frozen: expect.any(Boolean) },
+      history: [],
+      history_dropped: 0,
     });
 
     const list = await t.call("/__sandbox/sessions");
@@ -661,6 +674,90 @@ describe("session clocks", () => {
   });
 });
 
+describe("a session's history (GET /__sandbox/sessions/{id}: history)", () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it("lists a clock move, actions and a reset, each with its wall and session-clock time and what it did, never a secret", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(WALL);
+    const t = await server();
+    const s = await createSession(t);
+    expect((await exchange(t, s.merchant)).status).toBe(200);
+    const moved = await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "61m", freeze: true }));
+    expect(moved.status, moved.text).toBe(200);
+    vi.setSystemTime(WALL + 1000);
+    const newSecret = "ss_history_rotated_secret_0001";
+    const ran = await t.call(
+      `/__sandbox/sessions/${s.id}/actions`,
+      postJson({
+        now: { expire_token: "all", rotate_secret: newSecret },
+        next: { endpoint: "token", times: 2, then: { respond: { status: 503, retry_after: "30s" } } },
+      }),
+    );
+    expect(ran.status, ran.text).toBe(200);
+    vi.setSystemTime(WALL + 2000);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/reset`, postEmpty())).status).toBe(200);
+
+    const shown = await t.call(`/__sandbox/sessions/${s.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.text).not.toContain(newSecret);
+    expect(shown.json.history_dropped).toBe(0);
+    expect(shown.json.history).toEqual([
+      {
+        id: "req_1.1",
+        session: s.id,
+        time: at(WALL),
+        sandboxTime: ISO_T0,
+        kind: "clock",
+        change: { advance: "61m", freeze: true },
+        clock: { now: at(T0 + 61 * 60_000), frozen: true },
+      },
+      {
+        id: "req_1.2",
+        session: s.id,
+        time: at(WALL + 1000),
+        sandboxTime: at(T0 + 61 * 60_000),
+        kind: "actions",
+        merchants: [s.merchant.id],
+        now: { expire_token: "all", rotate_secret: redact(newSecret) },
+        next: { rule: "default/action-1", endpoint: "token", times: 2, actions: ["respond"] },
+        clock: { now: at(T0 + 61 * 60_000), frozen: true },
+      },
+      {
+        id: "req_1.3",
+        session: s.id,
+        time: at(WALL + 2000),
+        sandboxTime: at(T0 + 61 * 60_000),
+        kind: "reset",
+        clock: { now: ISO_T0, frozen: expect.any(Boolean) },
+      },
+    ]);
+  });
+
+  it("refused request changes nothing: a refused clock move or action adds no entry", async () => {
+    const t = await server();
+    const s = await createSession(t);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "soon" }))).status).toBe(400);
+    expect((await t.call(`/__sandbox/sessions/${s.id}/actions`, postJson({ now: { expire_token: "some" } }))).status).toBe(400);
+    const shown = (await t.call(`/__sandbox/sessions/${s.id}`)).json;
+    expect([shown.history, shown.history_dropped]).toEqual([[], 0]);
+  });
+
+  it(`bounded memory: a session keeps its last ${SESSION_HISTORY_MAX} entries; the oldest are dropped and counted`, async () => {
+    const t = await server();
+    const s = await createSession(t);
+    const moves = SESSION_HISTORY_MAX + 5;
+    for (let i = 0; i < moves; i++) {
+      expect((await t.call(`/__sandbox/sessions/${s.id}/clock`, postJson({ advance: "1s" }))).status).toBe(200);
+    }
+    const shown = (await t.call(`/__sandbox/sessions/${s.id}`)).json;
+    expect(shown.history).toHaveLength(SESSION_HISTORY_MAX);
+    expect(shown.history_dropped).toBe(5);
+    expect(shown.history[0].id).toBe("req_0.6");
+    expect(shown.history.at(-1)).toMatchObject({ id: `req_0.${moves}`, change: { advance: "1s" }, clock: { now: at(T0 + moves * 1000) } });
+  });
+});
+
 describe("POST /__sandbox/sessions/{id}/reset", () => {
   it("puts the scenario back to its start (the outage happens again) and revokes the tokens issued before", async () => {
     const t = await server();
@@ -735,6 +832,31 @@ describe("bounded sessions", () => {
     expect((await t.call("/__sandbox/sessions")).json.sessions).toHaveLength(2);
     expect((await t.call(`/__sandbox/sessions/${a.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await t.call("/__sandbox/sessions", postJson({}))).status).toBe(201);
+  });
+
+  it("limit under concurrency: a burst of 60 creations against maxSessions 5 gives exactly 5 × 201 and 55 × 429", async () => {
+    const t = await server({ maxSessions: 5 });
+    // A library scenario: its creation awaits the file read and a key of its own between the
+    // limit's check and the session's insertion, the window the burst aims at.
+    const burst = await Promise.all(Array.from({ length: 60 }, () => t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation" }))));
+    const created = burst.filter((r) => r.status === 201);
+    expect(created).toHaveLength(5);
+    for (const r of burst.filter((r) => r.status !== 201)) expectProblem(r, TOO_MANY_OF_5);
+    expect((await t.call("/__sandbox/sessions")).json.sessions).toHaveLength(5);
+    expect(t.sandbox.sessions.size).toBe(5);
+  });
+
+  it("limit under concurrency: a creation that fails gives its reserved slot back", async () => {
+    const t = await server({ maxSessions: 2 });
+    // Each fails after its slot is taken (the profile is looked up while the scenario is made),
+    // one after the other: more failures than the limit, so a slot kept by any of them shows.
+    for (let i = 0; i < 5; i++) {
+      const failed = await t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation", profile: "no-such-profile" }));
+      expect([failed.status, failed.json.code]).toEqual([400, "session_profile_invalid"]);
+    }
+    const after = await Promise.all(Array.from({ length: 4 }, () => t.call("/__sandbox/sessions", postJson({ scenario: "signing-key-rotation" }))));
+    expect(after.map((r) => r.status).sort()).toEqual([201, 201, 429, 429]);
+    expect(t.sandbox.sessions.size).toBe(2);
   });
 
   it("reaps a session idle longer than sessionIdleTtl (wall-clock time): GET 404, credentials refused", async () => {

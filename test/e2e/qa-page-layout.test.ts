@@ -3,7 +3,17 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserPerFile, E2E_TEST_MS, qaPageUrl } from "../support/browser.js";
-import { eventually, isFocusedOrHighlighted, journalRow, journalRows, region, sessionHeading, sessionIdOf, timeline } from "../support/qa-page.js";
+import {
+  eventually,
+  isFocusedOrHighlighted,
+  journalRow,
+  journalRows,
+  journalTable,
+  region,
+  sessionHeading,
+  sessionIdOf,
+  timeline,
+} from "../support/qa-page.js";
 import { createSession, postJson, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
@@ -111,6 +121,22 @@ const ui = browserPerFile();
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
+/** A sandbox, a page at 1280×800 (not opened yet) and a session of SCENARIO with a client of its merchant. */
+async function laptopWithSession() {
+  const t = await ui.sandbox();
+  const page = ui.page();
+  await page.setViewportSize(LAPTOP);
+  const session = await createSession(t, SCENARIO);
+  const client = new SessionClient(session.base_url, session.merchant.api_key, session.merchant.api_secret);
+  return { t, page, session, client };
+}
+
+/** The journal table fits its box: no column is scrolled out of view. */
+async function expectJournalFits(page: Page): Promise<void> {
+  const box = await journalTable(page).evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, width: el.parentElement!.clientWidth }));
+  expect(box.scroll, `the journal is ${box.scroll}px wide in a ${box.width}px box`).toBeLessThanOrEqual(box.width);
+}
+
 describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
   it("session page after a few requests: screenshot; every control has an accessible name", async () => {
     const t = await ui.sandbox();
@@ -126,6 +152,8 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
     expect(await unnamedNativeControls(page), "buttons, inputs, selects without an accessible name").toEqual([]);
     // The session page has at least its clock, break-it, mint and credentials controls.
     expect(seen).toBeGreaterThanOrEqual(20);
+    // Every journal column on screen, the fired rule's row included: the table fits its box.
+    await expectJournalFits(page);
   });
 
   it("timeline: its marks are buttons in a named group with one tab stop; the arrow keys move between them and Enter shows the row", async () => {
@@ -180,6 +208,72 @@ describe("the QA page's layout at 1280×800 (headless Chromium)", { timeout: E2E
     const created = await t.call(`/__sandbox/sessions/${id}`);
     expect(created.status, created.text).toBe(200);
     expect(created.json.scenario).toBe(scenario);
+  });
+});
+
+describe("the QA page at 1280×800: what happened before it opened, and nothing off screen (headless Chromium)", { timeout: E2E_TEST_MS }, () => {
+  it("the timeline marks the clock jump, the actions and the reset made before the page was opened, each with what it was", async () => {
+    const { t, page, session, client } = await laptopWithSession();
+    expect((await client.paymentStatus(await client.token())).status).toBe(200);
+    const base = `/__sandbox/sessions/${session.id}`;
+    expect((await t.call(`${base}/clock`, postJson({ advance: "61m" }))).status).toBe(200);
+    expect((await t.call(`${base}/actions`, postJson({ now: { expire_token: "all" } }))).status).toBe(200);
+    expect((await t.call(`${base}/reset`, postJson({}))).status).toBe(200);
+    expect((await client.paymentStatus(await client.token())).status).toBe(200);
+    // Opened only now: no event of those three reaches it live.
+    await page.goto(qaPageUrl(t.url, `#/sessions/${session.id}`));
+    await sessionHeading(page, session.id).waitFor();
+    await eventually(() => journalRows(page).count()).toBe(4);
+    const titles = () => timeline(page).locator(".marker > title").allTextContents();
+    // Left to right on the session clock: the reset took it back to 00:00.
+    await eventually(titles).toEqual([
+      "Clock moved at 00:00:00: reset",
+      "Clock moved at 01:01:00: +61m",
+      "Actions ran at 01:01:00: expire_token: all",
+    ]);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}session-history-1280x800.png` });
+  });
+
+  it("every column of the sessions table is on screen, with no horizontal scroll", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    await page.setViewportSize(LAPTOP);
+    for (const scenario of [SCENARIO, "token-endpoint-outage", "default"]) await createSession(t, scenario);
+    await page.goto(qaPageUrl(t.url));
+    const table = region(page, "Sessions").getByRole("table", { name: "Sessions" });
+    await eventually(() => table.locator("tbody tr").count()).toBe(3);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}home-1280x800.png` });
+    const fits = await table.evaluate((el) => {
+      const box = el.parentElement!;
+      const cells = [...el.querySelectorAll("th, td")].map((c) => c.getBoundingClientRect().right);
+      return { boxScroll: box.scrollWidth, boxWidth: box.clientWidth, right: Math.max(...cells), page: document.documentElement.scrollWidth };
+    });
+    expect(fits.boxScroll, `the table is ${fits.boxScroll}px wide in a ${fits.boxWidth}px box`).toBeLessThanOrEqual(fits.boxWidth);
+    expect(fits.right).toBeLessThanOrEqual(1280);
+    expect(fits.page).toBeLessThanOrEqual(1280);
+  });
+
+  it("a long path in the journal stays on one line, cut with an ellipsis, the whole path in its title", async () => {
+    const { t, page, session, client } = await laptopWithSession();
+    const token = await client.token();
+    const long = "/api/v2/payment/orders/ord_2026_000123/items/item_000456/refunds/ref_000789/attachments/receipt-final-v2";
+    const r = await fetch(`${session.base_url}${long}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBeGreaterThanOrEqual(200);
+    await page.goto(qaPageUrl(t.url, `#/sessions/${session.id}`));
+    await sessionHeading(page, session.id).waitFor();
+    await eventually(() => journalRows(page).count()).toBe(2);
+    const cell = journalRow(page, "req_2").locator("td.path");
+    const shown = await cell.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+      return { lines: tops.size, title: el.getAttribute("title"), cut: el.scrollWidth > el.clientWidth };
+    });
+    expect(shown).toEqual({ lines: 1, title: long, cut: true });
+    // And the journal still fits its box: no column scrolled out of view.
+    await expectJournalFits(page);
   });
 });
 

@@ -75,10 +75,18 @@ describe("examples/sample-integration against the real sandbox", () => {
       // The run logged its work to the file, so the scan below reads something.
       expect(await readFile(join(logs, "app.log"), "utf8")).toContain('"message":"hosted payment created"');
 
+      // Then one run of the integration, as examples/README.md has it after the tests.
+      const main = await run(process.execPath, ["src/main.js"], { cwd: EXAMPLE, env });
+      expect(main.stdout).toContain('"message":"hosted payment created"');
+
+      // Clean, not merely passing: the renewals its tests force (a revoked, expired or rotated-out
+      // token) are not counted against it, nor missed proactive renewals (issue 25).
       const report = await gate(["report", "--url", server.url, "--session", session.id]);
       expect(report.stderr).toBe("");
-      expect(report.stdout).toContain("0 errors");
+      expect(report.stdout).toBe("No findings: the integration behaved.\n");
       expect(report.code).toBe(0);
+      const findings = await fetch(`${server.url}/__sandbox/sessions/${session.id}/report`).then((r) => r.json());
+      expect(findings.findings).toEqual([]);
 
       const scan = await gate(["scan-logs", "--url", server.url, join(logs, "app.log"), join(logs, "integration-tests.log")]);
       expect(scan.stdout).toBe("");

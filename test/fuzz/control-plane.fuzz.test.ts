@@ -117,7 +117,7 @@ async function check(target: Target, generated: ControlCase): Promise<{ status: 
   if (res.status < 200 || res.status >= 300) {
     const after = await snapshot(target);
     // A mutated path that left /__sandbox/ (e.g. /__sandbox%2Fclock) is a merchant-API request: journaled once.
-    const journaled = request.target.startsWith("/__sandbox/") || refusedByHttpLayer(res) ? 0 : 1;
+    const journaled = request.target.startsWith("/__sandbox/") || refusedByHttpLayer(res, request.target) ? 0 : 1;
     const expected = { ...before, journal: String(before.journal).replace(/\d+$/, (n) => String(Number(n) + journaled)) };
     if (JSON.stringify(after) !== JSON.stringify(expected)) {
       throw new Error(

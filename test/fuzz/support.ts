@@ -1,3 +1,4 @@
+import { hasDotSegment } from "../../src/core/dot-segments.js";
 import { connect } from "node:net";
 import fc from "fast-check";
 import type { TestServer } from "../support/server.js";
@@ -211,8 +212,11 @@ export function assertAnswer(outcome: RawOutcome, request: RawRequest): Extract<
 }
 
 /** True for an answer of the HTTP layer (not HTTP, headers too large or too many, too slow, no Host, an unmet Expect): the sandbox never saw the request. */
-export function refusedByHttpLayer(res: Extract<RawOutcome, { kind: "response" }>): boolean {
-  if (!res.body.length) return [400, 408, 431].includes(res.status);
+export function refusedByHttpLayer(res: Extract<RawOutcome, { kind: "response" }>, target?: string): boolean {
+  // A HEAD's answer has no body to read the code from: its 400 is the HTTP layer's, unless the
+  // path has a dot segment, which the pipeline refuses (and journals) before routing.
+  if (!res.body.length)
+    return [400, 408, 431].includes(res.status) && !(res.status === 400 && target !== undefined && hasDotSegment(target.split("?")[0]!));
   try {
     return ["http_malformed", "headers_too_large", "headers_too_many", "request_timeout", "host_missing", "expectation_unsupported"].includes(
       String((JSON.parse(res.body.toString("utf8")) as { code?: unknown }).code),

@@ -1,10 +1,12 @@
-import type { Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxMiddleware } from "../../src/adapters/express.js";
+import { startServer } from "../../src/adapters/node-http.js";
 import { createSandbox, type Sandbox } from "../../src/app/sandbox.js";
 import { DEFAULT_MERCHANT } from "../../src/core/merchants.js";
+import { openEventStream } from "../support/event-stream.js";
 
 /**
  * merchant-sandbox/express (issue 16): the sandbox mounted in a real express app on port 0, under a
@@ -23,6 +25,35 @@ async function listen(app: express.Express): Promise<string> {
   });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function portOf(url: string): number {
+  return Number(new URL(url).port);
+}
+
+/** A request's head as bytes on the wire: the Host line exactly as given (undefined: none). */
+function request(method: string, path: string, host: string | undefined, more: string[] = []): string {
+  return [`${method} ${path} HTTP/1.1`, ...(host === undefined ? [] : [host]), ...more, "Connection: close", "", ""].join("\r\n");
+}
+
+/** Writes a request on a raw socket (no client tidies its Host) and resolves with all the answer. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write(text));
+    socket.setEncoding("utf8");
+    socket.on("data", (c: string) => (answer += c));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
+
+function parsed(raw: string): { status: number; headers: Headers; body: string } {
+  const split = raw.indexOf("\r\n\r\n");
+  const head = raw.slice(0, split).split("\r\n");
+  const headers = new Headers();
+  for (const line of head.slice(1)) headers.append(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim());
+  return { status: Number(head[0]!.split(" ")[1]), headers, body: raw.slice(split + 4) };
 }
 
 /** The app a team would write: its own routes before and after the sandbox. */
@@ -110,28 +141,128 @@ describe("sandboxMiddleware(sandbox) in an express app", () => {
     expect(problem.detail).toContain("/api/v2/auth/token");
   });
 
-  it("regression: a request http-middleware cannot read (a Host with a space) goes to the app's error handler; the app keeps serving", async () => {
+  it("no 500 on bad input: a Host no URL parser takes (`a b`, `[::1`, `%`, empty) or none at all gets the standalone server's problem+json, byte for byte", async () => {
     const sandbox = await frozen();
     const app = appWith((a) => a.use("/merchant", sandboxMiddleware(sandbox)));
     app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(400).json({ app: "error", name: error.name });
+      res.status(599).json({ app: "error", name: error.name });
     });
-    const root = await listen(app);
-    const { port } = new URL(root);
-    const raw = await new Promise<string>((resolve, reject) => {
-      let text = "";
-      const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.end("GET /merchant/__sandbox/health HTTP/1.1\r\nHost: exa mple\r\nConnection: close\r\n\r\n");
+    const port = portOf(await listen(app));
+    const standalone = await startServer(await frozen(), { port: 0 });
+    try {
+      for (const host of ["Host: a b", "Host: [::1", "Host: %", "Host: ", "Host:"]) {
+        for (const path of ["/__sandbox/sessions", "/api/v2/payment/orders"]) {
+          const mounted = parsed(await rawExchange(port, request("GET", `/merchant${path}`, host)));
+          const server = parsed(await rawExchange(standalone.port, request("GET", path, host)));
+          const what = `${host ?? "no Host"} ${path}`;
+          expect(mounted.status, what).toBe(server.status);
+          expect(mounted.headers.get("content-type"), what).toBe("application/problem+json");
+          expect(mounted.body, what).toBe(server.body);
+        }
+      }
+      const spaced = parsed(await rawExchange(port, request("GET", "/merchant/__sandbox/sessions", "Host: a b")));
+      expect([spaced.status, JSON.parse(spaced.body).code]).toEqual([403, "host_not_allowed"]);
+      const api = parsed(await rawExchange(port, request("GET", "/merchant/api/v2/payment/orders", "Host: %")));
+      expect([api.status, JSON.parse(api.body).code]).toEqual([401, "credentials_missing"]);
+    } finally {
+      await standalone.close();
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/merchant/__sandbox/health`)).status).toBe(200);
+
+    // No Host at all: node's server refuses it before express (an empty 400) unless told not to;
+    // then the middleware answers as the standalone server does.
+    const lenient = createServer({ requireHostHeader: false }, app);
+    await new Promise<void>((resolve) => lenient.listen(0, "127.0.0.1", resolve));
+    servers.push(lenient);
+    const missing = parsed(
+      await rawExchange(
+        portOf(`http://127.0.0.1:${(lenient.address() as AddressInfo).port}`),
+        request("GET", "/merchant/__sandbox/sessions", undefined),
+      ),
+    );
+    expect([missing.status, missing.headers.get("content-type"), JSON.parse(missing.body).code]).toEqual([
+      400,
+      "application/problem+json",
+      "host_missing",
+    ]);
+  });
+
+  it("bounded memory: a body over the limit is refused 413 while it uploads; the app reads about the limit, not the body", async () => {
+    const limit = 1024 * 1024;
+    const total = 64 * 1024 * 1024;
+    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxBodyBytes: limit });
+    const app = express();
+    app.use("/merchant", sandboxMiddleware(sandbox));
+    const port = portOf(await listen(app));
+    const accepted: Socket[] = [];
+    servers.at(-1)!.on("connection", (s: Socket) => accepted.push(s));
+    const before = process.memoryUsage().arrayBuffers;
+
+    const chunk = Buffer.alloc(64 * 1024, "x");
+    const outcome = await new Promise<{ sent: number; answer: string; grown: number }>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1");
+      let sent = 0;
+      let answer = "";
+      let grown = 0;
+      const pump = () => {
+        while (sent < total && answer === "") {
+          sent += chunk.length;
+          if (!socket.write(chunk)) return;
+        }
+      };
+      socket.on("connect", () => {
+        socket.write(
+          request("POST", "/merchant/api/v2/auth/token", "Host: 127.0.0.1", [`Content-Type: application/json`, `Content-Length: ${total}`]),
+        );
+        pump();
       });
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk: string) => (text += chunk));
-      socket.on("end", () => resolve(text));
-      socket.on("error", reject);
+      socket.on("drain", pump);
+      socket.on("data", (c: Buffer) => {
+        if (answer === "") grown = process.memoryUsage().arrayBuffers - before;
+        answer += c.toString("utf8");
+      });
+      // The server closes the connection after its answer; writes still on their way then fail.
+      socket.on("error", (e) => (answer === "" ? reject(e) : undefined));
+      socket.on("close", () => resolve({ sent, answer, grown }));
     });
-    expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
-    expect(raw.endsWith('{"app":"error","name":"TypeError"}')).toBe(true);
-    const health = await fetch(`${root}/merchant/__sandbox/health`);
-    expect(health.status).toBe(200);
+    const answer = parsed(outcome.answer);
+    expect(answer.status).toBe(413);
+    expect(answer.headers.get("connection")).toBe("close");
+    expect(JSON.parse(answer.body)).toEqual({
+      type: "urn:merchant-sandbox:problem:payload_too_large",
+      title: "Content Too Large",
+      status: 413,
+      detail: `The request body is larger than ${limit} bytes. Send only the fields the endpoint expects.`,
+      code: "payload_too_large",
+      error: "payload_too_large",
+      error_description: `The request body is larger than ${limit} bytes. Send only the fields the endpoint expects.`,
+      instance: "/api/v2/auth/token",
+    });
+    // The answer came while the upload was far from done, and the app read little past the limit
+    // (what the socket buffers held), never the 64 MiB: buffered whole, the app held 64 MiB and more.
+    expect(outcome.sent).toBeLessThan(total / 2);
+    expect(accepted.reduce((n, s) => n + s.bytesRead, 0)).toBeLessThan(16 * 1024 * 1024);
+    expect(outcome.grown).toBeLessThan(32 * 1024 * 1024);
+    expect(sandbox.journal.list().map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual(["POST /api/v2/auth/token 413"]);
+  });
+
+  it("bounded slots: an event stream the client aborts frees its place (maxEventSubscribers 2: three rounds of two opened and aborted, then two open and a third is refused 429)", async () => {
+    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxEventSubscribers: 2 });
+    const root = await listen(appWith((a) => a.use("/merchant", sandboxMiddleware(sandbox))));
+    const closed: Array<Promise<unknown>> = [];
+    servers.at(-1)!.on("connection", (s: Socket) => closed.push(new Promise((resolve) => s.once("close", resolve))));
+    for (let round = 0; round < 3; round++) {
+      const streams = [await openEventStream(`${root}/merchant/__sandbox/events`), await openEventStream(`${root}/merchant/__sandbox/events`)];
+      expect(streams.map((s) => s.status)).toEqual([200, 200]);
+      for (const s of streams) s.close();
+      // Both connections closed on the server's side: their streams must have let go of their places.
+      await Promise.all(closed.splice(0));
+    }
+    const third = [await openEventStream(`${root}/merchant/__sandbox/events`), await openEventStream(`${root}/merchant/__sandbox/events`)];
+    const refused = await openEventStream(`${root}/merchant/__sandbox/events`);
+    expect([...third, refused].map((s) => s.status)).toEqual([200, 200, 429]);
+    expect(JSON.parse(await refused.text()).code).toBe("too_many_subscribers");
+    for (const s of third) s.close();
   });
 
   it("at the root: the sandbox's paths are the sandbox's, every other route (/mine, /api/orders) the app's", async () => {

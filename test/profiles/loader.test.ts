@@ -49,6 +49,15 @@ describe("the profile loader", () => {
     );
   });
 
+  it("framing stays the server's: a profile's token headers may not set Content-Length, Transfer-Encoding or a hop-by-hop header", () => {
+    expect(
+      problemsOf("name: acme\ntoken:\n  headers:\n    X-Acme-Env: test\n    Content-Length: '777'\n    Keep-Alive: timeout=5\n  body: {}\n"),
+    ).toEqual([
+      "acme.yaml:5:5: token.headers.Content-Length: 'Content-Length' cannot be scripted: the server sets it from the body. Remove it from the headers",
+      "acme.yaml:6:5: token.headers.Keep-Alive: 'Keep-Alive' cannot be scripted: a hop-by-hop header: the server manages its connections. Remove it from the headers",
+    ]);
+  });
+
   it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
     expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
       "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
@@ -63,6 +72,11 @@ describe("the profile loader", () => {
     expect(problemsOf("name: acme\ncodes:\n  wrong_api_secrt: { code: X }\n")).toEqual([
       "acme.yaml:3:3: codes.wrong_api_secrt: 'wrong_api_secrt' is not a code of the sandbox; did you mean 'wrong_api_secret'? (`merchant-sandbox errors` lists them)",
     ]);
+  });
+
+  it("unbounded durations: a jwt.ttl past ten years is refused at its file:line", () => {
+    expect(problemsOf("name: acme\njwt:\n  ttl: 1e30\n")).toEqual(["acme.yaml:3:8: jwt.ttl: must be at most 3650d (ten years)"]);
+    expect(problemsOf("name: acme\njwt:\n  ttl: 3651d\n")).toEqual(["acme.yaml:3:8: jwt.ttl: must be at most 3650d (ten years)"]);
   });
 
   it("reports every problem at once, in file order, and loads nothing", () => {

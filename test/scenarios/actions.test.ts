@@ -295,7 +295,7 @@ describe("respond", () => {
   const failures: Array<[number, string, string, string | undefined, string | number | undefined, string | undefined]> = [
     [503, "Service Unavailable", "service_unavailable", "temporarily_unavailable", undefined, undefined],
     [503, "Service Unavailable", "service_unavailable", "temporarily_unavailable", "30s", "30"],
-    [429, "Too Many Requests", "rate_limited", "rate_limited", "1500ms", "2"],
+    [429, "Too Many Requests", "rate_limited", "rate_limited", "2s", "2"], // whole seconds only: 1500ms is refused at load
     [500, "Internal Server Error", "simulated_500", "server_error", undefined, undefined],
     [502, "Error", "simulated_502", "server_error", 120, "120"],
     [418, "Error", "simulated_418", undefined, undefined, undefined],
@@ -443,6 +443,16 @@ describe("delay", () => {
     const reply = await pay(s, "/api/v2/payment/d");
     expect([reply.status, reply.text, reply.headers.get("x-sandbox-rule")]).toEqual([200, "late", "act/one, act/two"]);
     expect(slept).toEqual([1500]);
+  });
+
+  it("unbounded durations: the delays of three rules at the 5m limit wait 5m together, never past it", async () => {
+    const slept: number[] = [];
+    const rule = (name: string) => ({ name, match: { path: "/api/v2/payment/d" }, then: { delay: "5m" } });
+    const s = await start({ sleep: async (ms) => void slept.push(ms), scenarios: [scenario([rule("one"), rule("two"), rule("three")])] });
+    const reply = await pay(s, "/api/v2/payment/d");
+    // All three fired (the endpoint then answers the unauthenticated call itself), in one wait.
+    expect([reply.status, reply.headers.get("x-sandbox-rule")]).toEqual([401, "act/one, act/two, act/three"]);
+    expect(slept).toEqual([300_000]);
   });
 });
 

@@ -209,6 +209,29 @@ describe("wrong types and values", () => {
     );
   });
 
+  it("unbounded durations: a delay past 5m, a retry_after past a day or not whole seconds, and the rest refused with file:line", () => {
+    const then = (v: string) => errorOf(`${HEAD}rules:\n  - then: ${v}\n`);
+    // 100000h used to pass and become a 1 ms timer (setTimeout's overflow); 1e30 a Retry-After of 1e+30.
+    expect(then("{delay: 100000h}")).toBe("x.yaml:9:19: rules[0].then.delay: must be at most 5m");
+    expect(then("{delay: 301}")).toBe("x.yaml:9:19: rules[0].then.delay: must be at most 5m");
+    expect(then("{respond: {status: 503, retry_after: 1e30}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be at most 1d (86400 seconds)",
+    );
+    expect(then("{respond: {status: 503, retry_after: 1.5}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+    );
+    expect(then("{respond: {status: 503, retry_after: 500ms}}")).toBe(
+      "x.yaml:9:48: rules[0].then.respond.retry_after: must be whole seconds (the header carries an integer), such as 30s, 2m or 30",
+    );
+    expect(then("{issue_token: {not_before: 3651d}}")).toBe("x.yaml:9:38: rules[0].then.issue_token.not_before: must be at most 3650d (ten years)");
+    expect(errorOf(`${HEAD}settings: {leeway: 1e30}\n`)).toBe("x.yaml:8:20: settings.leeway: must be at most 1d");
+    expect(errorOf(`${HEAD}settings: {token_ttl: 100000d}\n`)).toBe("x.yaml:8:23: settings.token_ttl: must be at most 3650d (ten years)");
+    // At the limits: accepted.
+    for (const ok of ["{delay: 5m}", "{delay: 300}", "{respond: {status: 429, retry_after: 1d}}", "{respond: {status: 429, retry_after: 86400}}"]) {
+      expect(() => parseScenarioText(`${HEAD}rules:\n  - then: ${ok}\n`, "x.yaml")).not.toThrow();
+    }
+  });
+
   it("a negative delay written as a duration: -5s", () => {
     expect(errorOf(`${HEAD}rules:\n  - then: {delay: -5s}\n`)).toBe(
       "x.yaml:9:19: rules[0].then.delay: must be a duration such as 90s, 59m, 1h or 1h30m (no sign)",
@@ -318,6 +341,27 @@ describe("cross-field checks", () => {
   it("a response header value with CR/LF (header injection)", () => {
     const text = `${HEAD}rules:\n  - then:\n      respond:\n        status: 200\n        headers:\n          X-Ok: fine\n          X-Bad: "one\\r\\nSet-Cookie: x=1"\n`;
     expect(errorOf(text)).toBe("x.yaml:14:18: rules[0].then.respond.headers.X-Bad: must be printable ASCII on one line (no CR or LF)");
+  });
+
+  it("framing stays the server's: Content-Length, Transfer-Encoding and hop-by-hop names in respond.headers are refused at file:line, any case", () => {
+    const names = ["Content-Length", "transfer-encoding", "Trailer", "Connection", "Keep-Alive", "Proxy-Connection", "TE", "UPGRADE"];
+    const text = `${HEAD}rules:\n  - then:\n      respond:\n        status: 200\n        headers:\n          X-Ok: fine\n          Content-Type: text/plain\n${names.map((n) => `          ${n}: "777"\n`).join("")}`;
+    const why: Record<string, string> = {
+      "content-length": "the server sets it from the body",
+      "transfer-encoding": "the server frames every answer with Content-Length",
+      trailer: "the server sends no trailers",
+      connection: "a hop-by-hop header: the server manages its connections",
+      "keep-alive": "a hop-by-hop header: the server manages its connections",
+      "proxy-connection": "a hop-by-hop header: the server manages its connections",
+      te: "a hop-by-hop header of requests",
+      upgrade: "a hop-by-hop header: the server switches no protocol",
+    };
+    expect(errorOf(text).split("\n")).toEqual(
+      names.map(
+        (n, i) =>
+          `x.yaml:${15 + i}:11: rules[0].then.respond.headers.${n}: '${n}' cannot be scripted: ${why[n.toLowerCase()]}. Remove it from the headers`,
+      ),
+    );
   });
 
   const unsorted = `${HEAD}rules:\n  - match:\n      merchant: m9\n      calls: {}\n    then:\n      respond:\n        status: 200\n        body: "{{nope}}"\n`;

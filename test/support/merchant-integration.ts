@@ -49,6 +49,9 @@ export interface Outcome {
   statuses: number[];
 }
 
+/** Less than a tenth of a one-hour token's life: a wait never jumps over a renewal window. */
+const WAIT_STEP_SECONDS = 300;
+
 export class MerchantIntegration {
   private token: { value: string; renewAt: number } | undefined;
   private now = 0;
@@ -71,9 +74,17 @@ export class MerchantIntegration {
     return res;
   }
 
+  /**
+   * Time passing: the clock moves in steps of at most WAIT_STEP_SECONDS, as real time would pass
+   * through each token's renewal window (the last tenth of its hour). One jump over a whole window is
+   * what a test does behind a client's back, and the report does not hold it against the client.
+   */
   async wait(seconds: number): Promise<void> {
     this.now += seconds;
-    await this.config.wait(seconds);
+    for (let left = seconds; ; left -= WAIT_STEP_SECONDS) {
+      await this.config.wait(Math.min(left, WAIT_STEP_SECONDS));
+      if (left <= WAIT_STEP_SECONDS) break;
+    }
   }
 
   /** One access token (from the token endpoint, or the login), with the time to renew it. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SandboxClock } from "../../src/core/clock.js";
+import { CLOCK_MOVES_KEPT, SandboxClock } from "../../src/core/clock.js";
 
 const T0 = Date.UTC(2026, 0, 1);
 const T1 = Date.UTC(2030, 5, 15, 12, 0, 0);
@@ -151,5 +151,44 @@ describe("SandboxClock", () => {
     expect(() => clock.set(Number.POSITIVE_INFINITY)).toThrow(message);
     expect(() => clock.freeze(Number.NaN)).toThrow(message);
     expect(clock.now()).toBe(T0);
+  });
+
+  it("skippedOver: a single move over the whole span, its own or its parent's; a stop inside it is not one", () => {
+    const parent = new SandboxClock({ frozenAt: T0 });
+    const child = new SandboxClock({ parent });
+    const frozenChild = new SandboxClock({ parent, frozenAt: T0 });
+    // The span [T0+54 s, T0+60 s): the last tenth of a 60 s token.
+    const span: [number, number] = [T0 + 54_000, T0 + 60_000];
+    expect(parent.skippedOver(...span)).toBe(false);
+    parent.advance(61_000);
+    expect(parent.skippedOver(...span)).toBe(true);
+    expect(child.skippedOver(...span)).toBe(true); // it moved with its parent
+    expect(frozenChild.skippedOver(...span)).toBe(false); // it stood still
+    // In two moves that stop inside the span: the clock read a time in it.
+    const steps = new SandboxClock({ frozenAt: T0 });
+    steps.advance(55_000);
+    steps.advance(6_000);
+    expect(steps.skippedOver(...span)).toBe(false);
+    // set, freeze at an instant and reset are moves too; a move back skips nothing ahead.
+    const set = new SandboxClock({ frozenAt: T0 });
+    set.set(T0 + 3_600_000);
+    expect(set.skippedOver(...span)).toBe(true);
+    const frozen = new SandboxClock({ frozenAt: T0 });
+    frozen.freeze(T0 + 60_000);
+    expect(frozen.skippedOver(...span)).toBe(true);
+    const back = new SandboxClock({ frozenAt: T0 + 120_000 });
+    back.advance(-120_000);
+    expect(back.skippedOver(...span)).toBe(false);
+  });
+
+  it("bounded memory: a clock keeps its latest CLOCK_MOVES_KEPT moves, however many it makes", () => {
+    const clock = new SandboxClock({ frozenAt: T0 });
+    clock.advance(61_000); // over [T0+54 s, T0+60 s)
+    for (let i = 0; i < CLOCK_MOVES_KEPT - 1; i++) clock.advance(1);
+    expect(clock.skippedOver(T0 + 54_000, T0 + 60_000)).toBe(true);
+    clock.advance(1); // the jump is the oldest of CLOCK_MOVES_KEPT + 1: gone
+    expect(clock.skippedOver(T0 + 54_000, T0 + 60_000)).toBe(false);
+    for (let i = 0; i < 100_000; i++) clock.advance(1);
+    expect((clock as unknown as { moves: unknown[] }).moves).toHaveLength(CLOCK_MOVES_KEPT);
   });
 });

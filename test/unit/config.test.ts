@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createSandbox } from "../../src/app/sandbox.js";
 import { ConfigError, DEFAULT_SETTINGS, parsePaymentTokenTransport, resolveSettings, type SettingsInput } from "../../src/core/config.js";
 
 const DURATION_HELP = "write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds";
@@ -107,6 +108,9 @@ describe("resolveSettings: each bad value's message", () => {
     [{ tokenTtl: "3651d" }, "tokenTtl must be at most 3650d (ten years), got '3651d'"],
     [{ leeway: "a bit" }, `leeway 'a bit' is not a duration; ${DURATION_HELP}`],
     [{ leeway: Number.NaN }, "leeway must be a non-negative number of seconds, got NaN"],
+    // Unbounded durations: a leeway of 1e30 made every token valid for ever.
+    [{ leeway: "2d" }, "leeway must be at most 1d, got '2d'"],
+    [{ leeway: 1e30 }, "leeway must be at most 1d, got '1e+30'"],
     [{ algorithm: "none" }, "algorithm 'none' is not supported; use one of: RS256, ES256, HS256"],
     [{ algorithm: "rs256" }, "algorithm 'rs256' is not supported; use one of: RS256, ES256, HS256"],
     [{ issuer: "" }, "issuer must be a non-empty string"],
@@ -181,5 +185,22 @@ describe("parsePaymentTokenTransport", () => {
       kind: "header",
       name: "x-payment-token",
     });
+  });
+});
+
+describe("createSandbox: unbounded durations are refused", () => {
+  it.each<[Parameters<typeof createSandbox>[0], string]>([
+    // 1e30 made every session creation a 500 (its expires_at is no date).
+    [{ sessionIdleTtl: 1e30 }, "sessionIdleTtl must be at most 30d, got '1e+30'"],
+    [{ sessionIdleTtl: "31d" }, "sessionIdleTtl must be at most 30d, got '31d'"],
+    // Past setInterval's maximum node fires every millisecond instead.
+    [{ eventHeartbeatMs: 2 ** 31 }, "eventHeartbeatMs must be a whole number of milliseconds from 0 (none) to 3600000 (1h), got 2147483648"],
+  ])("%j → %s", async (options, message) => {
+    const refused = await createSandbox(options).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).message).toBe(message);
   });
 });

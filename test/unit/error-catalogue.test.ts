@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { EMPTY_VIEW } from "../../src/core/secret-index.js";
 import { errorReference } from "../../src/cli/error-reference.js";
 import { CATALOGUE_CODES, catalogueEntry, ERROR_CATALOGUE, STATUS_TITLES } from "../../src/core/error-catalogue.js";
 import {
@@ -95,7 +96,7 @@ describe("the error catalogue", () => {
   });
 
   it("gives the problem body its type and title", () => {
-    const body = JSON.parse(problemResponse(new InvalidToken("token_expired", "Expired."), "/x").body as string);
+    const body = JSON.parse(problemResponse(new InvalidToken("token_expired", "Expired."), "/x", EMPTY_VIEW).body as string);
     expect(body.type).toBe("urn:merchant-sandbox:problem:token_expired");
     expect(body.title).toBe("Unauthorized");
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { EMPTY_VIEW } from "../../src/core/secret-index.js";
 import {
   Gone,
   InsufficientScope,
@@ -34,14 +35,14 @@ const BASE_HEADERS = { "content-type": "application/problem+json", "cache-contro
 
 describe("problemResponse", () => {
   it("InvalidRequest: 400 invalid_request, no challenge by default", () => {
-    const r = problemResponse(new InvalidRequest("body_not_object", "Send an object."), PATH);
+    const r = problemResponse(new InvalidRequest("body_not_object", "Send an object."), PATH, EMPTY_VIEW);
     expect(r.status).toBe(400);
     expect(r.headers).toEqual(BASE_HEADERS);
     expect(JSON.parse(r.body)).toEqual(body(400, "Bad Request", "body_not_object", "Send an object.", "invalid_request"));
   });
 
   it("InvalidRequest with the bearer challenge: Bearer realm with error and description", () => {
-    const r = problemResponse(new InvalidRequest("bearer_token_malformed", "Fix the token.", { challenge: "bearer" }), PATH);
+    const r = problemResponse(new InvalidRequest("bearer_token_malformed", "Fix the token.", { challenge: "bearer" }), PATH, EMPTY_VIEW);
     expect(r.headers).toEqual({
       ...BASE_HEADERS,
       "www-authenticate": 'Bearer realm="merchant-api", error="invalid_request", error_description="Fix the token."',
@@ -49,19 +50,19 @@ describe("problemResponse", () => {
   });
 
   it("InvalidClient: 401 with the ApiKey challenge, or 403 by setting", () => {
-    const r = problemResponse(new InvalidClient("wrong_api_secret", "Check the secret."), "/api/v2/auth/token");
+    const r = problemResponse(new InvalidClient("wrong_api_secret", "Check the secret."), "/api/v2/auth/token", EMPTY_VIEW);
     expect(r.status).toBe(401);
     expect(r.headers).toEqual({ ...BASE_HEADERS, "www-authenticate": 'ApiKey realm="merchant-api", error="invalid_client"' });
     expect(JSON.parse(r.body)).toEqual(body(401, "Unauthorized", "wrong_api_secret", "Check the secret.", "invalid_client", "/api/v2/auth/token"));
 
-    const f = problemResponse(new InvalidClient("merchant_disabled", "Disabled.", 403), "/api/v2/auth/token");
+    const f = problemResponse(new InvalidClient("merchant_disabled", "Disabled.", 403), "/api/v2/auth/token", EMPTY_VIEW);
     expect(f.status).toBe(403);
     expect(f.headers["www-authenticate"]).toBe('ApiKey realm="merchant-api", error="invalid_client"');
     expect(JSON.parse(f.body)).toEqual(body(403, "Forbidden", "merchant_disabled", "Disabled.", "invalid_client", "/api/v2/auth/token"));
   });
 
   it("MissingCredentials: 401 with a bare Bearer challenge and no error member (RFC 6750 §3.1)", () => {
-    const r = problemResponse(new MissingCredentials("Send a token."), PATH);
+    const r = problemResponse(new MissingCredentials("Send a token."), PATH, EMPTY_VIEW);
     expect(r.status).toBe(401);
     expect(r.headers).toEqual({ ...BASE_HEADERS, "www-authenticate": `Bearer realm="${REALM}"` });
     const parsed = JSON.parse(r.body);
@@ -70,7 +71,7 @@ describe("problemResponse", () => {
   });
 
   it("InvalidToken: 401 invalid_token with the description in the challenge", () => {
-    const r = problemResponse(new InvalidToken("token_expired", "The access token expired."), PATH);
+    const r = problemResponse(new InvalidToken("token_expired", "The access token expired."), PATH, EMPTY_VIEW);
     expect(r.status).toBe(401);
     expect(r.headers).toEqual({
       ...BASE_HEADERS,
@@ -80,7 +81,7 @@ describe("problemResponse", () => {
   });
 
   it("InsufficientScope: 403 with the scope in the challenge", () => {
-    const r = problemResponse(new InsufficientScope("cashout", "No cashout rights."), "/api/v2/cashout/x");
+    const r = problemResponse(new InsufficientScope("cashout", "No cashout rights."), "/api/v2/cashout/x", EMPTY_VIEW);
     expect(r.status).toBe(403);
     expect(r.headers).toEqual({
       ...BASE_HEADERS,
@@ -90,13 +91,13 @@ describe("problemResponse", () => {
   });
 
   it("MethodNotAllowed: 405 with Allow", () => {
-    const r = problemResponse(new MethodNotAllowed("GET", PATH, ["POST"]), PATH);
+    const r = problemResponse(new MethodNotAllowed("GET", PATH, ["POST"]), PATH, EMPTY_VIEW);
     expect(r.status).toBe(405);
     expect(r.headers).toEqual({ ...BASE_HEADERS, allow: "POST" });
     expect(JSON.parse(r.body)).toEqual(
       body(405, "Method Not Allowed", "method_not_allowed", "GET is not allowed on /api/v2/payment/init. Use POST.", "method_not_allowed"),
     );
-    const two = problemResponse(new MethodNotAllowed("PUT", "/x", ["GET", "HEAD"]), "/x");
+    const two = problemResponse(new MethodNotAllowed("PUT", "/x", ["GET", "HEAD"]), "/x", EMPTY_VIEW);
     expect(two.headers.allow).toBe("GET, HEAD");
     expect(JSON.parse(two.body).detail).toBe("PUT is not allowed on /x. Use GET or HEAD.");
   });
@@ -108,19 +109,19 @@ describe("problemResponse", () => {
     [new Gone("login_gone", "Removed."), 410, "Gone", "login_gone", "gone"],
     [new InternalError("Our bug."), 500, "Internal Server Error", "internal_error", "server_error"],
   ])("%s → %d", (err, status, title, code, error) => {
-    const r = problemResponse(err, PATH);
+    const r = problemResponse(err, PATH, EMPTY_VIEW);
     expect(r.status).toBe(status);
     expect(r.headers).toEqual(BASE_HEADERS);
     expect(JSON.parse(r.body)).toEqual(body(status, title, code, err.description, error));
   });
 
   it("Gone keeps extra headers from its init", () => {
-    const r = problemResponse(new Gone("login_gone", "Removed.", { headers: { link: "</x>; rel=successor-version" } }), PATH);
+    const r = problemResponse(new Gone("login_gone", "Removed.", { headers: { link: "</x>; rel=successor-version" } }), PATH, EMPTY_VIEW);
     expect(r.headers).toEqual({ ...BASE_HEADERS, link: "</x>; rel=successor-version" });
   });
 
   it("adds the route's extra headers, and the error's own headers win over them", () => {
-    const r = problemResponse(new MethodNotAllowed("GET", "/api/login_check", ["POST"]), "/api/login_check", {
+    const r = problemResponse(new MethodNotAllowed("GET", "/api/login_check", ["POST"]), "/api/login_check", EMPTY_VIEW, {
       deprecation: "@1735689600",
       allow: "GET",
     });
@@ -130,7 +131,7 @@ describe("problemResponse", () => {
   it("an unknown thrown value becomes a 500 internal_error that does not echo its message", () => {
     const secret = "db password is hunter2-sandbox-api-secret";
     for (const thrown of [new Error(secret), new TypeError(secret), secret, { message: secret }, undefined, null]) {
-      const r = problemResponse(thrown, PATH);
+      const r = problemResponse(thrown, PATH, EMPTY_VIEW);
       expect(r.status).toBe(500);
       expect(r.headers).toEqual(BASE_HEADERS);
       expect(r.body).not.toContain("hunter2");
@@ -147,7 +148,7 @@ describe("problemResponse", () => {
   });
 
   it("the challenge cannot be split or broken by the description", () => {
-    const r = problemResponse(new InvalidToken("token_malformed", 'bad "token"\r\nSet-Cookie: x=1\\'), PATH);
+    const r = problemResponse(new InvalidToken("token_malformed", 'bad "token"\r\nSet-Cookie: x=1\\'), PATH, EMPTY_VIEW);
     const challenge = r.headers["www-authenticate"]!;
     expect(challenge).toBe('Bearer realm="merchant-api", error="invalid_token", error_description="bad \'token\'??Set-Cookie: x=1?"');
     expect(challenge).not.toMatch(/[\r\n]/);

@@ -245,12 +245,13 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     }
   });
 
-  it("a secret added after a view was taken is redacted by the views taken since, and by that one too (more, never less)", () => {
+  it("a secret added after a view was taken is redacted by the views taken since; that view is a snapshot, and unionOf with a later one sees it", () => {
     const r = registry();
     const before = r.secrets.view();
     r.add({ id: "late", apiKey: "late-key", apiSecret: "late-secret-0123456789", paymentToken: "pt-late-0123456789" });
     expect(redactUrl("/p/late-secret-0123456789", "", r.secrets.view()).path).toBe(`/p/${redact("late-secret-0123456789")}`);
-    expect(redactUrl("/p/pt-late-0123456789", "", before).path).toBe(`/p/${redact("pt-late-0123456789")}`);
+    expect(redactUrl("/p/pt-late-0123456789", "", before).path).toBe("/p/pt-late-0123456789");
+    expect(redactUrl("/p/pt-late-0123456789", "", unionOf(before, r.secrets.view())).path).toBe(`/p/${redact("pt-late-0123456789")}`);
   });
 
   it("regression: the secrets of 5,000 merchants added and removed one by one are not kept (leftovers stay below the held secrets)", () => {
@@ -272,6 +273,18 @@ describe("redactUrl with the secrets of loaded merchants", () => {
     expect(r.secrets.leftoverCount).toBeLessThanOrEqual(10);
     expect(redactUrl("/p/secret-4999-0123456789", "", r.secrets.view()).path).toBe("/p/secret-4999-0123456789");
     expect(redactUrl("/p/sandbox-api-secret", "", r.secrets.view()).path).toBe(`/p/${redact("sandbox-api-secret")}`);
+  });
+
+  it("bounded memory: a merchant that rotates its api_secret 100 times leaves the redaction only the secrets it still accepts", () => {
+    const r = new MerchantRegistry([DEFAULT_MERCHANT]);
+    const m = r.findById(DEFAULT_MERCHANT.id)!;
+    const rotated = Array.from({ length: 100 }, (_, i) => `rotated-secret-${String(i).padStart(4, "0")}`);
+    for (const s of rotated) r.setApiSecret(m, s);
+    // The current one and the four it still accepts as proof of identity.
+    expect(m.formerSecrets).toEqual(rotated.slice(95, 99));
+    for (const s of rotated.slice(95)) expect(r.secrets.has(s)).toBe(true);
+    for (const s of [DEFAULT_MERCHANT.apiSecret, ...rotated.slice(0, 95)]) expect(r.secrets.has(s)).toBe(false);
+    expect(r.secrets.has(DEFAULT_MERCHANT.paymentToken)).toBe(true);
   });
 
   it("a secret two merchants share stays indexed until both are gone", () => {

@@ -29,7 +29,7 @@ const EACH_THEN: Required<RuleFile["then"]> = {
   reject_credentials: true,
   disable_merchant: true,
   enable_merchant: true,
-  rotate_secret: "the-new-secret",
+  rotate_secret: "the-new-secret-0123",
   revoke_token: "all",
   expire_token: "presented",
   issue_token: { expired: true },
@@ -76,7 +76,7 @@ describe("ruleSummary", () => {
     expect(all).toBe(
       "every request → respond: 503 (retry_after 30s, headers X-Outage), delay: 2s, drop_connection, reject_credentials, disable_merchant, enable_merchant, rotate_secret, revoke_token: all, expire_token: presented, issue_token: expired, rotate_signing_key: keep_old, expire_payment_token, revoke_payment_token, login_gone, advance_clock: 61m, set_state: broken",
     );
-    expect(all).not.toContain("the-new-secret");
+    expect(all).not.toContain("the-new-secret-0123");
     expect(all).not.toContain("not-shown");
     // Written in the file's order or not, the actions come in the schema's.
     expect(does({ set_state: "s", delay: 1 })).toBe("token → delay: 1s, set_state: s");

@@ -37,7 +37,7 @@ describe("parseFrames", () => {
 });
 
 describe("followSession", () => {
-  it("retries a 503 with a doubling wait, replays from the last request id after a drop, and stops for good on a 404", async () => {
+  it("retries a 503 with a doubling wait, replays from the last request or history id after a drop, and stops for good on a 404", async () => {
     const calls: Array<{ url: string; lastEventId: string | undefined }> = [];
     const answers = [
       () => new Response("busy", { status: 503 }),
@@ -47,6 +47,9 @@ describe("followSession", () => {
           ": merchant-sandbox events\n\n",
           frame("request", "req_7", { id: "req_7" }).slice(0, 12),
           frame("request", "req_7", { id: "req_7" }).slice(12),
+          // A history entry after it is a place in the replay too; a session event (the last request's id) is not.
+          frame("history", "req_7.2", { id: "req_7.2" }),
+          frame("session", "req_7", { change: "actions" }),
         ),
       () => new Response("{}", { status: 404 }),
     ];
@@ -79,10 +82,14 @@ describe("followSession", () => {
       { url: "/__sandbox/events?session=ses_1", lastEventId: "req_5" },
       { url: "/__sandbox/events?session=ses_1", lastEventId: "req_5" },
       { url: "/__sandbox/events?session=ses_1", lastEventId: "req_5" },
-      // After the stream dropped: from the last request it delivered.
-      { url: "/__sandbox/events?session=ses_1", lastEventId: "req_7" },
+      // After the stream dropped: from the last request or history entry it delivered.
+      { url: "/__sandbox/events?session=ses_1", lastEventId: "req_7.2" },
     ]);
-    expect(events).toEqual([{ event: "request", id: "req_7", data: { id: "req_7" } }]);
+    expect(events).toEqual([
+      { event: "request", id: "req_7", data: { id: "req_7" } },
+      { event: "history", id: "req_7.2", data: { id: "req_7.2" } },
+      { event: "session", id: "req_7", data: { change: "actions" } },
+    ]);
     // 1 s, then 2 s while it keeps failing; back to 1 s once a stream was open.
     expect(waits).toEqual([1000, 2000, 1000]);
     expect(states).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { actionsMark, clockMark, mergeEntries, replayFrom } from "../../ui/src/feed-state.js";
-import type { JournalEntry } from "../../ui/src/types.js";
+import { clockMark, historyMark, mergeEntries, mergeHistoryMarks, replayFrom } from "../../ui/src/feed-state.js";
+import type { HistoryEntry, JournalEntry } from "../../ui/src/types.js";
 
 function entry(seq: number): JournalEntry {
   return {
@@ -58,14 +58,37 @@ describe("clockMark", () => {
   });
 });
 
-describe("actionsMark", () => {
-  it("names the actions applied, and the rule that ran them", () => {
-    expect(actionsMark({ applied: ["revoke_tokens"] }, "2026-01-01T10:00:00Z")).toEqual({
+describe("historyMark: what was done to the session, from its history", () => {
+  const base = { session: "ses_1", time: "2030-01-01T00:00:00.000Z", sandboxTime: "2026-01-01T10:00:00.000Z" };
+  const clock = (now: string, frozen = false) => ({ now, frozen });
+  const moved: HistoryEntry = { ...base, id: "req_1.1", kind: "clock", change: { advance: "61m" }, clock: clock("2026-01-01T11:01:00.000Z") };
+
+  it("a clock move at the time after it, labelled by how far and whether it froze; a reset; actions with their values and next rule", () => {
+    expect(historyMark(moved)).toEqual({ id: "req_1.1", kind: "clock", at: "2026-01-01T11:01:00.000Z", label: "+61m" });
+    const frozen: HistoryEntry = { ...base, id: "req_1.2", kind: "clock", change: { freeze: true }, clock: clock(base.sandboxTime, true) };
+    expect(historyMark(frozen).label).toBe("frozen");
+    const reset: HistoryEntry = { ...base, id: "req_1.3", kind: "reset", clock: clock("2026-01-01T00:00:00.000Z") };
+    expect(historyMark(reset)).toEqual({ id: "req_1.3", kind: "clock", at: "2026-01-01T00:00:00.000Z", label: "reset" });
+    const actions: HistoryEntry = {
+      ...base,
+      id: "req_1.4",
       kind: "actions",
-      at: "2026-01-01T10:00:00Z",
-      label: "revoke_tokens",
+      merchants: ["m"],
+      now: { expire_token: "all", rotate_key: true },
+      next: { rule: "default/action-1", endpoint: "token", times: 2, actions: ["respond"] },
+      clock: clock(base.sandboxTime),
+    };
+    expect(historyMark(actions)).toEqual({
+      id: "req_1.4",
+      kind: "actions",
+      at: base.sandboxTime,
+      label: "expire_token: all, rotate_key, next 2× respond (default/action-1)",
     });
-    expect(actionsMark({ applied: ["expire_tokens", "rotate_key"], rule: "r1" }, "t").label).toBe("expire_tokens, rotate_key (r1)");
-    expect(actionsMark({}, "t").label).toBe("actions");
+  });
+
+  it("an entry read twice (the page's load, then the stream's replay) is marked once", () => {
+    const once = mergeHistoryMarks([], [moved]);
+    expect(mergeHistoryMarks(once, [moved])).toBe(once);
+    expect(once).toHaveLength(1);
   });
 });

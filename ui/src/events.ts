@@ -1,7 +1,8 @@
 /**
  * The live feed of one session: GET /__sandbox/events?session=… read with fetch, not EventSource,
  * because EventSource cannot send the admin token header. The frames are Server-Sent Events; on a
- * dropped stream it reconnects with Last-Event-ID, and the sandbox replays the requests missed.
+ * dropped stream it reconnects with Last-Event-ID, and the sandbox replays the requests and the
+ * session's history entries missed.
  */
 export interface StreamEvent {
   event: string;
@@ -92,7 +93,8 @@ export function followSession(options: FollowOptions): { stop: () => void } {
             const { frames, rest } = parseFrames(buffer + value);
             buffer = rest;
             for (const f of frames) {
-              if (f.event === "request" && f.id) lastId = f.id;
+              // A history entry's id (req_N.M) is a place in the replay too: it is not sent again.
+              if ((f.event === "request" || f.event === "history") && f.id) lastId = f.id;
               options.onEvent(f);
             }
           }

@@ -4,7 +4,7 @@
  * so no request falls in the gap between them), and the timeline's marks from clock and session events.
  */
 import { moveLabel } from "./format.js";
-import type { ClockView, JournalEntry, SessionChange } from "./types.js";
+import type { ClockView, HistoryEntry, JournalEntry } from "./types.js";
 import type { TimelineMark } from "./panels/props.js";
 
 /** A clock move or actions on the timeline (a type-only import: nothing of the DOM-side api module is loaded). */
@@ -44,8 +44,27 @@ export function clockMark(before: ClockView | undefined, after: ClockView): Mark
   return { kind: "clock", at: after.now, label: moveLabel(moved) };
 }
 
-/** The mark actions run on the session make (by hand, or by a rule that fired), at the session clock's time. */
-export function actionsMark(change: Pick<SessionChange, "applied" | "rule">, at: string): Mark {
-  const what = change.applied?.length ? change.applied.join(", ") : "actions";
-  return { kind: "actions", at, label: change.rule ? `${what} (${change.rule})` : what };
+/**
+ * The mark a session history entry makes (a clock move, actions or a reset, from this page, a script
+ * or before the page was opened): a move at the clock's time after it, actions at the time they ran.
+ */
+export function historyMark(entry: HistoryEntry): Mark {
+  if (entry.kind === "reset") return { id: entry.id, kind: "clock", at: entry.clock.now, label: "reset" };
+  if (entry.kind === "actions") {
+    const now = Object.entries(entry.now ?? {}).map(([k, v]) => (v === true ? k : `${k}: ${v}`));
+    const next = entry.next ? [`next ${entry.next.times}× ${entry.next.actions.join(", ")} (${entry.next.rule})`] : [];
+    return { id: entry.id, kind: "actions", at: entry.sandboxTime, label: [...now, ...next].join(", ") || "actions" };
+  }
+  const moved = Date.parse(entry.clock.now) - Date.parse(entry.sandboxTime);
+  const parts = Number.isNaN(moved) || Math.abs(moved) < 1000 ? [] : [moveLabel(moved)];
+  if (entry.change?.freeze === true) parts.push("frozen");
+  if (entry.change?.freeze === false) parts.push("running");
+  return { id: entry.id, kind: "clock", at: entry.clock.now, label: parts.join(", ") || "clock set" };
+}
+
+/** The marks plus those of the entries not marked yet (by id), in the order they happened; the same array when none is new. */
+export function mergeHistoryMarks(current: readonly Mark[], entries: readonly HistoryEntry[]): readonly Mark[] {
+  const known = new Set(current.map((m) => m.id).filter((id) => id !== undefined));
+  const fresh = entries.filter((e) => !known.has(e.id)).map(historyMark);
+  return fresh.length === 0 ? current : [...current, ...fresh];
 }

@@ -13,7 +13,8 @@ export interface ScenarioSummary {
 
 // The session answer and its changes are the server's own types (type-only, erased from the bundle).
 import type { SessionInfo } from "../../src/control/session-info.js";
-export type { SessionChange } from "../../src/control/session-info.js";
+export type { HistoryEntry, SessionChange } from "../../src/control/session-info.js";
+import type { HistoryEntry } from "../../src/control/session-info.js";
 export type SessionAnswer = SessionInfo;
 export type SessionMerchant = SessionInfo["merchant"];
 
@@ -25,6 +26,9 @@ export interface ClockView {
 export interface SessionDetail extends SessionAnswer {
   state: Record<string, unknown>;
   clock: ClockView;
+  /** What was done to the session through the control plane, oldest first (its last 100). */
+  history: HistoryEntry[];
+  history_dropped: number;
 }
 
 export interface SessionListItem {

@@ -139,7 +139,6 @@ test("logged what it did and never a secret (the sandbox's own scan finds none)"
   assert.deepEqual(await sandbox.scan(text), [], "the sandbox finds no secret of its own in the logs");
 });
 
-test("the session's report holds no error (the CI recipe's report gate)", async () => {
-  const errors = (await sandbox.report()).filter((f) => f.severity === "error");
-  assert.deepEqual(errors, []);
+test("the session's report is clean (the CI recipe's report gate): the renewals these tests forced are not held against the client", async () => {
+  assert.deepEqual(await sandbox.report(), []);
 });

@@ -3,6 +3,7 @@ import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { constants as osConstants } from "node:os";
 import { SERVER_LIMIT_DEFAULTS, startServer, type RunningServer, type ServerOptions } from "../../adapters/node-http.js";
 import { parseDuration } from "../../core/duration.js";
+import { DURATION_LIMITS } from "../../core/duration-limits.js";
 import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { listenErrorLine } from "../listen-error.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
@@ -70,13 +71,19 @@ const SERVE_COMMAND = {
     y
       .option("port", { coerce: last, alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
       .option("host", { coerce: last, type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
-      .option("token-ttl", { coerce: last, type: "string", default: "1h", group: SETTINGS, describe: "Access token lifetime: 3600, 90s, 59m, 1h" })
+      .option("token-ttl", {
+        coerce: last,
+        type: "string",
+        default: "1h",
+        group: SETTINGS,
+        describe: "Access token lifetime: 3600, 90s, 59m, 1h; at most 3650d",
+      })
       .option("leeway", {
         coerce: last,
         type: "string",
         default: "0s",
         group: SETTINGS,
-        describe: "Clock skew tolerated when checking exp/nbf/iat (a profile's jwt.leeway sets it for the scenarios answering in it)",
+        describe: "Clock skew tolerated when checking exp/nbf/iat; at most 1d (a profile's jwt.leeway sets it for the scenarios answering in it)",
       })
       .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
       .option("issuer", {
@@ -222,14 +229,14 @@ const SERVE_COMMAND = {
         type: "string",
         default: "10s",
         group: LIMITS,
-        describe: "Time a client has to send its headers (then 408)",
+        describe: "Time a client has to send its headers (then 408); 1s to 1h",
       })
       .option("request-timeout", {
         coerce: last,
         type: "string",
         default: "30s",
         group: LIMITS,
-        describe: "Time a client has to send its whole request (then 408)",
+        describe: "Time a client has to send its whole request (then 408); 1s to 1h",
       })
       .option("write-timeout", {
         coerce: last,
@@ -250,7 +257,7 @@ const SERVE_COMMAND = {
         type: "string",
         default: "30m",
         group: "Control plane:",
-        describe: "Sessions unused this long are reaped",
+        describe: "Sessions unused this long are reaped; 1s to 30d",
       })
       .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
       .option("log-format", {
@@ -402,7 +409,9 @@ function serverLimits(args: ServeArgs): ServerOptions {
     try {
       const ms = parseDuration(value, flag);
       if (ms < 1000) usage(`${flag} must be at least 1s, got '${value}'`);
-      return ms;
+      // node:http takes whole milliseconds up to 2^53 and threw a stack trace past them.
+      if (ms > DURATION_LIMITS.serverTimeout.ms) usage(`${flag} must be at most ${DURATION_LIMITS.serverTimeout.text}, got '${value}'`);
+      return Math.round(ms);
     } catch (e) {
       return usage(`${flag}: ${(e as Error).message}`);
     }

@@ -1,40 +1,42 @@
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import { headerValue } from "../../core/http-types.js";
-import { redactValue } from "../../core/redact.js";
-import type { ControlEndpoint } from "../context.js";
+import { echo } from "../../core/echo.js";
+import type { ControlContext, ControlEndpoint } from "../context.js";
 import { eventFrame } from "../events.js";
 import { analyze } from "../report.js";
+import { historyAfter, type StreamPosition, streamPosition } from "../session-history.js";
 
 /**
  * GET /__sandbox/events[?session=&since=]: Server-Sent Events of the journal (request), a watched
- * session's findings when they change, clock moves and session changes. Last-Event-ID (or `since`)
- * replays the journal's requests after that id first, then the stream goes live.
+ * session's findings when they change, clock moves, session changes and sessions' history entries.
+ * Last-Event-ID (or `since`) replays the journal's requests and the history entries after that id
+ * first, in the order they happened, then the stream goes live.
  */
 export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
-  const secrets = ctx.merchants.secrets.view();
   for (const key of q.keys()) {
     if (!["session", "since"].includes(key)) {
       throw new InvalidRequest(
         "unknown_parameter",
-        `GET /__sandbox/events does not take '${redactValue(key, secrets).slice(0, 40)}'; it takes session and since (a request id such as req_12).`,
+        `GET /__sandbox/events does not take '${echo(key, 40)}'; it takes session and since (a request id such as req_12).`,
       );
     }
   }
   const session = q.get("session") ?? undefined;
   if (session !== undefined && !ctx.sessions.get(session)) {
     throw new NotFound(
-      `There is no session '${redactValue(session, secrets).slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+      `There is no session '${echo(session, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
     );
   }
   const since = q.get("since") ?? headerValue(request, "last-event-id") ?? undefined;
-  if (since !== undefined && since !== "" && !/^req_\d+$/.test(since)) {
-    throw new InvalidRequest("since_invalid", `since (or Last-Event-ID) must be a request id such as req_12, as the events' ids are.`);
+  const from = since ? streamPosition(since) : undefined;
+  if (since !== undefined && since !== "" && from === undefined) {
+    throw new InvalidRequest(
+      "since_invalid",
+      `since (or Last-Event-ID) must be an event id such as req_12 (a request) or req_12.3 (a history entry), as the events' ids are.`,
+    );
   }
-  // At most one page more than the hub sends: it then knows to end the page with `overflow`.
-  const replay = since
-    ? ctx.journal.list({ ...(session !== undefined && { session }), since, limit: ctx.events.replayLimit }).map((e) => eventFrame("request", e.id, e))
-    : [];
+  const replay = from ? replayFrames(ctx, session, from) : [];
   const stream = ctx.events.subscribe(session, replay);
   if (session !== undefined) ctx.events.baseline(session, analyze(ctx.journal.list({ session })));
   return {
@@ -48,3 +50,22 @@ export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
     stream,
   };
 };
+
+/**
+ * The requests and history entries after `from`, in the order they happened, at most one page more
+ * than the hub sends (it then knows to end the page with `overflow`). The journal's page is the
+ * first `limit` requests after `from`; an entry sorts after every request it came after.
+ */
+function replayFrames(ctx: ControlContext, session: string | undefined, from: StreamPosition): string[] {
+  const limit = ctx.events.replayLimit;
+  const requests = ctx.journal.list({ ...(session !== undefined && { session }), since: `req_${from[0]}`, limit });
+  const owners = session === undefined ? ctx.sessions.list() : [ctx.sessions.get(session)!];
+  const entries = owners.flatMap((s) => historyAfter(s.history, from));
+  if (entries.length === 0) return requests.map((e) => eventFrame("request", e.id, e));
+  const events = [
+    ...requests.map((e) => ({ at: [e.seq, 0] as StreamPosition, frame: () => eventFrame("request", e.id, e) })),
+    ...entries.map((e) => ({ at: streamPosition(e.id)!, frame: () => eventFrame("history", e.id, e) })),
+  ];
+  events.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
+  return events.slice(0, limit).map((e) => e.frame());
+}

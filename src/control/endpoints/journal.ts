@@ -1,7 +1,7 @@
 import { jsonResponse } from "../../core/context.js";
 import type { ControlEndpoint } from "../context.js";
 import { InvalidRequest } from "../../core/errors.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { JOURNAL_PAGE_MAX } from "../journal.js";
 import { analyze } from "../report.js";
 
@@ -16,7 +16,7 @@ export const requestsEndpoint: ControlEndpoint = (request, ctx) => {
     if (!["session", "merchant", "since", "limit"].includes(key)) {
       throw new InvalidRequest(
         "unknown_parameter",
-        `GET /__sandbox/requests does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`,
+        `GET /__sandbox/requests does not take '${echo(key, 40)}'; it takes session, merchant, since (a request id or ISO time) and limit.`,
       );
     }
   }
@@ -46,10 +46,7 @@ export const reportEndpoint: ControlEndpoint = (request, ctx) => {
   const q = new URLSearchParams(request.query);
   for (const key of q.keys()) {
     if (!["session", "merchant"].includes(key)) {
-      throw new InvalidRequest(
-        "unknown_parameter",
-        `GET /__sandbox/report does not take '${redactValue(key, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes session and merchant.`,
-      );
+      throw new InvalidRequest("unknown_parameter", `GET /__sandbox/report does not take '${echo(key, 40)}'; it takes session and merchant.`);
     }
   }
   const entries = ctx.journal.list({

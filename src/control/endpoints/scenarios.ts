@@ -1,6 +1,6 @@
 import { jsonResponse } from "../../core/context.js";
 import { InvalidRequest } from "../../core/errors.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import type { ControlEndpoint } from "../context.js";
 
 /**
@@ -12,7 +12,7 @@ export const scenariosEndpoint: ControlEndpoint = async (request, ctx) => {
   if (unknown !== undefined) {
     throw new InvalidRequest(
       "unknown_parameter",
-      `GET /__sandbox/scenarios does not take '${redactValue(unknown, ctx.merchants.secrets.view()).slice(0, 40)}'; it takes no parameters (it lists every scenario: filter the answer).`,
+      `GET /__sandbox/scenarios does not take '${echo(unknown, 40)}'; it takes no parameters (it lists every scenario: filter the answer).`,
     );
   }
   return jsonResponse(200, { scenarios: await ctx.scenarioCatalogue.list(ctx.scenarios.loaded) });

@@ -4,13 +4,14 @@ import { parseSignedDuration } from "../../core/duration.js";
 import { InvalidRequest, SessionActionRulesFull } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import type { Merchant } from "../../core/merchants.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { didYouMean } from "../../core/source/suggest.js";
 import { applyActionsNow } from "../../scenarios/actions.js";
 import type { CompiledRule } from "../../scenarios/rules.js";
 import { controlBody } from "../body.js";
 import { clockView } from "../clock-ops.js";
 import type { ControlContext } from "../context.js";
+import { echoValue } from "../session-history.js";
 import { newApiSecret, type Session } from "../sessions.js";
 
 /** How many `next` rules a session may hold at once (memory stays bounded). */
@@ -30,6 +31,8 @@ export async function sessionActionsEndpoint(
   trace: RequestTrace,
   session: Session,
   where: string,
+  /** The unknown-session refusal, for a session that ended while the actions ran (a key rotation awaits). */
+  gone: () => Error,
 ): Promise<SandboxResponse> {
   const body = controlBody(request, trace.body, `POST ${where}`, '{"now": {"revoke_token": "all"}}');
   // The schema and its explainer pull in zod: loaded on first use, not at start.
@@ -38,7 +41,7 @@ export async function sessionActionsEndpoint(
   if (!checked.ok) throw invalid(checked.problems);
   const actions = checked.value;
   const scenario = session.instance;
-  const targets = actions.merchant === undefined ? scenario.merchants : [merchantOf(session, actions.merchant, ctx)];
+  const targets = actions.merchant === undefined ? scenario.merchants : [merchantOf(session, actions.merchant)];
   if (actions.now?.advance_clock !== undefined) {
     try {
       scenario.clock.assertCanMoveTo(scenario.clock.now() + parseSignedDuration(actions.now.advance_clock));
@@ -58,6 +61,7 @@ export async function sessionActionsEndpoint(
 
   // The rule is added in the same tick as the limit check, before anything awaits (a key rotation),
   // so concurrent calls cannot all pass the check and overfill the session.
+  const before = scenario.clock.now();
   let added: CompiledRule | undefined;
   if (actions.next) {
     const { endpoint, times, then } = actions.next;
@@ -65,9 +69,20 @@ export async function sessionActionsEndpoint(
     added = scenario.addActionRule({ match: { ...(endpoint !== undefined && { endpoint }), ...(merchant && { merchant }), calls: { times } }, then });
   }
   if (actions.now) await applyActionsNow(actions.now, scenario, ctx, targets, newApiSecret);
+  // A DELETE (or reap, or reset) during the rotation's await: the session is gone, and so is the
+  // key made for it (ScenarioKeys.rotate); answering 200 would claim a change nobody can see.
+  if (ctx.sessions.get(session.id) !== session) throw gone();
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
   const applied = actions.now ? Object.keys(actions.now) : [];
   ctx.sessions.actionsRan(session, applied, added && view(added).name);
+  // The secrets' view after the actions: a rotate_secret's new value is one of them.
+  const secrets = ctx.merchants.secrets.view();
+  ctx.sessions.remember(session, ctx.journal.lastId(), before, {
+    kind: "actions",
+    merchants: targets.map((m) => m.id),
+    ...(actions.now && { now: Object.fromEntries(Object.entries(actions.now).map(([k, v]) => [k, echoValue(v, secrets)])) }),
+    ...(added && { next: { rule: view(added).name, endpoint: view(added).endpoint, times: view(added).times, actions: view(added).actions } }),
+  });
   return jsonResponse(200, {
     session: session.id,
     merchants: targets.map((m) => m.id),
@@ -94,13 +109,14 @@ function ruleView(rule: CompiledRule, scenario: string) {
 }
 
 /** The session's merchant by its id (as the session shows it, `<id>.<session id>`) or the scenario's own id. */
-function merchantOf(session: Session, named: string, ctx: ControlContext): Merchant {
+function merchantOf(session: Session, named: string): Merchant {
   const merchants = session.instance.merchants;
   const found = merchants.find((m) => m.id === named || m.id === `${named}.${session.id}`);
   if (found) return found;
   const ids = merchants.map((m) => m.id);
-  const shown = redactValue(named, ctx.merchants.secrets.view()).slice(0, 64);
-  throw invalid([`merchant: '${shown}' is not a merchant of session ${session.id}${didYouMean(named, ids)} (its merchants: ${ids.join(", ")})`]);
+  throw invalid([
+    `merchant: '${echo(named, 64)}' is not a merchant of session ${session.id}${didYouMean(named, ids)} (its merchants: ${ids.join(", ")})`,
+  ]);
 }
 
 function invalid(problems: string[]): InvalidRequest {

@@ -2,10 +2,11 @@ import { jsonResponse, type RequestTrace } from "../../core/context.js";
 import type { ControlContext, ControlEndpoint } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
 import { headerValue, type SandboxRequest, type SandboxResponse } from "../../core/http-types.js";
-import { redactValue } from "../../core/redact.js";
+import { echo } from "../../core/echo.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
 import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
+import { echoValue } from "../session-history.js";
 import { analyze } from "../report.js";
 import { sessionActionsEndpoint } from "./session-actions.js";
 
@@ -55,12 +56,7 @@ export async function sessionEndpoint(
 ): Promise<SandboxResponse> {
   const id = params[0]!;
   const session = ctx.sessions.get(id);
-  if (!session) {
-    const shown = redactValue(id, ctx.merchants.secrets.view());
-    throw new NotFound(
-      `There is no session '${shown.slice(0, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
-    );
-  }
+  if (!session) throw unknownSession(id);
   const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
   switch (sub) {
     case "":
@@ -72,21 +68,40 @@ export async function sessionEndpoint(
         ...ctx.sessions.info(session, headerValue(request, "host")),
         state: session.instance.state,
         clock: clockView(session.instance.clock),
+        history: session.history.entries,
+        history_dropped: session.history.dropped,
       });
     case "clock":
       if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
       {
         const body = controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}');
+        const before = session.instance.clock.now();
         const view = applyClockChange(session.instance.clock, body, `POST ${where}`);
         publishClock(ctx.events, ctx.journal.lastId(), view, id);
+        // Checked by applyClockChange: only these three, of these types.
+        const secrets = ctx.merchants.secrets.view();
+        const change: Record<string, unknown> = {};
+        for (const key of ["advance", "set", "freeze"] as const) if (body[key] !== undefined) change[key] = echoValue(body[key], secrets);
+        ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "clock", change });
         return jsonResponse(200, view);
       }
-    case "reset":
+    case "reset": {
+      const before = session.instance.clock.now();
       ctx.sessions.reset(session);
+      ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "reset" });
       return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });
+    }
     case "report":
       return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
     case "actions":
-      return sessionActionsEndpoint(request, ctx, trace, session, where);
+      return sessionActionsEndpoint(request, ctx, trace, session, where, () => unknownSession(id));
   }
+}
+
+/** The refusal of a session that does not exist, or no longer: also for one that ended while its request ran. */
+function unknownSession(id: string): NotFound {
+  // Echoed through the problem mapper's redaction (core/echo.ts): a secret planted as the id is never shown.
+  return new NotFound(
+    `There is no session '${echo(id, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
+  );
 }

@@ -1,6 +1,6 @@
 import { NotFound } from "../../core/errors.js";
 import type { SandboxResponse } from "../../core/http-types.js";
-import { printable } from "../../core/printable.js";
+import { echo } from "../../core/echo.js";
 import type { ControlContext } from "../context.js";
 import { UiAssets } from "../ui-assets.js";
 
@@ -25,7 +25,7 @@ const PAGE_HEADERS = {
 export function uiEndpoint(ctx: ControlContext, asset: string): SandboxResponse {
   const file = ctx.ui.get(asset === "" ? "index.html" : asset);
   if (!file) {
-    throw new NotFound(`The QA page has no file '${printable(asset, 60)}': it serves ${UiAssets.names().join(", ")}. Open ${UI_PATH} in a browser.`);
+    throw new NotFound(`The QA page has no file '${echo(asset, 60)}': it serves ${UiAssets.names().join(", ")}. Open ${UI_PATH} in a browser.`);
   }
   return { status: 200, headers: { "content-type": file.contentType, ...PAGE_HEADERS }, body: file.body };
 }

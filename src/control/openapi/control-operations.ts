@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../core/error-catalogue.js";
 import type { OperationDoc, PathDoc } from "./operations.js";
 import { ref } from "./ref.js";
 import { JOURNAL_PAGE_MAX } from "../journal.js";
+import { SESSION_HISTORY_MAX } from "../session-history.js";
 
 /**
  * The prose of the control plane under /__sandbox/, by route of src/control/router.ts: health, this
@@ -395,17 +396,18 @@ export const controlDocs: Record<string, PathDoc> = {
   "/__sandbox/events": path({
     get: op({
       operationId: "events",
-      summary: "Live events: requests, findings, clock moves, session changes",
+      summary: "Live events: requests, findings, clock moves, session changes and history",
       description: [
         "Server-Sent Events, open until the client leaves or the sandbox closes (read it with `curl -N` or a streaming fetch that sends the admin token: an EventSource cannot send headers, and the token is never taken in the query).",
-        "Each event is `event: <kind>`, `id: <req_N>` (the last journaled request; `overflow` has none) and one `data:` line of JSON:",
+        "Each event is `event: <kind>`, `id: <req_N>` (the last journaled request; a `history` entry's own `req_N.M`; `overflow` has none) and one `data:` line of JSON:",
         "`request`: a journal entry exactly as GET /__sandbox/requests lists it (schema JournalEntry), its id its `req_N`;",
         "`findings`: `{session, findings}` (schema Finding), the report of a session with a stream of its own open, when its requests changed it (worked out 200 ms after a request, so at most five times a second however many requests come, off the requests' own path);",
         "`clock`: the sandbox clock (schema Clock) or a session's, `{session, now, frozen}`, when POST …/clock moved, set or froze it;",
         "`session`: `{change: created|reset|ended|actions, id, scenario, reason?: deleted|reaped, applied?: [action names], rule?: the next rule's name}`, never credentials;",
+        "`history`: an entry of a session's history (schema HistoryEntry) as GET /__sandbox/sessions/{id} lists it, sent after the `clock` or `session` event of the same call, its id `req_N.M`;",
         "`overflow`: `{reason}`, the last event of a stream whose client fell more than its buffer behind (the stream then ends: reconnect with Last-Event-ID).",
         "Comment lines (`: …`) open the stream and keep it alive through proxies. With `session`, only that session's requests, findings, clock and changes (and the sandbox clock); without, every request and change, and the findings computed for the streams of a session (a session's findings are computed only while a stream of that session is open).",
-        "`Last-Event-ID` (or `since`) replays the journal's requests after that id first, then the stream goes live. The replay counts against the stream's buffer: with more than `--event-buffer-size` requests to replay, the stream sends that many, then `overflow`, and ends; reconnecting with the last id got sends the next ones.",
+        `\`Last-Event-ID\` (or \`since\`) replays the journal's requests and the sessions' history entries after that id first, in the order they happened, then the stream goes live (a session's history holds its last ${SESSION_HISTORY_MAX} entries). The replay counts against the stream's buffer: with more than \`--event-buffer-size\` events to replay, the stream sends that many, then \`overflow\`, and ends; reconnecting with the last id got sends the next ones.`,
       ].join(" "),
       parameters: [
         {
@@ -419,15 +421,17 @@ export const controlDocs: Record<string, PathDoc> = {
           name: "since",
           in: "query",
           required: false,
-          description: "Replay the journal's requests after this id (`req_12`) first; as the Last-Event-ID header.",
-          schema: { type: "string", pattern: "^req_[0-9]+$" },
+          description:
+            "Replay the journal's requests and the history entries after this id (`req_12`, or a history entry's `req_12.3`) first; as the Last-Event-ID header.",
+          schema: { type: "string", pattern: "^req_[0-9]+(\\.[0-9]+)?$" },
         },
         {
           name: "Last-Event-ID",
           in: "header",
           required: false,
-          description: "The id of the last event seen (`req_12`), sent on reconnect: the requests after it are replayed.",
-          schema: { type: "string", pattern: "^req_[0-9]+$" },
+          description:
+            "The id of the last event seen (`req_12`, `req_12.3`), sent on reconnect: the requests and history entries after it are replayed.",
+          schema: { type: "string", pattern: "^req_[0-9]+(\\.[0-9]+)?$" },
         },
       ],
       responses: {

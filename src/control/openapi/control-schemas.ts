@@ -1,5 +1,6 @@
 import { SESSION_ID_PATTERN } from "../../core/session-path.js";
 import { sessionActionsJsonSchema } from "../../scenarios/session-actions.js";
+import { SESSION_HISTORY_MAX } from "../session-history.js";
 import { ref } from "./ref.js";
 /**
  * `components.schemas` of the OpenAPI document, control-plane half: scenarios, sessions, clocks, the journal,
@@ -159,13 +160,70 @@ export const controlSchemas = {
       ref("schemas", "Session"),
       {
         type: "object",
-        required: ["state", "clock"],
+        required: ["state", "clock", "history", "history_dropped"],
         properties: {
           state: { type: "string", description: "The scenario's state (`started` at first; rules' `set_state` moves it)." },
           clock: ref("schemas", "Clock"),
+          history: {
+            type: "array",
+            items: ref("schemas", "HistoryEntry"),
+            maxItems: SESSION_HISTORY_MAX,
+            description: `What was done to the session through the control plane, oldest first: its last ${SESSION_HISTORY_MAX} clock moves, actions and resets (the sandbox clock's moves are not in it).`,
+          },
+          history_dropped: {
+            type: "integer",
+            minimum: 0,
+            description: `How many older entries were dropped to keep the last ${SESSION_HISTORY_MAX}.`,
+          },
         },
       },
     ],
+  },
+  HistoryEntry: {
+    type: "object",
+    description:
+      "One thing done to a session through the control plane: POST …/clock (`clock`), POST …/actions (`actions`) or POST …/reset (`reset`). Never a secret: each value it echoes is redacted as the journal redacts, and cut at 64 characters.",
+    required: ["id", "session", "time", "sandboxTime", "kind", "clock"],
+    properties: {
+      id: {
+        type: "string",
+        pattern: "^req_[0-9]+\\.[0-9]+$",
+        description:
+          "`req_<n>.<m>`: done after the journal's request `req_<n>`, the sandbox's m-th entry. Its event id: `since` and Last-Event-ID take it.",
+        examples: ["req_12.3"],
+      },
+      session: { type: "string" },
+      time: { ...isoTime, description: "Wall-clock time it was done." },
+      sandboxTime: { ...isoTime, description: "The session clock when it was done, before any move it made." },
+      kind: { enum: ["clock", "actions", "reset"] },
+      change: {
+        type: "object",
+        description: "`clock`: what was asked, as sent.",
+        properties: {
+          advance: { anyOf: [{ type: "string" }, { type: "number" }] },
+          set: { type: "string" },
+          freeze: { type: "boolean" },
+        },
+      },
+      merchants: { type: "array", items: { type: "string" }, description: "`actions`: the merchants they acted on." },
+      now: {
+        type: "object",
+        additionalProperties: { type: ["string", "number", "boolean", "null"] },
+        description: "`actions`: the `now` actions with their values, each redacted.",
+      },
+      next: {
+        type: "object",
+        required: ["rule", "endpoint", "times", "actions"],
+        description: "`actions`: the `next` rule added, never the values of its actions.",
+        properties: {
+          rule: { type: "string", examples: ["default/action-1"] },
+          endpoint: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+          times: { type: "integer", minimum: 1 },
+          actions: { type: "array", items: { type: "string" } },
+        },
+      },
+      clock: { ...ref("schemas", "Clock"), description: "The session clock after it." },
+    },
   },
   SessionActions: sessionActionsJsonSchema(),
   SessionActionRule: {
@@ -261,6 +319,12 @@ export const controlSchemas = {
       },
       presentedTokenId: { type: "string", description: "The jti of the bearer token the request presented, valid or not." },
       code: { type: "string", description: "The refusal's code (see ErrorCode)." },
+      tokenExpiry: {
+        type: "string",
+        enum: ["early", "clock_jump"],
+        description:
+          "On a token_expired refusal the sandbox or the test caused: `early`, expired before its exp (expire_token); `clock_jump`, one clock move carried it from before 90 % of its lifetime to past its exp. Such a renewal is not held against the client.",
+      },
       rules: { type: "array", items: { type: "string" }, description: "`scenario/rule` of the rules that fired." },
       retryAfter: { type: "number", description: "Seconds, from the answer's Retry-After." },
       credentialSources: {

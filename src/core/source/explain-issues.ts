@@ -14,7 +14,22 @@ export interface ExplainerOptions {
   allowedKeysAt(path: readonly PropertyKey[]): string[];
   /** What each enum field is called in messages: "'tokn' is not an endpoint". */
   valueNouns: Readonly<Record<string, string>>;
+  /**
+   * How a key or value of the data is quoted, at most `max` characters (between the quotes). A
+   * file's own text as it is, shortened; a request's body (the control plane) through `echo`
+   * (core/echo.ts), so it is redacted before it is shortened.
+   */
+  quote?: Quote;
 }
+
+/** A key or value quoted for a message, at most `max` characters. */
+export type Quote = (text: string, max: number) => string;
+
+/** Keys are shortened to clip's length (with an ellipsis); values to VALUE_MAX. */
+const KEY_MAX = 80;
+const VALUE_MAX = 60;
+/** A file's text as it is: a pasted blob must not fill the screen. */
+const shortened: Quote = (text, max) => (max === KEY_MAX ? clip(text) : text.slice(0, max));
 
 /**
  * Drops issues that only follow from another: a `then` whose one action is misspelt is reported as
@@ -26,7 +41,7 @@ export function withoutConsequences(issues: readonly z.core.$ZodIssue[]): z.core
 }
 
 export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIssue, data: unknown) => Explained[] {
-  const { allowedKeysAt, valueNouns: VALUE_NOUNS } = options;
+  const { allowedKeysAt, valueNouns: VALUE_NOUNS, quote = shortened } = options;
   return function explain(issue: z.core.$ZodIssue, data: unknown): Explained[] {
     const path = issue.path as Path;
     const value = valueAt(data, path);
@@ -36,7 +51,7 @@ export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIs
         return issue.keys.map((key) => ({
           path,
           key,
-          message: `unknown key '${clip(key)}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
+          message: `unknown key '${quote(key, KEY_MAX)}'${didYouMean(key, allowed)}${allowed.length ? ` (allowed here: ${allowed.join(", ")})` : ""}`,
         }));
       }
       case "invalid_value": {
@@ -47,13 +62,13 @@ export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIs
         return [
           {
             path,
-            message: `${show(value)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}`,
+            message: `${show(value, quote)} is not ${noun}${didYouMean(text, options)}${VALUE_NOUNS[field] ? ` (use one of: ${options.join(", ")})` : ""}`,
           },
         ];
       }
       case "invalid_type": {
         if (value === undefined) return [{ path, message: `is required: ${expectedText(issue.expected)}` }];
-        return [{ path, message: `must be ${expectedText(issue.expected)}, not ${kindOf(value)}` }];
+        return [{ path, message: `must be ${expectedText(issue.expected)}, not ${kindOf(value, quote)}` }];
       }
       case "invalid_union": {
         // A union of a duration string and a number, or of `true` and an object: report the branch
@@ -72,11 +87,14 @@ export function issueExplainer(options: ExplainerOptions): (issue: z.core.$ZodIs
             branches.flatMap((b) => b.filter((i) => i.code === "invalid_type").map((i) => expectedText((i as z.core.$ZodIssueInvalidType).expected))),
           ),
         ];
-        return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value)}` }];
+        return [{ path, message: `must be ${kinds.join(" or ")}, not ${kindOf(value, quote)}` }];
       }
       case "too_small":
       case "too_big":
         return [{ path, message: rangeMessage(issue, path) }];
+      // A key of a mapping its schema refuses (a header name): what is wrong with the key, at the key.
+      case "invalid_key":
+        return issue.issues.map((i) => ({ path: path.slice(0, -1), key: String(path.at(-1)), message: cleanZodMessage(i.message) }));
       default:
         return [{ path, message: cleanZodMessage(issue.message) }];
     }
@@ -93,11 +111,11 @@ export function valueAt(data: unknown, path: Path): unknown {
   return v;
 }
 
-function kindOf(value: unknown): string {
+function kindOf(value: unknown, quote: Quote): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return `the text ${show(value)}`;
+  if (typeof value === "string") return `the text ${show(value, quote)}`;
   return `${typeof value === "number" ? "the number" : typeof value} ${String(value)}`;
 }
 
@@ -114,14 +132,14 @@ function expectedText(expected: string): string {
 }
 
 /** A value quoted for a message. Never throws: data given to createSandbox may be anything. */
-function show(value: unknown): string {
+function show(value: unknown, quote: Quote): string {
   let text: string;
   try {
     text = typeof value === "string" ? value : (JSON.stringify(value) ?? typeof value);
   } catch {
     text = Array.isArray(value) ? "a list" : typeof value;
   }
-  return `'${text.slice(0, 60)}'`;
+  return `'${quote(text, VALUE_MAX)}'`;
 }
 
 /** Range problems in the loader's words: an HTTP status, a count, a non-empty text or list. */

@@ -1,8 +1,11 @@
+import { plainText } from "../echo.js";
+
 /**
  * What is wrong with a source file (a scenario, a profile), where. Kept apart from the loaders
  * (which pull in the YAML parser and zod) so that code which only reports or catches these errors
  * stays light at start.
  */
+
 export interface SourceProblem {
   file: string;
   line: number;
@@ -12,9 +15,13 @@ export interface SourceProblem {
   message: string;
 }
 
-/** `file:line:column: path: message`, the shape editors and CI annotations understand. */
+/**
+ * `file:line:column: path: message`, the shape editors and CI annotations understand. A message
+ * made for the control plane may quote a request through `echo` (a session's scenario name): here,
+ * outside any answer, it reads as plain text.
+ */
 export function formatProblem(p: SourceProblem): string {
-  return `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
+  return plainText(`${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}`);
 }
 
 /**

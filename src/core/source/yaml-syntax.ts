@@ -1,6 +1,24 @@
-import { isAlias, isCollection, isScalar, isSeq, visit, type Document } from "yaml";
+import { isAlias, isCollection, isPair, isScalar, isSeq, visit, type Document } from "yaml";
 
 /** What is wrong with a scenario text as YAML, before any of it is read as a scenario. */
+
+/**
+ * Where the first collection nested more than `maxDepth` levels deep starts, or undefined. Walked
+ * without recursion, before the checks below and the reading of the document, which recurse.
+ */
+export function tooDeepOffset(doc: Document, maxDepth: number): number | undefined {
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: doc.contents, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (isPair(node)) {
+      stack.push({ node: node.key, depth }, { node: node.value, depth });
+    } else if (isCollection(node)) {
+      if (depth > maxDepth) return node.range?.[0] ?? 0;
+      for (const item of node.items) stack.push({ node: item, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
 
 /** Every key that repeats an earlier scalar key of its mapping, where it is: one set per mapping. */
 export function duplicateKeys(doc: Document): Array<{ offset: number; firstOffset: number; code: string; message: string }> {

@@ -53,11 +53,6 @@ export function JournalTable({ entries }: { entries: readonly JournalEntry[] }) 
   );
 }
 
-/** A path that may wrap after each `/` (a <wbr>, no text added), so the column stays narrow on a phone. */
-function breakable(path: string) {
-  return path.split(/(?<=\/)/).map((part, i) => (i === 0 ? part : [<wbr key={i} />, part]));
-}
-
 function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean; onToggle: (id: string) => void }) {
   const outcome = outcomeOf(e);
   const token = e.tokenId ?? e.presentedTokenId;
@@ -84,8 +79,9 @@ function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean;
           <time dateTime={e.sandboxTime}>{sessionTime(e.sandboxTime)}</time>
         </td>
         <td class="mono">{e.method}</td>
-        <td class="mono wrap">
-          {breakable(e.path)}
+        {/* One line, cut with an ellipsis: the whole path (redacted, as the journal keeps it) is its title and in the row's details. */}
+        <td class="mono path" title={e.query ? `${e.path}?${e.query}` : e.path}>
+          {e.path}
           {e.query && <span class="muted">?{e.query}</span>}
         </td>
         <td class="nowrap">
@@ -93,7 +89,10 @@ function Row({ entry: e, open, onToggle }: { entry: JournalEntry; open: boolean;
           {outcome !== "ok" && <span class={`tag tag-${outcome}`}>{outcome}</span>}
         </td>
         <td class="mono wrap">{e.code ?? ""}</td>
-        <td class="mono wrap">{e.rules?.join(", ") ?? ""}</td>
+        {/* One line too, in the width the other columns leave: a rule's `scenario/name` wrapped at every '-'. */}
+        <td class="mono rule" title={e.rules?.join(", ")}>
+          {e.rules?.join(", ") ?? ""}
+        </td>
         <td class="mono token" title={token}>
           {/* tokenId is also set on a call that accepted a token; only an issuing call has the expiry. */}
           {e.tokenExpiresAt ? "new " : ""}

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ControlError } from "../api";
 import { followSession, type StreamEvent } from "../events";
-import { actionsMark, clockMark, type Mark, mergeEntries, replayFrom } from "../feed-state";
+import { clockMark, type Mark, mergeEntries, mergeHistoryMarks, replayFrom } from "../feed-state";
 import type { Page } from "../page";
-import type { ClockView, Finding, JournalEntry, SessionChange, SessionDetail } from "../types";
+import type { ClockView, Finding, HistoryEntry, JournalEntry, SessionChange, SessionDetail } from "../types";
 
 export type LiveState = "live" | "reconnecting" | "stopped";
 
@@ -44,19 +44,9 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
   // A running clock's reading is carried forward to now before comparing, or the time between two
   // readings would look like a move.
   const eventClock = useRef<{ view: ClockView; at: number } | undefined>(undefined);
-  // When `clock` was read, so an actions mark lands at the running clock's time now.
-  const clockRead = useRef({ view: undefined as ClockView | undefined, at: 0 });
   const stream = useRef<{ stop: () => void } | undefined>(undefined);
 
-  const setClock = useCallback((view: ClockView) => {
-    clockRead.current = { view, at: Date.now() };
-    setClockState(view);
-  }, []);
-  const clockNow = (): string => {
-    const { view, at } = clockRead.current;
-    if (!view) return new Date().toISOString();
-    return view.frozen ? view.now : new Date(Date.parse(view.now) + Date.now() - at).toISOString();
-  };
+  const setClock = useCallback((view: ClockView) => setClockState(view), []);
   const endedRef = useRef(false);
   const endingHere = useCallback((on: boolean) => {
     endedRef.current = on;
@@ -69,13 +59,16 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
 
   useEffect(() => {
     let gone = false;
-    const takeClock = (view: ClockView) => {
+    // `mark`: only for the sandbox clock's moves. The session's own moves, actions and resets are
+    // marked from its history (read with the session, then each `history` event), which also holds
+    // those made before the page was opened or while its stream was down.
+    const takeClock = (view: ClockView, mark: boolean) => {
       const last = eventClock.current;
       const before =
         last && !last.view.frozen ? { ...last.view, now: new Date(Date.parse(last.view.now) + Date.now() - last.at).toISOString() } : last?.view;
-      const mark = clockMark(before, view);
+      const moved = mark ? clockMark(before, view) : undefined;
       eventClock.current = { view, at: Date.now() };
-      if (mark) setMarks((m) => [...m, mark]);
+      if (moved) setMarks((m) => [...m, moved]);
       setClock(view);
     };
     // At most one read of the session in flight, and one more after it when rules kept firing meanwhile.
@@ -116,10 +109,17 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         case "clock": {
           const data = event.data as ClockView & { session?: string };
           // The sandbox clock moved (no `session`): this session's clock follows it, at its own offset.
-          if (data.session === undefined) page.api.clock(id).then(takeClock, () => {});
-          else takeClock({ now: data.now, frozen: data.frozen });
+          if (data.session === undefined)
+            page.api.clock(id).then(
+              (view) => takeClock(view, true),
+              () => {},
+            );
+          else takeClock({ now: data.now, frozen: data.frozen }, false);
           break;
         }
+        case "history":
+          setMarks((m) => mergeHistoryMarks(m, [event.data as HistoryEntry]));
+          break;
         case "session": {
           const change = event.data as SessionChange;
           if (change.change === "ended") {
@@ -127,17 +127,12 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
             if (!endedRef.current) page.announce(`Session ${id} has ended`);
             markEnded();
           } else if (change.change === "actions") {
-            setMarks((m) => [...m, actionsMark(change, clockNow())]);
             // A rotated secret (from this page or a script) changes the credentials shown: read them again.
             if (change.applied?.includes("rotate_secret")) page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
           } else if (change.change === "reset") {
             // A reset puts the scenario's declared secret back: the credentials shown change too.
             page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
-            page.api.clock(id).then((view) => {
-              eventClock.current = { view, at: Date.now() };
-              setMarks((m) => [...m, { kind: "clock", at: view.now, label: "reset" }]);
-              setClock(view);
-            }, page.fail);
+            page.api.clock(id).then((view) => takeClock(view, false), page.fail);
           }
           break;
         }
@@ -152,6 +147,8 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         setDetail(session);
         eventClock.current = { view: session.clock, at: Date.now() };
         setClock(session.clock);
+        // What was done to the session before the page opened: its clock moves, actions and resets.
+        setMarks((m) => mergeHistoryMarks(m, session.history));
         const [journal, report] = await Promise.all([page.api.journal(id), page.api.report(id)]);
         if (gone) return;
         setEntries((rows) => mergeEntries(rows, journal.requests));
@@ -181,7 +178,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
               () => {},
             );
             page.api.clock(id).then(
-              (c) => !gone && takeClock(c),
+              (c) => !gone && takeClock(c, false),
               () => {},
             );
           }

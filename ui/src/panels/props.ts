@@ -8,6 +8,8 @@ export interface TimelineMark {
   at: string;
   /** What to show: "+61m", "revoke_tokens", … */
   label: string;
+  /** The session history entry it shows (`req_N.M`), so an entry read twice (the page's load and the stream's replay) is marked once. */
+  id?: string;
 }
 
 /** What every panel of a session's page gets from the page. */

@@ -62,9 +62,15 @@ export function SessionsSection({ page }: { page: Page }) {
                   <a href={sessionHref(s.id)}>{s.id}</a>
                 </td>
                 <td>{s.scenario}</td>
-                <td class="mono wrap">{s.base_url}</td>
+                {/* Takes the width the other columns leave, cut with an ellipsis; the session's page shows it whole with a copy button. */}
+                <td class="mono base-url" title={s.base_url}>
+                  {s.base_url}
+                </td>
                 <td class="nowrap">
-                  <time dateTime={s.expires_at}>{s.expires_at.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC")}</time>
+                  {/* The time of day: the idle limit is minutes, not days; the whole date is its title. */}
+                  <time dateTime={s.expires_at} title={s.expires_at.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC")}>
+                    {s.expires_at.slice(11, 19)} UTC
+                  </time>
                 </td>
                 <td class="nowrap">
                   <button type="button" onClick={() => act(s.id, "reset")}>
