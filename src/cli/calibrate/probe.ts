@@ -287,8 +287,13 @@ async function foreignJwt(fresh: string | undefined): Promise<string> {
   }
   const alg = ["RS256", "ES256", "HS256", "PS256", "EdDSA"].includes(String(header.alg)) ? String(header.alg) : "RS256";
   const key = alg === "HS256" ? new Uint8Array(randomBytes(32)) : (await generateKeyPair(alg)).privateKey;
+  // The times of the provider's own token, on the provider's clock: a provider that checks expiry
+  // before the signature (Lexik) must refuse it for its signature, however its clock differs from ours.
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ ...payload, iat: now, exp: now + 300, ...(payload.nbf !== undefined && { nbf: now }) })
-    .setProtectedHeader({ alg, kid: "merchant-sandbox-calibrate-foreign-key", ...(typeof header.typ === "string" && { typ: header.typ }) })
+  const times = typeof payload.iat === "number" && typeof payload.exp === "number" ? {} : { iat: now, exp: now + 300 };
+  // A kid only where the provider's own tokens name one: a kid-less provider sees its own header shape.
+  const kid = fresh === undefined || typeof header.kid === "string" ? { kid: "merchant-sandbox-calibrate-foreign-key" } : {};
+  return new SignJWT({ ...payload, ...times })
+    .setProtectedHeader({ alg, ...kid, ...(typeof header.typ === "string" && { typ: header.typ }) })
     .sign(key);
 }
