@@ -1,3 +1,4 @@
+import { answerFacts, refusalGroupOf } from "../core/answer-shaper.js";
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, namesMerchant, presentedTokenId, type AttributionDeps } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
@@ -115,21 +116,24 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // A session idle past its limit ends here, before its credentials can be used again (the
     // session of a base URL was checked when it was looked up).
     if (!base && sessionId && ctx.sessions.endIfIdle(sessionId)) attributed = undefined;
+    // Redacted once, before anything can echo it: the log, the journal and the answer agree. Under
+    // a session's base URL that is the path under it; an unknown session's URL is shown whole.
+    const shown = redactUrl(request.path, request.query, secrets);
+    // The session of the base URL, whatever the credentials; else the named merchant's scenario
+    // shapes the answer (its settings), proven or not.
+    const scenario = session ? session.instance : attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary;
     const trace: ScenarioTrace = {
       endpoint: r.name,
-      // Redacted once, before anything can echo it: the log, the journal and the answer agree. Under
-      // a session's base URL that is the path under it; an unknown session's URL is shown whole.
-      shown: redactUrl(request.path, request.query, secrets),
+      shown,
       body,
-      // The session of the base URL, whatever the credentials; else the named merchant's scenario
-      // shapes the answer (its settings), proven or not.
-      scenario: session ? session.instance : attributed ? ctx.scenarios.of(attributed) : ctx.scenarios.primary,
+      scenario,
       // Who the request says it is; the endpoint confirms (or refuses) it.
       merchantId: attributed?.id,
       identityProven: attributed !== undefined && claimed!.proven,
       baseUrlSession: session?.id,
       effects: {},
       rules: [],
+      facts: answerFacts(request.method, shown.path, scenario.clock),
     };
     // The request's form (method, size, media type, each credential one way), from the route table,
     // before its identity counts or any rule matches: a request refused for it proves nothing and
@@ -161,8 +165,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets);
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, refusalGroupOf(r.name));
     }
+    // A profile's headers (a request id …) on every answer of the merchant API, shaped or not.
+    const shaper = trace.scenario.shaper;
+    if (shaper && r.name !== "control" && r.name !== "jwks" && !response.dropConnection) response = shaper.finish(response, trace.facts);
     if (session) response = { ...response, headers: rebaseLinks(response.headers, sessionBasePath(session.id)) };
     // Say which scenario rules shaped this answer: scripted behaviour is never mistaken for real.
     if (trace.rules.length > 0 && !response.dropConnection) {

@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import type { ChosenProfile, ProfileChooser } from "../core/answer-shaper.js";
 import { echo } from "../core/echo.js";
 import type { SettingsInput } from "../core/config.js";
+import { DEFAULT_TOKEN_FORMAT, type TokenFormat } from "../core/token-format.js";
 import type { ProfileFile } from "../profiles/schema.js";
 
 /**
@@ -16,10 +17,10 @@ export type ProfileOption = string | ProfileFile;
 /** The sandbox's own profile, read at start, with what its jwt section sets sandbox-wide. */
 export interface SandboxProfile {
   chosen: ChosenProfile | undefined;
-  /** jwt.alg, ttl, issuer and audience as settings (explicit options override them). */
+  /** jwt.alg, ttl, leeway, issuer and audience as settings (explicit options override them). */
   settings: SettingsInput;
-  /** jwt.typ and merchantClaim, for the token service. */
-  tokenFormat: { typ?: string; merchantClaim?: string };
+  /** How its tokens are written, for the token service (the tokens of merchants of no scenario). */
+  tokenFormat: TokenFormat;
 }
 
 type Loader = typeof import("../profiles/load.js") & typeof import("../profiles/shaper.js");
@@ -30,22 +31,42 @@ async function loader(): Promise<Loader> {
 
 /** Reads the sandbox's profile (throws ProfileLoadError, with the located problem, when it cannot be used). */
 export async function sandboxProfile(option: ProfileOption | undefined): Promise<{ file: ProfileFile | undefined; profile: SandboxProfile }> {
-  if (option === undefined) return { file: undefined, profile: { chosen: undefined, settings: {}, tokenFormat: {} } };
+  if (option === undefined) return { file: undefined, profile: { chosen: undefined, settings: {}, tokenFormat: DEFAULT_TOKEN_FORMAT } };
   const load = await loader();
   const file = load.resolveProfile(option, "profile");
+  const tokenFormat = tokenFormatOf(file);
+  // Its settings are the sandbox's already (the base every scenario starts from).
+  return {
+    file,
+    profile: { chosen: { name: file.name, shaper: load.createShaper(file), settings: {}, tokenFormat }, settings: jwtSettings(file), tokenFormat },
+  };
+}
+
+/** A jwt section's alg, ttl, leeway, issuer and audience as settings (`none` is no claim: tokenFormatOf). */
+function jwtSettings(file: ProfileFile): SettingsInput & ChosenProfile["settings"] {
   const jwt = file.jwt ?? {};
-  const settings: SettingsInput = {
+  return {
     ...(jwt.alg !== undefined && { algorithm: jwt.alg }),
     ...(jwt.ttl !== undefined && { tokenTtl: jwt.ttl }),
-    ...(jwt.issuer !== undefined && { issuer: jwt.issuer }),
-    ...(jwt.audience !== undefined && { audience: jwt.audience }),
+    ...(jwt.leeway !== undefined && { leeway: jwt.leeway }),
+    ...(jwt.issuer !== undefined && jwt.issuer !== "none" && { issuer: jwt.issuer }),
+    ...(jwt.audience !== undefined && jwt.audience !== "none" && { audience: jwt.audience }),
   };
-  const tokenFormat = {
-    ...(jwt.typ !== undefined && { typ: jwt.typ }),
-    ...(jwt.merchantClaim !== undefined && { merchantClaim: jwt.merchantClaim }),
-  };
-  // Its alg and ttl are the sandbox's settings already (the base every scenario starts from).
-  return { file, profile: { chosen: { name: file.name, shaper: load.createShaper(file), settings: {} }, settings, tokenFormat } };
+}
+
+/** How a profile's tokens are written: one frozen object per profile, shared by its scenarios. */
+function tokenFormatOf(file: ProfileFile): TokenFormat {
+  const jwt = file.jwt;
+  if (jwt === undefined) return DEFAULT_TOKEN_FORMAT;
+  return Object.freeze({
+    typ: jwt.typ === "none" ? undefined : (jwt.typ ?? DEFAULT_TOKEN_FORMAT.typ),
+    kid: jwt.kid ?? true,
+    merchantClaim: jwt.merchantClaim ?? DEFAULT_TOKEN_FORMAT.merchantClaim,
+    merchantValue: jwt.merchantValue ?? DEFAULT_TOKEN_FORMAT.merchantValue,
+    iss: jwt.issuer !== "none",
+    aud: jwt.audience !== "none",
+    claims: jwt.claims === undefined ? undefined : Object.freeze(structuredClone(jwt.claims)),
+  });
 }
 
 /**
@@ -56,12 +77,7 @@ export function profileChooser(sandbox: { file: ProfileFile | undefined; profile
   const chosen = new Map<string, ChosenProfile>();
   if (sandbox.file && sandbox.profile.chosen) chosen.set(sandbox.file.name, sandbox.profile.chosen);
   const choose = (load: Loader, file: ProfileFile): ChosenProfile => {
-    const jwt = file.jwt ?? {};
-    return {
-      name: file.name,
-      shaper: load.createShaper(file),
-      settings: { ...(jwt.ttl !== undefined && { tokenTtl: jwt.ttl }), ...(jwt.alg !== undefined && { algorithm: jwt.alg }) },
-    };
+    return { name: file.name, shaper: load.createShaper(file), settings: jwtSettings(file), tokenFormat: tokenFormatOf(file) };
   };
   return async (scenario, source, requested) => {
     if (requested !== undefined) {

@@ -1,4 +1,4 @@
-import type { AnswerShaper } from "../core/answer-shaper.js";
+import type { AnswerFacts, AnswerShaper, RefusalGroup } from "../core/answer-shaper.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { asRefusal, problemResponse } from "../core/problem.js";
@@ -11,7 +11,8 @@ import type { SecretView } from "../core/secret-index.js";
  * refusal (status, code, OAuth error, challenge, scope, description), path (`instance`) and
  * response profile (its shaper renders templates of those values alone), so that is the key.
  * Refusals that carry headers of their own (Allow, Retry-After) or meet route headers (the
- * deprecated login's) are made every time, as before.
+ * deprecated login's) are made every time, as before, and so are those of a profile whose answers
+ * differ per request (a request id, the time).
  *
  * Bounded: at most MAX_KEPT answers per response profile in use (each a key and a body of about
  * 1 KB: some 0.5 MB for one profile), the oldest dropped first. Each caller gets its own response and headers objects, so nothing a
@@ -35,12 +36,15 @@ export class RefusalAnswers {
     shaper: AnswerShaper | undefined,
     routeHeaders: Record<string, string> | undefined,
     secrets: SecretView,
+    facts: AnswerFacts,
+    group: RefusalGroup | undefined,
   ): SandboxResponse {
     const make = (refusal: unknown, headers: Record<string, string> | undefined) =>
-      shaper?.refusal(refusal, path, secrets, headers) ?? problemResponse(refusal, path, secrets, headers);
-    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown)) return make(thrown, routeHeaders);
+      shaper?.refusal(refusal, path, secrets, headers, facts, group) ?? problemResponse(refusal, path, secrets, headers);
+    if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest)
+      return make(thrown, routeHeaders);
     const err = asRefusal(thrown, secrets);
-    const key = `${err.status}\0${err.code}\0${err.error ?? ""}\0${err.challenge ?? ""}\0${err.scope ?? ""}\0${path}\0${err.description}`;
+    const key = `${err.status}\0${err.code}\0${err.error ?? ""}\0${err.challenge ?? ""}\0${err.scope ?? ""}\0${group ?? ""}\0${path}\0${err.description}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
     if (!answers) {
       answers = new Map();

@@ -1,4 +1,4 @@
-import { AccessTokens, DEFAULT_TOKEN_FORMAT } from "../core/access-tokens.js";
+import { AccessTokens } from "../core/access-tokens.js";
 import { parseDuration } from "../core/duration.js";
 import { DURATION_LIMITS } from "../core/duration-limits.js";
 import { adminTokenSetting, hostPolicy } from "../control/access.js";
@@ -173,10 +173,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     await scenarioSet.add(loaded.scenario, loaded.source, { keysLater });
   }
-  const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), {
-    ...DEFAULT_TOKEN_FORMAT,
-    ...profile.profile.tokenFormat,
-  });
+  const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), profile.profile.tokenFormat);
   // A Faker of this sandbox's own (seeded independently); its English definitions load when first needed.
   const { faker, english: fakerEnglish } = seededFaker(seed);
   const journal = new Journal(positiveInt(options.journalSize ?? 1000, "journalSize"));

@@ -1,5 +1,5 @@
 import type { JWTPayload } from "jose";
-import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
+import { LOGIN_TOKEN_TYP, tokenHeader, type TokenFormat } from "../core/token-format.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { echo } from "../core/echo.js";
@@ -7,7 +7,7 @@ import { InvalidRequest, NotFound } from "../core/errors.js";
 import { signCompactJws, unsecuredCompactJws } from "../core/jws.js";
 import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
-import { accessTokenClaims, type AccessClaims } from "../core/token-claims.js";
+import { accessTokenClaims, loginTokenClaims, type AccessClaims } from "../core/token-claims.js";
 import { closest } from "../core/source/suggest.js";
 import type { ControlContext } from "./context.js";
 
@@ -87,27 +87,31 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   // Far enough past (or before) the scenario's leeway that the sandbox itself refuses them.
   const margin = scenario.settings.leewaySeconds;
   const issuedAt = variant === "expired" ? now - margin - ttl - 60 : variant === "not_yet_valid" ? now + margin + 300 : now;
+  // In the format of the merchant's scenario (its profile's jwt section), as the sandbox issues them.
+  const format = scenario.tokenFormat;
+  const times = { issuedAt, ttlSeconds: ttl, jti, ...(variant === "not_yet_valid" ? { notBefore: issuedAt } : {}) };
   const claims: AccessClaims = {
-    ...accessTokenClaims(
-      ctx.settings,
-      merchant,
-      { issuedAt, ttlSeconds: ttl, jti, ...(variant === "not_yet_valid" ? { notBefore: issuedAt } : {}) },
-      ctx.tokens.format.merchantClaim,
-    ),
+    ...(variant === "login_token"
+      ? (loginTokenClaims(scenario.settings, merchant, times, format) as unknown as AccessClaims)
+      : accessTokenClaims(scenario.settings, merchant, times, format)),
     ...(variant === "wrong_issuer" ? { iss: "https://not-the-sandbox.test" } : {}),
     ...(variant === "wrong_audience" ? { aud: "another-api" } : {}),
   };
   const key = scenario.keys.signing;
-  const typ = variant === "login_token" ? LOGIN_TOKEN_TYP : ctx.tokens.format.typ;
+  const typ = variant === "login_token" ? LOGIN_TOKEN_TYP : format.typ;
   let token: string;
   let header: Record<string, unknown>;
   if (variant === "alg_none") {
-    const unsecured = { alg: "none" as const, typ, kid: key.kid };
+    const unsecured = { ...tokenHeader(format, key, typ), alg: "none" as const };
     header = unsecured;
     token = unsecuredCompactJws(unsecured, claims);
   } else {
     const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
-    const signed = { alg: signer.alg, kid: variant === "unknown_kid" ? "kid-not-in-this-sandbox" : signer.kid, typ };
+    // unknown_kid names a key even under a format without kids: that is the variant.
+    const signed =
+      variant === "unknown_kid"
+        ? { alg: signer.alg, kid: "kid-not-in-this-sandbox", ...(typ !== undefined && { typ }) }
+        : tokenHeader(format, signer, typ);
     header = signed;
     // The sandbox's own signer: an ES256 signature in the low-S form verification insists on.
     token = await signCompactJws(signed, claims, signer);
@@ -118,7 +122,18 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
   }
   // The login's kind is refused only where the merchant's scenario sets loginToken: refused.
   const loginTokenAccepted = variant === "login_token" && scenario.settings.loginToken === "accepted";
-  return { token, variant, header, claims, expected_error: loginTokenAccepted ? null : (MINT_VARIANTS[variant] ?? null) };
+  return { token, variant, header, claims, expected_error: loginTokenAccepted ? null : expectedError(variant, format) };
+}
+
+/**
+ * The code the sandbox gives the variant's token in this format: without iss or aud the sandbox
+ * checks neither (a wrong one is accepted, as the provider would), and without kids a foreign key's
+ * token is tried with the merchant's keys, so its signature is what fails.
+ */
+function expectedError(variant: MintVariant, format: TokenFormat): string | null {
+  if ((variant === "wrong_issuer" && !format.iss) || (variant === "wrong_audience" && !format.aud)) return null;
+  if (variant === "foreign_key" && !format.kid) return "token_signature_invalid";
+  return MINT_VARIANTS[variant] ?? null;
 }
 
 function findMerchant(ctx: ControlContext, ref: string | undefined): Merchant {

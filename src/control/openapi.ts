@@ -6,7 +6,7 @@ import { controlSchemas } from "./openapi/control-schemas.js";
 import { merchantDocs } from "./openapi/merchant-operations.js";
 import { merchantSchemas } from "./openapi/merchant-schemas.js";
 import { pathsOf, shareResponses } from "./openapi/operations.js";
-import { shapeMerchantPaths } from "./openapi/profile-shapes.js";
+import { profileRefusals, shapeSuccesses } from "./openapi/profile-shapes.js";
 
 /**
  * The OpenAPI 3.1 document of the whole surface, served at GET /__sandbox/openapi.json: the
@@ -22,9 +22,11 @@ export function openApiDocument(
   /** The primary scenario's response profile, when it shapes answers (none for oauth). */
   profile?: { name: string; shapes: ShapedSchemas },
 ): Record<string, unknown> {
-  const merchantPaths = pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs);
+  const merchantPaths = profile
+    ? shapeSuccesses(pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs, profileRefusals(profile.shapes, profile.name)), profile.shapes, profile.name)
+    : pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs);
   const { paths, responses } = shareResponses({
-    ...(profile ? shapeMerchantPaths(merchantPaths, profile.shapes, profile.name) : merchantPaths),
+    ...merchantPaths,
     ...pathsOf(controlRoutes, controlDocs),
   });
   return {

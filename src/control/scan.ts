@@ -1,4 +1,4 @@
-import { compactVerify, decodeProtectedHeader } from "jose";
+import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
 import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
 import { jwsSpans } from "../core/jwt-runs.js";
 import type { VerifyingKey } from "../core/keys.js";
@@ -48,8 +48,18 @@ export interface ScanResult {
 
 /** Where a JWT's keys come from: the sandbox's key ring and its retired keys, by `kid`. */
 export type KeyLookup = (kid: string) => VerifyingKey | undefined;
+/**
+ * A token without a kid (a profile's `kid: false`): the merchant whose scenario's keys verify it
+ * (the token service's own check, AccessTokens.provenSubject), or undefined.
+ */
+export type KidlessLookup = (token: string) => Promise<string | undefined>;
 
-export async function scanText(text: string, secrets: SecretFingerprints, findKey: KeyLookup): Promise<ScanResult> {
+export async function scanText(
+  text: string,
+  secrets: SecretFingerprints,
+  findKey: KeyLookup,
+  kidless: KidlessLookup = async () => undefined,
+): Promise<ScanResult> {
   // Hits are found by offset and placed on lines and columns at the end, in one pass over the text.
   const found: Array<{ offset: number; kind: ScanKind; merchant: string }> = [];
   const seen = new Set<string>();
@@ -71,7 +81,7 @@ export async function scanText(text: string, secrets: SecretFingerprints, findKe
     const shape = text.slice(start, end);
     let verdict = verdicts.get(shape);
     if (!verdict) {
-      verdict = issuedBySandbox(shape, findKey);
+      verdict = issuedBySandbox(shape, findKey, kidless);
       verdicts.set(shape, verdict);
     }
     shapes.push({ offset: start, end, verdict });
@@ -96,14 +106,18 @@ export async function scanText(text: string, secrets: SecretFingerprints, findKe
  * expired, revoked or wrong-audience token the sandbox signed is still a secret in a log. The key
  * comes from the sandbox's own ring by `kid`, and the algorithm from that key, never the token.
  */
-async function issuedBySandbox(token: string, findKey: KeyLookup): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
+async function issuedBySandbox(token: string, findKey: KeyLookup, kidless: KidlessLookup): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
   } catch {
     return undefined;
   }
-  if (typeof header.kid !== "string") return undefined;
+  if (typeof header.kid !== "string") {
+    // Exact tokens only: without a key named, the glued-characters trim below has no length to go by.
+    const merchant = await kidless(token);
+    return merchant === undefined ? undefined : { kind: kindOf(header, decodeJwt(token)), merchant };
+  }
   const key = findKey(header.kid);
   if (!key || header.alg !== key.alg) return undefined;
   // A token glued to more base64url characters in the log ("…sigXYZ"): the signature of this key
@@ -120,9 +134,14 @@ async function issuedBySandbox(token: string, findKey: KeyLookup): Promise<Omit<
   }
   const sub = (payload as { sub?: unknown } | null)?.sub;
   return {
-    kind: header.typ === LOGIN_TOKEN_TYP ? "login_token" : "access_token",
+    kind: kindOf(header, payload),
     merchant: typeof sub === "string" && sub !== "" ? sub : "unknown",
   };
+}
+
+/** The login's token: typ JWT without the client_id every access token carries (a profile may give access tokens typ JWT too). */
+function kindOf(header: { typ?: unknown }, payload: unknown): ScanKind {
+  return header.typ === LOGIN_TOKEN_TYP && (payload as { client_id?: unknown } | null)?.client_id === undefined ? "login_token" : "access_token";
 }
 
 /** The base64url length of the key's signatures (unpadded), when it is fixed and known. */

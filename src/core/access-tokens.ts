@@ -10,6 +10,7 @@ import { echo } from "./echo.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
+import { DEFAULT_TOKEN_FORMAT, LOGIN_TOKEN_TYP, merchantClaimValue, tokenHeader, type TokenFormat, writesSub } from "./token-format.js";
 import type { TokenLedger } from "./token-ledger.js";
 
 /**
@@ -19,7 +20,9 @@ import type { TokenLedger } from "./token-ledger.js";
  * `loginToken` setting of the merchant's scenario says `refused`. Verification trusts nothing the
  * token says about how to verify it: the key comes from our own ring by `kid` and the algorithm
  * from that key; `jku`, `x5u` and embedded `jwk` headers are never followed. Times are checked on
- * the clock of the merchant's scenario, with that scenario's leeway.
+ * the clock of the merchant's scenario, with that scenario's leeway. Each scenario writes its
+ * tokens in its profile's format (token-format.ts): a token without a kid is verified with the keys
+ * its merchant's scenario accepts, when that scenario's format says kid: false.
  */
 
 /** What verification needs to know about the scenario a merchant belongs to. */
@@ -27,22 +30,13 @@ export interface MerchantScope {
   readonly clock: SandboxClock;
   readonly settings: SandboxSettings;
   readonly keys: ScenarioKeys;
+  /** How the scenario's tokens are written (its response profile's jwt section). */
+  readonly tokenFormat: TokenFormat;
 }
 
-export const ACCESS_TOKEN_TYP = "at+jwt";
-export const LOGIN_TOKEN_TYP = "JWT";
+export { ACCESS_TOKEN_TYP, DEFAULT_TOKEN_FORMAT, LOGIN_TOKEN_TYP, type TokenFormat } from "./token-format.js";
 const RENEW_HINT = "Request a new access token from POST /api/v2/auth/token.";
 const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
-
-/** How the sandbox's access tokens are written (a response profile's jwt.typ and jwt.merchantClaim). */
-export interface TokenFormat {
-  /** The access token's typ header: at+jwt (RFC 9068) unless a profile says otherwise. */
-  readonly typ: string;
-  /** The claim that names the merchant: sub unless a profile says otherwise. */
-  readonly merchantClaim: string;
-}
-
-export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({ typ: ACCESS_TOKEN_TYP, merchantClaim: "sub" });
 
 export interface VerifiedAccessToken {
   merchant: Merchant;
@@ -61,33 +55,38 @@ export class AccessTokens {
    * Bounded, oldest out first: an integration uses a handful of tokens at a time, and each entry
    * holds a whole token (~1 KB), so a small cap keeps memory flat under a token-exchange storm.
    */
-  private readonly verifiedSignatures = new Map<string, { header: ProtectedHeaderParameters; payload: JWTPayload }>();
+  private readonly verifiedSignatures = new Map<string, Verified>();
   private static readonly MAX_VERIFIED = 1_000;
   /**
-   * The headers each key writes (access and login token), made and encoded once per key rather
-   * than per token. Weak: a rotated-away or retired key takes its entry with it.
+   * The headers each key writes in each format (access and login token), made and encoded once
+   * per key rather than per token. Weak: a rotated-away or retired key takes its entry with it.
    */
-  private readonly headers = new WeakMap<SigningKey, { access: string; login: string }>();
+  private readonly headers = new WeakMap<TokenFormat, WeakMap<SigningKey, { access: string; login: string }>>();
   /** Each key as node:crypto verifies with it (jws-verify.ts), made on its first use; gone with the key. */
   private readonly verifiers = new WeakMap<SigningKey, KeyObject>();
   private readonly utf8 = new TextDecoder();
+  /** Some scenario's profile writes tokens without a kid (see verifiedWithoutKid). */
+  private issuedWithoutKid = false;
 
   constructor(
-    /** Sandbox-wide settings: issuer and audience. */
+    /** Sandbox-wide settings: for tokens that name no merchant of a scenario. */
     private readonly settings: SandboxSettings,
     private readonly ring: KeyRing,
     private readonly merchants: MerchantRegistry,
     private readonly ledger: TokenLedger,
     private readonly scopeOf: (merchant: Merchant) => MerchantScope,
+    /** The sandbox's own profile's format: for tokens that name no merchant of a scenario. */
     readonly format: TokenFormat = DEFAULT_TOKEN_FORMAT,
   ) {}
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
     // Only while a start key is on its way (see KeyRing.ready); after that, no await.
     if (this.ring.ready) await this.ring.ready;
-    const key = this.scopeOf(merchant).keys.signing;
-    const claims = accessTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
-    const token = await signWithEncodedHeader(this.headersOf(key).access, claims, key);
+    const scope = this.scopeOf(merchant);
+    const key = scope.keys.signing;
+    const claims = accessTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
+    if (!scope.tokenFormat.kid) this.issuedWithoutKid = true;
+    const token = await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).access, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     // Not put in `verifiedSignatures` here: most tokens of an exchange storm are never sent back,
     // and each entry made at issue cost the exchange ~3 µs of CPU (and the GC an old-space entry)
@@ -99,22 +98,29 @@ export class AccessTokens {
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: LoginClaims }> {
     if (this.ring.ready) await this.ring.ready;
-    const key = this.scopeOf(merchant).keys.signing;
-    const claims = loginTokenClaims(this.settings, merchant, options, this.format.merchantClaim);
+    const scope = this.scopeOf(merchant);
+    const key = scope.keys.signing;
+    const claims = loginTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
+    if (!scope.tokenFormat.kid) this.issuedWithoutKid = true;
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
-    return { token: await signWithEncodedHeader(this.headersOf(key).login, claims, key), claims };
+    return { token: await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).login, claims, key), claims };
   }
 
-  private headersOf(key: SigningKey): { access: string; login: string } {
-    let headers = this.headers.get(key);
+  private headersOf(format: TokenFormat, key: SigningKey): { access: string; login: string } {
+    let byKey = this.headers.get(format);
+    if (!byKey) {
+      byKey = new WeakMap();
+      this.headers.set(format, byKey);
+    }
+    let headers = byKey.get(key);
     if (!headers) {
       headers = {
-        access: encodeJwsHeader({ alg: key.alg, kid: key.kid, typ: this.format.typ }),
-        login: encodeJwsHeader({ alg: key.alg, kid: key.kid, typ: LOGIN_TOKEN_TYP }),
+        access: encodeJwsHeader(tokenHeader(format, key, format.typ)),
+        login: encodeJwsHeader(tokenHeader(format, key, LOGIN_TOKEN_TYP)),
       };
-      this.headers.set(key, headers);
+      byKey.set(key, headers);
     }
     return headers;
   }
@@ -137,31 +143,54 @@ export class AccessTokens {
       );
     }
     // A token checked before is read from the cache without a promise of its own: most calls.
-    const { header, payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
-    return this.checkAccessClaims(header, payload);
+    const { header, payload, kid } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
+    return this.checkAccessClaims(header, payload, kid);
   }
 
   /**
-   * The `sub` of a token whose signature verifies with one of this sandbox's keys, whatever its
-   * claims say about time, type or revocation; undefined for anything else. This is what proves
+   * The merchant id of a token whose signature verifies with one of this sandbox's keys, whatever
+   * its claims say about time, type or revocation; undefined for anything else. This is what proves
    * who a request comes from (see attribution.ts). Never throws. The check is remembered, so the
    * endpoint's full verification of the same token does not check the signature again.
    */
   async provenSubject(token: string): Promise<string | undefined> {
     try {
       const { payload } = this.verifiedSignatures.get(token) ?? (await this.checkedSignature(token));
-      const merchant = payload[this.format.merchantClaim];
-      return typeof merchant === "string" ? merchant : undefined;
+      return this.merchantOf(payload)?.id;
     } catch {
       return undefined;
     }
   }
 
   /**
+   * The merchant a token's claims name, as its own scenario's format writes it (the claim, and the
+   * id or the login e-mail in it); undefined when none does. The sandbox's own merchant claim is
+   * looked at first (one lookup for most tokens); then each string claim, once: linear in the
+   * payload, which may be anyone's text when the token has no kid yet.
+   */
+  private merchantOf(payload: JWTPayload): Merchant | undefined {
+    const first = this.namedBy(payload, payload[this.format.merchantClaim]);
+    if (first) return first;
+    for (const claim in payload) {
+      const found = this.namedBy(payload, payload[claim]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private namedBy(payload: JWTPayload, value: unknown): Merchant | undefined {
+    if (typeof value !== "string") return undefined;
+    const merchant = this.merchants.findById(value) ?? this.merchants.byLoginEmail(value);
+    if (!merchant) return undefined;
+    const format = this.scopeOf(merchant).tokenFormat;
+    return payload[format.merchantClaim] === merchantClaimValue(format, merchant) ? merchant : undefined;
+  }
+
+  /**
    * The header and payload of a token signed by one of our keys, remembered; an InvalidToken saying
    * why not. The callers look in `verifiedSignatures` first.
    */
-  private async checkedSignature(token: string): Promise<{ header: ProtectedHeaderParameters; payload: JWTPayload }> {
+  private async checkedSignature(token: string): Promise<Verified> {
     // A token is judged against every key, so none may still be on its way: until then "unknown
     // key" or "algorithm not accepted" would be wrong. Only while one is (see KeyRing.ready).
     if (this.ring.ready) await this.ring.ready;
@@ -174,23 +203,8 @@ export class AccessTokens {
         `The token's algorithm '${echo(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
       );
     }
-    if (typeof header.kid !== "string") {
-      throw new InvalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`);
-    }
-    const key = this.ring.find(header.kid);
-    if (!key) throw unknownKid(header.kid);
-    if (key.alg !== alg) {
-      throw new InvalidToken(
-        "token_algorithm_rejected",
-        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
-      );
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = verifyCompactJws(token, header, key, this.verifierOf(key));
-    } catch (e) {
-      throw this.explain(e);
-    }
+    const { key, bytes } =
+      typeof header.kid === "string" ? this.verifiedByKid(token, header, header.kid, alg) : this.verifiedWithoutKid(token, header, alg);
     // After the signature: a token that fails it is refused for that, and only an otherwise
     // authentic token gets these refusals, which are about its text, not its origin.
     assertOneText(token, key.alg);
@@ -200,8 +214,71 @@ export class AccessTokens {
     } catch (e) {
       throw this.explain(e);
     }
-    this.remember(token, header, payload);
-    return { header, payload };
+    const verified = { header, payload, kid: key.kid };
+    this.remember(token, verified);
+    return verified;
+  }
+
+  private verifiedByKid(token: string, header: ProtectedHeaderParameters, kid: string, alg: string): { key: SigningKey; bytes: Uint8Array } {
+    const key = this.ring.find(kid);
+    if (!key) throw unknownKid(kid);
+    if (key.alg !== alg) {
+      throw new InvalidToken(
+        "token_algorithm_rejected",
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+      );
+    }
+    try {
+      return { key, bytes: verifyCompactJws(token, header, key, this.verifierOf(key)) };
+    } catch (e) {
+      throw this.explain(e);
+    }
+  }
+
+  /**
+   * A token without a kid, as a profile with `kid: false` writes them: verified with the keys its
+   * merchant's scenario accepts, the signing key first, then the others newest first (one key
+   * for most scenarios; more only while a rotation keeps old ones). The merchant is read from the
+   * claims before the signature is checked, only to pick those keys: nothing else is trusted until
+   * one verifies. A merchant whose scenario names its keys gets token_kid_missing, as before.
+   */
+  private verifiedWithoutKid(token: string, header: ProtectedHeaderParameters, alg: string): { key: SigningKey; bytes: Uint8Array } {
+    let claimed: JWTPayload | undefined;
+    try {
+      claimed = decodeJwt(token);
+    } catch {
+      claimed = undefined;
+    }
+    const merchant = claimed && this.merchantOf(claimed);
+    const scope = merchant && this.scopeOf(merchant);
+    if (!scope || scope.tokenFormat.kid) {
+      // Where kid-less tokens are issued, one that names no live merchant is most likely of a
+      // session that ended: say that, not that it lacks a kid. Under the sandbox's own kid-less
+      // format its claims are judged first, as any token's.
+      if (!merchant && (!this.format.kid || this.issuedWithoutKid)) {
+        if (!claimed) throw this.explain(undefined);
+        if (!this.format.kid) this.checkAccessClaims(header, claimed, undefined);
+        throw unknownMerchant();
+      }
+      throw new InvalidToken("token_kid_missing", `The token has no 'kid' header, so no key can verify it. ${RENEW_HINT}`);
+    }
+    const keys = [scope.keys.signing, ...[...scope.keys.accepted].reverse().map((kid) => this.ring.find(kid))].filter(
+      (key, i, all): key is SigningKey => key !== undefined && key.alg === alg && all.indexOf(key) === i,
+    );
+    if (keys.length === 0) {
+      throw new InvalidToken(
+        "token_algorithm_rejected",
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its merchant's keys (${scope.keys.signing.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+      );
+    }
+    for (const key of keys) {
+      try {
+        return { key, bytes: verifyCompactJws(token, header, key, this.verifierOf(key)) };
+      } catch (e) {
+        if (!(e instanceof joseErrors.JWSSignatureVerificationFailed)) throw this.explain(e);
+      }
+    }
+    throw this.explain(new joseErrors.JWSSignatureVerificationFailed());
   }
 
   /**
@@ -217,7 +294,7 @@ export class AccessTokens {
     } catch {
       throw unknownKid(String(header.kid));
     }
-    this.checkAccessClaims(header, payload);
+    this.checkAccessClaims(header, payload, String(header.kid));
     throw unknownKid(String(header.kid));
   }
 
@@ -230,11 +307,11 @@ export class AccessTokens {
     return verifier;
   }
 
-  private remember(token: string, header: ProtectedHeaderParameters, payload: JWTPayload): void {
+  private remember(token: string, verified: Verified): void {
     if (this.verifiedSignatures.size >= AccessTokens.MAX_VERIFIED) {
       this.verifiedSignatures.delete(this.verifiedSignatures.keys().next().value!);
     }
-    this.verifiedSignatures.set(token, { header, payload });
+    this.verifiedSignatures.set(token, verified);
   }
 
   private decodeHeader(token: string): ProtectedHeaderParameters {
@@ -261,14 +338,25 @@ export class AccessTokens {
     }
   }
 
-  private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload): VerifiedAccessToken {
+  /**
+   * @param kid The key that verified the token (its header's kid, or the key a kid-less token was
+   *   verified with): a rotation may have taken it out of the merchant's scenario since.
+   */
+  private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload, kid: string | undefined): VerifiedAccessToken {
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
       throw new InvalidToken(
         "token_malformed",
         "The token's payload is not a JSON object. Send the access_token value from POST /api/v2/auth/token unchanged.",
       );
     }
+    // The merchant's scenario says how its tokens are written (which claims, typ, issuer); a token
+    // that names none is judged by the sandbox's own format and settings.
+    const merchant = this.merchantOf(payload);
+    const owner = merchant && this.scopeOf(merchant);
+    const format = owner?.tokenFormat ?? this.format;
+    const settings = owner?.settings ?? this.settings;
     for (const [claim, type] of REQUIRED_CLAIMS) {
+      if ((claim === "iss" && !format.iss) || (claim === "aud" && !format.aud) || (claim === "sub" && !writesSub(format))) continue;
       const value = payload[claim];
       const present = value !== undefined;
       const valid =
@@ -290,52 +378,51 @@ export class AccessTokens {
       );
     }
     // A profile may give access tokens the login's typ (JWT): then the login's token is the one
-    // without client_id.
-    const loginToken = header.typ === LOGIN_TOKEN_TYP && (this.format.typ !== LOGIN_TOKEN_TYP || payload.client_id === undefined);
+    // without client_id, which every access token carries whatever the profile.
+    const loginToken = header.typ === LOGIN_TOKEN_TYP && (format.typ !== LOGIN_TOKEN_TYP || payload.client_id === undefined);
     if (loginToken) {
       // Refused here, before any other claim is looked at, exactly as before the setting existed;
       // accepted, it goes through every check an access token goes through.
-      if (this.loginTokenSettingOf(payload) === "refused") {
+      if (settings.loginToken === "refused") {
         throw new LoginTokenRefused(
           "This token comes from the deprecated POST /api/login_check; payment and cashout endpoints accept only access tokens. Exchange api_key and api_secret at POST /api/v2/auth/token and send that access_token.",
         );
       }
-    } else if (header.typ !== this.format.typ) {
+    } else if (header.typ !== format.typ) {
       throw new InvalidToken(
         "token_not_access_token",
-        header.typ === undefined
-          ? `The token has no type (no typ header); an access token says typ '${this.format.typ}'. ${RENEW_HINT}`
-          : `The token's type (typ '${echo(String(header.typ), 80)}') is not an access token (${this.format.typ}). ${RENEW_HINT}`,
+        format.typ === undefined
+          ? `The token's type (typ '${echo(String(header.typ), 80)}') is not an access token: this API's access tokens have no typ header. ${RENEW_HINT}`
+          : header.typ === undefined
+            ? `The token has no type (no typ header); an access token says typ '${format.typ}'. ${RENEW_HINT}`
+            : `The token's type (typ '${echo(String(header.typ), 80)}') is not an access token (${format.typ}). ${RENEW_HINT}`,
       );
     }
-    if (payload.iss !== this.settings.issuer) {
+    if (format.iss && payload.iss !== settings.issuer) {
       throw new InvalidToken(
         "token_wrong_issuer",
-        `The token was issued by '${echo(String(payload.iss), 80)}', not by this sandbox ('${this.settings.issuer}'). ${RENEW_HINT}`,
+        `The token was issued by '${echo(String(payload.iss), 80)}', not by this sandbox ('${settings.issuer}'). ${RENEW_HINT}`,
       );
     }
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.includes(this.settings.audience)) {
+    if (format.aud && !aud.includes(settings.audience)) {
       throw new InvalidToken(
         "token_wrong_audience",
-        `The token is meant for audience '${echo(aud.join(","), 80)}', not '${this.settings.audience}'. ${RENEW_HINT}`,
+        `The token is meant for audience '${echo(aud.join(","), 80)}', not '${settings.audience}'. ${RENEW_HINT}`,
       );
     }
     const claims = payload as AccessClaims;
-    const merchantId = this.format.merchantClaim === "sub" ? claims.sub : payload[this.format.merchantClaim];
-    if (typeof merchantId !== "string") {
+    const named = payload[format.merchantClaim];
+    if (typeof named !== "string") {
       throw new InvalidToken(
         "token_claims_invalid",
-        `The token's '${this.format.merchantClaim}' claim is missing or invalid (${merchantId === undefined ? "missing" : "invalid"}). ${RENEW_HINT}`,
+        `The token's '${format.merchantClaim}' claim is missing or invalid (${named === undefined ? "missing" : "invalid"}). ${RENEW_HINT}`,
       );
     }
-    const merchant = this.merchants.findById(merchantId);
-    if (!merchant) {
-      throw new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
-    }
-    const scope = this.scopeOf(merchant);
+    if (!merchant || !owner) throw unknownMerchant();
+    const scope = owner;
     // A key of this sandbox that the merchant's scenario no longer accepts: rotated away.
-    if (!scope.keys.accepts(String(header.kid))) throw unknownKid(String(header.kid));
+    if (kid === undefined || !scope.keys.accepts(kid)) throw unknownKid(String(kid));
 
     const now = scope.clock.nowSeconds();
     const leeway = scope.settings.leewaySeconds;
@@ -349,6 +436,7 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_expired",
         `The access token expired at ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). Renew it before it expires: ${RENEW_HINT}`,
+        claims.exp,
       );
     }
     if (claims.iat > now + leeway) {
@@ -362,6 +450,7 @@ export class AccessTokens {
       throw new InvalidToken(
         "token_expired",
         `The access token was expired early by the sandbox at ${isoOfSeconds(expiredEarlyAt)}, before its exp ${isoOfSeconds(claims.exp)} (sandbox time is now ${isoOfSeconds(now)}). A client must handle a 401 by getting a new token: ${RENEW_HINT}`,
+        expiredEarlyAt,
       );
     }
     if (merchant.disabled) {
@@ -378,16 +467,6 @@ export class AccessTokens {
     if (loginToken) return { merchant, claims, scopes: new Set(merchant.scopes), loginToken };
     const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
     return { merchant, claims, scopes, loginToken };
-  }
-
-  /**
-   * `loginToken` of the scenario of the merchant the token names (its signature verified, so the
-   * claim is ours), or the sandbox's when it names none: the same scenario that judges its times.
-   */
-  private loginTokenSettingOf(payload: JWTPayload): SandboxSettings["loginToken"] {
-    const merchantId = payload[this.format.merchantClaim];
-    const merchant = typeof merchantId === "string" ? this.merchants.findById(merchantId) : undefined;
-    return merchant ? this.scopeOf(merchant).settings.loginToken : this.settings.loginToken;
   }
 
   private explain(e: unknown): InvalidToken {
@@ -418,6 +497,13 @@ const REQUIRED_CLAIMS: Array<[string, "string" | "number"]> = [
   ["iat", "number"],
   ["jti", "string"],
 ];
+
+/** A token whose signature verified: its header, its claims, and the key that verified it. */
+interface Verified {
+  header: ProtectedHeaderParameters;
+  payload: JWTPayload;
+  kid: string;
+}
 
 const PART_NAMES = ["header", "payload", "signature"] as const;
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
@@ -459,6 +545,10 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
   return typeof value === "string" ? `a string ('${echo(value, 64)}')` : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+function unknownMerchant(): InvalidToken {
+  return new InvalidToken("token_unknown_merchant", `The token's subject is not a merchant of this sandbox. ${RENEW_HINT}`);
 }
 
 function unknownKid(kid: string): InvalidToken {

@@ -1,6 +1,6 @@
 import type { Faker } from "@faker-js/faker";
 import type { AccessTokens } from "./access-tokens.js";
-import type { AnswerShaper } from "./answer-shaper.js";
+import type { AnswerFacts, AnswerShaper } from "./answer-shaper.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
 import type { ShownUrl } from "./redact.js";
@@ -92,6 +92,8 @@ export interface RequestTrace {
    */
   tokenExpiresAtMs?: number;
   effects: RequestEffects;
+  /** What a response profile may print of this request (its id, now, method, path). */
+  readonly facts: AnswerFacts;
   /** `scenario/rule` of every rule that fired. */
   rules: string[];
   /**

@@ -515,7 +515,7 @@ export const ERROR_CATALOGUE = {
     status: [400],
     error: ["invalid_request"],
     meaning: "`profile` is not a string, names no profile of this sandbox, or the scenario's profile file has a problem (the message says where).",
-    fix: "Name a built-in profile (oauth, lexik, camel, envelope) or one this sandbox loaded at start.",
+    fix: "Name a built-in profile (oauth, lexik, spring, laravel, camel, envelope) or one this sandbox loaded at start.",
   },
   session_action_invalid: {
     status: [400],

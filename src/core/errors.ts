@@ -147,6 +147,8 @@ export class InvalidToken extends SandboxError {
   constructor(
     readonly code: CodeWith<401, "invalid_token">,
     description: string,
+    /** When the refused token expired (seconds), where that is why: a profile may print it. */
+    readonly tokenExpiresAt?: number,
   ) {
     super(description, { challenge: "bearer" });
   }

@@ -31,8 +31,10 @@ export function signCompactJws(header: JwsHeader, payload: object, key: SigningK
 /** The protected header of the sandbox's JWS. */
 export interface JwsHeader {
   alg: SigningKey["alg"];
-  kid: string;
-  typ: string;
+  /** Absent under a profile with `kid: false` (token-format.ts). */
+  kid?: string;
+  /** Absent under a profile with `typ: none`. */
+  typ?: string;
 }
 
 /** A header as it is written into the token (base64url of its JSON): see `signWithEncodedHeader`. */
@@ -62,7 +64,7 @@ export function signWithEncodedHeader(encodedHeader: string, payload: object, ke
  * An unsecured JWS (RFC 7515 §A.5: `alg` "none", empty signature). The sandbox refuses such tokens;
  * the control plane mints them so a client can check that it refuses them too.
  */
-export function unsecuredCompactJws(header: { alg: "none"; kid: string; typ: string }, payload: object): string {
+export function unsecuredCompactJws(header: { alg: "none"; kid?: string; typ?: string }, payload: object): string {
   return `${base64url(header)}.${base64url(payload)}.`;
 }
 

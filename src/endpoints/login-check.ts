@@ -52,6 +52,9 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
       ),
       trace.shown.path,
       ctx.merchants.secrets.view(),
+      undefined,
+      trace.facts,
+      "login",
     );
     return shaped ?? jsonResponse(401, { code: 401, message: "Invalid credentials." });
   }
@@ -70,7 +73,7 @@ export const loginCheckEndpoint: Endpoint = async (request, ctx, trace) => {
   // Journaled like an exchange's token: payment and cashout accept it, so the timeline draws it too.
   trace.tokenId = claims.jti;
   trace.tokenExpiresAtMs = claims.exp * 1000;
-  return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}) ?? jsonResponse(200, { token });
+  return scenario.shaper?.login({ accessToken: token, expiresIn: ttl, issuedAt, scope: "" }, {}, trace.facts) ?? jsonResponse(200, { token });
 };
 
 /** The three headers of every answer of the login, from the sandbox's settings (the router formats them once per sandbox). */

@@ -71,7 +71,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
     note: "Hosted checkout is not simulated beyond this answer; the URL is a sandbox placeholder.",
   };
   const headers = { location: `/api/v2/payment/${paymentId}` };
-  return ctx.scenarios.of(merchant).shaper?.paymentInit(answer, headers) ?? jsonResponse(201, answer, headers);
+  return ctx.scenarios.of(merchant).shaper?.paymentInit(answer, headers, trace.facts) ?? jsonResponse(201, answer, headers);
 };
 
 /**

@@ -53,7 +53,7 @@ export function protectedEndpoint(scope: Scope): Endpoint {
       expires_at: isoOfSeconds(verified.claims.exp),
       note: "Authenticated. merchant-sandbox simulates authentication only; payment and cashout business behaviour is not simulated.",
     };
-    const response = trace.scenario.shaper?.protectedCall(answer, operation) ?? jsonResponse(200, answer);
+    const response = trace.scenario.shaper?.protectedCall(answer, operation, trace.facts) ?? jsonResponse(200, answer);
     // Authorised by the login's token: answered as the login answers, saying it will be switched off.
     return verified.loginToken ? { ...response, headers: { ...response.headers, ...deprecationHeaders(ctx.settings) } } : response;
   };

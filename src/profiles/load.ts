@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { CATALOGUE_CODES } from "../core/error-catalogue.js";
+import { RESERVED_CLAIMS } from "../core/token-format.js";
 import { allowedKeysIn } from "../core/source/allowed-keys.js";
 import { clip, pathText, type Explained, type Path } from "../core/source/data-problems.js";
 import { issueExplainer, valueAt } from "../core/source/explain-issues.js";
@@ -11,6 +12,7 @@ import { PLACEHOLDERS, type ProfilePart } from "./placeholders.js";
 import { ProfileLoadError } from "./problems.js";
 import { profileSchema, type ProfileFile } from "./schema.js";
 import { placeholdersIn } from "./template.js";
+import { isTimeFormat, TIME_FORMATS } from "./time-value.js";
 
 /**
  * Reading a profile (a built-in name, a YAML or JSON file, or an object) into a validated
@@ -80,21 +82,62 @@ export function validateProfile(data: unknown, file: string, positionOf: Positio
 }
 
 /** The template parts of a profile and the placeholders each may use. */
-const TEMPLATE_PARTS: Array<[Path, ProfilePart]> = [
-  [["token", "body"], "token"],
-  [["login", "body"], "login"],
-  [["refusal", "body"], "refusal"],
-  [["paymentInit", "body"], "paymentInit"],
-  [["protected", "body"], "protected"],
-];
+const ANSWER_PARTS = ["token", "login", "paymentInit", "protected"] as const;
+const REFUSAL_GROUPS = ["token", "protected", "paymentInit", "login"] as const;
+/** The keys of an answer or a refusal layer that hold templates. */
+const TEMPLATE_KEYS = ["body", "headers", "message", "wwwAuthenticate"] as const;
 
-/** What the schema cannot say: placeholders each part knows, codes the catalogue has. */
+/** Every template of a profile, where it stands, and the part whose placeholders it may use. */
+function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, ProfilePart]> {
+  const found: Array<[Path, unknown, ProfilePart]> = [[["headers"], data.headers, "headers"]];
+  const layer = (path: Path, part: ProfilePart) => {
+    for (const key of TEMPLATE_KEYS) found.push([[...path, key], valueAt(data, [...path, key]), part]);
+  };
+  for (const part of ANSWER_PARTS) layer([part], part);
+  layer(["refusal"], "refusal");
+  for (const group of REFUSAL_GROUPS) layer(["refusal", "groups", group], "refusal");
+  const codes = data.codes;
+  if (codes !== null && typeof codes === "object" && !Array.isArray(codes)) for (const code of Object.keys(codes)) layer(["codes", code], "refusal");
+  return found;
+}
+
+/**
+ * jwt.claims may add claims, never set one the sandbox writes and reads itself (times, revocation,
+ * issuer, audience, client, scopes) or the merchant claim: a token must still say whose it is and
+ * when it expires.
+ */
+function reservedClaimProblems(data: Record<string, unknown>): Explained[] {
+  const claims = valueAt(data, ["jwt", "claims"]);
+  if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return [];
+  const merchantClaim = valueAt(data, ["jwt", "merchantClaim"]);
+  const own = typeof merchantClaim === "string" ? merchantClaim : "sub";
+  const problems: Explained[] = [];
+  for (const name of Object.keys(claims)) {
+    const reserved = name === own || (RESERVED_CLAIMS as readonly string[]).includes(name);
+    if (!reserved) continue;
+    const instead =
+      name === own
+        ? "it is the merchant claim (jwt.merchantClaim), which the sandbox fills with the merchant id or login e-mail (jwt.merchantValue)"
+        : name === "iss" || name === "aud"
+          ? `the sandbox writes it from jwt.${name === "iss" ? "issuer" : "audience"} (or leaves it out with none)`
+          : name === "iat" || name === "exp" || name === "nbf"
+            ? "the sandbox writes the token's times (jwt.ttl sets its lifetime)"
+            : "the sandbox writes and reads it itself";
+    problems.push({
+      path: ["jwt", "claims"],
+      key: name,
+      message: `jwt.claims may not set '${clip(name)}': ${instead}; reserved: ${[...RESERVED_CLAIMS, own === "sub" ? undefined : own].filter(Boolean).join(", ")}. Remove it from claims`,
+    });
+  }
+  return problems;
+}
+
+/** What the schema cannot say: placeholders each part knows, formats only on times, codes the catalogue has. */
 function semanticProblems(data: Record<string, unknown>): Explained[] {
   const problems: Explained[] = [];
-  const templates: Array<[Path, unknown, ProfilePart]> = TEMPLATE_PARTS.map(([path, part]) => [path, valueAt(data, path), part]);
   const codes = data.codes;
   if (codes !== null && typeof codes === "object" && !Array.isArray(codes)) {
-    for (const [code, entry] of Object.entries(codes)) {
+    for (const code of Object.keys(codes)) {
       if (!(CATALOGUE_CODES as readonly string[]).includes(code)) {
         problems.push({
           path: ["codes"],
@@ -102,18 +145,31 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
           message: `'${clip(code)}' is not a code of the sandbox${didYouMean(code, CATALOGUE_CODES)} (\`merchant-sandbox errors\` lists them)`,
         });
       }
-      if (entry !== null && typeof entry === "object") templates.push([["codes", code, "body"], (entry as Record<string, unknown>).body, "refusal"]);
     }
   }
-  for (const [path, template, part] of templates) {
+  problems.push(...reservedClaimProblems(data));
+  for (const [path, template, part] of templatesOf(data)) {
     if (template === undefined) continue;
-    const known = Object.keys(PLACEHOLDERS[part]);
+    const types = PLACEHOLDERS[part];
+    const known = Object.keys(types);
     for (const found of placeholdersIn(template, path)) {
-      if (known.includes(found.name)) continue;
-      problems.push({
-        path: found.path,
-        message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
-      });
+      const type = types[found.name];
+      if (type === undefined) {
+        problems.push({
+          path: found.path,
+          message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
+        });
+      } else if (found.format !== undefined && !type.startsWith("time")) {
+        problems.push({
+          path: found.path,
+          message: `'{{${found.name}:${clip(found.format)}}}': only a time takes a format, and ${found.name} is not one; write {{${found.name}}}`,
+        });
+      } else if (found.format !== undefined && !isTimeFormat(found.format)) {
+        problems.push({
+          path: found.path,
+          message: `'{{${found.name}:${clip(found.format)}}}': unknown time format${didYouMean(found.format, TIME_FORMATS)} (one of: ${TIME_FORMATS.join(", ")})`,
+        });
+      }
     }
   }
   return problems;

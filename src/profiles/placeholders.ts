@@ -3,20 +3,51 @@
  * OpenAPI document's schemas, template-schema.ts). A name not listed for a part is a load error.
  */
 
-export type PlaceholderType = "string" | "number" | "object" | "string|null" | "number|null" | "string|number" | "string|number|null";
+export type PlaceholderType =
+  | "string"
+  | "number"
+  | "object"
+  | "string|null"
+  | "number|null"
+  | "string|number"
+  | "string|number|null"
+  /** A TimeValue: text or a number, by the format the template names (time-value.ts). */
+  | "time"
+  | "time|null";
+
+/** What every part may use: the request's own values (one request id per answer, shared by its headers and body). */
+const EVERY_PART = {
+  request_id: "string",
+  now: "time",
+  method: "string",
+  path: "string",
+  /** The path without its leading '/' (Laravel's `$request->path()`). */
+  route: "string",
+} as const;
 
 const TOKEN = {
+  ...EVERY_PART,
+  status: "number",
+  status_text: "string",
   access_token: "string",
   token_type: "string",
   expires_in: "number",
   expires_in_minutes: "number",
-  expires_at: "string",
+  expires_at: "time",
   expires_at_unix: "number",
-  issued_at: "string",
+  issued_at: "time",
   scope: "string",
 } as const;
 
 const REFUSAL = {
+  ...EVERY_PART,
+  status_text: "string",
+  /** The sandbox's own fix-it text, whatever `message` says. */
+  explanation: "string",
+  /** The RFC 6750 description the sandbox's challenge would carry. */
+  error_description: "string",
+  /** The refused token's exp, when the sandbox read one. */
+  token_expires_at: "time|null",
   code: "string", // a number when `codes` gives one; see refusalCodeType
   sandbox_code: "string",
   message: "string",
@@ -27,6 +58,8 @@ const REFUSAL = {
 
 /** The members of payment/init's body (src/endpoints/payment-init.ts), each by its own name. */
 const PAYMENT_INIT = {
+  ...EVERY_PART,
+  status_text: "string",
   payment_id: "string",
   checkout_url: "string",
   merchant_id: "string",
@@ -41,9 +74,9 @@ const PAYMENT_INIT = {
   sandbox: "object",
 } as const;
 
-const PROTECTED = { sandbox: "object", operation: "string" } as const;
+const PROTECTED = { ...EVERY_PART, status: "number", status_text: "string", sandbox: "object", operation: "string", merchant_id: "string" } as const;
 
-export type ProfilePart = "token" | "login" | "refusal" | "paymentInit" | "protected";
+export type ProfilePart = "token" | "login" | "refusal" | "paymentInit" | "protected" | "headers";
 
 export const PLACEHOLDERS: Readonly<Record<ProfilePart, Readonly<Record<string, PlaceholderType>>>> = {
   token: TOKEN,
@@ -51,4 +84,6 @@ export const PLACEHOLDERS: Readonly<Record<ProfilePart, Readonly<Record<string, 
   refusal: REFUSAL,
   paymentInit: PAYMENT_INIT,
   protected: PROTECTED,
+  /** The profile-wide headers, on every answer: only what every answer knows. */
+  headers: { ...EVERY_PART, status: "number", status_text: "string" },
 };

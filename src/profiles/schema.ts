@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALGORITHMS } from "../core/config.js";
-import { scriptedHeaders } from "../core/source/header-fields.js";
+import { REQUEST_ID_SHAPES } from "./request-id.js";
+import { scriptedHeaders, scriptedHeaderValue } from "../core/source/header-fields.js";
 import { DURATION_LIMITS, withinLimit } from "../core/duration-limits.js";
 
 /**
@@ -23,17 +24,50 @@ const contentType = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+\/[A-Za-z0-9!#
   message: "must be a media type such as application/json",
 });
 const status = z.int().min(200).max(599);
+const headers = scriptedHeaders.describe(
+  "Extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header); values may hold {{placeholders}}",
+);
+const empty = z.literal(true).describe("No body at all: no bytes and no Content-Type (instead of body)");
+/** A challenge: keep the sandbox's RFC 6750 one, omit it, or a template such as 'Bearer' or 'Bearer error="{{error}}"'. */
+const challenge = z
+  .union([
+    z.enum(["keep", "omit"]),
+    scriptedHeaderValue.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+/, { message: "must start with an auth scheme such as Bearer" }),
+  ])
+  .describe(
+    'keep (the sandbox\'s RFC 6750 challenge), omit, or a template such as Bearer or Bearer error="{{error}}", error_description="{{message}}"',
+  );
 
-/** A success answer: its status, content type, fixed extra headers and body template. */
+/** A success answer: its status, content type, extra headers and body template (or no body). */
 const answer = (what: string, defaultStatus: number) =>
   z
     .strictObject({
       status: status.optional().describe(`Default ${defaultStatus}`),
       contentType: contentType.optional().describe("Default application/json"),
-      headers: scriptedHeaders.optional().describe("Fixed extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header)"),
-      body: template,
+      headers: headers.optional(),
+      body: template.optional().describe("The body template (one of body and empty)"),
+      empty: empty.optional(),
+    })
+    .refine((a) => (a.body === undefined) !== (a.empty === undefined), {
+      message: "give a body template, or empty: true for no body (one of the two)",
     })
     .describe(what);
+
+/** What a refusal looks like: every key optional, the more specific (a group, a code) over the general. */
+const refusalShape = {
+  message: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The provider's literal text ({{message}}); placeholders allowed. Default: the sandbox's explanation"),
+  contentType: contentType.optional().describe("Default application/problem+json"),
+  body: template.optional().describe("Default: today's problem+json body"),
+  empty: empty.optional(),
+  wwwAuthenticate: challenge.optional(),
+  headers: headers.optional(),
+};
+
+const refusalGroup = z.strictObject(refusalShape).describe("The refusals of one endpoint group, over refusal's defaults");
 
 export const codeSchema = z
   .strictObject({
@@ -42,8 +76,10 @@ export const codeSchema = z
       .optional()
       .describe("The provider's code for it ({{code}} in the body)"),
     status: status.optional().describe("The provider's status for it; default the sandbox's"),
+    ...refusalShape,
     body: template.optional().describe("A body of its own, instead of refusal.body"),
   })
+  .refine((c) => !(c.body !== undefined && c.empty !== undefined), { message: "give body or empty: true, not both" })
   .describe("The provider's answer for one sandbox code");
 
 export const profileSchema = z
@@ -51,13 +87,24 @@ export const profileSchema = z
     $schema: z.string().optional(),
     name: z.string().regex(/^[a-z0-9-]+$/, { message: "name may use lower-case letters, digits and '-' only, like acme-pay" }),
     description: z.string().optional(),
+    source: z.string().optional().describe("Where the shapes were copied from (framework, file, version), for readers"),
+    requestId: z.enum(REQUEST_ID_SHAPES).optional().describe("The shape of {{request_id}}: one value per request; default uuid"),
+    headers: headers.optional().describe("Headers on every answer and refusal of the merchant API"),
     token: answer("The token exchange's success answer (default: today's OAuth answer)", 200).optional(),
     refusal: z
       .strictObject({
-        contentType: contentType.optional().describe("Default application/problem+json"),
-        body: template.optional().describe("Default: today's problem+json body"),
-        wwwAuthenticate: z.enum(["keep", "omit"]).optional().describe("keep (RFC 6750 challenge as today, the default) or omit"),
+        ...refusalShape,
+        groups: z
+          .strictObject({
+            token: refusalGroup.optional(),
+            protected: refusalGroup.optional(),
+            paymentInit: refusalGroup.optional(),
+            login: refusalGroup.optional(),
+          })
+          .optional()
+          .describe("Per endpoint group (token, protected, paymentInit, login): what differs from the defaults above"),
       })
+      .refine((r) => !(r.body !== undefined && r.empty !== undefined), { message: "give body or empty: true, not both" })
       .optional()
       .describe("The default shape of every refusal of the merchant API"),
     codes: z.record(z.string(), codeSchema).optional().describe("Sandbox code -> the provider's answer for it"),
@@ -67,19 +114,38 @@ export const profileSchema = z
     jwt: z
       .strictObject({
         alg: z.enum(ALGORITHMS).optional().describe("As --alg"),
-        typ: z.string().min(1).optional().describe("The access token's typ header; default at+jwt"),
+        typ: z.string().min(1).optional().describe("The access token's typ header; default at+jwt; none leaves it out"),
+        kid: z
+          .boolean()
+          .optional()
+          .describe(
+            "Whether the token's header names its key (default true); without, the keys the merchant's scenario accepts are tried, newest first",
+          ),
         ttl: z
           .union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().positive()], { error: DURATION_HELP })
           .refine((v) => withinLimit(v, DURATION_LIMITS.tokenTtl), { message: `must be at most ${DURATION_LIMITS.tokenTtl.text}` })
           .optional()
           .describe(`As --token-ttl; at most ${DURATION_LIMITS.tokenTtl.text}`),
-        issuer: z.string().min(1).optional().describe("As --issuer"),
-        audience: z.string().min(1).optional().describe("As --audience"),
+        issuer: z.string().min(1).optional().describe("As --issuer; none: no iss claim"),
+        audience: z.string().min(1).optional().describe("As --audience; none: no aud claim"),
         merchantClaim: z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, { message: "must be a claim name such as merchant_id" })
           .optional()
           .describe("The claim that carries the merchant id; default sub"),
+        merchantValue: z
+          .enum(["merchant_id", "login"])
+          .optional()
+          .describe("What the merchant claim holds: the merchant id (default) or its login e-mail (Lexik's username)"),
+        claims: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, { message: "must be a claim name such as roles" }), z.json())
+          .optional()
+          .describe("Extra static claims, such as roles: [ROLE_USER]"),
+        leeway: z
+          .union([z.string().regex(DURATION, { message: DURATION_HELP }), z.number().nonnegative()], { error: DURATION_HELP })
+          .refine((v) => withinLimit(v, DURATION_LIMITS.leeway), { message: `must be at most ${DURATION_LIMITS.leeway.text}` })
+          .optional()
+          .describe(`Clock skew accepted on exp, nbf and iat; default 0; at most ${DURATION_LIMITS.leeway.text}`),
       })
       .optional()
       .describe("The JWTs the sandbox issues under this profile"),
@@ -89,6 +155,9 @@ export const profileSchema = z
 export type ProfileFile = z.infer<typeof profileSchema>;
 export type AnswerFile = NonNullable<ProfileFile["token"]>;
 export type CodeFile = z.infer<typeof codeSchema>;
+export type RefusalFile = NonNullable<ProfileFile["refusal"]>;
+export type RefusalShapeFile = z.infer<typeof refusalGroup>;
+export type RefusalGroupName = keyof NonNullable<RefusalFile["groups"]>;
 
 /** The JSON Schema for editors (profiles/profile.schema.json is this, checked in). */
 export function profileJsonSchema(): Record<string, unknown> {

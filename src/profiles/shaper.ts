@@ -1,11 +1,13 @@
-import type { AnswerShaper, IssuedToken, ShapedSchemas } from "../core/answer-shaper.js";
-import { isoOfSeconds } from "../core/clock.js";
+import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
+import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
-import { PLACEHOLDERS, type PlaceholderType } from "./placeholders.js";
-import type { AnswerFile, CodeFile, ProfileFile } from "./schema.js";
-import { compileTemplate, type Render, type Values } from "./template.js";
-import { templateSchema } from "./template-schema.js";
+import { PER_REQUEST_PLACEHOLDERS, requestValues, statusValues } from "./facts.js";
+import { refusalShapes } from "./refusal-shape.js";
+import type { AnswerFile, ProfileFile } from "./schema.js";
+import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
+import { shapedSchemas } from "./shaped-schemas.js";
+import { TimeValue } from "./time-value.js";
 
 /**
  * The renderer of one profile: every template compiled once, when the profile is chosen. A profile
@@ -14,45 +16,69 @@ import { templateSchema } from "./template-schema.js";
  */
 export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
   const { token, login, paymentInit, refusal, codes } = profile;
-  if (!token && !login && !paymentInit && !profile.protected && !refusal && !codes) return undefined;
+  if (!token && !login && !paymentInit && !profile.protected && !refusal && !codes && !profile.headers) return undefined;
   const answers = {
     token: token && compiledAnswer(token, 200),
     login: login && compiledAnswer(login, 200),
     paymentInit: paymentInit && compiledAnswer(paymentInit, 201),
     protected: profile.protected && compiledAnswer(profile.protected, 200),
   };
-  const refusalBody = refusal?.body === undefined ? undefined : compileTemplate(refusal.body);
-  const refusalType = refusal?.contentType ?? "application/problem+json";
-  const keepChallenge = refusal?.wwwAuthenticate !== "omit";
-  const codeAnswers = new Map<string, { file: CodeFile; body: Render | undefined }>(
-    Object.entries(codes ?? {}).map(([code, file]) => [code, { file, body: file.body === undefined ? undefined : compileTemplate(file.body) }]),
-  );
+  const shapeOf = refusalShapes(refusal, codes);
+  const shape = profile.requestId ?? "uuid";
+  const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const);
+  const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
+    const values = { ...requestValues(facts, shape), ...statusValues(answer.status), ...own };
+    const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
+    if (answer.body) headers["content-type"] = answer.contentType;
+    else delete headers["content-type"];
+    for (const [name, value] of answer.headers) headers[name] = value(values);
+    return { status: answer.status, headers, body: answer.body ? JSON.stringify(answer.body(values)) : "" };
+  };
 
   return {
     profile: profile.name,
-    token: (issued, headers) => answers.token && render(answers.token, tokenValues(issued), headers),
-    login: (issued, headers) => answers.login && render(answers.login, tokenValues(issued), headers),
-    paymentInit: (body, headers) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers),
-    protectedCall: (body, operation) => answers.protected && render(answers.protected, { sandbox: body, operation }, {}),
-    refusal(thrown, instance, secrets, extraHeaders) {
+    perRequest: placeholdersIn(profile).some((p) => PER_REQUEST_PLACEHOLDERS.has(p.name)),
+    token: (issued, headers, facts) => answers.token && render(answers.token, tokenValues(issued), headers, facts),
+    login: (issued, headers, facts) => answers.login && render(answers.login, tokenValues(issued), headers, facts),
+    paymentInit: (body, headers, facts) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers, facts),
+    protectedCall: (body, operation, facts) =>
+      answers.protected && render(answers.protected, { sandbox: body, operation, merchant_id: body.merchant_id }, {}, facts),
+    refusal(thrown, instance, secrets, extraHeaders, facts, group) {
       const err = asRefusal(thrown, secrets);
-      const own = codeAnswers.get(err.code);
-      if (!own && !refusal) return undefined;
-      const status = own?.file.status ?? err.status;
-      const values: Values = {
-        code: own?.file.code ?? err.code,
+      const own = shapeOf(group, err.code);
+      if (!own.shaped) return undefined;
+      const status = own.status ?? err.status;
+      const values: Record<string, unknown> = {
+        ...requestValues(facts, shape),
+        ...statusValues(status),
+        code: own.code ?? err.code,
         sandbox_code: err.code,
-        message: err.description,
-        status,
+        explanation: err.description,
+        error_description: err.description,
         error: err.error ?? null,
         instance,
+        token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
       };
-      const template = own?.body ?? refusalBody;
-      const body = template ? template(values) : { ...problemBody(err, instance), status, code: values.code };
-      const headers: Record<string, string> = { "content-type": refusalType, "cache-control": "no-store", ...extraHeaders, ...err.headers };
-      const challenge = keepChallenge ? challengeFor(err) : undefined;
+      values.message = own.message ? own.message(values) : err.description;
+      const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
+      let body = "";
+      if (!own.empty) {
+        headers["content-type"] = own.contentType ?? "application/problem+json";
+        body = JSON.stringify(own.body ? own.body(values) : { ...problemBody(err, instance), status, code: values.code });
+      }
+      const challenge = own.challenge === "keep" ? challengeFor(err) : own.challenge === "omit" ? undefined : own.challenge(values);
       if (challenge) headers["www-authenticate"] = challenge;
-      return { status, headers, body: JSON.stringify(body) };
+      for (const [name, value] of own.headers) headers[name] = value(values);
+      // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
+      headers["x-sandbox-explanation"] = headerSafe(err.description);
+      return { status, headers, body };
+    },
+    finish(response, facts) {
+      if (wide.length === 0) return response;
+      const values = { ...requestValues(facts, shape), ...statusValues(response.status) };
+      const headers = { ...response.headers };
+      for (const [name, value] of wide) headers[name] = value(values);
+      return { ...response, headers };
     },
     schemas: () => shapedSchemas(profile),
   };
@@ -60,24 +86,24 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
 
 interface CompiledAnswer {
   status: number;
-  headers: Record<string, string>;
-  body: Render;
+  contentType: string;
+  headers: ReadonlyArray<readonly [string, (values: Values) => string]>;
+  body: Render | undefined;
 }
 
 function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer {
-  const headers: Record<string, string> = { "content-type": file.contentType ?? "application/json" };
-  // Header names are lower-case everywhere in the sandbox (http-types.ts).
-  for (const [name, value] of Object.entries(file.headers ?? {})) headers[name.toLowerCase()] = value;
-  return { status: file.status ?? defaultStatus, headers, body: compileTemplate(file.body) };
+  return {
+    status: file.status ?? defaultStatus,
+    contentType: file.contentType ?? "application/json",
+    // Header names are lower-case everywhere in the sandbox (http-types.ts).
+    headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const),
+    body: file.empty || file.body === undefined ? undefined : compileTemplate(file.body),
+  };
 }
 
-/** The endpoint's own headers (Location, Pragma), then the profile's, which win. */
-function render(answer: CompiledAnswer, values: Values, endpointHeaders: Record<string, string>): SandboxResponse {
-  return {
-    status: answer.status,
-    headers: { "cache-control": "no-store", ...endpointHeaders, ...answer.headers },
-    body: JSON.stringify(answer.body(values)),
-  };
+/** A header value from any text: printable ASCII on one line, what a header may carry. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, "?");
 }
 
 function tokenValues(issued: IssuedToken): Values {
@@ -87,34 +113,9 @@ function tokenValues(issued: IssuedToken): Values {
     token_type: "Bearer",
     expires_in: issued.expiresIn,
     expires_in_minutes: issued.expiresIn / 60,
-    expires_at: isoOfSeconds(expiresAt),
+    expires_at: new TimeValue(expiresAt),
     expires_at_unix: expiresAt,
-    issued_at: isoOfSeconds(issued.issuedAt),
+    issued_at: new TimeValue(issued.issuedAt),
     scope: issued.scope,
   };
-}
-
-function shapedSchemas(profile: ProfileFile): ShapedSchemas {
-  const success = (file: AnswerFile | undefined, part: "token" | "login" | "paymentInit", defaultStatus: number) =>
-    file && {
-      status: file.status ?? defaultStatus,
-      contentType: file.contentType ?? "application/json",
-      schema: templateSchema(file.body, PLACEHOLDERS[part]),
-    };
-  const schemas: ShapedSchemas = { wwwAuthenticate: profile.refusal?.wwwAuthenticate !== "omit" };
-  const token = success(profile.token, "token", 200);
-  const login = success(profile.login, "login", 200);
-  const paymentInit = success(profile.paymentInit, "paymentInit", 201);
-  if (token) schemas.token = token;
-  if (login) schemas.login = login;
-  if (paymentInit) schemas.paymentInit = paymentInit;
-  if (profile.refusal?.body !== undefined) {
-    // `code` is the sandbox's code (text) unless `codes` gives the provider's, which may be a number.
-    const code: PlaceholderType = Object.values(profile.codes ?? {}).some((c) => typeof c.code === "number") ? "string|number" : "string";
-    schemas.refusal = {
-      contentType: profile.refusal.contentType ?? "application/problem+json",
-      schema: templateSchema(profile.refusal.body, { ...PLACEHOLDERS.refusal, code }),
-    };
-  }
-  return schemas;
 }

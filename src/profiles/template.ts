@@ -1,22 +1,32 @@
 import type { Path } from "../core/source/data-problems.js";
+import { TimeValue, type TimeFormat } from "./time-value.js";
 
 /**
- * Profile templates: any JSON value whose strings may hold `{{name}}`. A string that is exactly one
- * placeholder takes the value as it is (a number stays a number, an object an object); inside a
- * longer string a placeholder is written as text. Compiled once when the profile loads, so
- * rendering an answer walks a prepared tree and never parses a template again.
+ * Profile templates: any JSON value whose strings may hold `{{name}}` or `{{name:format}}` (a
+ * time's format, time-value.ts). A string that is exactly one placeholder takes the value as it is
+ * (a number stays a number, an object an object, a time its format's type); inside a longer string
+ * a placeholder is written as text. Compiled once when the profile loads, so rendering an answer
+ * walks a prepared tree and never parses a template again.
  */
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Values = Readonly<Record<string, unknown>>;
 export type Render = (values: Values) => unknown;
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
-const WHOLE = /^\{\{\s*([A-Za-z0-9_]+)\s*\}\}$/;
+/** A placeholder in a template string (global: read with matchAll or replace, which keep no state here). */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}/g;
+const WHOLE = /^\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}$/;
+
+export interface FoundPlaceholder {
+  path: Path;
+  name: string;
+  /** The format after the colon, if any (checked by the loader). */
+  format: string | undefined;
+}
 
 /** Every placeholder of a template, with where it is (for located "unknown placeholder" problems). */
-export function placeholdersIn(template: unknown, path: Path = []): Array<{ path: Path; name: string }> {
-  if (typeof template === "string") return [...template.matchAll(PLACEHOLDER)].map((m) => ({ path, name: m[1]! }));
+export function placeholdersIn(template: unknown, path: Path = []): FoundPlaceholder[] {
+  if (typeof template === "string") return [...template.matchAll(PLACEHOLDER)].map((m) => ({ path, name: m[1]!, format: m[2] }));
   if (Array.isArray(template)) return template.flatMap((item, i) => placeholdersIn(item, [...path, i]));
   if (template !== null && typeof template === "object") {
     return Object.entries(template).flatMap(([key, value]) => placeholdersIn(value, [...path, key]));
@@ -24,18 +34,19 @@ export function placeholdersIn(template: unknown, path: Path = []): Array<{ path
   return [];
 }
 
-/** The name when the string is exactly one placeholder. */
-export function wholePlaceholder(text: string): string | undefined {
-  return WHOLE.exec(text)?.[1];
+/** The name (and format) when the string is exactly one placeholder. */
+export function wholePlaceholder(text: string): { name: string; format: string | undefined } | undefined {
+  const m = WHOLE.exec(text);
+  return m ? { name: m[1]!, format: m[2] } : undefined;
 }
 
 export function compileTemplate(template: unknown): Render {
   if (typeof template === "string") {
     const whole = wholePlaceholder(template);
     // An absent value (an order field the caller did not send) is null, never a missing member.
-    if (whole !== undefined) return (values) => values[whole] ?? null;
+    if (whole !== undefined) return (values) => typed(values[whole.name], whole.format) ?? null;
     if (!template.includes("{{")) return () => template;
-    return (values) => template.replace(PLACEHOLDER, (_, name: string) => asText(values[name]));
+    return (values) => template.replace(PLACEHOLDER, (_, name: string, format: string | undefined) => asText(typed(values[name], format)));
   }
   if (Array.isArray(template)) {
     const items = template.map(compileTemplate);
@@ -50,6 +61,20 @@ export function compileTemplate(template: unknown): Render {
     };
   }
   return () => template;
+}
+
+/**
+ * A template string rendered as text (a header value, a message): every placeholder as text,
+ * passed through `reduce` (a challenge's quoted-string rule) when given.
+ */
+export function compileText(template: string, reduce: (text: string) => string = (text) => text): (values: Values) => string {
+  if (!template.includes("{{")) return () => template;
+  return (values) => template.replace(PLACEHOLDER, (_, name: string, format: string | undefined) => reduce(asText(typed(values[name], format))));
+}
+
+/** A time in its format (the loader allows a format on times only); any other value as it is. */
+function typed(value: unknown, format: string | undefined): unknown {
+  return value instanceof TimeValue ? value.format(format as TimeFormat | undefined) : value;
 }
 
 function asText(value: unknown): string {

@@ -4,6 +4,7 @@ import { ConfigError, resolveSettings, type SandboxSettings, type SettingsInput 
 import { parseSignedDuration } from "../core/duration.js";
 import { ScenarioKeys, type KeyRing } from "../core/keys.js";
 import type { Merchant, MerchantInput, MerchantRegistry } from "../core/merchants.js";
+import { DEFAULT_TOKEN_FORMAT, type TokenFormat } from "../core/token-format.js";
 import { CompiledRule } from "./rules.js";
 import type { MerchantFile, RuleFile, ScenarioFile, SettingsFile } from "./schema.js";
 
@@ -32,6 +33,8 @@ export class ScenarioInstance {
   /** The response profile's name, and its renderer (none for oauth: today's answers). */
   readonly profile: string;
   readonly shaper: AnswerShaper | undefined;
+  /** How its tokens are written: its profile's jwt section. */
+  readonly tokenFormat: TokenFormat;
   private readonly initialLoginMode: SandboxSettings["loginMode"];
   private readonly clockOffsetMs: number;
 
@@ -46,6 +49,7 @@ export class ScenarioInstance {
     sessionId: string | undefined;
     profile: string;
     shaper: AnswerShaper | undefined;
+    tokenFormat: TokenFormat;
   }) {
     this.name = init.file.name;
     this.description = init.file.description;
@@ -60,6 +64,7 @@ export class ScenarioInstance {
     this.sessionId = init.sessionId;
     this.profile = init.profile;
     this.shaper = init.shaper;
+    this.tokenFormat = init.tokenFormat;
     this.initialLoginMode = init.settings.loginMode;
     this.clockOffsetMs = init.clockOffsetMs;
   }
@@ -93,7 +98,7 @@ export class ScenarioInstance {
     const profile = await deps.profileFor?.(file, source, deps.profile);
     let settings: SandboxSettings;
     try {
-      // The profile's jwt ttl and alg, under the file's own settings.
+      // The profile's jwt ttl, alg, leeway, issuer and audience, under the file's own settings.
       settings = resolveSettings({ ...profile?.settings, ...settingsInput(file.settings) }, deps.base);
     } catch (e) {
       throw new ConfigError(`${where}: ${(e as Error).message}`);
@@ -137,6 +142,7 @@ export class ScenarioInstance {
       sessionId: deps.sessionId,
       profile: profile?.name ?? "oauth",
       shaper: profile?.shaper,
+      tokenFormat: profile?.tokenFormat ?? DEFAULT_TOKEN_FORMAT,
     });
     for (const m of merchants) deps.owners.set(m.id, instance);
     return instance;

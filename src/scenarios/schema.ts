@@ -106,7 +106,7 @@ export const settingsSchema = z
       .min(1)
       .optional()
       .describe(
-        "The response profile of this scenario's answers: a built-in name (oauth, lexik, camel, envelope) or a profile file, relative to this file",
+        "The response profile of this scenario's answers: a built-in name (oauth, lexik, spring, laravel, camel, envelope) or a profile file, relative to this file",
       ),
     clock_offset: duration("clock_offset").optional().describe("This scenario's clock runs ahead (2h) or behind (-2h) the sandbox clock"),
   })

@@ -1,4 +1,7 @@
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
+import { BUILT_IN_NAMES } from "../../src/profiles/builtins.js";
 import { header, OpenApiChecker, type WireReply, wireRequest } from "../support/openapi-check.js";
 import { BAD_BODIES, GOOD_BODIES } from "../support/control-bodies.js";
 import { REFUSING_SCENARIOS } from "../support/library.js";
@@ -19,6 +22,8 @@ import { DEFAULT_KEY, DEFAULT_PAYMENT_TOKEN, DEFAULT_SECRET, startTestServer, ty
  */
 
 const ADMIN_TOKEN = "conformance-admin-token";
+/** A profile as calibrate writes one: empty bodies, per-code texts and challenges, request ids, headers. */
+const CALIBRATED_STYLE = fileURLToPath(new URL("../support/profiles/calibrated-style.yaml", import.meta.url));
 const JWT_LOOKALIKE = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.";
 const OVERSIZE = "x".repeat(70_000);
 const NO_SESSION = "ses_0000000000000000";
@@ -176,13 +181,12 @@ let off: TestServer;
  * Sandboxes whose merchant API answers differently, and whose documents say so: the built-in
  * response profiles, and the other signing algorithms (an EC key set; an empty one with HS256).
  */
-const VARIANTS = [
-  ["profile lexik", { profile: "lexik" }],
-  ["profile camel", { profile: "camel" }],
-  ["profile envelope", { profile: "envelope" }],
+const VARIANTS: ReadonlyArray<readonly [string, SandboxOptions]> = [
+  ...BUILT_IN_NAMES.map((name) => [`profile ${name}`, { profile: name }] as const),
+  ["calibrated-style profile file", { profile: CALIBRATED_STYLE }],
   ["ES256", { algorithm: "ES256" }],
   ["HS256", { algorithm: "HS256" }],
-] as const;
+];
 let variants: TestServer[] = [];
 
 beforeAll(async () => {
@@ -198,10 +202,10 @@ afterAll(async () => {
 });
 
 /** The document a client reads: GET /__sandbox/openapi.json of that server. */
-async function servedDocument(t: TestServer, headers: Record<string, string> = {}): Promise<OpenApiChecker> {
+async function servedDocument(t: TestServer, headers: Record<string, string> = {}, fallBackToDefault = true): Promise<OpenApiChecker> {
   const r = await wireRequest(t.server.port, "GET", "/__sandbox/openapi.json", headers);
   expect(r.status).toBe(200);
-  return new OpenApiChecker(JSON.parse(r.body.toString("utf8")));
+  return new OpenApiChecker(JSON.parse(r.body.toString("utf8")), fallBackToDefault);
 }
 
 async function session(t: TestServer, scenario?: string, headers: Record<string, string> = {}): Promise<{ id: string; merchant: Credentials }> {
@@ -308,11 +312,27 @@ describe("every answer is what the served OpenAPI document says, body included",
       }
     }
     for (const [i, t] of variants.entries()) {
-      const shaped = await servedDocument(t);
+      // No scripted answer here: every status a variant answers must be documented as its own.
+      const shaped = await servedDocument(t, {}, false);
       const merchant = merchants[0]!;
       const jwt = await accessToken(t, merchant);
       for (const [template, method] of merchantOps) {
         for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) await drive(t, shaped, template, probe, VARIANTS[i]![0]);
+      }
+      // Under a session's base URL the profile answers too: another merchant's credentials there
+      // (session_credentials_mismatch), and an ended session's URL (session_url_unknown).
+      const own = await session(t);
+      const ended = await session(t);
+      expect((await wireRequest(t.server.port, "DELETE", `/__sandbox/sessions/${ended.id}`, {})).status).toBe(204);
+      for (const [base, label] of [
+        [`/s/${own.id}`, "another merchant under a session's base URL"],
+        [`/s/${ended.id}`, "an ended session's base URL"],
+      ] as const) {
+        for (const [template, method] of merchantOps) {
+          for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt).slice(0, 3)) {
+            await drive(t, shaped, template, { ...probe, path: base + probe.path }, `${VARIANTS[i]![0]}, ${label}`);
+          }
+        }
       }
     }
     for (const [template, method] of controlOps) {

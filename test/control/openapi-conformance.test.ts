@@ -1,7 +1,9 @@
 import { BAD_BODIES, GOOD_BODIES } from "../support/control-bodies.js";
 import { REFUSING_SCENARIOS } from "../support/library.js";
-import { dereference } from "@readme/openapi-parser";
+import { compileErrors, dereference, validate } from "@readme/openapi-parser";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILT_IN_NAMES } from "../../src/profiles/builtins.js";
 import { openApiDocument } from "../../src/control/openapi.js";
 import { controlRouteTable } from "../../src/control/router.js";
 import {
@@ -67,11 +69,14 @@ afterAll(async () => {
   await Promise.all([plain?.close(), guarded?.close(), off?.close()]);
 });
 
-/** Fails unless the answer's status, and its problem code, is documented for the operation. */
-function conforms(op: Operation, where: string, r: Reply): void {
+/**
+ * Fails unless the answer's status, and its problem code, is documented for the operation.
+ * `fallBackToDefault`: a status not listed may be the operation's scripted `default` answer.
+ */
+function conforms(op: Operation, where: string, r: Reply, fallBackToDefault = true): void {
   checked++;
   seen.add(String(r.status));
-  const documented = op.responses[String(r.status)] ?? op.responses.default;
+  const documented = op.responses[String(r.status)] ?? (fallBackToDefault ? op.responses.default : undefined);
   const what = `${where} → ${r.status} ${r.text.slice(0, 200)}`;
   expect(documented, what).toBeDefined();
   const documentedHeaders = Object.keys(documented.headers ?? {}).map((k) => k.toLowerCase());
@@ -79,7 +84,13 @@ function conforms(op: Operation, where: string, r: Reply): void {
     if (r.headers.has(header)) expect(documentedHeaders, `${what}: ${header}`).toContain(header);
   }
   const mediaType = (r.headers.get("content-type") ?? "").split(";")[0]!;
-  if (r.text === "") return;
+  if (r.text === "") {
+    // No body: the document lists none, or names the codes of this status that send none.
+    const head = where.startsWith("HEAD ");
+    if (Object.keys(documented.content ?? {}).length > 0 && r.status !== 204 && !head)
+      expect(documented["x-sandbox-no-body"], `${what}: no body`).toBeDefined();
+    return;
+  }
   expect(Object.keys(documented.content ?? {}), what).toContain(mediaType);
   const codes: string[] | undefined = documented.content[mediaType]?.schema?.allOf?.[1]?.properties?.code?.enum;
   if (codes) expect(codes, what).toContain(r.json?.code);
@@ -299,4 +310,46 @@ describe("every documented operation answers only what the document lists for it
     for (const status of ["200", "201", "204", "400", "401", "403", "404", "405", "410", "413", "415", "429", "503"])
       expect(seen, status).toContain(status);
   }, 120_000);
+});
+
+/** A profile as calibrate writes one: empty bodies, per-code texts and challenges, request ids, headers. */
+const CALIBRATED_STYLE = fileURLToPath(new URL("../support/profiles/calibrated-style.yaml", import.meta.url));
+
+describe("under every response profile, every merchant operation answers only what the served document lists for it", () => {
+  // Each status must be documented as its own: never the scripted `default` (no rule fires here).
+  for (const profile of [...BUILT_IN_NAMES, CALIBRATED_STYLE]) {
+    it(`profile ${profile.split("/").at(-1)}`, async () => {
+      const t = await startTestServer({ profile });
+      try {
+        const json = (await t.call("/__sandbox/openapi.json")).json;
+        const valid = await validate(structuredClone(json));
+        expect(valid.valid, valid.valid ? "" : compileErrors(valid)).toBe(true);
+        expect(valid.warnings).toEqual([]);
+        const served = (await dereference(json)) as unknown as Doc;
+        const merchantOps = Object.entries(served.paths)
+          .filter(([template]) => !template.startsWith("/__sandbox/"))
+          .flatMap(([template, item]) =>
+            METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), template, op: item[m] as Operation })),
+          );
+        const merchant = { api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET, payment_token: DEFAULT_PAYMENT_TOKEN };
+        const jwt = await accessToken(t, merchant);
+        const loginJwt = await loginToken(t, merchant);
+        const before = checked;
+        for (const { method, template, op } of merchantOps) {
+          for (const [label, path, init] of merchantProbes(method, template, merchant, jwt, loginJwt)) {
+            conforms(op, `${method} ${path} (${label}, ${profile})`, await t.call(path, init), false);
+          }
+          const path = template.replace("{path}", "x");
+          const twice: Array<Record<string, string[]>> = [{ authorization: ["Bearer a", "Bearer b"] }, { "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] }];
+          for (const headers of twice) {
+            const r = await requestWithRepeatedHeaders(t.url, path, headers, { method });
+            conforms(op, `${method} ${path} (${Object.keys(headers)[0]} twice, ${profile})`, r, false);
+          }
+        }
+        expect(checked - before).toBeGreaterThan(200);
+      } finally {
+        await t.close();
+      }
+    }, 60_000);
+  }
 });

@@ -152,9 +152,12 @@ describe("POST /__sandbox/tokens", () => {
       iat,
       exp: iat + 3600,
       jti,
-      client_id: DEFAULT_KEY,
-      scope: "payment cashout",
       ...(variant === "not_yet_valid" ? { nbf: T0S + 300 } : {}),
+      // The login's kind carries the login's claims (no client_id: under a profile whose access
+      // tokens are typ JWT too, that is what tells it apart).
+      ...(variant === "login_token"
+        ? { username: "merchant@sandbox.test", roles: ["ROLE_MERCHANT"] }
+        : { client_id: DEFAULT_KEY, scope: "payment cashout" }),
     };
     const typ = variant === "login_token" ? "JWT" : "at+jwt";
     const header =

@@ -15,7 +15,9 @@ import {
 
 /**
  * Black-box contract of each built-in response profile, over real HTTP: the same requests, the
- * same decisions (statuses, codes in the journal), each answer in the profile's wire shape.
+ * same decisions (statuses, codes in the journal), each answer in the profile's wire shape. The
+ * profiles copied from frameworks (lexik, spring, laravel) answer per code, each exactly as its
+ * framework does: test/profiles/framework-builtins.test.ts.
  */
 
 const TOKEN = "/api/v2/auth/token";
@@ -63,14 +65,6 @@ const CONTRACTS: Record<string, Contract> = {
     paymentInit: (today) => today,
     protectedCall: (today) => today,
   },
-  lexik: {
-    refusalType: "application/json",
-    refusal: (r) => ({ code: r.status, message: r.message }),
-    token: (t) => ({ token: t }),
-    login: (t) => ({ token: t }),
-    paymentInit: (today) => today,
-    protectedCall: (today) => today,
-  },
   camel: {
     refusalType: "application/json",
     refusal: (r) => ({ errorCode: r.code, errorMessage: r.message, status: r.status }),
@@ -113,8 +107,7 @@ describe.each(Object.keys(CONTRACTS))("the %s profile", (name) => {
   afterAll(() => t.close());
 
   const exchange = (apiKey = DEFAULT_KEY, apiSecret = DEFAULT_SECRET) => t.call(TOKEN, postJson({ api_key: apiKey, api_secret: apiSecret }));
-  const tokenOf = (r: Reply): string =>
-    name === "oauth" ? r.json.access_token : name === "lexik" ? r.json.token : name === "camel" ? r.json.accessToken : r.json.data.access_token;
+  const tokenOf = (r: Reply): string => (name === "oauth" ? r.json.access_token : name === "camel" ? r.json.accessToken : r.json.data.access_token);
   const placeholder = (token: string, path: string) => ({
     sandbox: true,
     merchant_id: DEFAULT_MERCHANT_ID,

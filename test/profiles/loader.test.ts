@@ -42,7 +42,7 @@ describe("the profile loader", () => {
 
   it("places an unknown key at its line and column, with did-you-mean and the allowed keys", () => {
     expect(problemsOf("name: acme\nrefusal:\n  wwwAuthenticat: omit\n")).toEqual([
-      "acme.yaml:3:3: refusal.wwwAuthenticat: unknown key 'wwwAuthenticat'; did you mean 'wwwAuthenticate'? (allowed here: contentType, body, wwwAuthenticate)",
+      "acme.yaml:3:3: refusal.wwwAuthenticat: unknown key 'wwwAuthenticat'; did you mean 'wwwAuthenticate'? (allowed here: message, contentType, body, empty, wwwAuthenticate, headers, groups)",
     ]);
     expect(problemsOf("name: acme\ntokn:\n  body: {}\n")[0]).toMatch(
       /^acme\.yaml:2:1: tokn: unknown key 'tokn'; did you mean 'token'\? \(allowed here: \$schema, name, /,
@@ -60,11 +60,11 @@ describe("the profile loader", () => {
 
   it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
     expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
-      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
     ]);
     // Each part has its own names: a token's placeholder is unknown in a refusal.
     expect(problemsOf('name: acme\nrefusal:\n  body: { m: "Error: {{expires_in}}" }\n')).toEqual([
-      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: code, sandbox_code, message, status, error, instance)",
+      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: request_id, now, method, path, route, status_text, explanation, error_description, token_expires_at, code, sandbox_code, message, status, error, instance)",
     ]);
   });
 
@@ -84,7 +84,7 @@ describe("the profile loader", () => {
       "acme.yaml:1:7: name: name may use lower-case letters, digits and '-' only, like acme-pay",
       "acme.yaml:3:8: jwt.alg: 'RS255' is not a supported algorithm; did you mean 'RS256'? (use one of: RS256, ES256, HS256)",
       "acme.yaml:4:8: jwt.ttl: must be a duration such as 90s, 59m, 1h or 1h30m",
-      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
     ]);
   });
 
@@ -100,7 +100,7 @@ describe("the profile loader", () => {
   it("resolves a built-in by name, suggests one for a typo, and reads a file by path", () => {
     expect(resolveProfile("lexik", "--profile")).toBe(BUILT_IN_PROFILES.lexik);
     expect(() => resolveProfile("lexk", "--profile")).toThrow(
-      "--profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)",
+      "--profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, spring, laravel, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)",
     );
     const dir = mkdtempSync(join(tmpdir(), "profile-"));
     writeFileSync(join(dir, "acme.json"), JSON.stringify({ name: "acme", refusal: { wwwAuthenticate: "omit" } }));

@@ -199,18 +199,22 @@ describe("a session with a profile", () => {
     const mine = await t.call(TOKEN, postJson({ api_key: m.api_key, api_secret: m.api_secret }));
     expect(Object.keys(mine.json)).toEqual(["token"]);
     const wrong = await t.call(TOKEN, postJson({ api_key: m.api_key, api_secret: "nope-nope" }));
-    expect(wrong.json).toEqual({
-      code: 401,
-      message: `The api_secret does not match the api_key '${m.api_key}'. Check that the secret belongs to this key and was not rotated.`,
-    });
+    // Lexik's own text for the client; the sandbox's explanation beside it, in a header.
+    expect(wrong.json).toEqual({ code: 401, message: "Invalid credentials." });
+    expect(wrong.headers.get("x-sandbox-explanation")).toBe(
+      `The api_secret does not match the api_key '${m.api_key}'. Check that the secret belongs to this key and was not rotated.`,
+    );
     const others = await t.call(TOKEN, postJson({ api_key: DEFAULT_KEY, api_secret: DEFAULT_SECRET }));
     expect(Object.keys(others.json)).toEqual(["access_token", "token_type", "expires_in"]);
   });
 
   it("refuses an unknown profile, and any path, with 400 session_profile_invalid", async () => {
     for (const [profile, message] of [
-      ["lexic", `"profile": 'lexic' is not a profile of this sandbox; did you mean 'lexik'?; use one of: oauth, lexik, camel, envelope`],
-      ["/etc/passwd", `"profile": '/etc/passwd' is not a profile of this sandbox; use one of: oauth, lexik, camel, envelope`],
+      [
+        "lexic",
+        `"profile": 'lexic' is not a profile of this sandbox; did you mean 'lexik'?; use one of: oauth, lexik, spring, laravel, camel, envelope`,
+      ],
+      ["/etc/passwd", `"profile": '/etc/passwd' is not a profile of this sandbox; use one of: oauth, lexik, spring, laravel, camel, envelope`],
     ]) {
       const r = await t.call("/__sandbox/sessions", postJson({ profile }));
       expect(r.status).toBe(400);
@@ -249,7 +253,7 @@ describe("serve --profile", () => {
     const cli = runCli(["validate", typo]);
     expect(await cli.exited).toBe(1);
     expect(cli.stdout()).toBe(
-      `${typo}:3:22: settings.profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)\n`,
+      `${typo}:3:22: settings.profile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, spring, laravel, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)\n`,
     );
   });
 
@@ -259,12 +263,12 @@ describe("serve --profile", () => {
     const cli = runCli(["serve", "--port", "0", "--profile", bad]);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toBe(
-      `merchant-sandbox: a response profile does not load, nothing was started:\n${bad}:3:14: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)\n`,
+      `merchant-sandbox: a response profile does not load, nothing was started:\n${bad}:3:14: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)\n`,
     );
     const typo = runCli(["serve", "--port", "0", "--profile", "lexk"]);
     expect(await typo.exited).toBe(2);
     expect(typo.stderr()).toBe(
-      "merchant-sandbox: a response profile does not load, nothing was started:\nprofile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)\n",
+      "merchant-sandbox: a response profile does not load, nothing was started:\nprofile: 'lexk' is not a built-in profile; did you mean 'lexik'? (built-in: oauth, lexik, spring, laravel, camel, envelope); or give the path of a profile file (.yaml, .yml or .json)\n",
     );
   });
 });

@@ -12,7 +12,21 @@ import addFormatsPlugin from "ajv-formats";
  */
 
 /** The headers a client acts on: an answer that has one must find it listed. */
-const SIGNIFICANT_HEADERS = ["www-authenticate", "allow", "retry-after", "deprecation", "sunset", "link", "location", "pragma", "x-sandbox-rule"];
+const SIGNIFICANT_HEADERS = [
+  "www-authenticate",
+  "allow",
+  "retry-after",
+  "deprecation",
+  "sunset",
+  "link",
+  "location",
+  "pragma",
+  "x-sandbox-rule",
+  "x-sandbox-explanation",
+  "x-request-id",
+];
+/** The extension a response names the codes with, that answer its status with no body beside codes that have one. */
+const NO_BODY = "x-sandbox-no-body";
 /** Keywords OpenAPI 3.1 adds to JSON Schema, declared so ajv's strict mode accepts them, plus the document's own members. */
 const OPENAPI_KEYWORDS = ["discriminator", "xml", "externalDocs", "example"];
 const DOC_ID = "https://merchant-sandbox.test/openapi.json";
@@ -83,7 +97,11 @@ export class OpenApiChecker {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly doc: Json) {
+  constructor(
+    private readonly doc: Json,
+    /** Whether an undocumented status may fall back to the operation's `default` (a scenario rule's scripted answer). */
+    private readonly fallBackToDefault = true,
+  ) {
     this.ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true, allowUnionTypes: true });
     this.ajv.addVocabulary([...OPENAPI_KEYWORDS, "openapi", "info", "servers", "paths", "components", "tags", "security", "webhooks"]);
     // ajv-formats ships as CommonJS with a default member.
@@ -116,7 +134,7 @@ export class OpenApiChecker {
     const opPointer = `/paths/${pointerSegment(path)}/${method}`;
     const op = this.at(opPointer);
     if (!op) return [`${where}: no operation ${method.toUpperCase()} ${path} in the document`];
-    const key = op.responses[String(reply.status)] ? String(reply.status) : op.responses.default ? "default" : undefined;
+    const key = op.responses[String(reply.status)] ? String(reply.status) : op.responses.default && this.fallBackToDefault ? "default" : undefined;
     if (!key) {
       bad(`status not documented (lists ${Object.keys(op.responses).join(" ")}); body ${reply.body.toString("utf8").slice(0, 160)}`);
       return out;
@@ -144,7 +162,10 @@ export class OpenApiChecker {
     }
     const content: Record<string, Json> = response.content ?? {};
     if (reply.body.length === 0) {
-      if (Object.keys(content).length > 0 && reply.status !== 204) bad(`no body, where the document lists ${Object.keys(content).join(", ")}`);
+      const bodiless = Array.isArray(response[NO_BODY]) && response[NO_BODY].length > 0;
+      if (Object.keys(content).length > 0 && reply.status !== 204 && !bodiless)
+        bad(`no body, where the document lists ${Object.keys(content).join(", ")}`);
+      if (contentType !== undefined && Object.keys(content).length === 0) bad(`no body, yet Content-Type ${contentType}`);
       return out;
     }
     if (Object.keys(content).length === 0) return [...out, `${where} → ${reply.status}: a body the document does not list`];

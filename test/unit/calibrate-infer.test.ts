@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareProfiles } from "../../src/cli/calibrate/compare.js";
+import { bodyDifferences, compareProfiles } from "../../src/cli/calibrate/compare.js";
 import { CannotInfer, durationText, inferProfile, REDACTED } from "../../src/cli/calibrate/infer.js";
 import type { Answer, Observation, Observations, ProbeName } from "../../src/cli/calibrate/observations.js";
 import { retryAfterSeconds } from "../../src/cli/calibrate/probe.js";
@@ -28,16 +28,16 @@ function observations(list: Array<[ProbeName, Answer]>): Observations {
 const refusal = (status: number, code: string, message: string) => answer(status, { error: { code, message } });
 
 describe("inferProfile: the token answer", () => {
-  it("puts placeholders where the token, its lifetime and its expiry are, and keeps the rest", () => {
+  it("puts placeholders where the token, its lifetime (within 2 s) and its times are, each time in its format, and keeps the rest", () => {
     const body = {
       result: {
         accessToken: JWT,
         tokenType: "Bearer",
         validity: 60,
-        lifetime: 3600,
+        lifetime: 3599,
         expiresAt: new Date((NOW + 3600) * 1000).toISOString(),
         expiresAtUnix: NOW + 3601,
-        issuedAt: new Date(NOW * 1000).toISOString(),
+        issuedAt: new Date(NOW * 1000).toISOString().replace(".000Z", "+00:00"),
         refreshToken: "rt_9c2f5b1e8a7d4c3b2a1f0e9d",
       },
     };
@@ -45,26 +45,58 @@ describe("inferProfile: the token answer", () => {
     expect(profile.token).toEqual({
       status: 200,
       contentType: "application/json",
-      headers: { "Cache-Control": "no-store" },
       body: {
         result: {
           accessToken: "{{access_token}}",
           tokenType: "Bearer",
           validity: "{{expires_in_minutes}}",
           lifetime: "{{expires_in}}",
-          expiresAt: "{{expires_at}}",
+          expiresAt: "{{expires_at:rfc3339-ms}}",
           expiresAtUnix: "{{expires_at_unix}}",
-          issuedAt: "{{issued_at}}",
+          issuedAt: "{{issued_at:rfc3339-offset}}",
           refreshToken: REDACTED,
         },
       },
     });
+    // The one answer's headers are on every answer: profile-wide.
+    expect(profile.headers).toEqual({ "Cache-Control": "no-store" });
   });
 
-  it("reads the JWT's header and claims into the jwt section, the merchant claim by its name", () => {
+  it("reads the JWT's header and claim names into the jwt section: typ, kid, iss/aud presence, the merchant claim", () => {
     const { profile, findings } = inferProfile(observations([["token_body", answer(200, { token: JWT })]]), "acme");
-    expect(profile.jwt).toEqual({ alg: "ES256", typ: "JWT", ttl: "1h", issuer: "acme", audience: "acme-api", merchantClaim: "merchant_id" });
-    expect(findings.find((f) => f.probe === "jwt")?.inferred).toBe("merchantClaim merchant_id: the claim whose name says merchant");
+    expect(profile.jwt).toEqual({
+      alg: "ES256",
+      typ: "JWT",
+      kid: true,
+      ttl: "1h",
+      issuer: "acme",
+      audience: "acme-api",
+      merchantClaim: "merchant_id",
+    });
+    expect(findings.find((f) => f.probe === "jwt")?.inferred).toBe(
+      "merchantClaim merchant_id: the claim whose name says merchant; one token only: no extra claim is known to be constant",
+    );
+  });
+
+  it("Lexik's token: no typ... typ JWT, no kid, no iss or aud, username = the login e-mail, roles constant across two tokens", () => {
+    const lexik = (jti: string) =>
+      jwtOf({ typ: "JWT", alg: "RS256" }, { iat: NOW, exp: NOW + 3600, roles: ["ROLE_USER"], username: "shop@acme.test", jti });
+    const obs = observations([["token_body", answer(200, { token: lexik("a") })]]);
+    obs.repeats = [{ probe: "token_body", sent: "again", answer: answer(200, { token: lexik("b") }) }];
+    obs.loginEmail = "shop@acme.test";
+    expect(inferProfile(obs, "lexik").profile.jwt).toEqual({
+      alg: "RS256",
+      typ: "JWT",
+      kid: false,
+      ttl: "1h",
+      issuer: "none",
+      audience: "none",
+      merchantClaim: "username",
+      merchantValue: "login",
+      claims: { roles: ["ROLE_USER"] },
+    });
+    const bare = jwtOf({ alg: "RS256" }, { sub: "m-1", iat: NOW, exp: NOW + 3600 });
+    expect(inferProfile(observations([["token_body", answer(200, { token: bare })]]), "spring").profile.jwt?.typ).toBe("none");
   });
 
   it("refuses to guess without a JWT, or when the exchange was refused", () => {
@@ -75,14 +107,57 @@ describe("inferProfile: the token answer", () => {
   });
 });
 
+describe("inferProfile: per-request values", () => {
+  it("a member or header that differs between two identical probes is {{request_id}} (its shape) or {{now:<format>}}; a lifetime is not", () => {
+    const laravel = (id: string, at: string, ttl: number) =>
+      answer(200, { access_token: JWT, expires_in: ttl, request_id: id, at }, { "x-request-id": id, "cache-control": "no-cache, private" });
+    const obs = observations([
+      ["token_body", laravel("0b7f6a5e-2c1d-4e3f-8a9b-0c1d2e3f4a5b", new Date(NOW * 1000).toISOString(), 3600)],
+      [
+        "wrong_secret",
+        answer(
+          401,
+          { message: "Unauthenticated." },
+          { "x-request-id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", "cache-control": "no-cache, private" },
+        ),
+      ],
+    ]);
+    obs.repeats = [
+      { probe: "token_body", sent: "again", answer: laravel("1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c", new Date((NOW + 1) * 1000).toISOString(), 3599) },
+    ];
+    const { profile, findings } = inferProfile(obs, "laravel");
+    expect(profile.requestId).toBe("uuid");
+    expect(profile.headers).toEqual({ "X-Request-Id": "{{request_id}}", "Cache-Control": "no-cache, private" });
+    expect(profile.token.body).toEqual({
+      access_token: "{{access_token}}",
+      expires_in: "{{expires_in}}",
+      request_id: "{{request_id}}",
+      at: "{{issued_at:rfc3339-ms}}",
+    });
+    expect(findings.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Request-Id, expires_in, request_id, at");
+  });
+  it("a request id in payment/init's answer is {{request_id}}, not the payment id (its name ends in id)", () => {
+    const protectedAnswer = (id: string) => answer(200, { success: true, request_id: id });
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["protected_fresh", protectedAnswer("0b7f6a5e-2c1d-4e3f-8a9b-0c1d2e3f4a5b")],
+      ["payment_init", answer(201, { data: { payment_id: "pay_1" }, request_id: "2d9b8c7a-4e3f-4a51-8cbd-2e3f4a5b6c7d" })],
+    ]);
+    obs.repeats = [{ probe: "protected_fresh", sent: "again", answer: protectedAnswer("1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c") }];
+    expect(inferProfile(obs, "laravel").profile.paymentInit?.body).toEqual({ data: { payment_id: "{{payment_id}}" }, request_id: "{{request_id}}" });
+  });
+});
+
 describe("inferProfile: refusals", () => {
-  it("Lexik's {code: <status>, message}: the status and the message, and no codes", () => {
-    const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
-    const { profile } = inferProfile(
+  const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
+
+  it("Lexik: {code: <status>, message} with the bare challenge; each code keeps its own text, unobserved ones the nearest's", () => {
+    const { profile, findings } = inferProfile(
       observations([
         ["token_body", answer(200, { token: JWT })],
         ["wrong_secret", lexik(401, "Invalid credentials.")],
-        ["missing_secret", lexik(400, 'The key "api_secret" must be provided.')],
+        ["no_authorization", lexik(401, "JWT Token not found")],
+        ["foreign_jwt", lexik(401, "Invalid JWT Token")],
         ["expired_token", lexik(401, "Expired JWT Token")],
       ]),
       "lexik",
@@ -90,13 +165,92 @@ describe("inferProfile: refusals", () => {
     expect(profile.refusal).toEqual({
       contentType: "application/json",
       body: { code: "{{status}}", message: "{{message}}" },
-      wwwAuthenticate: "keep",
+      wwwAuthenticate: "Bearer",
     });
-    expect(profile.codes).toBeUndefined();
+    expect(profile.codes?.wrong_api_secret).toEqual({ message: "Invalid credentials." });
+    expect(profile.codes?.credentials_missing).toEqual({ message: "JWT Token not found" });
+    expect(profile.codes?.token_expired).toEqual({ message: "Expired JWT Token" });
+    // Every token error from the observed token error, every rejected credential from the observed one.
+    expect(profile.codes?.token_signature_invalid).toEqual({ message: "Invalid JWT Token" });
+    expect(profile.codes?.credentials_rejected).toEqual({ message: "Invalid credentials." });
+    expect(findings.find((f) => f.profileSays.startsWith("codes.token_signature_invalid"))?.inferred).toBe(
+      "token_signature_invalid: not probed: answered as the observed token error (foreign_jwt)",
+    );
+  });
+
+  it("Spring: empty-bodied refusals, the challenge a template with {{message}}, the expiry time a placeholder in its format", () => {
+    const uri = "https://tools.ietf.org/html/rfc6750#section-3.1";
+    const challenge = (d: string) => ({ "www-authenticate": `Bearer error="invalid_token", error_description="${d}", error_uri="${uri}"` });
+    const empty = (headers: Record<string, string>): Answer => ({
+      status: 401,
+      contentType: undefined,
+      headers,
+      json: undefined,
+      notJson: false,
+      empty: true,
+    });
+    const exp = NOW - 3700;
+    const obs = observations([
+      ["token_body", answer(200, { access_token: JWT, expires_in: 3600 })],
+      ["no_authorization", empty({ "www-authenticate": "Bearer" })],
+      ["malformed_token", empty(challenge("An error occurred while attempting to decode the Jwt: Malformed token"))],
+      [
+        "expired_token",
+        empty(
+          challenge(`An error occurred while attempting to decode the Jwt: Jwt expired at ${new Date(exp * 1000).toISOString().replace(".000", "")}`),
+        ),
+      ],
+    ]);
+    obs.expiredTokenExp = exp;
+    const { profile } = inferProfile(obs, "spring");
+    expect(profile.refusal).toEqual({
+      empty: true,
+      wwwAuthenticate: `Bearer error="invalid_token", error_description="{{message}}", error_uri="${uri}"`,
+    });
+    expect(profile.codes?.credentials_missing).toEqual({ wwwAuthenticate: "Bearer" });
+    expect(profile.codes?.token_expired).toEqual({
+      message: "An error occurred while attempting to decode the Jwt: Jwt expired at {{token_expires_at:rfc3339}}",
+    });
+    expect(profile.codes?.token_malformed).toEqual({ message: "An error occurred while attempting to decode the Jwt: Malformed token" });
+  });
+
+  it("values that track the code, the message or the path become placeholders: the sandbox's own problem+json learnt whole", () => {
+    const problem = (status: number, code: string, error: string, detail: string, path: string) =>
+      answer(status, {
+        type: `urn:merchant-sandbox:problem:${code}`,
+        title: status === 401 ? "Unauthorized" : "Bad Request",
+        status,
+        detail,
+        code,
+        error,
+        error_description: detail,
+        instance: path,
+      });
+    const obs = observations([
+      ["token_body", answer(200, { access_token: JWT })],
+      ["wrong_secret", problem(401, "wrong_api_secret", "invalid_client", "The api_secret does not match.", "/api/v2/auth/token")],
+      ["malformed_token", problem(401, "token_malformed", "invalid_token", "The bearer token is not a JWT.", "/api/v2/payment/status")],
+    ]);
+    obs.observed[1]!.path = "/api/v2/auth/token";
+    obs.observed[2]!.path = "/api/v2/payment/status";
+    const { profile } = inferProfile(obs, "oauth");
+    expect(profile.refusal?.body).toEqual({
+      type: "urn:merchant-sandbox:problem:{{sandbox_code}}",
+      title: "{{status_text}}",
+      status: "{{status}}",
+      detail: "{{message}}",
+      code: "{{code}}",
+      error: "{{error}}",
+      error_description: "{{message}}",
+      instance: "{{instance}}",
+    });
+    // The provider answered with the sandbox's own codes: its texts are the sandbox's explanations,
+    // left to {{message}}; only the codes inferred from the token error carry its status.
+    expect(profile.codes).toEqual({ bearer_token_empty: { status: 401 }, bearer_token_malformed: { status: 401 } });
   });
 
   it("string codes to codes, a status only where it differs from the sandbox's, a body of its own for another shape", () => {
-    const { profile, findings } = inferProfile(
+    const { profile } = inferProfile(
       observations([
         ["token_body", answer(200, { token: JWT })],
         ["wrong_secret", refusal(401, "INVALID_CREDENTIALS", "The client credentials are invalid.")],
@@ -111,37 +265,14 @@ describe("inferProfile: refusals", () => {
       body: { error: { code: "{{code}}", message: "{{message}}" } },
       wwwAuthenticate: "omit",
     });
-    expect(profile.codes).toEqual({
-      wrong_api_secret: { code: "INVALID_CREDENTIALS" },
-      unknown_api_key: { code: "UNKNOWN_CLIENT", status: 403 },
-      body_malformed_json: { code: "parse_error", body: { message: "{{message}}", error: "{{code}}" } },
-      token_unknown_kid: { code: "TOKEN_INVALID" },
-      token_signature_invalid: { code: "TOKEN_INVALID" },
-      token_kid_missing: { code: "TOKEN_INVALID" },
-      token_algorithm_rejected: { code: "TOKEN_INVALID" },
-      // No --expired-token: answered as the foreign-key JWT, and the table says so.
-      token_expired: { code: "TOKEN_INVALID" },
-    });
-    expect(findings.filter((f) => f.probe === "(inferred)").map((f) => f.inferred)).toContain(
-      "token_expired: no --expired-token given: answered as the foreign-key JWT (an invalid token)",
-    );
+    expect(profile.codes?.wrong_api_secret).toEqual({ code: "INVALID_CREDENTIALS", message: "The client credentials are invalid." });
+    expect(profile.codes?.unknown_api_key).toEqual({ code: "UNKNOWN_CLIENT", status: 403, message: "This client is not registered." });
+    expect(profile.codes?.body_malformed_json).toEqual({ message: "Bad request body", body: { message: "{{message}}", error: "parse_error" } });
+    // No --expired-token: answered as the foreign-key JWT.
+    expect(profile.codes?.token_expired).toEqual({ code: "TOKEN_INVALID", message: "The access token could not be validated." });
   });
 
-  it("a numeric code that differs between refusals is the code, the status beside it stays the status", () => {
-    const numeric = (status: number, errorCode: number, message: string) => answer(status, { status, errorCode, message });
-    const { profile } = inferProfile(
-      observations([
-        ["token_body", answer(200, { token: JWT })],
-        ["wrong_secret", numeric(401, 40101, "Wrong secret for this key.")],
-        ["malformed_token", numeric(401, 40111, "The token is not a JWT.")],
-      ]),
-      "acme",
-    );
-    expect(profile.refusal?.body).toEqual({ status: "{{status}}", errorCode: "{{code}}", message: "{{message}}" });
-    expect(profile.codes).toEqual({ wrong_api_secret: { code: 40101 }, token_malformed: { code: 40111 } });
-  });
-
-  it("a refusal that is not JSON keeps only its status", () => {
+  it("a refusal that is not JSON keeps its status, and says so", () => {
     const text: Answer = { status: 415, contentType: "text/html", headers: {}, json: undefined, notJson: true };
     const { profile, findings } = inferProfile(
       observations([
@@ -151,12 +282,37 @@ describe("inferProfile: refusals", () => {
       "acme",
     );
     expect(profile.codes).toEqual({ body_malformed_json: { status: 415 } });
-    expect(profile.refusal).toBeUndefined();
-    expect(findings.find((f) => f.probe === "malformed_json")?.inferred).toBe("the body is not a JSON object, so only the status is reproduced");
+    expect(findings.find((f) => f.probe === "malformed_json")?.inferred).toBe(
+      "the body is not JSON: only its status, challenge and headers are reproduced",
+    );
+  });
+
+  it("a text that differs between two identical calls is not kept", () => {
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["wrong_secret", lexik(401, "Invalid credentials (attempt 1).")],
+    ]);
+    obs.repeats = [{ probe: "wrong_secret", sent: "again", answer: lexik(401, "Invalid credentials (attempt 2).") }];
+    const { profile } = inferProfile(obs, "acme");
+    expect(profile.codes?.wrong_api_secret).toBeUndefined();
   });
 });
 
-describe("inferProfile: payment/init and login", () => {
+describe("inferProfile: the protected call, payment/init and login", () => {
+  it("records the protected call's 200 with {{merchant_id}} and its headers", () => {
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["protected_fresh", answer(200, { success: true, data: { merchant: "M-1", operation: "payment.status" } }, { "x-ratelimit-remaining": "99" })],
+    ]);
+    const { profile } = inferProfile(obs, "acme");
+    expect(profile.protected).toEqual({
+      status: 200,
+      contentType: "application/json",
+      headers: { "X-Ratelimit-Remaining": "99" },
+      body: { success: true, data: { merchant: "{{merchant_id}}", operation: "payment.status" } },
+    });
+  });
+
   it("finds the payment id, the checkout URL, the timestamps and the echoed order fields", () => {
     const obs = observations([
       ["token_body", answer(200, { token: JWT })],
@@ -177,9 +333,10 @@ describe("inferProfile: payment/init and login", () => {
     ]);
     obs.paymentInitSent = { amount: 100, currency: "EUR" };
     const { profile } = inferProfile(obs, "acme");
-    expect(profile.login).toEqual({ status: 200, body: { data: { jwt: "{{access_token}}" } } });
+    expect(profile.login).toEqual({ status: 200, contentType: "application/json", body: { data: { jwt: "{{access_token}}" } } });
     expect(profile.paymentInit).toEqual({
       status: 201,
+      contentType: "application/json",
       body: {
         payment: {
           paymentId: "{{payment_id}}",
@@ -194,29 +351,121 @@ describe("inferProfile: payment/init and login", () => {
   });
 });
 
-describe("compareProfiles", () => {
-  const obs = observations([
-    ["token_body", answer(200, { result: { accessToken: JWT, validity: 60 } })],
-    ["wrong_secret", refusal(401, "INVALID_CREDENTIALS", "The client credentials are invalid.")],
-    ["expired_token", refusal(401, "TOKEN_EXPIRED", "The access token is past its validity.")],
-  ]);
-  const { profile } = inferProfile(obs, "acme");
+// biome-ignore lint/suspicious/noExplicitAny: a profile changed member by member, as a provider's drift would
+type Loose = any;
 
-  it("finds nothing when the provider answers as the profile says", () => {
-    expect(compareProfiles(JSON.parse(JSON.stringify(profile)), profile, obs)).toEqual([]);
+describe("compareProfiles: one line per thing a client could branch on", () => {
+  const lexik = (status: number, message: string) =>
+    answer(status, { code: status, message }, { "www-authenticate": "Bearer", "x-request-id": "2d9b8c7a-4e3f-4a51-8cbd-2e3f4a5b6c7d" });
+  const obs = observations([
+    ["token_body", answer(200, { token: JWT, expires_in: 3600 }, { "x-request-id": "0b7f6a5e-2c1d-4e3f-8a9b-0c1d2e3f4a5b" })],
+    ["wrong_secret", lexik(401, "Invalid credentials.")],
+    ["expired_token", lexik(401, "Expired JWT Token")],
+  ]);
+  obs.repeats = [
+    {
+      probe: "token_body",
+      sent: "again",
+      answer: answer(200, { token: JWT, expires_in: 3600 }, { "x-request-id": "1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c" }),
+    },
+  ];
+  const { profile } = inferProfile(obs, "acme");
+  const drift = (change: (p: Loose) => void) => {
+    const now = structuredClone(profile) as Loose;
+    change(now);
+    return compareProfiles(profile, now, obs);
+  };
+
+  it("finds nothing when the provider answers as the profile says, request ids compared by shape", () => {
+    expect(profile.headers).toEqual({ "X-Request-Id": "{{request_id}}" });
+    expect(compareProfiles(structuredClone(profile), profile, obs)).toEqual([]);
   });
 
-  it("names a renamed field, a new status and a changed code", () => {
-    const stored = JSON.parse(JSON.stringify(profile));
-    stored.token.body.result = { token: "{{access_token}}", validity: "{{expires_in_minutes}}" };
-    stored.codes.token_expired = { code: "EXPIRED" };
-    stored.codes.wrong_api_secret = { code: "INVALID_CREDENTIALS", status: 403 };
-    stored.jwt.ttl = "30m";
-    expect(compareProfiles(stored, profile, obs)).toEqual([
-      { where: "token.body: result.token", profile: "result.token: {{access_token}}", provider: "renamed to result.accessToken" },
-      { where: "codes.wrong_api_secret.status", profile: "403", provider: "401" },
-      { where: "codes.token_expired.code", profile: "EXPIRED", provider: "TOKEN_EXPIRED" },
-      { where: "jwt.ttl", profile: "1800 s", provider: "3600 s" },
+  it.each([
+    [
+      "a renamed field",
+      (p: Loose) => (p.token.body = { jwt: "{{access_token}}", expires_in: "{{expires_in}}" }),
+      { where: "token.body: token", profile: "token: {{access_token}}", provider: "renamed to jwt" },
+    ],
+    [
+      "a removed field",
+      (p: Loose) => delete p.token.body.expires_in,
+      { where: "token.body: expires_in", profile: "expires_in: {{expires_in}}", provider: "(gone)" },
+    ],
+    [
+      "an added field",
+      (p: Loose) => (p.token.body.refresh_in = 60),
+      { where: "token.body: refresh_in", profile: "(absent)", provider: "refresh_in: 60" },
+    ],
+    ["a status", (p: Loose) => (p.codes.wrong_api_secret.status = 403), { where: "codes.wrong_api_secret.status", profile: "401", provider: "403" }],
+    [
+      "a code",
+      (p: Loose) => (p.codes.token_expired.code = "EXPIRED"),
+      { where: "codes.token_expired.code", profile: "(the sandbox's code)", provider: "EXPIRED" },
+    ],
+    [
+      "a message text",
+      (p: Loose) => (p.codes.token_expired.message = "JWT expired"),
+      { where: "codes.token_expired.message", profile: "Expired JWT Token", provider: "JWT expired" },
+    ],
+    ["a challenge", (p: Loose) => (p.refusal.wwwAuthenticate = 'Bearer realm="api"'), null],
+    [
+      "a content type",
+      (p: Loose) => (p.codes.token_expired.contentType = "application/problem+json"),
+      { where: "codes.token_expired.contentType", profile: "application/json", provider: "application/problem+json" },
+    ],
+    [
+      "a body that became empty",
+      (p: Loose) => (p.codes.token_expired.empty = true),
+      { where: "codes.token_expired.body", profile: "a body", provider: "no body (empty)" },
+    ],
+    [
+      "a header that appeared",
+      (p: Loose) => (p.token.headers = { "X-RateLimit-Limit": "60" }),
+      { where: "token.headers: x-ratelimit-limit", profile: "(absent)", provider: "appeared: 60" },
+    ],
+    [
+      "a header that disappeared",
+      (p: Loose) => {
+        // Gone from the token answer only: the others still carry it.
+        delete p.headers;
+        p.refusal.headers = { "X-Request-Id": "{{request_id}}" };
+      },
+      { where: "token.headers: x-request-id", profile: "{{request_id}}", provider: "(gone)" },
+    ],
+  ])("%s", (_, change, line) => {
+    const found = drift(change);
+    if (line) expect(found).toEqual([line]);
+    // The same change in two codes' answers: one line naming both.
+    else
+      expect(found).toEqual([{ where: "codes.{wrong_api_secret,token_expired}.wwwAuthenticate", profile: "Bearer", provider: 'Bearer realm="api"' }]);
+  });
+
+  it("a code that moved into a body member is one line, with its value", () => {
+    expect(
+      drift((p) => {
+        p.codes.token_expired.code = 4011;
+        p.codes.token_expired.body = { code: "{{code}}", message: "{{message}}" };
+      }),
+    ).toEqual([{ where: "codes.token_expired.body: code", profile: "{{status}}", provider: "{{code}} = 4011" }]);
+  });
+
+  it("an object renamed whole is one line", () => {
+    expect(bodyDifferences("protected.body", { data: { a: 1, b: 2 } }, { result: { a: 1, b: 2 } })).toEqual([
+      { where: "protected.body: data", profile: "data: 2 members", provider: "renamed to result" },
+    ]);
+  });
+
+  it("a body that stopped being empty", () => {
+    const before = structuredClone(profile) as Loose;
+    before.codes.token_expired.empty = true;
+    expect(compareProfiles(before, profile, obs)).toEqual([{ where: "codes.token_expired.body", profile: "no body", provider: "a body" }]);
+  });
+
+  it("the jwt section: lifetime and header", () => {
+    expect(drift((p) => Object.assign(p.jwt, { ttl: "30m", kid: false }))).toEqual([
+      { where: "jwt.kid", profile: "true", provider: "false" },
+      { where: "jwt.ttl", profile: "3600 s", provider: "1800 s" },
     ]);
   });
 });

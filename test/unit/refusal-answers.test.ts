@@ -5,6 +5,9 @@ import { InvalidToken, MethodNotAllowed, NotFound } from "../../src/core/errors.
 import { problemResponse } from "../../src/core/problem.js";
 import { BUILT_IN_PROFILES } from "../../src/profiles/builtins.js";
 import { createShaper } from "../../src/profiles/shaper.js";
+import { answerFacts } from "../../src/core/answer-shaper.js";
+
+const FACTS = answerFacts("GET", "/a", { now: () => 0 });
 
 // A refusal's answer is made once per shape and kept; every answer is still exactly what the
 // problem mapper (or the profile's shaper) makes for it.
@@ -14,17 +17,17 @@ describe("RefusalAnswers", () => {
   it("answers what problemResponse answers, the first time and from the kept answer", () => {
     const answers = new RefusalAnswers();
     for (let i = 0; i < 2; i++)
-      expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined, EMPTY_VIEW)).toEqual(
+      expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined, EMPTY_VIEW, FACTS, undefined)).toEqual(
         problemResponse(expired(), "/api/v2/payment/p_1", EMPTY_VIEW),
       );
   });
 
   it("each caller gets its own response and headers: changing one changes no later answer", () => {
     const answers = new RefusalAnswers();
-    const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW);
+    const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     first.headers["x-changed"] = "yes";
     first.status = 500;
-    const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW);
+    const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     expect(second).toEqual(problemResponse(new NotFound("No endpoint at GET /nope."), "/nope", EMPTY_VIEW));
     expect(second.headers).not.toBe(first.headers);
   });
@@ -32,11 +35,11 @@ describe("RefusalAnswers", () => {
   it("a different path, description or profile is another answer", () => {
     const answers = new RefusalAnswers();
     const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
-    const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined, EMPTY_VIEW);
-    const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined, EMPTY_VIEW);
-    const shaped = answers.answer(new NotFound("No endpoint at GET /a."), "/a", lexik, undefined, EMPTY_VIEW);
+    const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
+    const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
+    const shaped = answers.answer(new NotFound("No endpoint at GET /a."), "/a", lexik, undefined, EMPTY_VIEW, FACTS, undefined);
     expect(a.body).not.toBe(b.body);
-    expect(shaped).toEqual(lexik.refusal(new NotFound("No endpoint at GET /a."), "/a", EMPTY_VIEW));
+    expect(shaped).toEqual(lexik.refusal(new NotFound("No endpoint at GET /a."), "/a", EMPTY_VIEW, undefined, FACTS, undefined));
     expect(shaped.body).not.toBe(a.body);
   });
 
@@ -46,8 +49,10 @@ describe("RefusalAnswers", () => {
     for (const shaper of [undefined, lexik]) {
       const answers = new RefusalAnswers();
       for (const path of ["/api/v2/payment/p_1", "/api/v2/payment/p_2", "/api/v2/payment/p_1"]) {
-        const answer = answers.answer(expired(), path, shaper, undefined, EMPTY_VIEW);
-        expect(answer).toEqual(shaper ? shaper.refusal(expired(), path, EMPTY_VIEW) : problemResponse(expired(), path, EMPTY_VIEW));
+        const answer = answers.answer(expired(), path, shaper, undefined, EMPTY_VIEW, FACTS, undefined);
+        expect(answer).toEqual(
+          shaper ? shaper.refusal(expired(), path, EMPTY_VIEW, undefined, FACTS, undefined) : problemResponse(expired(), path, EMPTY_VIEW),
+        );
         if (!shaper) expect(JSON.parse(answer.body as string).instance).toBe(path);
       }
     }
@@ -56,11 +61,11 @@ describe("RefusalAnswers", () => {
   it("refusals with headers of their own, or route headers, are made every time, with them", () => {
     const answers = new RefusalAnswers();
     const allow = () => new MethodNotAllowed("PUT", "/api/v2/payment/init", ["POST"]);
-    expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined, EMPTY_VIEW)).toEqual(
+    expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined, EMPTY_VIEW, FACTS, undefined)).toEqual(
       problemResponse(allow(), "/api/v2/payment/init", EMPTY_VIEW),
     );
     const route = { deprecation: "true" };
-    expect(answers.answer(expired(), "/api/login_check", undefined, route, EMPTY_VIEW)).toEqual(
+    expect(answers.answer(expired(), "/api/login_check", undefined, route, EMPTY_VIEW, FACTS, undefined)).toEqual(
       problemResponse(expired(), "/api/login_check", EMPTY_VIEW, route),
     );
   });
@@ -69,7 +74,7 @@ describe("RefusalAnswers", () => {
     const answers = new RefusalAnswers();
     const kept = (answers as unknown as { unshaped: Map<string, unknown> }).unshaped;
     for (let i = 0; i < RefusalAnswers.MAX_KEPT + 10; i++)
-      answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined, EMPTY_VIEW);
+      answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     expect(kept.size).toBe(RefusalAnswers.MAX_KEPT);
     expect([...kept.keys()][0]).toContain("/p10");
   });

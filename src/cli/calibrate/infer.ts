@@ -1,37 +1,62 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
-import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
+import type { RequestIdShape } from "../../profiles/request-id.js";
+import { commonHeaders, headerCase, headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
-import { type Answer, INFERRED_CODES, type Observation, type Observations, PROBE_CODES, type ProbeName } from "./observations.js";
+import type { Answer, Group, Observation, Observations, ProbeName } from "./observations.js";
+import { isEmpty, nowPlaceholder, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying, varyingBetween } from "./per-request.js";
+import { inferRefusals, type RefusalEntry } from "./refusals.js";
 
 /**
  * From what the provider answered to the profile that reproduces it (the format of
  * docs/profiles, written by `calibrate`). Pure: no I/O, no clock but the one in `observations`.
  *
- * - token and login: the JWT-shaped string becomes {{access_token}}; a number equal to the lifetime
- *   in seconds {{expires_in}}, in minutes {{expires_in_minutes}}; a timestamp at the JWT's exp
- *   {{expires_at}} / {{expires_at_unix}}, at its iat {{issued_at}}; anything else stays a constant.
- * - refusals: the most common shape is the template; in it the longest human sentence is {{message}},
- *   a number equal to the status {{status}}, the code (a code-like string or an integer) that differs between refusals
- *   {{code}}; each probe's code and (when it differs from the sandbox's) status go to `codes`, and
- *   a refusal the template does not reproduce gets a body of its own.
+ * - token and login: the JWT-shaped string becomes {{access_token}}; a number within 2 s of the
+ *   lifetime {{expires_in}}, in minutes {{expires_in_minutes}}; a timestamp at the JWT's exp
+ *   {{expires_at:<its format>}} / {{expires_at_unix}}, at its iat {{issued_at:<format>}}.
+ * - every answer: a member or header that differed between two identical probes is a per-request
+ *   value ({{request_id}} in the shape seen, {{now:<format>}}); the headers all answers carry alike
+ *   are the profile's `headers`, the others stay with their answer; an empty body is `empty: true`.
+ * - refusals: refusals.ts; the protected call's 200 as it came, with {{merchant_id}}; the jwt
+ *   section from the token's header and claim names.
  */
+
+export interface CalibratedAnswer {
+  status: number;
+  contentType?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  empty?: true;
+}
 
 export interface CalibratedProfile {
   name: string;
   description?: string;
-  token: { status: number; contentType: string; headers?: Record<string, string>; body: unknown };
-  refusal?: { contentType: string; body: unknown; wwwAuthenticate: "keep" | "omit" };
-  codes?: Record<string, { code?: string | number; status?: number; body?: unknown }>;
-  paymentInit?: { status: number; body: unknown };
-  login?: { status: number; body: unknown };
-  jwt?: { alg?: string; typ?: string; ttl?: string; issuer?: string; audience?: string; merchantClaim?: string };
+  requestId?: RequestIdShape;
+  headers?: Record<string, string>;
+  token: CalibratedAnswer;
+  refusal?: RefusalEntry & { groups?: Partial<Record<Group, RefusalEntry>> };
+  codes?: Record<string, RefusalEntry>;
+  paymentInit?: CalibratedAnswer;
+  login?: CalibratedAnswer;
+  protected?: CalibratedAnswer;
+  jwt?: {
+    alg?: string;
+    typ?: string;
+    kid?: boolean;
+    ttl?: string;
+    issuer?: string;
+    audience?: string;
+    merchantClaim?: string;
+    merchantValue?: "merchant_id" | "login";
+    claims?: Record<string, unknown>;
+  };
 }
 
 /** One line of calibrate's table. */
 export interface Finding {
-  /** The probe, or what the line is about when no one probe is (`jwt`, `refusals`, `(inferred)`). */
-  probe: ProbeName | "jwt" | "refusals" | "(inferred)";
+  /** The probe, or what the line is about when no one probe is (`jwt`, `per-request`, `(inferred)`). */
+  probe: ProbeName | "jwt" | "per-request" | "(inferred)";
   sent: string;
   cameBack: string;
   profileSays: string;
@@ -47,8 +72,6 @@ export interface Inference {
 /** What stands in for a secret-looking constant calibrate will not copy into a profile. */
 export const REDACTED = "redacted-by-calibrate";
 const SIGNED_ALGS: readonly string[] = ALGORITHMS;
-/** How far a timestamp may be from the JWT's exp or iat and still be read as it (clock skew, rounding). */
-const TIME_TOLERANCE_S = 120;
 
 export function inferProfile(obs: Observations, name: string, description?: string): Inference {
   const findings: Finding[] = [];
@@ -62,17 +85,19 @@ export function inferProfile(obs: Observations, name: string, description?: stri
         : "The token exchange's answer holds no JWT (three base64url parts with a JSON header); calibrate learns only providers that issue JWT access tokens.",
     );
   }
+  const nowS = obs.startedAt / 1000;
+  const repeats = obs.repeats ?? [];
+  const varying = varyingBetween(obs.observed, repeats, isJwt);
+  // The headers every answer carries alike are the profile's `headers`; the rest stay with their part.
+  const headerSets = obs.observed.map((o) => headerTemplates(o.answer, varying, nowS));
+  const wide = commonHeaders(headerSets);
+  const ctx: Ctx = { varying, nowS, wide, requestIds: new Set() };
   const claims = readClaims(jwt);
-  const token = successTemplate(tokenObs.answer.json, jwt, claims);
+  const token = successTemplate(tokenObs.answer.json, jwt, claims, ctx);
   const profile: CalibratedProfile = {
     name,
     ...(description !== undefined && { description }),
-    token: {
-      status: tokenObs.answer.status,
-      contentType: tokenObs.answer.contentType ?? "application/json",
-      ...cacheHeaders(tokenObs.answer),
-      body: token.body,
-    },
+    token: answerOf(tokenObs, token.body, ctx),
   };
   findings.push(row(tokenObs, `token: ${summarise(token.body)}`, token.notes.join("; ") || undefined));
 
@@ -87,28 +112,35 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     );
   }
 
-  const refusals = inferRefusals(obs.observed);
-  if (refusals.template) profile.refusal = refusals.template;
+  const refusals = inferRefusals(obs.observed, repeats, { varying, nowS, expiredExp: obs.expiredTokenExp, wide });
+  if (refusals.refusal) profile.refusal = refusals.refusal;
   if (Object.keys(refusals.codes).length > 0) profile.codes = refusals.codes;
-  findings.push(...refusals.findings);
+  for (const line of refusals.lines) {
+    const o = line.probe === "(inferred)" ? undefined : byProbe.get(line.probe);
+    findings.push(
+      o
+        ? row(o, line.says, line.note)
+        : { probe: "(inferred)", sent: "(not sent)", cameBack: "-", profileSays: line.says, inferred: `${line.code}: ${line.note}` },
+    );
+  }
 
   const protectedObs = byProbe.get("protected_fresh");
   if (protectedObs) {
-    findings.push(
-      row(
-        protectedObs,
-        "nothing (the business body is not reproduced)",
-        isSuccess(protectedObs.answer) ? undefined : `the fresh token was refused (HTTP ${protectedObs.answer.status}): is --protected-path right?`,
-      ),
-    );
+    if (isSuccess(protectedObs.answer)) {
+      const body = protectedTemplate(protectedObs, claims, obs.loginEmail, ctx);
+      profile.protected = answerOf(protectedObs, body, ctx);
+      findings.push(row(protectedObs, `protected: ${isEmpty(protectedObs.answer) ? "no body" : summarise(body)}`));
+    } else {
+      findings.push(row(protectedObs, "nothing", `the fresh token was refused (HTTP ${protectedObs.answer.status}): is --protected-path right?`));
+    }
   }
 
   const loginObs = byProbe.get("login");
   if (loginObs) {
     const loginJwt = findJwt(loginObs.answer.json);
     if (isSuccess(loginObs.answer) && loginJwt) {
-      const login = successTemplate(loginObs.answer.json, loginJwt, readClaims(loginJwt));
-      profile.login = { status: loginObs.answer.status, body: login.body };
+      const login = successTemplate(loginObs.answer.json, loginJwt, readClaims(loginJwt), ctx);
+      profile.login = answerOf(loginObs, login.body, ctx);
       findings.push(row(loginObs, `login: ${summarise(login.body)}`, login.notes.join("; ") || undefined));
     } else {
       findings.push(row(loginObs, "nothing: the login did not succeed", "check --login EMAIL:PASSWORD"));
@@ -118,27 +150,108 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const paymentObs = byProbe.get("payment_init");
   if (paymentObs) {
     if (isSuccess(paymentObs.answer) && paymentObs.answer.json !== undefined) {
-      const body = paymentInitTemplate(paymentObs.answer.json, obs.paymentInitSent ?? {}, obs.startedAt);
-      profile.paymentInit = { status: paymentObs.answer.status, body };
+      const body = paymentInitTemplate(paymentObs.answer.json, obs.paymentInitSent ?? {}, ctx);
+      profile.paymentInit = answerOf(paymentObs, body, ctx);
       findings.push(row(paymentObs, `paymentInit: ${summarise(body)}`));
     } else {
       findings.push(row(paymentObs, "nothing: payment/init with the payment token did not succeed", "check --payment-token"));
     }
   }
 
-  const jwtSection = jwtOf(claims);
+  const again = repeats.find((r) => r.probe === "token_body");
+  const againJwt = again && findJwt(again.answer.json);
+  const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail);
   profile.jwt = jwtSection.jwt;
   findings.push({
     probe: "jwt",
     sent: "decoded the issued JWT (no verification)",
-    cameBack: `alg ${claims.header.alg ?? "?"}, typ ${claims.header.typ ?? "-"}, claims ${Object.keys(claims.payload).join(", ")}`,
+    cameBack: `alg ${claims.header.alg ?? "?"}, typ ${claims.header.typ ?? "-"}, kid ${claims.header.kid === undefined ? "absent" : "present"}, claims ${Object.keys(claims.payload).join(", ")}`,
     profileSays: `jwt: ${Object.entries(jwtSection.jwt)
-      .map(([k, v]) => `${k} ${v}`)
+      .map(([k, v]) => `${k} ${typeof v === "object" ? Object.keys(v).join("+") : v}`)
       .join(", ")}`,
     ...(jwtSection.notes.length > 0 && { inferred: jwtSection.notes.join("; ") }),
   });
+  if (wide.size > 0) profile.headers = headersObject(wide);
+  const shapes = [...ctx.requestIds];
+  if (shapes.length > 0) profile.requestId = shapes[0];
+  if (varying.headers.size + varying.keys.size > 0)
+    findings.push({
+      probe: "per-request",
+      sent: `sent ${repeats.map((r) => r.probe).join(", ")} twice`,
+      cameBack: `differed: ${[...[...varying.headers].map(headerCase), ...varying.keys].join(", ")}`,
+      profileSays: `per-request placeholders${shapes.length > 0 ? `, requestId ${shapes.join("/")}` : ""}`,
+    });
   for (const s of obs.skipped) findings.push({ probe: s.probe, sent: "not sent", cameBack: "-", profileSays: "-", inferred: s.why });
   return { profile, findings };
+}
+
+interface Ctx {
+  varying: Varying;
+  nowS: number;
+  wide: Map<string, string>;
+  /** The request-id shapes met, the first is the profile's `requestId`. */
+  requestIds: Set<RequestIdShape>;
+}
+
+/** A success answer as a profile writes it: status, content type, its own headers, body or no body. */
+function answerOf(o: Observation, body: unknown, ctx: Ctx): CalibratedAnswer {
+  const own = headerTemplates(o.answer, ctx.varying, ctx.nowS);
+  // A header repeating a body value that became a placeholder (Location: /payments/<payment_id>) repeats the placeholder.
+  const placed = new Map<string, string>();
+  const template = new Map(leaves(body).map((l) => [pathText(l.path), l.value]));
+  for (const l of leaves(o.answer.json)) {
+    const t = template.get(pathText(l.path));
+    if (typeof l.value === "string" && l.value.length >= 8 && typeof t === "string" && /^\{\{[a-z_]+\}\}$/.test(t)) placed.set(l.value, t);
+  }
+  for (const [name, value] of own) {
+    let v = value;
+    for (const [raw, t] of placed) v = v.split(raw).join(t);
+    own.set(name, v);
+  }
+  const headers = headersObject(own, ctx.wide);
+  const empty = isEmpty(o.answer);
+  return {
+    status: o.answer.status,
+    ...(!empty && { contentType: o.answer.contentType ?? "application/json" }),
+    ...(headers && { headers }),
+    ...(empty ? { empty: true as const } : { body }),
+  };
+}
+
+/** A leaf that varied between identical probes, or a time near now: its per-request placeholder. */
+function perRequestLeaf(path: Path, v: unknown, ctx: Ctx): string | undefined {
+  if (ctx.varying.keys.has(keyOf(path))) {
+    const per = perRequestPlaceholder(v, ctx.nowS);
+    if (per?.requestId) ctx.requestIds.add(per.requestId);
+    if (per) return per.placeholder;
+  }
+  return nowPlaceholder(v, ctx.nowS);
+}
+
+/**
+ * The protected call's 200: the merchant's id {{merchant_id}}, the sandbox's own placeholder answer
+ * (when the provider is a sandbox) {{sandbox}}, per-request values; the rest as it came.
+ */
+function protectedTemplate(o: Observation, claims: Claims, loginEmail: string | undefined, ctx: Ctx): unknown {
+  const merchant = [
+    claims.payload.sub,
+    ...Object.entries(claims.payload)
+      .filter(([k]) => /merchant/i.test(k))
+      .map(([, v]) => v),
+  ].filter((v) => typeof v === "string" && v !== loginEmail);
+  const operation = o.path === undefined ? undefined : `GET ${o.path}`;
+  const sandboxOwn = (v: unknown) => isObject(v) && v.sandbox === true && v.operation === operation && "token_id" in v;
+  const walk = (v: unknown, path: Path): unknown => {
+    if (sandboxOwn(v)) return "{{sandbox}}";
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...path, i]));
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, [...path, k])]));
+    const per = perRequestLeaf(path, v, ctx);
+    if (per) return per;
+    if (typeof v === "string" && merchant.includes(v)) return "{{merchant_id}}";
+    if (v === operation) return "{{operation}}";
+    return v;
+  };
+  return walk(o.answer.json, []);
 }
 
 export class CannotInfer extends Error {}
@@ -177,15 +290,18 @@ export function findJwt(json: unknown): string | undefined {
     .find(isJwt) as string | undefined;
 }
 
-function successTemplate(json: unknown, jwt: string, claims: Claims): { body: unknown; notes: string[] } {
+function successTemplate(json: unknown, jwt: string, claims: Claims, ctx: Ctx): { body: unknown; notes: string[] } {
   const notes: string[] = [];
   const ttl = claims.exp !== undefined && claims.iat !== undefined ? claims.exp - claims.iat : undefined;
   const body = mapLeaves(json, (path, v) => {
     if (typeof v === "string") {
       if (v === jwt) return "{{access_token}}";
-      const at = isoSeconds(v);
-      if (at !== undefined && near(at, claims.exp)) return "{{expires_at}}";
-      if (at !== undefined && near(at, claims.iat)) return "{{issued_at}}";
+      const at = readTime(v);
+      // The token's own times first: its iat is also "now".
+      if (at !== undefined && near(at.seconds, claims.exp)) return `{{expires_at:${at.format}}}`;
+      if (at !== undefined && near(at.seconds, claims.iat)) return `{{issued_at:${at.format}}}`;
+      const per = perRequestLeaf(path, v, ctx);
+      if (per) return per;
       if (isJwt(v) || looksSecret(path, v)) {
         notes.push(`${pathText(path)}: a token-like value, written as "${REDACTED}"`);
         return REDACTED;
@@ -193,24 +309,21 @@ function successTemplate(json: unknown, jwt: string, claims: Claims): { body: un
       return v;
     }
     if (typeof v === "number" && ttl !== undefined) {
-      if (v === ttl) return "{{expires_in}}";
+      // A lifetime counted a second or two after the token was made is still the lifetime.
+      if (Math.abs(v - ttl) <= LIFETIME_TOLERANCE_S) return "{{expires_in}}";
       if (ttl % 60 === 0 && v === ttl / 60) return "{{expires_in_minutes}}";
       if (near(v, claims.exp)) return "{{expires_at_unix}}";
     }
-    return v;
+    return perRequestLeaf(path, v, ctx) ?? v;
   });
   return { body, notes };
 }
 
+/** How far a lifetime in an answer may be from the JWT's exp - iat and still be it. */
+const LIFETIME_TOLERANCE_S = 2;
+
 function near(seconds: number, target: number | undefined): boolean {
   return target !== undefined && Math.abs(seconds - target) <= TIME_TOLERANCE_S;
-}
-
-/** Seconds since 1970 of an ISO 8601 date-time string; undefined for anything else. */
-function isoSeconds(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms / 1000;
 }
 
 /** A long opaque string under a token-ish name, or one that only a machine would write: not copied. */
@@ -220,195 +333,26 @@ function looksSecret(path: Path, value: string): boolean {
   return value.length >= 32 && /^[A-Za-z0-9+/=_.~-]+$/.test(value);
 }
 
-function cacheHeaders(answer: Answer): { headers?: Record<string, string> } {
-  const headers: Record<string, string> = {};
-  if (answer.headers["cache-control"]) headers["Cache-Control"] = answer.headers["cache-control"];
-  if (answer.headers.pragma) headers.Pragma = answer.headers.pragma;
-  return Object.keys(headers).length > 0 ? { headers } : {};
-}
-
-// ---- refusals -----------------------------------------------------------------------------------
-
-interface Refusal {
-  obs: Observation;
-  code: CatalogueCode;
-  json: unknown;
-}
-
-interface RefusalInference {
-  template?: NonNullable<CalibratedProfile["refusal"]>;
-  codes: NonNullable<CalibratedProfile["codes"]>;
-  findings: Finding[];
-}
-
-type Role = "status" | "message" | "code";
-
-function inferRefusals(observed: Observation[]): RefusalInference {
-  const findings: Finding[] = [];
-  const codes: RefusalInference["codes"] = {};
-  const refusals: Refusal[] = [];
-  for (const o of observed) {
-    const code = PROBE_CODES[o.probe];
-    if (!code) continue;
-    if (isSuccess(o.answer)) {
-      findings.push(row(o, "nothing: the provider did not refuse it", "the sandbox refuses it anyway (its semantics do not change)"));
-    } else if (o.answer.json === undefined || o.answer.json === null || typeof o.answer.json !== "object") {
-      findings.push(
-        row(o, codeEntryText(code, statusEntry(code, o.answer.status)), "the body is not a JSON object, so only the status is reproduced"),
-      );
-      const status = statusEntry(code, o.answer.status);
-      if (status) codes[code] = status;
-    } else {
-      refusals.push({ obs: o, code, json: o.answer.json });
-    }
-  }
-  if (refusals.length === 0) return { codes, findings };
-
-  // The most common shape is the template; ties go to the first seen.
-  const groups = new Map<string, Refusal[]>();
-  for (const r of refusals) {
-    const key = shapeOf(r.json);
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
-  const main = [...groups.values()].reduce((a, b) => (b.length > a.length ? b : a));
-  const roles = rolesOf(main);
-  const template = mapLeaves(main[0]!.json, (path, v) => placeholderFor(roles, path) ?? v);
-  const contentTypes = main.map((r) => r.obs.answer.contentType ?? "application/json");
-  const challenge = refusals.some((r) => r.obs.answer.status === 401 && r.obs.answer.headers["www-authenticate"] !== undefined);
-
-  for (const r of refusals) {
-    const ownRoles = reproduces(template, roles, r) ? roles : rolesOf([r]);
-    const ownBody = ownRoles === roles ? undefined : mapLeaves(r.json, (path, v) => placeholderFor(ownRoles, path) ?? v);
-    const providerCode = ownRoles.code ? valueAt(r.json, ownRoles.code.path) : undefined;
-    const entry = {
-      ...((typeof providerCode === "string" || typeof providerCode === "number") && { code: providerCode }),
-      ...statusEntry(r.code, r.obs.answer.status),
-      ...(ownBody !== undefined && { body: ownBody }),
-    };
-    if (Object.keys(entry).length > 0) codes[r.code] = entry;
-    findings.push(row(r.obs, codeEntryText(r.code, entry)));
-  }
-  for (const i of INFERRED_CODES) {
-    if (codes[i.code] || refusals.some((r) => r.code === i.code)) continue;
-    const from = refusals.find((r) => r.obs.probe === i.from);
-    if (!from) continue;
-    // The probe's code and body; the status only where it differs from this code's own.
-    const { status: _, ...source } = codes[from.code] ?? {};
-    const entry = { ...source, ...statusEntry(i.code, from.obs.answer.status) };
-    if (Object.keys(entry).length > 0) codes[i.code] = entry;
-    findings.push({
-      probe: "(inferred)",
-      sent: "(not sent)",
-      cameBack: "-",
-      profileSays: codeEntryText(i.code, entry),
-      inferred: `${i.code}: ${i.why}`,
-    });
-  }
-  return {
-    template: {
-      contentType: mostCommon(contentTypes),
-      body: template,
-      wwwAuthenticate: challenge ? "keep" : "omit",
-    },
-    codes,
-    findings: [
-      ...findings,
-      {
-        probe: "refusals",
-        sent: `(${main.length} of ${refusals.length} refusals share one shape)`,
-        cameBack: summarise(main[0]!.json),
-        profileSays: `refusal: ${summarise(template)}`,
-        ...(roles.message && { inferred: "{{message}} is the sandbox's explanation, not the provider's text" }),
-      },
-    ],
-  };
-}
-
-interface Roles {
-  status: Path[];
-  message?: { path: Path };
-  code?: { path: Path };
-}
-
-/** Which leaves of refusals that share one shape are the status, the message and the code. */
-function rolesOf(group: Refusal[]): Roles {
-  const paths = leaves(group[0]!.json).map((l) => l.path);
-  const at = (path: Path) => group.map((r) => valueAt(r.json, path));
-  const status = paths.filter((p) => group.every((r) => valueAt(r.json, p) === r.obs.answer.status));
-  const sentences = paths
-    .filter((p) => at(p).every((v) => typeof v === "string" && /[A-Za-z]/.test(v) && /\s/.test(v.trim())))
-    .map((p) => ({ path: p, length: at(p).reduce<number>((n, v) => n + String(v).length, 0) }))
-    .sort((a, b) => b.length - a.length);
-  const isStatus = (p: Path) => status.some((s) => pathText(s) === pathText(p));
-  const codeLike = paths
-    .filter((p) => !isStatus(p) && at(p).every((v) => (typeof v === "string" && CODE_LIKE.test(v)) || Number.isInteger(v)))
-    .map((p) => ({ path: p, distinct: new Set(at(p)).size, named: /code|error/i.test(keyOf(p)) }))
-    // One refusal cannot show which string varies: then the one under a code-ish name.
-    .filter((c) => (group.length > 1 ? c.distinct > 1 : c.named))
-    .sort((a, b) => b.distinct - a.distinct || Number(b.named) - Number(a.named));
-  return {
-    status,
-    ...(sentences[0] && { message: { path: sentences[0].path } }),
-    ...(codeLike[0] && { code: { path: codeLike[0].path } }),
-  };
-}
-
-const CODE_LIKE = /^[A-Za-z][A-Za-z0-9]*(?:[_.:-][A-Za-z0-9]+)*$/;
-
-function placeholderFor(roles: Roles, path: Path): string | undefined {
-  const same = (p: Path | undefined) => p !== undefined && pathText(p) === pathText(path);
-  const role: Role | undefined = roles.status.some(same)
-    ? "status"
-    : same(roles.message?.path)
-      ? "message"
-      : same(roles.code?.path)
-        ? "code"
-        : undefined;
-  return role && `{{${role}}}`;
-}
-
-/** Whether the template, filled with this refusal's status, message and code, gives back its body. */
-function reproduces(template: unknown, roles: Roles, r: Refusal): boolean {
-  if (shapeOf(template) !== shapeOf(r.json)) return false;
-  return leaves(template).every(({ path, value }) => {
-    if (placeholderFor(roles, path) === undefined) return JSON.stringify(value) === JSON.stringify(valueAt(r.json, path));
-    const placeholder = placeholderFor(roles, path);
-    if (placeholder === "{{status}}") return valueAt(r.json, path) === r.obs.answer.status;
-    const v = valueAt(r.json, path);
-    return typeof v === "string" || (placeholder === "{{code}}" && Number.isInteger(v));
-  });
-}
-
-function statusEntry(code: CatalogueCode, status: number): { status?: number } {
-  return ERROR_CATALOGUE[code].status[0] === status ? {} : { status };
-}
-
-function codeEntryText(code: string, entry: { code?: string | number; status?: number; body?: unknown }): string {
-  const parts = [
-    entry.code !== undefined && `code ${entry.code}`,
-    entry.status !== undefined && `status ${entry.status}`,
-    entry.body !== undefined && `own body ${summarise(entry.body)}`,
-  ].filter(Boolean);
-  return `codes.${code}: ${parts.join(", ") || "as the sandbox (refusal template)"}`;
-}
-
 // ---- payment/init -------------------------------------------------------------------------------
 
-function paymentInitTemplate(json: unknown, sent: Record<string, string | number>, startedAt: number): unknown {
+function paymentInitTemplate(json: unknown, sent: Record<string, string | number>, ctx: Ctx): unknown {
   let createdSeen = false;
   return mapLeaves(json, (path, v) => {
     for (const [field, value] of Object.entries(sent)) if (v === value) return `{{${field}}}`;
-    if (typeof v !== "string") return v;
+    if (typeof v !== "string") return perRequestLeaf(path, v, ctx) ?? v;
     const key = keyOf(path);
     if (/^https?:\/\//.test(v)) return "{{checkout_url}}";
-    const at = isoSeconds(v);
+    const at = readTime(v);
     if (at !== undefined) {
-      if (!createdSeen && Math.abs(at - startedAt / 1000) <= TIME_TOLERANCE_S) {
+      if (!createdSeen && Math.abs(at.seconds - ctx.nowS) <= TIME_TOLERANCE_S) {
         createdSeen = true;
         return "{{created_at}}";
       }
       return "{{expires_at}}";
     }
+    // A request id varies too, but per request, not per payment.
+    const per = perRequestLeaf(path, v, ctx);
+    if (per) return per;
     if (/merchant/i.test(key)) return "{{merchant_id}}";
     if (/(^|_|[a-z])(id|Id|ID)$/.test(key)) return "{{payment_id}}";
     return v;
@@ -417,25 +361,58 @@ function paymentInitTemplate(json: unknown, sent: Record<string, string | number
 
 // ---- jwt ----------------------------------------------------------------------------------------
 
-function jwtOf(claims: Claims): { jwt: NonNullable<CalibratedProfile["jwt"]>; notes: string[] } {
+/** Registered claims the sandbox sets itself (RFC 7519 §4.1), and the scope it derives from the merchant. */
+const OWN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "scp", "typ", "client_id", "azp"]);
+
+/**
+ * The jwt section from the issued token's header and claim names (decoded, never verified): alg,
+ * typ (or none), kid (or not), iss and aud (or none), the merchant claim and what it holds, and
+ * the other claims that had the same value in both tokens (constants such as roles). No value of
+ * the token itself is written, only those constants.
+ */
+function jwtOf(
+  claims: Claims,
+  again: Claims | undefined,
+  loginEmail: string | undefined,
+): { jwt: NonNullable<CalibratedProfile["jwt"]>; notes: string[] } {
   const notes: string[] = [];
   const jwt: NonNullable<CalibratedProfile["jwt"]> = {};
   const alg = String(claims.header.alg);
   if (SIGNED_ALGS.includes(alg)) jwt.alg = alg;
   else notes.push(`alg ${alg} is not one the sandbox signs with (${SIGNED_ALGS.join(", ")}); the sandbox's default is kept`);
-  if (typeof claims.header.typ === "string") jwt.typ = claims.header.typ;
+  jwt.typ = typeof claims.header.typ === "string" ? claims.header.typ : "none";
+  jwt.kid = claims.header.kid !== undefined;
   if (claims.exp !== undefined && claims.iat !== undefined) jwt.ttl = durationText(claims.exp - claims.iat);
   else notes.push("the JWT has no exp or iat, so its lifetime is unknown; the sandbox's default ttl is kept");
-  if (typeof claims.payload.iss === "string") jwt.issuer = claims.payload.iss;
+  jwt.issuer = typeof claims.payload.iss === "string" ? claims.payload.iss : "none";
   const aud = Array.isArray(claims.payload.aud) ? claims.payload.aud[0] : claims.payload.aud;
-  if (typeof aud === "string") jwt.audience = aud;
-  const merchantClaim = Object.keys(claims.payload).find((k) => /merchant/i.test(k));
-  jwt.merchantClaim = merchantClaim ?? "sub";
-  notes.push(
-    merchantClaim
-      ? `merchantClaim ${merchantClaim}: the claim whose name says merchant`
-      : "merchantClaim sub: no claim's name says merchant, so the subject",
+  jwt.audience = typeof aud === "string" ? aud : "none";
+  const holdsLogin = Object.entries(claims.payload).find(
+    ([k, v]) =>
+      !OWN_CLAIMS.has(k) && typeof v === "string" && (v === loginEmail || (loginEmail === undefined && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v))),
   );
+  // A claim of its own holding what sub holds names the merchant too (the sandbox under `merchantClaim`).
+  const likeSub = Object.entries(claims.payload).find(([k, v]) => !OWN_CLAIMS.has(k) && claims.payload.sub !== undefined && v === claims.payload.sub);
+  const merchantClaim = Object.keys(claims.payload).find((k) => /merchant/i.test(k)) ?? holdsLogin?.[0] ?? likeSub?.[0];
+  jwt.merchantClaim = merchantClaim ?? "sub";
+  if (holdsLogin && merchantClaim === holdsLogin[0]) jwt.merchantValue = "login";
+  notes.push(
+    merchantClaim === undefined
+      ? "merchantClaim sub: no claim's name says merchant, so the subject"
+      : holdsLogin && merchantClaim === holdsLogin[0]
+        ? `merchantClaim ${merchantClaim}: it holds the login e-mail (merchantValue login)`
+        : merchantClaim === likeSub?.[0]
+          ? `merchantClaim ${merchantClaim}: it holds what sub holds`
+          : `merchantClaim ${merchantClaim}: the claim whose name says merchant`,
+  );
+  const statics: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(claims.payload)) {
+    if (OWN_CLAIMS.has(k) || k === jwt.merchantClaim || /secret|password|token|key/i.test(k)) continue;
+    if (again === undefined || JSON.stringify(again.payload[k]) !== JSON.stringify(v)) continue;
+    statics[k] = v;
+  }
+  if (Object.keys(statics).length > 0) jwt.claims = statics;
+  if (again === undefined) notes.push("one token only: no extra claim is known to be constant");
   return { jwt, notes };
 }
 
@@ -450,25 +427,6 @@ export function durationText(seconds: number): string {
 
 export function isSuccess(answer: Answer): boolean {
   return answer.status >= 200 && answer.status < 300;
-}
-
-function shapeOf(json: unknown): string {
-  return leaves(json)
-    .map((l) => pathText(l.path))
-    .sort()
-    .join(" ");
-}
-
-function valueAt(json: unknown, path: Path): unknown {
-  let v: unknown = json;
-  for (const p of path) v = isObject(v) || Array.isArray(v) ? (v as Record<string | number, unknown>)[p] : undefined;
-  return v;
-}
-
-function mostCommon(values: string[]): string {
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
 }
 
 /** A body in one line for the table: leaves with short values, long strings as their length. */

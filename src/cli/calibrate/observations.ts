@@ -1,4 +1,4 @@
-import type { CatalogueCode } from "../../core/error-catalogue.js";
+import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
 
 /**
  * What calibrate saw: one entry per probe, in the order they were sent. The probing (probe.ts)
@@ -13,15 +13,51 @@ export type ProbeName =
   | "wrong_secret"
   | "unknown_key"
   | "missing_secret"
+  | "missing_key"
   | "malformed_json"
   | "protected_fresh"
   | "no_authorization"
+  | "other_scheme"
   | "malformed_token"
   | "foreign_jwt"
   | "expired_token"
+  | "revoked_token"
   | "payment_init_jwt"
+  | "wrong_payment_token"
   | "login"
+  | "wrong_password"
   | "payment_init";
+
+/** The endpoint group of each probe: which `refusal.groups` entry its refusal belongs to. */
+export type Group = "token" | "protected" | "paymentInit" | "login";
+export const PROBE_GROUPS: Readonly<Record<ProbeName, Group>> = {
+  token_body: "token",
+  token_headers: "token",
+  wrong_secret: "token",
+  unknown_key: "token",
+  missing_secret: "token",
+  missing_key: "token",
+  malformed_json: "token",
+  protected_fresh: "protected",
+  no_authorization: "protected",
+  other_scheme: "protected",
+  malformed_token: "protected",
+  foreign_jwt: "protected",
+  expired_token: "protected",
+  revoked_token: "protected",
+  payment_init_jwt: "paymentInit",
+  wrong_payment_token: "paymentInit",
+  payment_init: "paymentInit",
+  login: "login",
+  wrong_password: "login",
+};
+
+/**
+ * The probes sent twice, identically: what differs between the two answers is a per-request value
+ * (a request id, a timestamp). One success and one refusal of the token route and of a protected
+ * path: the groups whose answers a client reads most.
+ */
+export const REPEATED_PROBES: readonly ProbeName[] = ["token_body", "wrong_secret", "protected_fresh", "no_authorization"];
 
 /** One answer of the provider, as far as a profile can say anything about it. */
 export interface Answer {
@@ -34,12 +70,16 @@ export interface Answer {
   json: unknown;
   /** The body had bytes that are not JSON. */
   notJson: boolean;
+  /** No body at all (zero bytes). */
+  empty?: boolean;
 }
 
 export interface Observation {
   probe: ProbeName;
   /** What was sent, in words (never a credential). */
   sent: string;
+  /** The path it was sent to (`/api/v2/auth/token`). */
+  path?: string;
   answer: Answer;
 }
 
@@ -54,24 +94,48 @@ export const PROBE_CODES: Partial<Record<ProbeName, CatalogueCode>> = {
   wrong_secret: "wrong_api_secret",
   unknown_key: "unknown_api_key",
   missing_secret: "api_secret_missing",
+  missing_key: "api_key_missing",
   malformed_json: "body_malformed_json",
   no_authorization: "credentials_missing",
+  other_scheme: "authorization_not_bearer",
   malformed_token: "token_malformed",
   // A JWT with a kid the sandbox does not know: AccessTokens refuses it as token_unknown_kid.
   foreign_jwt: "token_unknown_kid",
   expired_token: "token_expired",
+  revoked_token: "token_revoked",
   payment_init_jwt: "access_token_on_payment_init",
+  wrong_payment_token: "payment_token_unknown",
+  wrong_password: "login_invalid_credentials",
 };
 
+const TOKEN_ERROR = ["foreign_jwt", "malformed_token"] as const;
+const why = (what: string) => `not probed: answered as ${what}`;
+const tokenError = (code: CatalogueCode) => ({ code, from: TOKEN_ERROR, why: why("the observed token error") });
+
 /**
- * Sandbox codes no probe observes, answered like a probe that did: the provider was not asked, so
- * the profile says what it most likely answers, and the table says it was inferred.
+ * Sandbox codes no probe observes (or whose probe was not sent), answered like the nearest probe
+ * that was: every token error as an observed token error, every missing credential as an observed
+ * missing one, every rejected credential or payment token as an observed one. The first probe of
+ * `from` that was observed refusing is the source; the table says which.
  */
-export const INFERRED_CODES: ReadonlyArray<{ code: CatalogueCode; from: ProbeName; why: string }> = [
-  { code: "token_signature_invalid", from: "foreign_jwt", why: "a JWT its keys did not sign, as the foreign-key JWT" },
-  { code: "token_kid_missing", from: "foreign_jwt", why: "a JWT its keys did not sign, as the foreign-key JWT" },
-  { code: "token_algorithm_rejected", from: "foreign_jwt", why: "a JWT its keys did not sign, as the foreign-key JWT" },
-  { code: "token_expired", from: "foreign_jwt", why: "no --expired-token given: answered as the foreign-key JWT (an invalid token)" },
+export const INFERRED_CODES: ReadonlyArray<{ code: CatalogueCode; from: readonly ProbeName[]; why: string }> = [
+  // Every token error of the catalogue (a token in the query is a missing one: below).
+  ...(Object.keys(ERROR_CATALOGUE) as CatalogueCode[]).filter((c) => c.startsWith("token_") && c !== "token_in_query").map(tokenError),
+  { code: "bearer_token_malformed", from: ["malformed_token", "foreign_jwt"], why: why("the token that is not a JWT") },
+  { code: "bearer_token_empty", from: ["malformed_token", "foreign_jwt"], why: why("the token that is not a JWT") },
+  { code: "authorization_not_bearer", from: ["no_authorization"], why: why("no Authorization") },
+  { code: "token_in_query", from: ["no_authorization"], why: why("no Authorization (a token in the query is no token)") },
+  { code: "api_key_missing", from: ["missing_secret"], why: why("the observed missing credential") },
+  { code: "api_secret_missing", from: ["missing_key"], why: why("the observed missing credential") },
+  { code: "login_username_missing", from: ["missing_key", "missing_secret"], why: why("the observed missing credential") },
+  { code: "login_password_missing", from: ["missing_secret", "missing_key"], why: why("the observed missing credential") },
+  { code: "login_body_missing", from: ["missing_key", "missing_secret"], why: why("the observed missing credential") },
+  { code: "credentials_rejected", from: ["wrong_secret"], why: why("the wrong api_secret") },
+  { code: "merchant_disabled", from: ["wrong_secret"], why: why("the wrong api_secret") },
+  { code: "login_invalid_credentials", from: ["wrong_secret"], why: why("the wrong api_secret (no --login)") },
+  { code: "payment_token_expired", from: ["wrong_payment_token"], why: why("the unknown payment token") },
+  { code: "payment_token_revoked", from: ["wrong_payment_token"], why: why("the unknown payment token") },
+  { code: "payment_token_not_accepted", from: ["wrong_payment_token"], why: why("the unknown payment token") },
 ];
 
 export interface Observations {
@@ -80,7 +144,13 @@ export interface Observations {
   /** When the probing began (ms since 1970, the machine's clock), to read timestamps against. */
   startedAt: number;
   observed: Observation[];
+  /** The second answer of each repeated probe (REPEATED_PROBES), sent right after the first. */
+  repeats?: Observation[];
   skipped: Skipped[];
+  /** --login's e-mail (not a secret), to recognise a merchant claim that holds it. */
+  loginEmail?: string;
+  /** The exp of --expired-token (decoded, never verified), to read "expired at <time>" in a message. */
+  expiredTokenExp?: number;
   /** What payment/init was sent (with --allow-writes), to recognise echoed fields. */
   paymentInitSent?: Record<string, string | number>;
 }

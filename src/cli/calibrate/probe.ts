@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { findJwt, isJwt } from "./infer.js";
 import { AnswerTooLarge, type RawAnswer, readAnswer } from "./read-answer.js";
-import type { Answer, Observation, Observations, ProbeName, Skipped } from "./observations.js";
+import { type Answer, type Observation, type Observations, type ProbeName, REPEATED_PROBES, type Skipped } from "./observations.js";
 
 /**
  * The requests calibrate sends to the provider's test environment: a fixed, documented, safe set
@@ -19,6 +19,8 @@ export interface ProbeOptions {
   paymentToken?: string | undefined;
   login?: { email: string; password: string } | undefined;
   expiredToken?: string | undefined;
+  /** A token the provider revoked (--revoked-token), to observe that answer. */
+  revokedToken?: string | undefined;
   protectedPath: string;
   allowWrites: boolean;
   /** Injected for tests; real time otherwise. */
@@ -28,7 +30,10 @@ export interface ProbeOptions {
   maxAnswerBytes?: number;
 }
 
-export const MAX_REQUESTS = 20;
+/** The most probes sent (REPEATED_PROBES twice, with every optional flag given). */
+export const MAX_PROBES = 23;
+/** Probes plus one retry after a 429 for two of them. */
+export const MAX_REQUESTS = MAX_PROBES + 2;
 export const MAX_RETRY_AFTER_S = 60;
 /** A token or refusal answer is a few KB; a megabyte leaves room for any real one. */
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
@@ -41,25 +46,27 @@ export interface ProbeResult {
   observations: Observations;
   /** Every secret value calibrate handled or received: none may appear in what it writes or prints. */
   secrets: string[];
+  /** Requests sent, repeats and retries included. */
+  sent: number;
 }
 
 export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
   const base = o.url.replace(/\/+$/, "");
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s);
+  const secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken, o.revokedToken].filter((s): s is string => !!s);
   const observed: Observation[] = [];
+  const repeats: Observation[] = [];
   const skipped: Skipped[] = [];
   let sentCount = 0;
+  const limits = { timeoutMs: o.timeoutMs ?? 15_000, maxBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
 
-  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
+  /** One request, waiting once as a 429's Retry-After asks. */
+  const once = async (probe: ProbeName, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
     for (let attempt = 0; ; attempt++) {
       if (sentCount >= MAX_REQUESTS)
         throw new ProviderUnreachable(`calibrate stops after ${MAX_REQUESTS} requests (the provider kept asking it to wait).`);
       sentCount++;
-      const answer = await request(base, probe, method, path, init, {
-        timeoutMs: o.timeoutMs ?? 15_000,
-        maxBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
-      });
+      const answer = await request(base, probe, method, path, init, limits);
       if (answer.status === 429) {
         const wait = retryAfterSeconds(answer.headers["retry-after"]);
         if (attempt === 0 && wait !== undefined && wait <= MAX_RETRY_AFTER_S) {
@@ -71,9 +78,15 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
         );
       }
       for (const token of tokensIn(answer.json)) if (!secrets.includes(token)) secrets.push(token);
-      observed.push({ probe, sent, answer });
       return answer;
     }
+  };
+  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
+    const answer = await once(probe, method, path, init);
+    observed.push({ probe, sent, path, answer });
+    // The same request again: what differs between the two answers is a per-request value.
+    if (REPEATED_PROBES.includes(probe)) repeats.push({ probe, sent, path, answer: await once(probe, method, path, init) });
+    return answer;
   };
   const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -106,6 +119,7 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
     json({ api_key: "calibrate-unknown-key", api_secret: "calibrate-unknown-secret" }),
   );
   await send("missing_secret", `POST ${TOKEN}, the api_key without api_secret`, "POST", TOKEN, json({ api_key: o.apiKey }));
+  await send("missing_key", `POST ${TOKEN}, an api_secret without api_key`, "POST", TOKEN, json({ api_secret: "calibrate-unknown-secret" }));
   await send("malformed_json", `POST ${TOKEN}, a body that is not valid JSON`, "POST", TOKEN, {
     headers: { "content-type": "application/json" },
     body: '{"api_key": ',
@@ -116,11 +130,16 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
   if (fresh) await send("protected_fresh", `GET ${protectedPath} with the fresh token`, "GET", protectedPath, bearer(fresh));
   else skipped.push({ probe: "protected_fresh", why: "no token was issued" });
   await send("no_authorization", `GET ${protectedPath} without Authorization`, "GET", protectedPath, {});
+  await send("other_scheme", `GET ${protectedPath} with Authorization: Basic`, "GET", protectedPath, {
+    headers: { authorization: `Basic ${Buffer.from("calibrate:calibrate").toString("base64")}` },
+  });
   await send("malformed_token", `GET ${protectedPath} with a token that is not a JWT`, "GET", protectedPath, bearer("calibrate-not-a-jwt"));
   const foreign = await foreignJwt(fresh);
   await send("foreign_jwt", `GET ${protectedPath} with a JWT signed by a key of calibrate's`, "GET", protectedPath, bearer(foreign));
   if (o.expiredToken) await send("expired_token", `GET ${protectedPath} with --expired-token`, "GET", protectedPath, bearer(o.expiredToken));
   else skipped.push({ probe: "expired_token", why: "no --expired-token: the expired answer is inferred from the foreign-key JWT's" });
+  if (o.revokedToken) await send("revoked_token", `GET ${protectedPath} with --revoked-token`, "GET", protectedPath, bearer(o.revokedToken));
+  else skipped.push({ probe: "revoked_token", why: "no --revoked-token: the revoked answer is inferred from the foreign-key JWT's" });
   // An empty body: even a provider that took the JWT here could not create a payment from it.
   if (fresh)
     await send("payment_init_jwt", `POST ${INIT} with the JWT (and an empty order)`, "POST", INIT, {
@@ -128,6 +147,11 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       body: "{}",
     });
   else skipped.push({ probe: "payment_init_jwt", why: "no token was issued" });
+  // A payment token no merchant has: nothing can be created with it.
+  await send("wrong_payment_token", `POST ${INIT} with a payment token no merchant has (and an empty order)`, "POST", INIT, {
+    headers: { ...bearer("calibrate-unknown-payment-token").headers, "content-type": "application/json" },
+    body: "{}",
+  });
   if (o.login) {
     await send(
       "login",
@@ -135,6 +159,13 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       "POST",
       "/api/login_check",
       json({ username: o.login.email, password: o.login.password }),
+    );
+    await send(
+      "wrong_password",
+      "POST /api/login_check with --login's e-mail and a wrong password",
+      "POST",
+      "/api/login_check",
+      json({ username: o.login.email, password: "calibrate-wrong-password" }),
     );
   } else skipped.push({ probe: "login", why: "no --login: the login's answer is not in the profile" });
 
@@ -154,8 +185,18 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
     });
   }
   return {
-    observations: { url: base, startedAt, observed, skipped, ...(paymentInitSent && { paymentInitSent }) },
+    observations: {
+      url: base,
+      startedAt,
+      observed,
+      repeats,
+      skipped,
+      ...(paymentInitSent && { paymentInitSent }),
+      ...(o.login && { loginEmail: o.login.email }),
+      ...(expiredExp(o.expiredToken) !== undefined && { expiredTokenExp: expiredExp(o.expiredToken) }),
+    },
     secrets,
+    sent: sentCount,
   };
 }
 
@@ -191,13 +232,24 @@ async function request(
     }
   }
   const contentType = headers["content-type"]?.split(";")[0]?.trim().toLowerCase() || undefined;
-  return { status: raw.status, contentType, headers, json, notJson };
+  return { status: raw.status, contentType, headers, json, notJson, empty: raw.body.length === 0 };
 }
 
 /** Which probe, which limit, and the flag that raises it: a token or refusal answer is a few KB. */
 function tooLargeMessage(e: AnswerTooLarge, probe: ProbeName, method: string, path: string, max: number): string {
   const what = e.limit === "received" ? `is over ${max} bytes` : `inflates to over ${max} bytes once its Content-Encoding (${e.encoding}) is undone`;
   return `The provider's answer to ${probe} (${method} ${path}) ${what}, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.`;
+}
+
+/** The exp claim of --expired-token, decoded only (its signature is the provider's business). */
+function expiredExp(token: string | undefined): number | undefined {
+  if (!token) return undefined;
+  try {
+    const exp = decodeJwt(token).exp;
+    return typeof exp === "number" ? exp : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Retry-After as seconds from now: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */
@@ -235,8 +287,13 @@ async function foreignJwt(fresh: string | undefined): Promise<string> {
   }
   const alg = ["RS256", "ES256", "HS256", "PS256", "EdDSA"].includes(String(header.alg)) ? String(header.alg) : "RS256";
   const key = alg === "HS256" ? new Uint8Array(randomBytes(32)) : (await generateKeyPair(alg)).privateKey;
+  // The times of the provider's own token, on the provider's clock: a provider that checks expiry
+  // before the signature (Lexik) must refuse it for its signature, however its clock differs from ours.
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ ...payload, iat: now, exp: now + 300, ...(payload.nbf !== undefined && { nbf: now }) })
-    .setProtectedHeader({ alg, kid: "merchant-sandbox-calibrate-foreign-key", ...(typeof header.typ === "string" && { typ: header.typ }) })
+  const times = typeof payload.iat === "number" && typeof payload.exp === "number" ? {} : { iat: now, exp: now + 300 };
+  // A kid only where the provider's own tokens name one: a kid-less provider sees its own header shape.
+  const kid = fresh === undefined || typeof header.kid === "string" ? { kid: "merchant-sandbox-calibrate-foreign-key" } : {};
+  return new SignJWT({ ...payload, ...times })
+    .setProtectedHeader({ alg, ...kid, ...(typeof header.typ === "string" && { typ: header.typ }) })
     .sign(key);
 }

@@ -3,7 +3,7 @@ import YAML from "yaml";
 import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
 import { compareProfiles, type Difference } from "./compare.js";
 import { CannotInfer, type CalibratedProfile, type Finding, inferProfile, isJwt } from "./infer.js";
-import type { Observations } from "./observations.js";
+import type { Observation, Observations } from "./observations.js";
 import { type ProbeOptions, ProviderUnreachable, probeProvider } from "./probe.js";
 import { type Scrubber, scrubber, scrubJson } from "./scrub.js";
 
@@ -31,7 +31,7 @@ export interface Io {
 }
 
 export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number> {
-  let secrets = scrubber([o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken].filter((s): s is string => !!s));
+  let secrets = scrubber([o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken, o.revokedToken].filter((s): s is string => !!s));
   const clean = (text: string) => secrets.scrub(text);
   let stored: unknown;
   if (o.check !== undefined) {
@@ -54,7 +54,7 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
     const safe = scrubJson(profile, secrets) as CalibratedProfile;
     if (o.check !== undefined) {
       const differences = compareProfiles(stored, safe, observations);
-      io.out(clean(differencesTable(differences, o.check, probed.observations.observed.length)));
+      io.out(clean(differencesTable(differences, o.check, probed.sent)));
       return differences.length === 0 ? 0 : EXIT_DIFFERENT;
     }
     const text = profileText(safe, findings, o.url);
@@ -62,12 +62,7 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
     // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
     parseProfileText(text, o.out);
     await writeFile(o.out!, text);
-    io.out(
-      clean(
-        findingsTable(findings) +
-          `\nWrote ${o.out} (${probed.observations.observed.length} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`,
-      ),
-    );
+    io.out(clean(findingsTable(findings) + `\nWrote ${o.out} (${probed.sent} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`));
     return 0;
   } catch (e) {
     if (e instanceof ProviderUnreachable) {
@@ -89,17 +84,16 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
  * copied into a profile (the scrub of the profile catches one that would be).
  */
 function scrubObservations(obs: Observations, s: Scrubber): Observations {
-  return {
-    ...obs,
-    observed: obs.observed.map((o) => ({
+  const clean = (list: Observation[]) =>
+    list.map((o) => ({
       ...o,
       answer: {
         ...o.answer,
         headers: scrubJson(o.answer.headers, s) as Record<string, string>,
         json: scrubJson(o.answer.json, s, isJwt),
       },
-    })),
-  };
+    }));
+  return { ...obs, observed: clean(obs.observed), repeats: clean(obs.repeats ?? []) };
 }
 
 function profileText(profile: CalibratedProfile, findings: Finding[], url: string): string {

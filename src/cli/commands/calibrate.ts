@@ -17,6 +17,7 @@ interface CalibrateArgs {
   paymentToken?: string;
   login?: string;
   expiredToken?: string;
+  revokedToken?: string;
   protectedPath: string;
   allowWrites: boolean;
   out?: string;
@@ -37,6 +38,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       .option("payment-token", { type: "string", describe: "Its payment token, for payment/init (sent only with --allow-writes)" })
       .option("login", { type: "string", describe: "EMAIL:PASSWORD for the deprecated login (POST /api/login_check)" })
       .option("expired-token", { type: "string", describe: "An expired access token, to observe the expired answer (else it is inferred)" })
+      .option("revoked-token", { type: "string", describe: "An access token the provider revoked, to observe that answer (else it is inferred)" })
       .option("protected-path", {
         type: "string",
         default: DEFAULT_PROTECTED_PATH,
@@ -93,6 +95,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         paymentToken: args.paymentToken,
         login: args.login !== undefined ? { email: args.login.slice(0, colon), password: args.login.slice(colon + 1) } : undefined,
         expiredToken: args.expiredToken,
+        revokedToken: args.revokedToken,
         protectedPath: args.protectedPath,
         allowWrites: args.allowWrites,
         maxAnswerBytes: args.maxAnswerBytes,

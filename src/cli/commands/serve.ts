@@ -88,7 +88,7 @@ const SERVE_COMMAND = {
         type: "string",
         default: "0s",
         group: SETTINGS,
-        describe: "Clock skew tolerated when checking exp/nbf/iat; at most 1d",
+        describe: "Clock skew tolerated when checking exp/nbf/iat; at most 1d (a profile's jwt.leeway sets it for the scenarios answering in it)",
       })
       .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
       .option("issuer", {
@@ -150,7 +150,7 @@ const SERVE_COMMAND = {
         type: "string",
         group: "Scenarios:",
         describe:
-          "Answer in your provider's shapes: a response profile, oauth (default), lexik, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
+          "Answer in your provider's shapes: a response profile, oauth (default), lexik, spring, laravel, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
       })
       .option("scenario", {
         alias: "s",

@@ -25,5 +25,11 @@ export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   }
   // A JWT in the text is ours if one of our keys verifies it: every key must be in.
   if (ctx.ring.ready) await ctx.ring.ready;
-  return jsonResponse(200, await scanText(body.text, ctx.merchants.fingerprints, (kid) => ctx.ring.verifier(kid)));
+  const result = await scanText(
+    body.text,
+    ctx.merchants.fingerprints,
+    (kid) => ctx.ring.verifier(kid),
+    (token) => ctx.tokens.provenSubject(token),
+  );
+  return jsonResponse(200, result);
 };

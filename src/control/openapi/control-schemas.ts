@@ -136,7 +136,7 @@ export const controlSchemas = {
         type: "string",
         minLength: 1,
         description:
-          "The response profile the session's merchant API answers are shaped in: a built-in (oauth, lexik, camel, envelope) or a profile this sandbox loaded at start; default the scenario's. This document shows the merchant API in the primary scenario's profile: a session in another profile answers in that profile's shapes instead (its token, payment/init and login successes and its refusals).",
+          "The response profile the session's merchant API answers are shaped in: a built-in (oauth, lexik, spring, laravel, camel, envelope) or a profile this sandbox loaded at start; default the scenario's. This document shows the merchant API in the primary scenario's profile: a session in another profile answers in that profile's shapes instead (its token, payment/init and login successes and its refusals).",
         examples: ["lexik"],
       },
     },

@@ -45,18 +45,22 @@ export interface PathDoc {
   operations: Partial<Record<Method, OperationDoc>>;
 }
 
-/** What the server itself refuses before any route, and a bug of ours: every operation can answer these. */
-const EVERYWHERE: readonly ErrorCode[] = [
+/** What the HTTP adapter refuses before the pipeline (no profile ever shapes these). */
+const BEFORE_THE_PIPELINE: readonly ErrorCode[] = [
   "http_malformed",
   "host_missing",
   "request_timeout",
   "expectation_unsupported",
   "headers_too_large",
   "headers_too_many",
-  "internal_error",
 ];
+export const ADAPTER_CODES: ReadonlySet<ErrorCode> = new Set(BEFORE_THE_PIPELINE);
+/** What the server itself refuses before any route, and a bug of ours: every operation can answer these. */
+const EVERYWHERE: readonly ErrorCode[] = [...BEFORE_THE_PIPELINE, "internal_error"];
 /** What any scenario rule can script on a path it shapes (other statuses: the `default` answer). */
 const SCRIPTABLE: readonly ErrorCode[] = ["rate_limited", "service_unavailable", "scenario_fault"];
+/** Of those, the ones a rule's `respond` answers itself, as problem+json: a profile's headers only (shaper.finish). */
+export const RESPONDED_CODES: ReadonlySet<ErrorCode> = new Set(["rate_limited", "service_unavailable"]);
 
 const SCRIPTED_ANSWER = {
   description:
@@ -70,17 +74,30 @@ const SCRIPTED_ANSWER = {
 };
 
 /**
+ * The refusal responses of one operation, by status, merged with the ones it writes out: from the
+ * error catalogue (today's problem+json), or from a response profile (profile-shapes.ts).
+ */
+export type RefusalResponses = (
+  doc: PathDoc,
+  refused: ReadonlyArray<readonly [ErrorCode, number]>,
+  written: Record<string, object>,
+  notes: Partial<Record<number, string>> | undefined,
+  route: string | undefined,
+) => Record<string, object>;
+
+/**
  * The `paths` of the routes in `table`, each written by `docs` (a route without one is a bug: it
  * throws). A group's prefix itself (`/api/v2/payment`, which its router serves as any path under
  * it) is a path of its own, with the same operations: `{path}` cannot be empty, so a validating
  * proxy would otherwise find no operation for it.
  */
 export function pathsOf(
-  table: ReadonlyArray<{ path: string; methods: readonly string[]; groupPrefix?: string }>,
+  table: ReadonlyArray<{ path: string; methods: readonly string[]; groupPrefix?: string; name?: string }>,
   docs: Record<string, PathDoc>,
+  refusalResponses: RefusalResponses = catalogueRefusals,
 ): Record<string, object> {
   const paths: Record<string, object> = {};
-  for (const { path, methods, groupPrefix } of table) {
+  for (const { path, methods, groupPrefix, name } of table) {
     const doc = docs[path];
     if (!doc) throw new Error(`The OpenAPI document has no prose for the route ${path}.`);
     const item: Record<string, unknown> = {
@@ -91,7 +108,7 @@ export function pathsOf(
     for (const method of methods.map((m) => m.toLowerCase() as Method)) {
       const op = doc.operations[method] ?? (method === "head" ? headOf(doc.operations.get) : undefined);
       if (!op) throw new Error(`The OpenAPI document has no prose for ${method.toUpperCase()} ${path}.`);
-      item[method] = operation(doc, op, method === "head");
+      item[method] = operation(doc, op, method === "head", (refused, written, notes) => refusalResponses(doc, refused, written, notes, name));
     }
     if (groupPrefix) paths[groupPrefix] = atPrefix(item, groupPrefix);
     paths[path] = item;
@@ -125,17 +142,23 @@ function headOf(get: OperationDoc | undefined): OperationDoc | undefined {
   );
 }
 
-function operation(doc: PathDoc, op: OperationDoc, head: boolean): object {
+function operation(
+  doc: PathDoc,
+  op: OperationDoc,
+  head: boolean,
+  refusalResponses: (
+    refused: ReadonlyArray<readonly [ErrorCode, number]>,
+    written: Record<string, object>,
+    notes: OperationDoc["notes"],
+  ) => Record<string, object>,
+): object {
   const { refusals, notes, responses: written, requestBody, ...prose } = op;
-  const responses: Record<string, object> = { ...written };
-  const byStatus = new Map<number, ErrorCode[]>();
+  const refused: Array<readonly [ErrorCode, number]> = [];
   for (const refusal of [...refusals, ...(doc.scripted ? SCRIPTABLE : []), ...EVERYWHERE]) {
     const [code, statuses] = typeof refusal === "string" ? [refusal, catalogueEntry(refusal).status] : [refusal[0], [refusal[1]]];
-    for (const status of statuses) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+    for (const status of statuses) refused.push([code, status]);
   }
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    if (responses[status] === undefined) responses[status] = refusalResponse(doc, status, byStatus.get(status)!, notes?.[status]);
-  }
+  const responses = refusalResponses(refused, written, notes);
   if (doc.scripted) responses.default = SCRIPTED_ANSWER;
   return {
     tags: [doc.tag],
@@ -146,11 +169,25 @@ function operation(doc: PathDoc, op: OperationDoc, head: boolean): object {
   };
 }
 
-function refusalResponse(doc: PathDoc, status: number, codes: ErrorCode[], note: string | undefined): object {
-  // The OAuth error is fixed only when every code at this status sends the same one.
-  const errors = new Set(codes.map((c) => (catalogueEntry(c).error.length === 1 ? catalogueEntry(c).error[0] : undefined)));
-  const error = errors.size === 1 ? [...errors][0] : undefined;
-  const headers: Record<string, object> = {
+/** Today's refusals: per status, one problem+json response listing its codes; a response the operation writes out wins. */
+function catalogueRefusals(
+  doc: PathDoc,
+  refused: ReadonlyArray<readonly [ErrorCode, number]>,
+  written: Record<string, object>,
+  notes: Partial<Record<number, string>> | undefined,
+): Record<string, object> {
+  const responses: Record<string, object> = { ...written };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const [code, status] of refused) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    if (responses[status] === undefined) responses[status] = refusalResponse(doc, status, byStatus.get(status)!, notes?.[status]);
+  }
+  return responses;
+}
+
+/** The headers every refusal of `status` on the path carries, or may: the route's, Allow, Retry-After, the challenge. */
+export function routeRefusalHeaders(doc: PathDoc, status: number): Record<string, object> {
+  return {
     "Cache-Control": ref("headers", "Cache-Control-NoStore"),
     ...(doc.scripted && { "X-Sandbox-Rule": ref("headers", "X-Sandbox-Rule") }),
     ...doc.headers,
@@ -158,12 +195,22 @@ function refusalResponse(doc: PathDoc, status: number, codes: ErrorCode[], note:
     ...((status === 429 || status === 503) && { "Retry-After": ref("headers", "Retry-After") }),
     ...(doc.challenge?.statuses.includes(status) ? { "WWW-Authenticate": ref("headers", doc.challenge.header) } : {}),
   };
+}
+
+/** A problem+json body of `codes` at `status` (the OAuth error fixed when they all send the same one). */
+export function problemContent(status: number, codes: readonly ErrorCode[]): object {
+  const errors = new Set(codes.map((c) => (catalogueEntry(c).error.length === 1 ? catalogueEntry(c).error[0] : undefined)));
+  const error = errors.size === 1 ? [...errors][0] : undefined;
   const fixed = { status: { const: status }, ...(error && { error: { const: error } }), code: { enum: codes } };
+  return { "application/problem+json": { schema: { allOf: [ref("schemas", "ProblemDetails"), { type: "object", properties: fixed }] } } };
+}
+
+function refusalResponse(doc: PathDoc, status: number, codes: ErrorCode[], note: string | undefined): object {
   return {
     description:
       note ?? `${STATUS_TITLES[status]}: ${codes.map((c) => `\`${c}\``).join(", ")} (see ErrorCode for what each means and how to fix it).`,
-    headers,
-    content: { "application/problem+json": { schema: { allOf: [ref("schemas", "ProblemDetails"), { type: "object", properties: fixed }] } } },
+    headers: routeRefusalHeaders(doc, status),
+    content: problemContent(status, codes),
   };
 }
 

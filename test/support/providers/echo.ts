@@ -1,11 +1,24 @@
-import { type ProviderOptions, type RunningProvider, startProvider } from "./kit.js";
-import { LEXIK_MESSAGES } from "./lexik.js";
+import { type ProviderOptions, type RefusalKind, type RunningProvider, startProvider } from "./kit.js";
 
 /**
  * A Lexik-shaped provider (see lexik.ts) that echoes the secrets it was sent, encoded, in its
  * answers: the api_secret in the token answer, the password in the login's, the payment token in
  * payment/init's, each in every form of `encodings`. A profile calibrated from it must hold none.
  */
+
+/** Lexik's texts for each refusal (lexik.ts copies the bundle exactly; this one only needs the shape). */
+const MESSAGES: Record<RefusalKind, [number, string]> = {
+  bad_credentials: [401, "Invalid credentials."],
+  unknown_key: [401, "Invalid credentials."],
+  bad_login: [401, "Invalid credentials."],
+  missing_secret: [400, 'The key "api_secret" must be provided.'],
+  malformed_json: [400, "Invalid JSON."],
+  no_token: [401, "JWT Token not found"],
+  invalid_token: [401, "Invalid JWT Token"],
+  expired_token: [401, "Expired JWT Token"],
+  jwt_on_payment_init: [401, "Invalid credentials."],
+  unknown_payment_token: [401, "Invalid credentials."],
+};
 
 export const ECHO_CREDENTIALS = {
   apiKey: "echo-key-51c0",
@@ -65,7 +78,7 @@ export function startEchoProvider(options?: ProviderOptions): Promise<RunningPro
       token: (jwt) => ({ status: 200, body: { token: jwt, ...echoed(c.apiSecret) } }),
       login: (jwt) => ({ status: 200, body: { token: jwt, ...echoed(c.password) } }),
       refusal: (kind) => {
-        const [status, message] = LEXIK_MESSAGES[kind];
+        const [status, message] = MESSAGES[kind];
         return { status, body: { code: status, message } };
       },
       paymentInit: (id) => ({ status: 201, body: { id, ...echoed(c.paymentToken) } }),

@@ -1,62 +1,96 @@
-import { type ClientConfig, ClientError, call, expectString, type ProviderClient } from "./client.js";
+import {
+  type ClientSettings,
+  described,
+  type FrameworkClient,
+  failed,
+  isJwt,
+  isObject,
+  merchantRequests,
+  ok,
+  protectedWithRetry,
+  type Reply,
+  refused,
+  type StepResult,
+  type Verdict,
+} from "./framework-client.js";
 
 /**
- * A client written for the Lexik-style provider: the token is `body.token`; a refusal is
- * `{"code", "message"}` whose code is only the status, so any 401 on a protected call means "get
- * a new token and try once more".
+ * A merchant client written for a Symfony + LexikJWTAuthenticationBundle provider. Lexik has no
+ * error codes, so its clients branch on the message texts (lexik.ts, RESEARCH-24 §1.2):
+ * "Expired JWT Token" renews the token; "Invalid JWT Token" and "JWT Token not found"
+ * re-authenticate; "Invalid credentials." is wrong credentials; "Invalid payment token." the
+ * payment token refused. A refusal is `{"code": <the status>, "message"}`; a 400 is Symfony's
+ * problem body `{"type","title","status","detail"}`. Anything else fails the step, saying what came.
  */
-export function lexikClient(config: ClientConfig): ProviderClient & { login(email: string, password: string): Promise<string> } {
-  let token: string | undefined;
-  const events: string[] = [];
-  const refusal = (status: number, body: unknown) => {
-    const b = body as { code?: unknown; message?: unknown };
-    if (b?.code !== status || typeof b.message !== "string") throw new Error(`unexpected refusal body for HTTP ${status}`);
-    return new ClientError(status === 401 ? "unauthorized" : status === 400 ? "bad_request" : `http_${status}`, status);
+export function lexikClient(settings: ClientSettings): FrameworkClient {
+  const statuses: number[] = [];
+  const send = merchantRequests(settings, statuses);
+
+  /** A refusal in Lexik's terms, or undefined when the answer is not one. */
+  const refusal = (r: Reply): { message: string } | { detail: string } | undefined => {
+    const b = r.json;
+    if (isObject(b) && b.code === r.status && typeof b.message === "string" && Object.keys(b).length === 2) return { message: b.message };
+    if (isObject(b) && b.status === r.status && typeof b.title === "string" && typeof b.detail === "string") return { detail: b.detail };
+    return undefined;
   };
-  const client = {
-    events,
-    async token() {
-      const r = await call(`${config.baseUrl}/api/v2/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ api_key: config.apiKey, api_secret: config.apiSecret }),
-      });
-      if (r.status !== 200) throw refusal(r.status, r.body);
-      token = expectString((r.body as { token?: unknown }).token, "token");
-      return token;
+  const classify = (r: Reply): Verdict => {
+    const why = refusal(r);
+    if (why === undefined) return failed(`unexpected answer: ${described(r)}`);
+    if ("detail" in why) return refused(`request rejected: ${why.detail}`);
+    switch (why.message) {
+      case "Expired JWT Token":
+        return { act: "renew", why: '"Expired JWT Token"' };
+      case "Invalid JWT Token":
+      case "JWT Token not found":
+        return { act: "reauthenticate", why: JSON.stringify(why.message) };
+      case "Invalid credentials.":
+        return refused("wrong credentials");
+      case "Invalid payment token.":
+        return refused("payment token refused");
+      default:
+        return failed(`unexpected message: ${JSON.stringify(why.message)} (${described(r)})`);
+    }
+  };
+  const keepToken = (r: Reply): StepResult => {
+    if (r.status !== 200) {
+      const v = classify(r);
+      return "act" in v ? failed(`unexpected ${v.why} from the token route`) : v;
+    }
+    if (!isObject(r.json) || !isJwt(r.json.token)) return failed(`unexpected answer: ${described(r)}`);
+    client.token = r.json.token;
+    return ok("kept the token");
+  };
+
+  const client: FrameworkClient = {
+    statuses,
+    token: undefined,
+    startStep: () => {
+      statuses.length = 0;
     },
-    async getWith(path: string, jwt: string) {
-      const r = await call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } });
-      if (r.status !== 200) throw refusal(r.status, r.body);
-      return r.body;
+    async authenticate(via, omit) {
+      return keepToken(await send.token(via, omit));
     },
-    async get(path: string) {
-      try {
-        return await client.getWith(path, token ?? (await client.token()));
-      } catch (e) {
-        if (!(e instanceof ClientError) || e.kind !== "unauthorized") throw e;
-        events.push("renewed the token after a 401");
-        return client.getWith(path, await client.token());
+    callProtected(path) {
+      return protectedWithRetry(
+        client,
+        () => send.get(path, client.token),
+        (r) => (isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`)),
+        classify,
+      );
+    },
+    async initPayment(bearer) {
+      const r = await send.initPayment(bearer);
+      if (r.status === 201) {
+        const b = r.json;
+        return isObject(b) && typeof b.id === "string" && typeof b.url === "string" && b.url.startsWith("https://")
+          ? ok("payment created")
+          : failed(`unexpected answer: ${described(r)}`);
       }
+      const v = classify(r);
+      return "act" in v ? refused(`payment/init refused: ${v.why}`) : v;
     },
-    async initPayment(amount: number) {
-      const r = await call(`${config.baseUrl}/api/v2/payment/init`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${config.paymentToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ amount, currency: "EUR" }),
-      });
-      if (r.status !== 201) throw refusal(r.status, r.body);
-      const b = r.body as { id?: unknown; url?: unknown };
-      return { id: expectString(b.id, "id"), url: expectString(b.url, "url") };
-    },
-    async login(email: string, password: string) {
-      const r = await call(`${config.baseUrl}/api/login_check`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: email, password }),
-      });
-      if (r.status !== 200) throw refusal(r.status, r.body);
-      return expectString((r.body as { token?: unknown }).token, "token");
+    async login() {
+      return keepToken(await send.login());
     },
   };
   return client;

@@ -1,0 +1,59 @@
+import type { Answer } from "./observations.js";
+import { perRequestPlaceholder, type Varying } from "./per-request.js";
+
+/**
+ * The headers of the provider's answers a profile records. Left out: what the transport or the
+ * server software adds whatever the API (Date, Connection, Content-Length, Transfer-Encoding,
+ * Keep-Alive, Server, Content-Encoding, Vary: the sandbox's own HTTP layer sends those), what has
+ * its own key in a profile (Content-Type, WWW-Authenticate), and the sandbox's own headers when
+ * the provider is a sandbox (X-Sandbox-*), which every profile-shaped refusal carries anyway.
+ */
+const NOT_RECORDED: ReadonlySet<string> = new Set([
+  "date",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "server",
+  "content-encoding",
+  "vary",
+  "content-type",
+  "www-authenticate",
+]);
+
+export function recorded(name: string): boolean {
+  return !NOT_RECORDED.has(name) && !name.startsWith("x-sandbox-");
+}
+
+/** `x-request-id` -> `X-Request-Id`: how a profile file writes names (HTTP compares them case-insensitively). */
+export function headerCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+/**
+ * An answer's recorded headers as profile templates (lower-case names): a value that varied between
+ * identical probes becomes the placeholder of its shape, anything else is kept as it came.
+ */
+export function headerTemplates(answer: Answer, varying: Varying, nowS: number): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (!recorded(name)) continue;
+    const per = varying.headers.has(name) ? perRequestPlaceholder(value, nowS) : undefined;
+    out.set(name, per?.placeholder ?? value);
+  }
+  return out;
+}
+
+/** The headers every answer carries with the same template: the profile-wide `headers`. */
+export function commonHeaders(all: ReadonlyArray<Map<string, string>>): Map<string, string> {
+  const common = new Map(all[0] ?? []);
+  for (const h of all.slice(1)) for (const [name, value] of common) if (h.get(name) !== value) common.delete(name);
+  return common;
+}
+
+/** A map of headers as a profile writes them, without those in `minus`; undefined when none is left. */
+export function headersObject(h: Map<string, string>, ...minus: ReadonlyArray<Map<string, string>>): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [name, value] of h) if (!minus.some((m) => m.get(name) === value)) out[headerCase(name)] = value;
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,0 +1,119 @@
+import { REQUEST_ID_PATTERNS, REQUEST_ID_SHAPES, type RequestIdShape } from "../../profiles/request-id.js";
+import type { TimeFormat } from "../../profiles/time-value.js";
+import { keyOf, leaves, pathText } from "./json-paths.js";
+import type { Answer, Observation } from "./observations.js";
+
+/**
+ * Per-request values: what differs between two identical probes (a request id, a timestamp), and
+ * the placeholder that fits each one's shape. Pure.
+ */
+
+/** How far a timestamp may be from the moment it stands for and still be read as it (clock skew, rounding). */
+export const TIME_TOLERANCE_S = 120;
+
+export interface Varying {
+  /** Lower-case header names whose values differed between the two answers of a repeated probe. */
+  headers: ReadonlySet<string>;
+  /** Body member names (the last key of the path) whose values differed. */
+  keys: ReadonlySet<string>;
+}
+
+/** What differed between each repeated probe's two answers (the JWTs, which always differ, aside). */
+export function varyingBetween(first: readonly Observation[], repeats: readonly Observation[], isToken: (v: unknown) => boolean): Varying {
+  const headers = new Set<string>();
+  const keys = new Set<string>();
+  for (const again of repeats) {
+    const before = first.find((o) => o.probe === again.probe);
+    if (!before) continue;
+    for (const [name, value] of Object.entries(again.answer.headers)) {
+      const was = before.answer.headers[name];
+      if (was !== undefined && was !== value) headers.add(name);
+    }
+    const was = new Map(leaves(before.answer.json).map((l) => [pathText(l.path), l.value]));
+    for (const { path, value } of leaves(again.answer.json)) {
+      const old = was.get(pathText(path));
+      if (old !== undefined && JSON.stringify(old) !== JSON.stringify(value) && !isToken(value)) keys.add(keyOf(path));
+    }
+  }
+  return { headers, keys };
+}
+
+const TIME_SHAPES: ReadonlyArray<[TimeFormat, RegExp]> = [
+  ["rfc3339", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/],
+  ["rfc3339-ms", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/],
+  ["rfc3339-offset", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/],
+  ["rfc3339-ms-offset", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/],
+  ["http-date", /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/],
+];
+
+/** The format of a time written as text, and the time in seconds; undefined for anything else. */
+export function readTime(value: string): { format: TimeFormat; seconds: number } | undefined {
+  for (const [format, shape] of TIME_SHAPES) {
+    if (!shape.test(value)) continue;
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : { format, seconds: ms / 1000 };
+  }
+  return undefined;
+}
+
+/** A number that is a Unix time near `seconds`, in seconds or milliseconds. */
+export function readUnix(value: number, seconds: number): "unix" | "unix-ms" | undefined {
+  if (Math.abs(value - seconds) <= TIME_TOLERANCE_S) return "unix";
+  if (Math.abs(value / 1000 - seconds) <= TIME_TOLERANCE_S) return "unix-ms";
+  return undefined;
+}
+
+/** The request-id shape a value has (REQUEST_ID_PATTERNS, case-insensitive for hex), if any. */
+export function requestIdShape(value: string): RequestIdShape | undefined {
+  return REQUEST_ID_SHAPES.find((shape) => new RegExp(REQUEST_ID_PATTERNS[shape], shape === "alnum16" || shape === "ulid" ? "" : "i").test(value));
+}
+
+export interface PerRequest {
+  placeholder: string;
+  requestId?: RequestIdShape;
+}
+
+/**
+ * The placeholder for a value that varies per request, by its shape: a time near `nowS` is
+ * {{now:<format>}}, a request id {{request_id}}; undefined when the shape is not one the sandbox
+ * can make (the value then stays a constant, and the table says so).
+ */
+export function perRequestPlaceholder(value: unknown, nowS: number): PerRequest | undefined {
+  if (typeof value === "number") {
+    const unix = readUnix(value, nowS);
+    return unix && { placeholder: `{{now:${unix}}}` };
+  }
+  if (typeof value !== "string") return undefined;
+  const time = readTime(value);
+  if (time) return { placeholder: `{{now:${time.format}}}` };
+  const shape = requestIdShape(value);
+  return shape && { placeholder: "{{request_id}}", requestId: shape };
+}
+
+/** A time near now, whether or not it varied (two calls in one second print the same time). */
+export function nowPlaceholder(value: unknown, nowS: number): string | undefined {
+  if (typeof value === "string") {
+    const t = readTime(value);
+    return t && Math.abs(t.seconds - nowS) <= TIME_TOLERANCE_S ? `{{now:${t.format}}}` : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The times inside a text (a message such as "Jwt expired at 2026-11-27T21:00:00Z") turned into
+ * the placeholder of the moment each stands for, in its format.
+ */
+export function timesInText(text: string, moments: ReadonlyArray<{ name: string; seconds: number | undefined }>): string {
+  const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?(?:Z|\+00:00)|[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT/g;
+  return text.replace(TIME_IN_TEXT, (found) => {
+    const t = readTime(found);
+    if (!t) return found;
+    const moment = moments.find((m) => m.seconds !== undefined && Math.abs(t.seconds - m.seconds) <= TIME_TOLERANCE_S);
+    return moment ? `{{${moment.name}:${t.format}}}` : found;
+  });
+}
+
+/** Whether an answer carries no body at all. */
+export function isEmpty(answer: Answer): boolean {
+  return answer.empty === true || (answer.json === undefined && !answer.notJson);
+}

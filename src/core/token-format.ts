@@ -1,0 +1,67 @@
+import type { SigningKey } from "./keys.js";
+
+/**
+ * How the tokens of one scenario are written: a response profile's jwt section (docs/profiles.md,
+ * "The token"), as the token service, minting and verification use it. One object per profile,
+ * shared by every scenario and session that answers in it.
+ */
+export interface TokenFormat {
+  /** The access token's typ header; undefined: no typ (a profile's `typ: none`). */
+  readonly typ: string | undefined;
+  /** Whether the header names its key; without, verification tries the merchant's scenario's keys. */
+  readonly kid: boolean;
+  /** The claim that names the merchant: sub unless a profile says otherwise. */
+  readonly merchantClaim: string;
+  /** What that claim holds: the merchant id, or its login e-mail (Lexik's username; the id for a merchant without a login). */
+  readonly merchantValue: "merchant_id" | "login";
+  /** Whether tokens carry iss and aud (a profile's `issuer: none` / `audience: none` leaves them out, and unchecked). */
+  readonly iss: boolean;
+  readonly aud: boolean;
+  /** Extra static claims on every access and login token (never a reserved one: RESERVED_CLAIMS). */
+  readonly claims: Readonly<Record<string, unknown>> | undefined;
+}
+
+export const ACCESS_TOKEN_TYP = "at+jwt";
+export const LOGIN_TOKEN_TYP = "JWT";
+
+export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({
+  typ: ACCESS_TOKEN_TYP,
+  kid: true,
+  merchantClaim: "sub",
+  merchantValue: "merchant_id",
+  iss: true,
+  aud: true,
+  claims: undefined,
+});
+
+/**
+ * Claims a profile's `claims` may not set, besides its merchant claim: the ones the sandbox writes
+ * and reads itself (times and revocation, who the token is for, what it allows, whose client).
+ */
+export const RESERVED_CLAIMS = ["iss", "sub", "aud", "iat", "exp", "nbf", "jti", "client_id", "scope"] as const;
+
+/**
+ * Whether tokens of this format carry `sub`: always when it is the merchant claim, and beside
+ * another merchant claim that holds the id (as before merchantValue existed); not beside a login
+ * e-mail (Lexik's token has `username` and no `sub`).
+ */
+export function writesSub(format: Pick<TokenFormat, "merchantClaim" | "merchantValue">): boolean {
+  return format.merchantClaim === "sub" || format.merchantValue === "merchant_id";
+}
+
+/** The value of the merchant claim for this merchant: its id, or its login e-mail when the format says so and it has one. */
+export function merchantClaimValue(
+  format: Pick<TokenFormat, "merchantValue">,
+  merchant: { id: string; login?: { email: string } | undefined },
+): string {
+  return format.merchantValue === "login" && merchant.login ? merchant.login.email : merchant.id;
+}
+
+/**
+ * A token's protected header. With a kid, as the sandbox always wrote it (alg, kid, typ); without,
+ * as lcobucci/jwt writes it for Lexik and tymon (typ, then alg).
+ */
+export function tokenHeader(format: TokenFormat, key: SigningKey, typ: string | undefined): { alg: SigningKey["alg"]; kid?: string; typ?: string } {
+  if (!format.kid) return typ === undefined ? { alg: key.alg } : { typ, alg: key.alg };
+  return typ === undefined ? { alg: key.alg, kid: key.kid } : { alg: key.alg, kid: key.kid, typ };
+}

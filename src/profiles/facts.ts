@@ -1,0 +1,28 @@
+import { STATUS_CODES } from "node:http";
+import type { AnswerFacts } from "../core/answer-shaper.js";
+import { newRequestId, type RequestIdShape } from "./request-id.js";
+import type { Values } from "./template.js";
+import { TimeValue } from "./time-value.js";
+
+/** The values every part of a profile may print, from the request's facts: `{{request_id}}`, `{{now}}`, `{{method}}`, `{{path}}`. */
+export function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
+  return {
+    get request_id() {
+      return facts.requestId((nowMs) => newRequestId(shape, nowMs));
+    },
+    get now() {
+      return new TimeValue(facts.nowMs() / 1000);
+    },
+    method: facts.method,
+    path: facts.path,
+    route: facts.path.replace(/^\//, ""),
+  };
+}
+
+/** `{{status}}` and `{{status_text}}` of an answer ("Method Not Allowed"). */
+export function statusValues(status: number): Values {
+  return { status, status_text: STATUS_CODES[status] ?? "Unknown" };
+}
+
+/** The placeholders a template uses that differ per request: such a profile's refusals are rendered each time. */
+export const PER_REQUEST_PLACEHOLDERS: ReadonlySet<string> = new Set(["request_id", "now", "method"]);

@@ -1,0 +1,111 @@
+import type { RefusalGroup } from "../core/answer-shaper.js";
+import { quotedStringSafe } from "../core/problem.js";
+import type { CodeFile, RefusalFile, RefusalShapeFile } from "./schema.js";
+import { compileTemplate, compileText, type Render, type Values } from "./template.js";
+
+/**
+ * One refusal's shape under a profile, the keys merged from the general to the specific:
+ * `refusal`, then `refusal.groups.<group>`, then `codes.<code>` (each key of the more specific
+ * wins; headers merge). Compiled once per (group, code) pair met, then kept: at most the four
+ * groups and no group times the catalogue's codes.
+ */
+export interface RefusalShape {
+  /** Whether the profile says anything about this refusal (else the sandbox's problem+json). */
+  readonly shaped: boolean;
+  readonly status: number | undefined;
+  readonly code: string | number | undefined;
+  /** The provider's text ({{message}}), rendered with the refusal's values. */
+  readonly message: ((values: Values) => string) | undefined;
+  readonly body: Render | undefined;
+  readonly empty: boolean;
+  readonly contentType: string | undefined;
+  /** keep, omit, or the challenge template. */
+  readonly challenge: "keep" | "omit" | ((values: Values) => string);
+  readonly headers: ReadonlyArray<readonly [string, (values: Values) => string]>;
+}
+
+export function refusalShapes(refusal: RefusalFile | undefined, codes: Readonly<Record<string, CodeFile>> | undefined) {
+  const made = new Map<string, RefusalShape>();
+  return (group: RefusalGroup | undefined, code: string): RefusalShape => {
+    const key = `${group ?? ""}\0${code}`;
+    let shape = made.get(key);
+    if (!shape) {
+      shape = compile(mergedRefusal(refusal, codes, group, code));
+      made.set(key, shape);
+    }
+    return shape;
+  };
+}
+
+type Layer = (RefusalShapeFile & Partial<Pick<CodeFile, "status" | "code">>) | undefined;
+
+/** The keys of one refusal's layers merged, as written (templates not compiled): the runtime and the OpenAPI document read the same merge. */
+export interface MergedRefusal {
+  readonly shaped: boolean;
+  readonly status: number | undefined;
+  readonly code: string | number | undefined;
+  readonly message: string | undefined;
+  readonly body: unknown;
+  readonly empty: boolean;
+  readonly contentType: string | undefined;
+  /** keep (also when no layer says), omit, or the challenge template. */
+  readonly challenge: string;
+  /** Lower-case names, the more specific layer's value winning. */
+  readonly headers: ReadonlyMap<string, string>;
+}
+
+/** The layers of one refusal, general to specific: `refusal`, its group's, the code's. */
+export function mergedRefusal(
+  refusal: RefusalFile | undefined,
+  codes: Readonly<Record<string, CodeFile>> | undefined,
+  group: RefusalGroup | undefined,
+  code: string,
+): MergedRefusal {
+  return merge([refusal, group && refusal?.groups?.[group], codes?.[code]]);
+}
+
+function merge(layers: Layer[]): MergedRefusal {
+  let body: unknown;
+  let empty = false;
+  let contentType: string | undefined;
+  let challenge: string | undefined;
+  let status: number | undefined;
+  let code: string | number | undefined;
+  let message: string | undefined;
+  const headers = new Map<string, string>();
+  let shaped = false;
+  for (const layer of layers) {
+    if (!layer) continue;
+    shaped = true;
+    // A body and `empty` replace each other: the more specific layer's choice wins.
+    if (layer.body !== undefined) {
+      body = layer.body;
+      empty = false;
+    }
+    if (layer.empty) {
+      empty = true;
+      body = undefined;
+    }
+    contentType = layer.contentType ?? contentType;
+    challenge = layer.wwwAuthenticate ?? challenge;
+    status = layer.status ?? status;
+    code = layer.code ?? code;
+    message = layer.message ?? message;
+    for (const [name, value] of Object.entries(layer.headers ?? {})) headers.set(name.toLowerCase(), value);
+  }
+  return { shaped, status, code, message, body, empty, contentType, challenge: challenge ?? "keep", headers };
+}
+
+function compile(merged: MergedRefusal): RefusalShape {
+  const { message, body, challenge } = merged;
+  return {
+    ...merged,
+    message: message === undefined ? undefined : compileText(message),
+    body: body === undefined ? undefined : compileTemplate(body),
+    challenge:
+      challenge === "keep" || challenge === "omit"
+        ? challenge
+        : compileText(challenge, quotedStringSafe) /* RFC 6750 quoted-string: no value can break the header */,
+    headers: [...merged.headers].map(([name, value]) => [name, compileText(value)] as const),
+  };
+}

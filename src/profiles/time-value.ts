@@ -1,0 +1,38 @@
+/**
+ * A time a profile template may print (now, a token's expiry, a payment's creation): kept as
+ * seconds until rendered, so one value serves every format a provider uses. `{{now}}` renders in
+ * the value's own default format, `{{now:unix}}` in the one named.
+ */
+
+export const TIME_FORMATS = ["rfc3339", "rfc3339-ms", "rfc3339-offset", "rfc3339-ms-offset", "unix", "unix-ms", "http-date"] as const;
+export type TimeFormat = (typeof TIME_FORMATS)[number];
+
+export function isTimeFormat(name: string): name is TimeFormat {
+  return (TIME_FORMATS as readonly string[]).includes(name);
+}
+
+export class TimeValue {
+  constructor(
+    /** Seconds since 1970 (a NumericDate; may carry a fraction). */
+    readonly seconds: number,
+    /** How `{{name}}` without a format prints it. */
+    readonly defaultFormat: TimeFormat = "rfc3339-ms",
+  ) {}
+
+  /** The time in `format`: a number for unix and unix-ms, else text. */
+  format(format: TimeFormat = this.defaultFormat): string | number {
+    return formatTime(this.seconds, format);
+  }
+}
+
+export function formatTime(seconds: number, format: TimeFormat): string | number {
+  if (format === "unix") return Math.floor(seconds);
+  if (format === "unix-ms") return Math.floor(seconds * 1000);
+  const date = new Date(Math.floor(seconds * 1000));
+  // A time no Date can hold (a forged exp): printed as the number it is rather than "Invalid Date".
+  if (Number.isNaN(date.getTime())) return String(seconds);
+  if (format === "http-date") return date.toUTCString();
+  const withMs = date.toISOString();
+  const base = format === "rfc3339" || format === "rfc3339-offset" ? withMs.replace(/\.\d{3}Z$/, "Z") : withMs;
+  return format.endsWith("-offset") ? base.replace(/Z$/, "+00:00") : base;
+}

@@ -1,0 +1,204 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, startCliServer } from "../support/cli.js";
+import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
+import type { Drift, FrameworkOptions } from "../support/providers/framework-kit.js";
+import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
+import type { RunningProvider } from "../support/providers/kit.js";
+import { laravelClient } from "../support/providers/laravel-client.js";
+import { LARAVEL_DRIFTS, startLaravelProvider } from "../support/providers/laravel.js";
+import { lexikClient } from "../support/providers/lexik-client.js";
+import { LEXIK_DRIFTS, startLexikProvider } from "../support/providers/lexik.js";
+import { springClient } from "../support/providers/spring-client.js";
+import { SPRING_DRIFTS, startSpringProvider } from "../support/providers/spring.js";
+import { FRAMEWORK_TRANSCRIPTS } from "../support/providers/transcripts.js";
+
+/**
+ * Issue 24, Tests: `calibrate` against each framework fake (Symfony + Lexik, Spring resource
+ * server, Laravel + tymon), then the framework's own client, unchanged, through its whole flow
+ * against `serve --profile <the written file>`: the transcript must be the one it gives against
+ * the fake (transcripts.ts). `calibrate --check` must be clean against the unchanged fake (its
+ * per-request values compared by shape) and report each kind of drift in one line. No secret or
+ * token may reach the profile, calibrate's output or a transcript.
+ */
+
+interface Run {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[]): Promise<Run> {
+  const p = runCli(args);
+  const code = await p.exited;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+/** Everything calibrate is given: the same for writing and for --check. */
+async function calibrateArgs(p: RunningProvider): Promise<{ args: string[]; expired: string }> {
+  const c = p.credentials;
+  const expired = await p.expiredToken();
+  return {
+    expired,
+    args: [
+      "--url",
+      p.url,
+      "--api-key",
+      c.apiKey,
+      "--api-secret",
+      c.apiSecret,
+      "--payment-token",
+      c.paymentToken,
+      "--expired-token",
+      expired,
+      "--allow-writes",
+      "--login",
+      `${c.email}:${c.password}`,
+    ],
+  };
+}
+
+/** The sandbox's default merchant, published in docs/architecture.md. */
+const SANDBOX_MERCHANT = {
+  apiKey: "sandbox-api-key",
+  apiSecret: "sandbox-api-secret",
+  paymentToken: "sandbox-payment-token",
+  email: "merchant@sandbox.test",
+  password: "sandbox-password",
+};
+
+/** What the one difference line must name, per framework and drift (each fake's DRIFT comment says what changed). */
+const NAMED: Record<string, Partial<Record<Drift, RegExp>>> = {
+  lexik: {
+    "renamed-field": /\bjwt\b/,
+    "removed-field": /\bcode\b/,
+    "added-field": /refresh_token/,
+    status: /\b403\b/,
+    code: /4011/,
+    message: /JWT Token expired/,
+    challenge: /realm/,
+    "content-type": /application\/problem\+json/,
+    "body-empty": /empty|no body/i,
+    "header-appeared": /x-request-id/i,
+    "header-disappeared": /cache-control/i,
+  },
+  spring: {
+    "renamed-field": /expiresIn/,
+    "removed-field": /\bpath\b/,
+    "added-field": /\bmessage\b/,
+    status: /\b403\b/,
+    code: /invalid_request/,
+    message: /Token expired at/,
+    challenge: /resource_metadata/,
+    "content-type": /application\/problem\+json/,
+    "body-empty": /empty|no body/i,
+    "body-nonempty": /body/i,
+    "header-appeared": /x-request-id/i,
+    "header-disappeared": /x-frame-options/i,
+  },
+  laravel: {
+    "renamed-field": /\bresult\b/,
+    "removed-field": /token_type/,
+    "added-field": /refresh_expires_in/,
+    status: /\b400\b/,
+    message: /Token expired/,
+    challenge: /jwt-auth|Bearer/,
+    "content-type": /application\/vnd\.api\+json/,
+    "body-empty": /empty|no body/i,
+    "header-appeared": /x-ratelimit-limit/i,
+    "header-disappeared": /x-request-id/i,
+  },
+};
+
+const FRAMEWORKS: Array<{
+  name: keyof typeof FRAMEWORK_TRANSCRIPTS;
+  start: (o?: FrameworkOptions) => Promise<RunningProvider>;
+  client: (s: ClientSettings) => FrameworkClient;
+  drifts: readonly Drift[];
+}> = [
+  { name: "lexik", start: startLexikProvider, client: lexikClient, drifts: LEXIK_DRIFTS },
+  { name: "spring", start: startSpringProvider, client: springClient, drifts: SPRING_DRIFTS },
+  { name: "laravel", start: startLaravelProvider, client: laravelClient, drifts: LARAVEL_DRIFTS },
+];
+
+const dir = mkdtempSync(join(tmpdir(), "calibrate-frameworks-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(FRAMEWORKS)("calibrate against the $name fake", (f) => {
+  let provider: RunningProvider;
+  let args: string[];
+  let expired: string;
+  let written: Run;
+  const file = join(dir, `${f.name}.profile.yaml`);
+  /** Every output of calibrate and of the flows, to search for secrets at the end. */
+  const outputs: string[] = [];
+  const secrets = () => {
+    const c = provider.credentials;
+    return [c.apiSecret, c.paymentToken, c.password, expired, ...provider.issued];
+  };
+
+  beforeAll(async () => {
+    provider = await f.start();
+    ({ args, expired } = await calibrateArgs(provider));
+    written = await cli(["calibrate", ...args, "--out", file]);
+    outputs.push(written.stdout, written.stderr);
+  }, 60_000);
+  afterAll(() => provider.close());
+
+  it("writes the profile and exits 0", () => {
+    expect(written.stderr).toBe("");
+    expect(written.code).toBe(0);
+    expect(written.stdout).toContain(`Wrote ${file}`);
+  });
+
+  it("the client's whole flow against the sandbox serving the profile gives the fake's transcript", async () => {
+    const sandbox = await startCliServer(["--profile", file]);
+    try {
+      const lines = await frameworkFlow(f.client, { baseUrl: sandbox.url, ...SANDBOX_MERCHANT }, async () => {
+        const r = await fetch(`${sandbox.url}/__sandbox/clock`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ advance: `${EXPIRE_BY_MS / 60_000}m` }),
+        });
+        expect(r.status).toBe(200);
+      });
+      outputs.push(lines.join("\n"));
+      expect(lines).toEqual(FRAMEWORK_TRANSCRIPTS[f.name]);
+    } finally {
+      sandbox.child.kill();
+      await sandbox.exited;
+    }
+  }, 60_000);
+
+  it("--check against the unchanged fake is clean (exit 0): per-request values compared by shape", async () => {
+    const check = await cli(["calibrate", "--check", file, ...args]);
+    outputs.push(check.stdout, check.stderr);
+    expect(check.stderr).toBe("");
+    expect(check.stdout).toMatch(/^The provider still answers as .* says \(\d+ requests sent\)\.$/m);
+    expect(check.code).toBe(0);
+  }, 60_000);
+
+  it.each(f.drifts)("--check against the fake after a %s drift exits 1 with one line naming it", async (drift) => {
+    const changed = await f.start({ drift });
+    try {
+      const { args: changedArgs, expired: changedExpired } = await calibrateArgs(changed);
+      const check = await cli(["calibrate", "--check", file, ...changedArgs]);
+      outputs.push(check.stdout, check.stderr);
+      for (const s of [changedExpired, ...changed.issued]) expect(check.stdout + check.stderr).not.toContain(s);
+      expect(check.stderr).toBe("");
+      expect(check.code).toBe(1);
+      expect(check.stdout).toContain("\n1 difference: recalibrate");
+      expect(check.stdout).toMatch(NAMED[f.name]![drift]!);
+    } finally {
+      await changed.close();
+    }
+  }, 60_000);
+
+  it("no secret or token of the provider in the profile, calibrate's output or the transcripts", () => {
+    const text = readFileSync(file, "utf8") + outputs.join("\n");
+    for (const s of secrets()) expect(text).not.toContain(s);
+    expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/);
+  });
+});

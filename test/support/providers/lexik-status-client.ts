@@ -1,0 +1,63 @@
+import { type ClientConfig, ClientError, call, expectString, type ProviderClient } from "./client.js";
+
+/**
+ * A lenient client for the Lexik provider (issue 12's calibrate test): the token is `body.token`; a refusal is
+ * `{"code", "message"}` whose code is only the status, so any 401 on a protected call means "get
+ * a new token and try once more".
+ */
+export function lexikStatusClient(config: ClientConfig): ProviderClient & { login(email: string, password: string): Promise<string> } {
+  let token: string | undefined;
+  const events: string[] = [];
+  const refusal = (status: number, body: unknown) => {
+    const b = body as { code?: unknown; message?: unknown };
+    if (b?.code !== status || typeof b.message !== "string") throw new Error(`unexpected refusal body for HTTP ${status}`);
+    return new ClientError(status === 401 ? "unauthorized" : status === 400 ? "bad_request" : `http_${status}`, status);
+  };
+  const client = {
+    events,
+    async token() {
+      const r = await call(`${config.baseUrl}/api/v2/auth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: config.apiKey, api_secret: config.apiSecret }),
+      });
+      if (r.status !== 200) throw refusal(r.status, r.body);
+      token = expectString((r.body as { token?: unknown }).token, "token");
+      return token;
+    },
+    async getWith(path: string, jwt: string) {
+      const r = await call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } });
+      if (r.status !== 200) throw refusal(r.status, r.body);
+      return r.body;
+    },
+    async get(path: string) {
+      try {
+        return await client.getWith(path, token ?? (await client.token()));
+      } catch (e) {
+        if (!(e instanceof ClientError) || e.kind !== "unauthorized") throw e;
+        events.push("renewed the token after a 401");
+        return client.getWith(path, await client.token());
+      }
+    },
+    async initPayment(amount: number) {
+      const r = await call(`${config.baseUrl}/api/v2/payment/init`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${config.paymentToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ amount, currency: "EUR" }),
+      });
+      if (r.status !== 201) throw refusal(r.status, r.body);
+      const b = r.body as { id?: unknown; url?: unknown };
+      return { id: expectString(b.id, "id"), url: expectString(b.url, "url") };
+    },
+    async login(email: string, password: string) {
+      const r = await call(`${config.baseUrl}/api/login_check`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: email, password }),
+      });
+      if (r.status !== 200) throw refusal(r.status, r.body);
+      return expectString((r.body as { token?: unknown }).token, "token");
+    },
+  };
+  return client;
+}
