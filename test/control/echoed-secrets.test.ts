@@ -1,3 +1,4 @@
+import { BUILT_IN_NAMES } from "../../src/profiles/builtins.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { redact } from "../../src/core/redact.js";
 import {
@@ -99,7 +100,7 @@ const ECHO_POINTS: EchoPoint[] = [
         400,
         "Bad Request",
         "session_profile_invalid",
-        `"profile": '${shown}' is not a profile of this sandbox; use one of: oauth, lexik, camel, envelope`,
+        `"profile": '${shown}' is not a profile of this sandbox; use one of: ${BUILT_IN_NAMES.join(", ")}`,
         "/__sandbox/sessions",
         "invalid_request",
       ),
