@@ -3,7 +3,7 @@ import type { Endpoint, EndpointName } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
 import { notFoundEndpoint } from "../endpoints/discovery.js";
-import { rootRedirect } from "../control/endpoints/ui.js";
+import { ROOT_ROUTE, rootRedirect } from "../control/endpoints/ui.js";
 import { MERCHANT_ROUTE_TABLE, type MerchantRoute } from "../endpoints/merchant-routes.js";
 import type { RequestForm } from "../endpoints/request-form.js";
 import { printable } from "../core/printable.js";
@@ -36,8 +36,10 @@ export const UNROUTED: Route = NOT_FOUND;
  * Still an unknown path of the merchant API (journaled as before); any other method gets its 404.
  */
 const ROOT: Route = {
-  name: "unknown",
-  endpoint: (request, ctx, trace) => (request.method === "GET" ? rootRedirect() : notFoundEndpoint(request, ctx, trace)),
+  name: ROOT_ROUTE.name,
+  // A HEAD arrives as GET (the pipeline's asGet).
+  endpoint: (request, ctx, trace) =>
+    (ROOT_ROUTE.methods as readonly string[]).includes(request.method) ? rootRedirect() : notFoundEndpoint(request, ctx, trace),
 };
 
 /**
@@ -65,7 +67,7 @@ export function underBase(route: Route): Route {
  */
 export function createRouter(settings: SandboxSettings, controlPlane: boolean): (path: string) => Route {
   const exact = new Map<string, Route>();
-  if (controlPlane) exact.set("/", ROOT);
+  if (controlPlane) exact.set(ROOT_ROUTE.path, ROOT);
   const groups: Array<{ prefix: string; route: Route }> = [];
   for (const row of MERCHANT_ROUTE_TABLE) {
     const { path, name, endpoint, groupPrefix, headers } = row;

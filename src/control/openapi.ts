@@ -1,7 +1,8 @@
 import type { ShapedSchemas } from "../core/answer-shaper.js";
 import { MERCHANT_ROUTE_TABLE } from "../endpoints/merchant-routes.js";
 import { headers, securitySchemes } from "./openapi/components.js";
-import { controlDocs } from "./openapi/control-operations.js";
+import { ROOT_ROUTE } from "./endpoints/ui.js";
+import { controlDocs, rootDocs } from "./openapi/control-operations.js";
 import { controlSchemas } from "./openapi/control-schemas.js";
 import { merchantDocs } from "./openapi/merchant-operations.js";
 import { merchantSchemas } from "./openapi/merchant-schemas.js";
@@ -22,9 +23,12 @@ export function openApiDocument(
   /** The primary scenario's response profile, when it shapes answers (none for oauth). */
   profile?: { name: string; shapes: ShapedSchemas },
 ): Record<string, unknown> {
+  // `/` is served beside the merchant API, and shaped as an unknown path of it is (rootDocs).
+  const served = [...MERCHANT_ROUTE_TABLE, ROOT_ROUTE];
+  const docs = { ...merchantDocs, ...rootDocs };
   const merchantPaths = profile
-    ? shapeSuccesses(pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs, profileRefusals(profile.shapes, profile.name)), profile.shapes, profile.name)
-    : pathsOf(MERCHANT_ROUTE_TABLE, merchantDocs);
+    ? shapeSuccesses(pathsOf(served, docs, profileRefusals(profile.shapes, profile.name)), profile.shapes, profile.name)
+    : pathsOf(served, docs);
   const { paths, responses } = shareResponses({
     ...merchantPaths,
     ...pathsOf(controlRoutes, controlDocs),

@@ -101,6 +101,7 @@ function merchantProbes(method: string, template: string, c: Credentials, jwt: s
       return [
         p("good", auth, good),
         p("good, undocumented query", auth, good, `${path}?x=1`),
+        p("token in the query", auth, good, `${path}?access_token=${jwt ?? JWT_LOOKALIKE}`),
         p("no body", auth),
         p("no credentials"),
         p("the access token", { authorization: `Bearer ${jwt ?? JWT_LOOKALIKE}` }),
@@ -122,6 +123,12 @@ function merchantProbes(method: string, template: string, c: Credentials, jwt: s
     }
     case "/.well-known/jwks.json":
       return [p("good"), p("undocumented query", {}, undefined, `${path}?x=1`), p("a body on GET", {}, '{"a": 1}')];
+    case "/":
+      return [
+        p("good"),
+        p("undocumented query", {}, undefined, `${path}?x=1`),
+        p("with an access token", { authorization: `Bearer ${jwt ?? JWT_LOOKALIKE}` }),
+      ];
     default: {
       const auth = { authorization: `Bearer ${jwt ?? JWT_LOOKALIKE}` };
       return [
@@ -202,10 +209,10 @@ afterAll(async () => {
 });
 
 /** The document a client reads: GET /__sandbox/openapi.json of that server. */
-async function servedDocument(t: TestServer, headers: Record<string, string> = {}, fallBackToDefault = true): Promise<OpenApiChecker> {
+async function servedDocument(t: TestServer, headers: Record<string, string> = {}): Promise<OpenApiChecker> {
   const r = await wireRequest(t.server.port, "GET", "/__sandbox/openapi.json", headers);
   expect(r.status).toBe(200);
-  return new OpenApiChecker(JSON.parse(r.body.toString("utf8")), fallBackToDefault);
+  return new OpenApiChecker(JSON.parse(r.body.toString("utf8")));
 }
 
 async function session(t: TestServer, scenario?: string, headers: Record<string, string> = {}): Promise<{ id: string; merchant: Credentials }> {
@@ -277,6 +284,8 @@ describe("every answer is what the served OpenAPI document says, body included",
     const guardedDoc = await servedDocument(guarded, { "x-admin-token": ADMIN_TOKEN });
     const operations = doc.operations().filter(([, m]) => m !== "head");
     const merchantOps = operations.filter(([p]) => !p.startsWith("/__sandbox/"));
+    // What a session's base URL serves: the paths that list it as a server (not `/`, the QA page's redirect).
+    const underBaseOps = merchantOps.filter(([p]) => doc.serversOf(p).includes("/s/{session_id}"));
     const controlOps = operations.filter(([p]) => p.startsWith("/__sandbox/"));
 
     // The built-in merchant, and merchants whose scenarios script refusals; but the one that revokes
@@ -305,15 +314,14 @@ describe("every answer is what the served OpenAPI document says, body included",
     ];
     for (const [base, merchant, label] of underBases) {
       const jwt = await accessToken(plain, merchant);
-      for (const [template, method] of merchantOps) {
+      for (const [template, method] of underBaseOps) {
         for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt)) {
           await drive(plain, doc, template, { ...probe, path: base + probe.path }, label);
         }
       }
     }
     for (const [i, t] of variants.entries()) {
-      // No scripted answer here: every status a variant answers must be documented as its own.
-      const shaped = await servedDocument(t, {}, false);
+      const shaped = await servedDocument(t);
       const merchant = merchants[0]!;
       const jwt = await accessToken(t, merchant);
       for (const [template, method] of merchantOps) {
@@ -328,7 +336,7 @@ describe("every answer is what the served OpenAPI document says, body included",
         [`/s/${own.id}`, "another merchant under a session's base URL"],
         [`/s/${ended.id}`, "an ended session's base URL"],
       ] as const) {
-        for (const [template, method] of merchantOps) {
+        for (const [template, method] of underBaseOps) {
           for (const probe of merchantProbes(method.toUpperCase(), template, merchant, jwt).slice(0, 3)) {
             await drive(t, shaped, template, { ...probe, path: base + probe.path }, `${VARIANTS[i]![0]}, ${label}`);
           }

@@ -1,5 +1,6 @@
 import { BAD_BODIES, GOOD_BODIES } from "../support/control-bodies.js";
 import { REFUSING_SCENARIOS } from "../support/library.js";
+import { documentedStatus } from "../support/openapi-check.js";
 import { compileErrors, dereference, validate } from "@readme/openapi-parser";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,8 +24,8 @@ import {
  * query parameters, missing and wrong credentials, bad bodies, web-page requests, an absent
  * session), on a plain sandbox, one with an admin token, one with the control plane off, and as
  * merchants of the library scenarios that script refusals; every path also gets the methods it does
- * not take. Each answer's status must be documented for that operation (or be its scripted
- * `default`), with the headers a client acts on, and a problem+json answer's `code` must be one
+ * not take. Each answer's status must be documented for that operation (its scripted `default`
+ * only for an answer that carries X-Sandbox-Rule), with the headers a client acts on, and a problem+json answer's `code` must be one
  * the documented response lists.
  */
 
@@ -70,15 +71,16 @@ afterAll(async () => {
 });
 
 /**
- * Fails unless the answer's status, and its problem code, is documented for the operation.
- * `fallBackToDefault`: a status not listed may be the operation's scripted `default` answer.
+ * Fails unless the answer's status, and its problem code, is documented for the operation; only an
+ * answer a scenario rule scripted (X-Sandbox-Rule) may be the operation's `default`.
  */
-function conforms(op: Operation, where: string, r: Reply, fallBackToDefault = true): void {
+function conforms(op: Operation, where: string, r: Reply): void {
   checked++;
   seen.add(String(r.status));
-  const documented = op.responses[String(r.status)] ?? (fallBackToDefault ? op.responses.default : undefined);
+  const key = documentedStatus(op.responses, r.status, r.headers.has("x-sandbox-rule"));
   const what = `${where} → ${r.status} ${r.text.slice(0, 200)}`;
-  expect(documented, what).toBeDefined();
+  expect(key, `${what}: status not documented`).toBeDefined();
+  const documented = op.responses[key!];
   const documentedHeaders = Object.keys(documented.headers ?? {}).map((k) => k.toLowerCase());
   for (const header of SIGNIFICANT_HEADERS) {
     if (r.headers.has(header)) expect(documentedHeaders, `${what}: ${header}`).toContain(header);
@@ -165,6 +167,7 @@ function merchantProbes(
       return [
         ["good", path, json({ amount: 1 }, auth)],
         ["good, unknown query parameter", `${path}?x=1`, json({}, auth)],
+        ["token in the query", `${path}?access_token=${jwt ?? JWT_LOOKALIKE}`, json({}, auth)],
         ["no credentials", path, { method }],
         ["the access token", path, { method, headers: { authorization: `Bearer ${jwt ?? JWT_LOOKALIKE}` } }],
         ["unknown payment token", path, { method, headers: { authorization: "Bearer mpt_unknown" } }],
@@ -188,6 +191,12 @@ function merchantProbes(
       return [
         ["good", path, { method }],
         ["unknown query parameter", `${path}?x=1`, { method }],
+      ];
+    case "/":
+      return [
+        ["good", path, { method }],
+        ["unknown query parameter", `${path}?x=1`, { method }],
+        ["with an access token", path, { method, headers: { authorization: `Bearer ${jwt ?? JWT_LOOKALIKE}` } }],
       ];
     default: {
       // The payment and cashout groups: the access token, any method.
@@ -337,13 +346,13 @@ describe("under every response profile, every merchant operation answers only wh
         const before = checked;
         for (const { method, template, op } of merchantOps) {
           for (const [label, path, init] of merchantProbes(method, template, merchant, jwt, loginJwt)) {
-            conforms(op, `${method} ${path} (${label}, ${profile})`, await t.call(path, init), false);
+            conforms(op, `${method} ${path} (${label}, ${profile})`, await t.call(path, init));
           }
           const path = template.replace("{path}", "x");
           const twice: Array<Record<string, string[]>> = [{ authorization: ["Bearer a", "Bearer b"] }, { "x-api-key": [DEFAULT_KEY, DEFAULT_KEY] }];
           for (const headers of twice) {
             const r = await requestWithRepeatedHeaders(t.url, path, headers, { method });
-            conforms(op, `${method} ${path} (${Object.keys(headers)[0]} twice, ${profile})`, r, false);
+            conforms(op, `${method} ${path} (${Object.keys(headers)[0]} twice, ${profile})`, r);
           }
         }
         expect(checked - before).toBeGreaterThan(200);

@@ -4,7 +4,8 @@ import addFormatsPlugin from "ajv-formats";
 
 /**
  * Checks an HTTP answer against an OpenAPI 3.1 document as a validating proxy would: the status
- * must be documented for the operation (or its `default`), the headers a client acts on must be
+ * must be documented for the operation (its `default` only for an answer a scenario rule scripted,
+ * marked by X-Sandbox-Rule: documentedStatus), the headers a client acts on must be
  * listed and every listed header must match its schema, the media type must be one the response
  * lists, and the body must validate against that media type's JSON Schema (2020-12, OpenAPI 3.1's
  * dialect) with formats checked. A HEAD answer must have no body and no Content-Length other than
@@ -93,15 +94,22 @@ export function wireRequest(
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked member by member
 type Json = any;
 
+/**
+ * The key of `responses` an answer is checked against: its own status, or, for an answer a
+ * scenario rule scripted (it carries X-Sandbox-Rule), the operation's `default` (the rule's
+ * `respond`, any status). Any other answer at a status the operation does not list is undocumented:
+ * falling back to `default` for it would let every undocumented status of a scripted path pass.
+ */
+export function documentedStatus(responses: Record<string, unknown>, status: number, scriptedByRule: boolean): string | undefined {
+  if (responses[String(status)] !== undefined) return String(status);
+  return scriptedByRule && responses.default !== undefined ? "default" : undefined;
+}
+
 export class OpenApiChecker {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(
-    private readonly doc: Json,
-    /** Whether an undocumented status may fall back to the operation's `default` (a scenario rule's scripted answer). */
-    private readonly fallBackToDefault = true,
-  ) {
+  constructor(private readonly doc: Json) {
     this.ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true, allowUnionTypes: true });
     this.ajv.addVocabulary([...OPENAPI_KEYWORDS, "openapi", "info", "servers", "paths", "components", "tags", "security", "webhooks"]);
     // ajv-formats ships as CommonJS with a default member.
@@ -115,6 +123,11 @@ export class OpenApiChecker {
     return Object.entries(this.doc.paths as Record<string, Json>).flatMap(([path, item]) =>
       ["get", "head", "post", "put", "patch", "delete", "options", "trace"].filter((m) => item[m]).map((m): [string, string] => [path, m]),
     );
+  }
+
+  /** The server URLs a path lists of its own (the merchant API's `/s/{session_id}`), none when only the document's. */
+  serversOf(path: string): string[] {
+    return ((this.doc.paths[path]?.servers ?? []) as Array<{ url: string }>).map((s) => s.url);
   }
 
   /** The methods the document lists on a path (lower case). */
@@ -134,9 +147,11 @@ export class OpenApiChecker {
     const opPointer = `/paths/${pointerSegment(path)}/${method}`;
     const op = this.at(opPointer);
     if (!op) return [`${where}: no operation ${method.toUpperCase()} ${path} in the document`];
-    const key = op.responses[String(reply.status)] ? String(reply.status) : op.responses.default && this.fallBackToDefault ? "default" : undefined;
+    const key = documentedStatus(op.responses, reply.status, reply.headers.has("x-sandbox-rule"));
     if (!key) {
-      bad(`status not documented (lists ${Object.keys(op.responses).join(" ")}); body ${reply.body.toString("utf8").slice(0, 160)}`);
+      bad(
+        `status not documented (lists ${Object.keys(op.responses).join(" ")}, no X-Sandbox-Rule); body ${reply.body.toString("utf8").slice(0, 160)}`,
+      );
       return out;
     }
     const { value: response, pointer } = this.resolve(`${opPointer}/responses/${pointerSegment(key)}`);

@@ -30,6 +30,14 @@ export function uiEndpoint(ctx: ControlContext, asset: string): SandboxResponse 
   return { status: 200, headers: { "content-type": file.contentType, ...PAGE_HEADERS }, body: file.body };
 }
 
+/**
+ * `/` as the app's router serves it when the control plane is on (app/routes.ts): GET and HEAD
+ * redirect to the page; any other method is an unknown path of the merchant API (404 `not_found`,
+ * in a response profile's shape). The router and the OpenAPI document both read this row, so `/`
+ * cannot answer undocumented.
+ */
+export const ROOT_ROUTE = { path: "/", name: "unknown", methods: ["GET", "HEAD"] } as const;
+
 /** GET / with the control plane on: a browser opening the sandbox's address lands on the page. */
 export function rootRedirect(): SandboxResponse {
   return {

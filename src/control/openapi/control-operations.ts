@@ -118,6 +118,30 @@ const PAGE_REDIRECT = {
   content: { "text/plain": { schema: { type: "string" } } },
 };
 
+/**
+ * `/` (control/endpoints/ui.ts's ROOT_ROUTE): served beside the merchant API by the app's router,
+ * as an unknown path of it is (scenario rules with `endpoint: any` apply, a response profile shapes
+ * its refusal), so it is documented with the merchant paths; never under a session's base URL.
+ */
+export const rootDocs: Record<string, PathDoc> = {
+  "/": {
+    tag: "Control plane",
+    scripted: true,
+    operations: {
+      get: {
+        operationId: "rootRedirect",
+        summary: "The sandbox's address, opened in a browser",
+        description:
+          "Sends a browser to the QA page, /__sandbox/ui/ (served only with the control plane on; with --no-control-plane, and under a session's base URL, `/` is an unknown path: 404 `not_found`). Any other method than GET and HEAD is an unknown path too.",
+        security: [],
+        responses: { "302": PAGE_REDIRECT },
+        refusals: ["not_found"],
+        notes: { 404: "Another method than GET and HEAD: `/` is then an unknown path (`not_found`, with the list of routes)." },
+      },
+    },
+  },
+};
+
 export const controlDocs: Record<string, PathDoc> = {
   "/__sandbox/health": path({
     get: {

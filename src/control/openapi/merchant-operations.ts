@@ -189,7 +189,7 @@ export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
         operationId: "initHostedPayment",
         summary: "Start a hosted payment with the merchant payment token",
         description:
-          "Authorised by the merchant payment token, NOT the JWT access token: sending the JWT here is the mistake integrations make most, and the 401 explains the two tokens. This exact path takes precedence over the payment group. Answers a seeded payment id and a checkout URL that leads nowhere (hosted checkout is not simulated). Unlike the groups, a token in the query string is not refused here.",
+          "Authorised by the merchant payment token, NOT the JWT access token: sending the JWT here is the mistake integrations make most, and the 401 explains the two tokens. This exact path takes precedence over the payment group. Answers a seeded payment id and a checkout URL that leads nowhere (hosted checkout is not simulated). As on the groups, a token in the query string (`?access_token=`, `token`, `jwt`, `bearer`) is refused 400 `token_in_query`: it ends up in logs and browser history.",
         security: [{ PaymentToken: [] }],
         requestBody: {
           required: false,
@@ -212,6 +212,7 @@ export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
         },
         refusals: [
           ...BEARER_HEADER,
+          "token_in_query",
           "payment_token_header_repeated",
           "payment_token_not_string",
           ...BODY,
@@ -225,7 +226,7 @@ export const merchantDocs: Record<string, PathDoc> = underSessionBaseUrls({
           ...SIZE_AND_TYPE,
         ],
         notes: {
-          400: "The Authorization header is malformed (with a Bearer challenge), the payment token header is repeated or the body field is not a string (header/body transports), or a body declared as JSON does not parse or is not an object.",
+          400: "A token in the query string (`token_in_query`), the Authorization header is malformed (with a Bearer challenge), the payment token header is repeated or the body field is not a string (header/body transports), or a body declared as JSON does not parse or is not an object.",
           401: "No payment token, the JWT access token instead of it (`access_token_on_payment_init`: the message explains the two tokens), an unknown, expired or revoked payment token, or a disabled merchant's.",
         },
       },
