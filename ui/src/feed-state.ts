@@ -5,10 +5,8 @@
  */
 import { moveLabel } from "./format.js";
 import type { ClockView, HistoryEntry, JournalEntry } from "./types.js";
+// A type-only import: nothing of the DOM-side api module that props.ts names is loaded.
 import type { TimelineMark } from "./panels/props.js";
-
-/** A clock move or actions on the timeline (a type-only import: nothing of the DOM-side api module is loaded). */
-export type Mark = TimelineMark;
 
 /** The rows plus the new ones, each id once, oldest first (by `seq`); the same array when nothing is new. */
 export function mergeEntries(current: readonly JournalEntry[], incoming: readonly JournalEntry[]): readonly JournalEntry[] {
@@ -35,7 +33,7 @@ export function replayFrom(entries: readonly JournalEntry[]): string {
 }
 
 /** The mark a clock event makes, compared with the clock before it; none when nothing visible changed. */
-export function clockMark(before: ClockView | undefined, after: ClockView): Mark | undefined {
+export function clockMark(before: ClockView | undefined, after: ClockView): TimelineMark | undefined {
   if (before === undefined) return undefined;
   const moved = Date.parse(after.now) - Date.parse(before.now);
   if (before.frozen !== after.frozen) return { kind: "clock", at: after.now, label: after.frozen ? "frozen" : "running" };
@@ -48,7 +46,7 @@ export function clockMark(before: ClockView | undefined, after: ClockView): Mark
  * The mark a session history entry makes (a clock move, actions or a reset, from this page, a script
  * or before the page was opened): a move at the clock's time after it, actions at the time they ran.
  */
-export function historyMark(entry: HistoryEntry): Mark {
+export function historyMark(entry: HistoryEntry): TimelineMark {
   if (entry.kind === "reset") return { id: entry.id, kind: "clock", at: entry.clock.now, label: "reset" };
   if (entry.kind === "actions") {
     const now = Object.entries(entry.now ?? {}).map(([k, v]) => (v === true ? k : `${k}: ${v}`));
@@ -63,7 +61,7 @@ export function historyMark(entry: HistoryEntry): Mark {
 }
 
 /** The marks plus those of the entries not marked yet (by id), in the order they happened; the same array when none is new. */
-export function mergeHistoryMarks(current: readonly Mark[], entries: readonly HistoryEntry[]): readonly Mark[] {
+export function mergeHistoryMarks(current: readonly TimelineMark[], entries: readonly HistoryEntry[]): readonly TimelineMark[] {
   const known = new Set(current.map((m) => m.id).filter((id) => id !== undefined));
   const fresh = entries.filter((e) => !known.has(e.id)).map(historyMark);
   return fresh.length === 0 ? current : [...current, ...fresh];

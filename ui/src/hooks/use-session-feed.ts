@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ControlError } from "../api";
 import { followSession, type StreamEvent } from "../events";
-import { clockMark, type Mark, mergeEntries, mergeHistoryMarks, replayFrom } from "../feed-state";
+import { clockMark, mergeEntries, mergeHistoryMarks, replayFrom } from "../feed-state";
+import type { TimelineMark } from "../panels/props";
 import type { Page } from "../page";
 import type { ClockView, Finding, HistoryEntry, JournalEntry, SessionChange, SessionDetail } from "../types";
 
@@ -14,7 +15,7 @@ export interface SessionFeed {
   entries: readonly JournalEntry[];
   findings: Finding[] | undefined;
   clock: ClockView | undefined;
-  marks: readonly Mark[];
+  marks: readonly TimelineMark[];
   live: LiveState;
   ended: boolean;
   /** A panel changed the clock: show it at once, before its event arrives. */
@@ -36,7 +37,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
   const [entries, setEntries] = useState<readonly JournalEntry[]>([]);
   const [findings, setFindings] = useState<Finding[]>();
   const [clock, setClockState] = useState<ClockView>();
-  const [marks, setMarks] = useState<readonly Mark[]>([]);
+  const [marks, setMarks] = useState<readonly TimelineMark[]>([]);
   const [live, setLive] = useState<LiveState>("stopped");
   const [ended, setEnded] = useState(false);
   // The clock as the last event (or load) told it: marks are measured from it, not from what a
