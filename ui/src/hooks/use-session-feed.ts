@@ -4,6 +4,7 @@ import { followSession, type StreamEvent } from "../events";
 import { clockMark, mergeEntries, mergeHistoryMarks, replayFrom } from "../feed-state";
 import type { TimelineMark } from "../panels/props";
 import type { Page } from "../page";
+import { clockAt } from "../running-clock";
 import type { ClockView, Finding, HistoryEntry, JournalEntry, SessionChange, SessionDetail } from "../types";
 
 export type LiveState = "live" | "reconnecting" | "stopped";
@@ -65,8 +66,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
     // those made before the page was opened or while its stream was down.
     const takeClock = (view: ClockView, mark: boolean) => {
       const last = eventClock.current;
-      const before =
-        last && !last.view.frozen ? { ...last.view, now: new Date(Date.parse(last.view.now) + Date.now() - last.at).toISOString() } : last?.view;
+      const before = last && { ...last.view, now: clockAt(last.view, last.at, Date.now()) };
       const moved = mark ? clockMark(before, view) : undefined;
       eventClock.current = { view, at: Date.now() };
       if (moved) setMarks((m) => [...m, moved]);
