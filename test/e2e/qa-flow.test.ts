@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserPerFile } from "../support/browser.js";
+import { browserPerFile, qaPageUrl } from "../support/browser.js";
 import {
   cellText,
   credentialField,
@@ -16,7 +16,7 @@ import {
   textOf,
   timeline,
 } from "../support/qa-page.js";
-import type { SessionAnswer, TestServer } from "../support/server.js";
+import { createSession, type SessionAnswer, type TestServer } from "../support/server.js";
 import { SessionClient } from "../support/session-client.js";
 
 /**
@@ -251,4 +251,20 @@ describe("the QA page's flow (headless Chromium)", () => {
 
     console.log(`QA flow (headless Chromium): ${Math.round(performance.now() - began)} ms, browser launch ${ui.launchMs()} ms`);
   }, 120_000);
+
+  it("a session ended elsewhere (a script) while its page follows it: the page shows it ended and says so in its status line", async () => {
+    const t = await ui.sandbox();
+    const page = ui.page();
+    const { id } = await createSession(t, SCENARIO);
+    await page.goto(qaPageUrl(t.url, `#/sessions/${id}`));
+    await sessionHeading(page, id).waitFor();
+    // Followed live first, so the end comes as the stream's event, not as its 404 on a reconnect.
+    await page.locator(".live-live").waitFor();
+    ui.allowConsoleErrors(/status of 404/);
+
+    expect((await t.call(`/__sandbox/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
+    await eventually(() => textOf(statusLine(page))).toContain(`Session ${id} has ended`);
+    await page.getByRole("link", { name: "Back to sessions", exact: true }).waitFor();
+    await page.getByRole("button", { name: "End session", exact: true }).waitFor({ state: "detached" });
+  });
 });

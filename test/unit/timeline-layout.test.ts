@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../ui/src/types.js";
-import { describeTimeline, type LayoutMark, layoutTimeline, PAD, type TimelineLayout } from "../../ui/src/panels/timeline-layout.js";
+import { describeTimeline, layoutTimeline, PAD, type TimelineLayout } from "../../ui/src/panels/timeline-layout.js";
+import type { TimelineMark } from "../../ui/src/panels/props.js";
 import { spanText, timeScale } from "../../ui/src/panels/time-scale.js";
 
 /**
@@ -53,7 +54,7 @@ function journal() {
   };
 }
 
-const layout = (entries: JournalEntry[], now: number, marks: LayoutMark[] = []) => layoutTimeline({ entries, marks, now: at(now), width: WIDTH });
+const layout = (entries: JournalEntry[], now: number, marks: TimelineMark[] = []) => layoutTimeline({ entries, marks, now: at(now), width: WIDTH });
 const bar = (l: TimelineLayout, jti: string) => l.tokens.find((t) => t.jti === jti)!;
 const mark = (l: TimelineLayout, id: string) => l.requests.find((r) => r.id === id)!;
 
@@ -135,7 +136,7 @@ describe("timeline layout", () => {
     j.token(0, "tok_r");
     j.pay(1, "tok_r");
     const refused = j.pay(3, "tok_r", { code: "token_revoked" });
-    const marks: LayoutMark[] = [{ kind: "actions", at: at(2), label: "revoke_token" }];
+    const marks: TimelineMark[] = [{ kind: "actions", at: at(2), label: "revoke_token" }];
     const l = layout(j.entries, 4, marks);
 
     const r = bar(l, "tok_r");

@@ -1,4 +1,4 @@
-import type { LiveState } from "../hooks/use-session-feed";
+import type { LiveState } from "../feed-state";
 
 const TEXT: Record<LiveState, string> = { live: "Live", reconnecting: "Reconnecting…", stopped: "Stopped" };
 

@@ -1,22 +1,11 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useReducer, useRef } from "preact/hooks";
 import { ControlError } from "../api";
 import { followSession, type StreamEvent } from "../events";
-import { clockMark, type Mark, mergeEntries, mergeHistoryMarks, replayFrom } from "../feed-state";
+import { EMPTY_FEED, type FeedState, feedReducer, replayFrom } from "../feed-state";
 import type { Page } from "../page";
 import type { ClockView, Finding, HistoryEntry, JournalEntry, SessionChange, SessionDetail } from "../types";
 
-export type LiveState = "live" | "reconnecting" | "stopped";
-
-export interface SessionFeed {
-  detail: SessionDetail | undefined;
-  /** Why the session could not be loaded (it does not exist, or the call was refused). */
-  missing: string | undefined;
-  entries: readonly JournalEntry[];
-  findings: Finding[] | undefined;
-  clock: ClockView | undefined;
-  marks: readonly Mark[];
-  live: LiveState;
-  ended: boolean;
+export interface SessionFeed extends Omit<FeedState, "heard" | "endingHere" | "endedElsewhere"> {
   /** A panel changed the clock: show it at once, before its event arrives. */
   setClock: (clock: ClockView) => void;
   /** The session was ended from this page. */
@@ -28,49 +17,33 @@ export interface SessionFeed {
 /**
  * A session's page data: loaded once (session, journal, findings), then kept current by its event
  * stream. The stream replays from the newest row loaded (or from the start), so no request made
- * between the load and the stream is missed; rows that arrive twice are merged by id.
+ * between the load and the stream is missed; rows that arrive twice are merged by id. What the
+ * loads and events change is folded by `feedReducer` (feed-state.ts); this hook makes the requests,
+ * holds the stream and says what the user must hear.
  */
 export function useSessionFeed(page: Page, id: string): SessionFeed {
-  const [detail, setDetail] = useState<SessionDetail>();
-  const [missing, setMissing] = useState<string>();
-  const [entries, setEntries] = useState<readonly JournalEntry[]>([]);
-  const [findings, setFindings] = useState<Finding[]>();
-  const [clock, setClockState] = useState<ClockView>();
-  const [marks, setMarks] = useState<readonly Mark[]>([]);
-  const [live, setLive] = useState<LiveState>("stopped");
-  const [ended, setEnded] = useState(false);
-  // The clock as the last event (or load) told it: marks are measured from it, not from what a
-  // panel set a moment before, which would make every move look like no move.
-  // A running clock's reading is carried forward to now before comparing, or the time between two
-  // readings would look like a move.
-  const eventClock = useRef<{ view: ClockView; at: number } | undefined>(undefined);
+  const [state, dispatch] = useReducer(feedReducer, EMPTY_FEED);
   const stream = useRef<{ stop: () => void } | undefined>(undefined);
 
-  const setClock = useCallback((view: ClockView) => setClockState(view), []);
-  const endedRef = useRef(false);
-  const endingHere = useCallback((on: boolean) => {
-    endedRef.current = on;
-  }, []);
+  const setClock = useCallback((view: ClockView) => dispatch({ type: "clock shown", view }), []);
+  const endingHere = useCallback((on: boolean) => dispatch({ type: "ending here", on }), []);
   const markEnded = useCallback(() => {
-    endedRef.current = true;
-    setEnded(true);
+    dispatch({ type: "ended", say: false });
     stream.current?.stop();
   }, []);
+
+  // Ended elsewhere (a script, another tab, idle reaping): say so, the notice alone is not read out.
+  useEffect(() => {
+    if (state.endedElsewhere) page.announce(`Session ${id} has ended`);
+  }, [state.endedElsewhere, page, id]);
 
   useEffect(() => {
     let gone = false;
     // `mark`: only for the sandbox clock's moves. The session's own moves, actions and resets are
     // marked from its history (read with the session, then each `history` event), which also holds
     // those made before the page was opened or while its stream was down.
-    const takeClock = (view: ClockView, mark: boolean) => {
-      const last = eventClock.current;
-      const before =
-        last && !last.view.frozen ? { ...last.view, now: new Date(Date.parse(last.view.now) + Date.now() - last.at).toISOString() } : last?.view;
-      const moved = mark ? clockMark(before, view) : undefined;
-      eventClock.current = { view, at: Date.now() };
-      if (moved) setMarks((m) => [...m, moved]);
-      setClock(view);
-    };
+    const takeClock = (view: ClockView, mark: boolean) => dispatch({ type: "clock heard", view, at: Date.now(), mark });
+    const takeDetail = (detail: SessionDetail) => !gone && dispatch({ type: "detail", detail });
     // At most one read of the session in flight, and one more after it when rules kept firing meanwhile.
     let reading: "idle" | "reading" | "again" = "idle";
     const rereadDetail = () => {
@@ -81,12 +54,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
       reading = "reading";
       page.api
         .session(id)
-        .then(
-          (s) => {
-            if (!gone) setDetail(s);
-          },
-          () => {},
-        )
+        .then(takeDetail, () => {})
         .finally(() => {
           const more = reading === "again";
           reading = "idle";
@@ -98,13 +66,13 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
       switch (event.event) {
         case "request": {
           const entry = event.data as JournalEntry;
-          setEntries((rows) => mergeEntries(rows, [entry]));
+          dispatch({ type: "requests", entries: [entry] });
           // A rule that fired may have changed the credentials (rotate_secret: secret-rotated): read them again.
           if (entry.rules?.length) rereadDetail();
           break;
         }
         case "findings":
-          setFindings((event.data as { findings: Finding[] }).findings);
+          dispatch({ type: "findings", findings: (event.data as { findings: Finding[] }).findings });
           break;
         case "clock": {
           const data = event.data as ClockView & { session?: string };
@@ -118,20 +86,19 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
           break;
         }
         case "history":
-          setMarks((m) => mergeHistoryMarks(m, [event.data as HistoryEntry]));
+          dispatch({ type: "history", entries: [event.data as HistoryEntry] });
           break;
         case "session": {
           const change = event.data as SessionChange;
           if (change.change === "ended") {
-            // Ended elsewhere (a script, another tab, idle reaping): say so, the notice alone is not read out.
-            if (!endedRef.current) page.announce(`Session ${id} has ended`);
-            markEnded();
+            dispatch({ type: "ended", say: true });
+            stream.current?.stop();
           } else if (change.change === "actions") {
             // A rotated secret (from this page or a script) changes the credentials shown: read them again.
-            if (change.applied?.includes("rotate_secret")) page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
+            if (change.applied?.includes("rotate_secret")) page.api.session(id).then(takeDetail, page.fail);
           } else if (change.change === "reset") {
             // A reset puts the scenario's declared secret back: the credentials shown change too.
-            page.api.session(id).then((s) => !gone && setDetail(s), page.fail);
+            page.api.session(id).then(takeDetail, page.fail);
             page.api.clock(id).then((view) => takeClock(view, false), page.fail);
           }
           break;
@@ -144,19 +111,16 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
       try {
         const session = await page.api.session(id);
         if (gone) return;
-        setDetail(session);
-        eventClock.current = { view: session.clock, at: Date.now() };
-        setClock(session.clock);
         // What was done to the session before the page opened: its clock moves, actions and resets.
-        setMarks((m) => mergeHistoryMarks(m, session.history));
+        dispatch({ type: "loaded", session, at: Date.now() });
         const [journal, report] = await Promise.all([page.api.journal(id), page.api.report(id)]);
         if (gone) return;
-        setEntries((rows) => mergeEntries(rows, journal.requests));
-        setFindings(report.findings);
+        dispatch({ type: "requests", entries: journal.requests });
+        dispatch({ type: "findings", findings: report.findings });
         since = replayFrom(journal.requests);
       } catch (e) {
         if (gone) return;
-        setMissing(e instanceof Error ? e.message : String(e));
+        dispatch({ type: "missing", why: e instanceof Error ? e.message : String(e) });
         if (e instanceof ControlError && e.status === 404) page.announce(e.message, "error");
         else page.fail(e);
         return;
@@ -168,13 +132,13 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
         onEvent,
         onState: (state, status) => {
           if (gone) return;
-          setLive(state);
+          dispatch({ type: "live", state });
           // Live again, or for the first time: the stream replays missed requests, but findings and
           // clock moves made while it was not open (or between the first read and its opening) are
           // only current in the report and the clock, so read both again.
           if (state === "live") {
             page.api.report(id).then(
-              (r) => !gone && setFindings(r.findings),
+              (r) => !gone && dispatch({ type: "findings", findings: r.findings }),
               () => {},
             );
             page.api.clock(id).then(
@@ -183,7 +147,7 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
             );
           }
           // 404: the session ended while the stream was down; 401: the token was forgotten or changed.
-          if (state === "stopped" && status === 404) setEnded(true);
+          if (state === "stopped" && status === 404) dispatch({ type: "ended", say: false });
           if (state === "stopped" && status === 401)
             page.fail(new ControlError(401, "admin_token_required", "The event stream needs the admin token."));
           if (state === "stopped" && (status === 400 || status === 403))
@@ -195,7 +159,8 @@ export function useSessionFeed(page: Page, id: string): SessionFeed {
       gone = true;
       stream.current?.stop();
     };
-  }, [page, id, setClock, markEnded]);
+  }, [page, id]);
 
+  const { detail, missing, entries, findings, clock, marks, live, ended } = state;
   return { detail, missing, entries, findings, clock, marks, live, ended, setClock, markEnded, endingHere };
 }

@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
+import { useRunningNow } from "../hooks/use-running-now";
 import type { ClockView } from "../types";
 import type { ClockPanelProps } from "./props";
 import "./panel-form.css";
@@ -15,7 +16,7 @@ const PRESETS = ["1m", "15m", "61m"] as const;
 export function ClockPanel({ api, session, clock, onClock, announce, fail }: ClockPanelProps) {
   const [advanceBy, setAdvanceBy] = useState("");
   const [setTo, setSetTo] = useState("");
-  const shown = useTicking(clock);
+  const shown = useRunningNow(clock);
 
   const change = async (body: { advance?: string; set?: string; freeze?: boolean }, says: (c: ClockView) => string) => {
     try {
@@ -93,17 +94,4 @@ export function ClockPanel({ api, session, clock, onClock, announce, fail }: Clo
       </form>
     </section>
   );
-}
-
-/** A running clock moves on between answers: shown advanced locally each second; a frozen one costs no timer. */
-function useTicking(clock: ClockView): string {
-  const readAt = useMemo(() => (clock ? Date.now() : 0), [clock]);
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    if (clock.frozen) return;
-    const timer = setInterval(() => setTick((t) => t + 1), 1000);
-    return () => clearInterval(timer);
-  }, [clock]);
-  const at = Date.parse(clock.now);
-  return clock.frozen || !Number.isFinite(at) ? clock.now : new Date(at + Date.now() - readAt).toISOString();
 }

@@ -12,9 +12,6 @@ import type { TimelineMark } from "./props.js";
 import { type Outcome, outcomeOf } from "../format.js";
 import { spanText, type TimeBreak, type TimeScale, timeScale } from "./time-scale.js";
 
-/** A clock move or actions, at a time on the session clock (the page's TimelineMark). */
-export type LayoutMark = TimelineMark;
-
 /** As the journal table says it: refused is any 4xx, error a 5xx or a dropped connection (status 0). */
 export type { Outcome };
 
@@ -125,7 +122,7 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export function layoutTimeline(input: {
   entries: readonly JournalEntry[];
-  marks: readonly LayoutMark[];
+  marks: readonly TimelineMark[];
   now: string;
   width?: number;
 }): TimelineLayout {
@@ -251,7 +248,7 @@ function afterSameInstant(t: number, real: readonly JournalEntry[], placed: read
 }
 
 /** Every token the journal shows, issued or only presented, with when and why it stopped working. */
-function collectTokens(entries: readonly JournalEntry[], marks: readonly LayoutMark[]): Map<string, TokenFacts> {
+function collectTokens(entries: readonly JournalEntry[], marks: readonly TimelineMark[]): Map<string, TokenFacts> {
   const tokens = new Map<string, TokenFacts>();
   const seen = (jti: string, t: number): TokenFacts => {
     let f = tokens.get(jti);
@@ -292,7 +289,7 @@ function collectTokens(entries: readonly JournalEntry[], marks: readonly LayoutM
  * Ends a token at its first refusal, or earlier at the action that ended it ("revoke_token",
  * "expire_token" run on the session) when one lies between its last accepted use and that refusal.
  */
-function endEarly(f: TokenFacts, refusedMs: number, why: "revoked" | "expired early", marks: readonly LayoutMark[]): void {
+function endEarly(f: TokenFacts, refusedMs: number, why: "revoked" | "expired early", marks: readonly TimelineMark[]): void {
   const word = why === "revoked" ? "revoke_token" : "expire_token";
   const after = f.lastAcceptedMs ?? f.issuedMs ?? f.firstSeenMs;
   const action = marks

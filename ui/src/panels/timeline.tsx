@@ -62,7 +62,7 @@ export function Timeline({ entries, marks, now, onSelect }: TimelineProps) {
           ))}
           <Markers markers={layout.markers} top={TOP - 16} bottom={TOP + rows * LANE_H} width={layout.width} />
           {layout.requests.map((r) => (
-            <Mark key={r.id} mark={r} y={laneY(r.lane)} onSelect={onSelect} tabStop={r.id === current} onFocus={setActive} onMove={move} />
+            <RequestSymbol key={r.id} mark={r} y={laneY(r.lane)} onSelect={onSelect} tabStop={r.id === current} onFocus={setActive} onMove={move} />
           ))}
         </svg>
       </div>
@@ -105,7 +105,7 @@ function Bar({ bar, y }: { bar: TokenBar; y: number }) {
 }
 
 /** A request: circle when answered, triangle when refused, square when it failed, so colour is never the only sign. */
-function Mark({
+function RequestSymbol({
   mark,
   y,
   onSelect,

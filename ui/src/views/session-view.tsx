@@ -1,16 +1,16 @@
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import { Credentials } from "../components/credentials";
 import { FindingsList } from "../components/findings-list";
 import { JournalTable } from "../components/journal-table";
 import { LiveIndicator } from "../components/live-indicator";
 import { showRow } from "../components/row-focus";
+import { useRunningNow } from "../hooks/use-running-now";
 import { useSessionFeed } from "../hooks/use-session-feed";
 import type { Page } from "../page";
 import { BreakItNow } from "../panels/break-it-now";
 import { ClockPanel } from "../panels/clock-panel";
 import { MintPanel } from "../panels/mint-panel";
 import { Timeline } from "../panels/timeline";
-import type { ClockView } from "../types";
 import "./session.css";
 
 /** `#/sessions/<id>`: the session's credentials, its live journal and findings, and the panels that act on it. */
@@ -90,20 +90,4 @@ export function SessionView({ id, page }: { id: string; page: Page }) {
       )}
     </div>
   );
-}
-
-/**
- * The session clock now: a running clock moves on between readings, so it is advanced locally each
- * second (the timeline's right edge); a frozen one stays put and costs no timer.
- */
-function useRunningNow(clock: ClockView | undefined): string | undefined {
-  const readAt = useMemo(() => (clock ? Date.now() : 0), [clock]);
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    if (!clock || clock.frozen) return;
-    const timer = setInterval(() => setTick((t) => t + 1), 1000);
-    return () => clearInterval(timer);
-  }, [clock]);
-  if (!clock) return undefined;
-  return clock.frozen ? clock.now : new Date(Date.parse(clock.now) + Date.now() - readAt).toISOString();
 }
