@@ -1,10 +1,17 @@
 import type { Argv } from "yargs";
 import { SERVER_LIMIT_DEFAULTS } from "../../adapters/node-http.js";
-import { ALGORITHMS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES } from "../../core/config.js";
+import { ALGORITHMS, DEFAULT_SETTINGS, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, SANDBOX_DEFAULTS } from "../../core/config.js";
+import { durationText } from "../../core/duration.js";
+import { DURATION_LIMITS } from "../../core/duration-limits.js";
 import { LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import { EVENT_LIMIT_DEFAULTS } from "../../control/events.js";
 
-/** `merchant-sandbox serve`'s flags: the yargs command definition, without its handler (start.ts). */
+/**
+ * `merchant-sandbox serve`'s flags: the yargs command definition, without its handler (start.ts).
+ * The defaults shown are read from where the sandbox and the server apply them (DEFAULT_SETTINGS,
+ * SANDBOX_DEFAULTS, EVENT_LIMIT_DEFAULTS, SERVER_LIMIT_DEFAULTS); only the CLI's own (port, host,
+ * log format, shutdown grace) are written here.
+ */
 
 export interface ServeArgs {
   port: number;
@@ -42,6 +49,10 @@ export interface ServeArgs {
   shutdownGrace: string;
 }
 
+/** The CLI's own defaults (the library has no port or host). */
+const PORT = 4010;
+const HOST = "127.0.0.1";
+
 const SETTINGS = "Token and auth settings:";
 const LIMITS = "Limits (a request over one gets a problem+json refusal, never a crash):";
 
@@ -51,34 +62,41 @@ const last = <T>(value: T | T[]): T => (Array.isArray(value) ? (value.at(-1) as 
 /** serve's name, description, flags and examples; commands/serve.ts adds the handler. */
 export const SERVE_COMMAND = {
   command: "serve",
-  describe: "Start the sandbox HTTP server (default http://127.0.0.1:4010)",
+  describe: `Start the sandbox HTTP server (default http://${HOST}:${PORT})`,
   builder: (y: Argv) =>
     y
-      .option("port", { coerce: last, alias: "p", type: "number", default: 4010, describe: "Port to listen on (0 picks a free one)" })
-      .option("host", { coerce: last, type: "string", default: "127.0.0.1", describe: "Address to bind (0.0.0.0 to accept outside connections)" })
+      .option("port", { coerce: last, alias: "p", type: "number", default: PORT, describe: "Port to listen on (0 picks a free one)" })
+      .option("host", { coerce: last, type: "string", default: HOST, describe: "Address to bind (0.0.0.0 to accept outside connections)" })
       .option("token-ttl", {
         coerce: last,
         type: "string",
-        default: "1h",
+        default: durationText(DEFAULT_SETTINGS.tokenTtlSeconds * 1000),
         group: SETTINGS,
-        describe: "Access token lifetime: 3600, 90s, 59m, 1h; at most 3650d",
+        describe: `Access token lifetime: 3600, 90s, 59m, 1h; at most ${DURATION_LIMITS.tokenTtl.text}`,
       })
       .option("leeway", {
         coerce: last,
         type: "string",
-        default: "0s",
+        default: durationText(DEFAULT_SETTINGS.leewaySeconds * 1000),
         group: SETTINGS,
-        describe: "Clock skew tolerated when checking exp/nbf/iat; at most 1d (a profile's jwt.leeway sets it for the scenarios answering in it)",
+        describe: `Clock skew tolerated when checking exp/nbf/iat; at most ${DURATION_LIMITS.leeway.text} (a profile's jwt.leeway sets it for the scenarios answering in it)`,
       })
-      .option("alg", { coerce: last, type: "string", choices: [...ALGORITHMS], default: "RS256", group: SETTINGS, describe: "JWT signing algorithm" })
+      .option("alg", {
+        coerce: last,
+        type: "string",
+        choices: [...ALGORITHMS],
+        default: DEFAULT_SETTINGS.algorithm,
+        group: SETTINGS,
+        describe: "JWT signing algorithm",
+      })
       .option("issuer", {
         coerce: last,
         type: "string",
-        default: "https://merchant-sandbox.test",
+        default: DEFAULT_SETTINGS.issuer,
         group: SETTINGS,
         describe: "The tokens' iss claim",
       })
-      .option("audience", { coerce: last, type: "string", default: "merchant-api", group: SETTINGS, describe: "The tokens' aud claim" })
+      .option("audience", { coerce: last, type: "string", default: DEFAULT_SETTINGS.audience, group: SETTINGS, describe: "The tokens' aud claim" })
       .option("signing-key", {
         coerce: last,
         type: "string",
@@ -90,14 +108,15 @@ export const SERVE_COMMAND = {
         coerce: last,
         type: "string",
         choices: [...PRECEDENCES],
-        default: "must_match",
+        default: DEFAULT_SETTINGS.credentialPrecedence,
         group: SETTINGS,
         describe: "A credential sent in both body and header",
       })
       .option("payment-token-transport", {
         coerce: last,
         type: "string",
-        default: "authorization",
+        // The default transport is `{ kind: "authorization" }`, written as its kind.
+        default: DEFAULT_SETTINGS.paymentTokenTransport.kind,
         group: SETTINGS,
         describe: "Where payment/init reads the payment token: authorization, header:<Name>, body:<field>",
       })
@@ -105,7 +124,7 @@ export const SERVE_COMMAND = {
         coerce: last,
         type: "number",
         choices: [401, 403],
-        default: 401,
+        default: DEFAULT_SETTINGS.disabledMerchantStatus,
         group: SETTINGS,
         describe: "Status for a disabled merchant's token request",
       })
@@ -113,7 +132,7 @@ export const SERVE_COMMAND = {
         coerce: last,
         type: "string",
         choices: [...LOGIN_MODES],
-        default: "deprecated",
+        default: DEFAULT_SETTINGS.loginMode,
         group: SETTINGS,
         describe: "Deprecated /api/login_check: works with Deprecation headers, or 410",
       })
@@ -121,7 +140,7 @@ export const SERVE_COMMAND = {
         coerce: last,
         type: "string",
         choices: [...LOGIN_TOKEN_MODES],
-        default: "accepted",
+        default: DEFAULT_SETTINGS.loginToken,
         group: SETTINGS,
         describe: "The deprecated login's token on payment and cashout: accepted (with Deprecation headers), or refused as not an access token",
       })
@@ -143,7 +162,7 @@ export const SERVE_COMMAND = {
       .option("control-plane", {
         coerce: last,
         type: "boolean",
-        default: true,
+        default: SANDBOX_DEFAULTS.controlPlane,
         group: "Control plane:",
         describe: "Serve /__sandbox/ (sessions, clock, journal, report); --no-control-plane leaves only health",
       })
@@ -163,14 +182,14 @@ export const SERVE_COMMAND = {
       .option("journal-size", {
         coerce: last,
         type: "number",
-        default: 1000,
+        default: SANDBOX_DEFAULTS.journalSize,
         group: LIMITS,
         describe: "Requests the journal keeps (oldest dropped first)",
       })
       .option("max-sessions", {
         coerce: last,
         type: "number",
-        default: 1000,
+        default: SANDBOX_DEFAULTS.maxSessions,
         group: LIMITS,
         describe: "Sessions at once (creating one more gets 429)",
       })
@@ -191,7 +210,7 @@ export const SERVE_COMMAND = {
       .option("max-body-bytes", {
         coerce: last,
         type: "number",
-        default: 64 * 1024,
+        default: DEFAULT_SETTINGS.maxBodyBytes,
         group: LIMITS,
         describe: "Largest request body (larger gets 413)",
       })
@@ -212,21 +231,21 @@ export const SERVE_COMMAND = {
       .option("headers-timeout", {
         coerce: last,
         type: "string",
-        default: "10s",
+        default: durationText(SERVER_LIMIT_DEFAULTS.headersTimeoutMs),
         group: LIMITS,
-        describe: "Time a client has to send its headers (then 408); 1s to 1h",
+        describe: `Time a client has to send its headers (then 408); 1s to ${DURATION_LIMITS.serverTimeout.text}`,
       })
       .option("request-timeout", {
         coerce: last,
         type: "string",
-        default: "30s",
+        default: durationText(SERVER_LIMIT_DEFAULTS.requestTimeoutMs),
         group: LIMITS,
-        describe: "Time a client has to send its whole request (then 408); 1s to 1h",
+        describe: `Time a client has to send its whole request (then 408); 1s to ${DURATION_LIMITS.serverTimeout.text}`,
       })
       .option("write-timeout", {
         coerce: last,
         type: "string",
-        default: "5s",
+        default: durationText(SERVER_LIMIT_DEFAULTS.writeTimeoutMs),
         group: LIMITS,
         describe: "Time a client has to read what waits for it once a buffer's worth waits (then the connection is closed)",
       })
@@ -240,11 +259,11 @@ export const SERVE_COMMAND = {
       .option("session-idle-ttl", {
         coerce: last,
         type: "string",
-        default: "30m",
+        default: SANDBOX_DEFAULTS.sessionIdleTtl,
         group: "Control plane:",
-        describe: "Sessions unused this long are reaped; 1s to 30d",
+        describe: `Sessions unused this long are reaped; 1s to ${DURATION_LIMITS.sessionIdle.text}`,
       })
-      .option("seed", { coerce: last, type: "number", default: 1, describe: "Seed for generated ids (same seed, same sequence)" })
+      .option("seed", { coerce: last, type: "number", default: SANDBOX_DEFAULTS.seed, describe: "Seed for generated ids (same seed, same sequence)" })
       .option("log-format", {
         coerce: last,
         type: "string",

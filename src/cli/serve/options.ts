@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import type { CommandModule } from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { ServerOptions } from "../../adapters/node-http.js";
-import { parseDuration } from "../../core/duration.js";
+import { durationText, parseDuration } from "../../core/duration.js";
 import { DURATION_LIMITS } from "../../core/duration-limits.js";
 import { hostName } from "../../control/access.js";
-import type { ConfigError } from "../../core/config.js";
+import { DEFAULT_SETTINGS, type ConfigError } from "../../core/config.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
-import { optionAliases } from "../env.js";
+import { optionAliases, optionNames } from "../env.js";
 import { inGivenTerms } from "../given-values.js";
 import { helpLine } from "../help-line.js";
 import { SERVE_COMMAND, type ServeArgs } from "./flags.js";
@@ -22,7 +22,7 @@ export function shutdownGraceMs(value: string): number {
   } catch (e) {
     return usage((e as Error).message);
   }
-  if (ms > 3_600_000) usage(`--shutdown-grace must be at most 1h, got '${value}'`);
+  if (ms > DURATION_LIMITS.shutdownGrace.ms) usage(`--shutdown-grace must be at most ${DURATION_LIMITS.shutdownGrace.text}, got '${value}'`);
   return ms;
 }
 
@@ -72,31 +72,17 @@ export function allowedHosts(args: ServeArgs): string[] {
   return bound === undefined ? given : [...given, bound];
 }
 
-/** createSandbox() option names, as the flags a CLI user typed. */
-const FLAG_OF_SETTING: Record<string, string> = {
-  tokenTtl: "--token-ttl",
-  leeway: "--leeway",
-  algorithm: "--alg",
-  issuer: "--issuer",
-  audience: "--audience",
-  credentialPrecedence: "--credential-precedence",
-  paymentTokenTransport: "--payment-token-transport",
-  disabledMerchantStatus: "--disabled-merchant-status",
-  loginMode: "--login-mode",
-  loginToken: "--login-token",
-  seed: "--seed",
-  journalSize: "--journal-size",
-  maxSessions: "--max-sessions",
-  maxEventSubscribers: "--max-event-subscribers",
-  eventBufferSize: "--event-buffer-size",
-  maxBodyBytes: "--max-body-bytes",
-  sessionIdleTtl: "--session-idle-ttl",
-  adminToken: "--admin-token",
-  allowedHosts: "--allowed-hosts",
-};
+/** createSandbox() options whose flag is not their name in kebab case. */
+const FLAG_NAMED_OTHERWISE: Readonly<Record<string, string>> = { algorithm: "alg" };
+
+/** The flag a CLI user types for a createSandbox() option (`tokenTtl`: `--token-ttl`), if serve has one. */
+export function flagOfSetting(setting: string): string | undefined {
+  const flag = FLAG_NAMED_OTHERWISE[setting] ?? setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return optionNames(SERVE_COMMAND as unknown as CommandModule).has(flag) ? `--${flag}` : undefined;
+}
 
 export function asFlagMessage(e: ConfigError): string {
-  const flag = e.setting && FLAG_OF_SETTING[e.setting];
+  const flag = e.setting && flagOfSetting(e.setting);
   return flag && e.message.startsWith(e.setting!) ? flag + e.message.slice(e.setting!.length) : e.message;
 }
 
@@ -107,7 +93,8 @@ export function asFlagMessage(e: ConfigError): string {
 export function jwtFlags(args: ServeArgs): Pick<SandboxOptions, "tokenTtl" | "algorithm" | "issuer" | "audience" | "profile"> {
   const flags = { tokenTtl: args.tokenTtl, algorithm: args.alg, issuer: args.issuer, audience: args.audience };
   if (args.profile === undefined) return flags;
-  const defaults = { tokenTtl: "1h", algorithm: "RS256", issuer: "https://merchant-sandbox.test", audience: "merchant-api" };
+  const d = DEFAULT_SETTINGS;
+  const defaults = { tokenTtl: durationText(d.tokenTtlSeconds * 1000), algorithm: d.algorithm, issuer: d.issuer, audience: d.audience };
   const given = Object.entries(flags).filter(([name, value]) => value !== defaults[name as keyof typeof defaults]);
   return { ...Object.fromEntries(given), profile: args.profile };
 }
