@@ -13,14 +13,24 @@ import { EVENT_LIMIT_DEFAULTS } from "../../control/events.js";
  * log format, shutdown grace) are written here.
  */
 
+/**
+ * The default of a flag that a profile (--profile's jwt section) may also set: shown by --help and
+ * the docs, never filled in by yargs. A filled-in default cannot be told from a typed one, so the
+ * profile won over `--alg RS256` or MERCHANT_SANDBOX_ALG=RS256; left undefined, a flag is given
+ * exactly when the user gave it, whatever its value, and createSandbox applies the profile's value,
+ * then DEFAULT_SETTINGS, to the others.
+ */
+const shownOnly = (value: string) => ({ defaultDescription: value });
+
 export interface ServeArgs {
   port: number;
   host: string;
-  tokenTtl: string;
-  leeway: string;
-  alg: string;
-  issuer: string;
-  audience: string;
+  /** The five a profile's jwt section also sets: undefined when neither the flag nor its variable was given. */
+  tokenTtl?: string;
+  leeway?: string;
+  alg?: string;
+  issuer?: string;
+  audience?: string;
   seed: number;
   loginMode: string;
   loginToken: string;
@@ -70,14 +80,14 @@ export const SERVE_COMMAND = {
       .option("token-ttl", {
         coerce: last,
         type: "string",
-        default: durationText(DEFAULT_SETTINGS.tokenTtlSeconds * 1000),
+        ...shownOnly(durationText(DEFAULT_SETTINGS.tokenTtlSeconds * 1000)),
         group: SETTINGS,
         describe: `Access token lifetime: 3600, 90s, 59m, 1h; at most ${DURATION_LIMITS.tokenTtl.text}`,
       })
       .option("leeway", {
         coerce: last,
         type: "string",
-        default: durationText(DEFAULT_SETTINGS.leewaySeconds * 1000),
+        ...shownOnly(durationText(DEFAULT_SETTINGS.leewaySeconds * 1000)),
         group: SETTINGS,
         describe: `Clock skew tolerated when checking exp/nbf/iat; at most ${DURATION_LIMITS.leeway.text} (a profile's jwt.leeway sets it for the scenarios answering in it)`,
       })
@@ -85,18 +95,24 @@ export const SERVE_COMMAND = {
         coerce: last,
         type: "string",
         choices: [...ALGORITHMS],
-        default: DEFAULT_SETTINGS.algorithm,
+        ...shownOnly(DEFAULT_SETTINGS.algorithm),
         group: SETTINGS,
         describe: "JWT signing algorithm",
       })
       .option("issuer", {
         coerce: last,
         type: "string",
-        default: DEFAULT_SETTINGS.issuer,
+        ...shownOnly(DEFAULT_SETTINGS.issuer),
         group: SETTINGS,
         describe: "The tokens' iss claim",
       })
-      .option("audience", { coerce: last, type: "string", default: DEFAULT_SETTINGS.audience, group: SETTINGS, describe: "The tokens' aud claim" })
+      .option("audience", {
+        coerce: last,
+        type: "string",
+        ...shownOnly(DEFAULT_SETTINGS.audience),
+        group: SETTINGS,
+        describe: "The tokens' aud claim",
+      })
       .option("signing-key", {
         coerce: last,
         type: "string",
@@ -149,7 +165,7 @@ export const SERVE_COMMAND = {
         type: "string",
         group: "Scenarios:",
         describe:
-          "Answer in your provider's shapes: a response profile, oauth (default), lexik, spring, laravel, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --issuer and --audience unless you give them",
+          "Answer in your provider's shapes: a response profile, oauth (default), lexik, spring, laravel, camel, envelope, or a profile file (YAML/JSON). Its jwt section sets --alg, --token-ttl, --leeway, --issuer and --audience unless you give them (as flags or variables, whatever the value)",
       })
       .option("scenario", {
         alias: "s",

@@ -2,11 +2,10 @@ import { readFileSync } from "node:fs";
 import type { CommandModule } from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { ServerOptions } from "../../adapters/node-http.js";
-import { durationText, parseDuration } from "../../core/duration.js";
+import { parseDuration } from "../../core/duration.js";
 import { DURATION_LIMITS } from "../../core/duration-limits.js";
 import { hostName } from "../../control/access.js";
-import { DEFAULT_SETTINGS, type ConfigError } from "../../core/config.js";
-import type { SandboxOptions } from "../../app/sandbox.js";
+import type { ConfigError } from "../../core/config.js";
 import { optionAliases, optionNames } from "../env.js";
 import { inGivenTerms } from "../given-values.js";
 import { helpLine } from "../help-line.js";
@@ -84,19 +83,6 @@ export function flagOfSetting(setting: string): string | undefined {
 export function asFlagMessage(e: ConfigError): string {
   const flag = e.setting && flagOfSetting(e.setting);
   return flag && e.message.startsWith(e.setting!) ? flag + e.message.slice(e.setting!.length) : e.message;
-}
-
-/**
- * --alg, --token-ttl, --issuer and --audience. With --profile, a flag left at its default is not
- * passed, so the profile's jwt section sets it; a flag the user gave wins over the profile.
- */
-export function jwtFlags(args: ServeArgs): Pick<SandboxOptions, "tokenTtl" | "algorithm" | "issuer" | "audience" | "profile"> {
-  const flags = { tokenTtl: args.tokenTtl, algorithm: args.alg, issuer: args.issuer, audience: args.audience };
-  if (args.profile === undefined) return flags;
-  const d = DEFAULT_SETTINGS;
-  const defaults = { tokenTtl: durationText(d.tokenTtlSeconds * 1000), algorithm: d.algorithm, issuer: d.issuer, audience: d.audience };
-  const given = Object.entries(flags).filter(([name, value]) => value !== defaults[name as keyof typeof defaults]);
-  return { ...Object.fromEntries(given), profile: args.profile };
 }
 
 export function readKey(value: string): string {

@@ -4,7 +4,7 @@ import { startServer, type RunningServer } from "../../adapters/node-http.js";
 import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { listenErrorLine } from "../listen-error.js";
 import { isLoopbackAddress } from "../../control/access.js";
-import { ConfigError, type Algorithm } from "../../core/config.js";
+import { ConfigError, DEFAULT_SETTINGS, type Algorithm } from "../../core/config.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog } from "../../log/request-log.js";
 import { stdoutLogWriter } from "../../log/log-writer.js";
@@ -12,7 +12,7 @@ import type { LoadedScenario } from "../../scenarios/library.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { inContainer, openControlPlaneWarning } from "../open-control-plane.js";
 import type { ServeArgs } from "./flags.js";
-import { allowedHosts, asFlagMessage, jwtFlags, readKey, serverLimits, shutdownGraceMs, usage } from "./options.js";
+import { allowedHosts, asFlagMessage, readKey, serverLimits, shutdownGraceMs, usage } from "./options.js";
 
 /** `serve`'s start-up: the sandbox and its server, the start line, signals and exit codes. */
 
@@ -25,8 +25,13 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
   process.on("exit", () => log.flushSync());
   const out = log.lineNow;
   const options: SandboxOptions = {
-    ...jwtFlags(args),
+    // Undefined unless given (flags.ts): the profile's jwt section, then the defaults, set the others.
+    ...(args.profile !== undefined ? { profile: args.profile } : {}),
+    tokenTtl: args.tokenTtl,
     leeway: args.leeway,
+    algorithm: args.alg,
+    issuer: args.issuer,
+    audience: args.audience,
     credentialPrecedence: args.credentialPrecedence,
     paymentTokenTransport: args.paymentTokenTransport,
     disabledMerchantStatus: args.disabledMerchantStatus,
@@ -35,7 +40,7 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
     seed: args.seed,
     // The start key is made while the server starts and answers: what signs or verifies waits for
     // it, health and the rest do not (createSandbox does not wait for a pregenerated key).
-    ...(args.signingKey ? {} : { pregeneratedKey: earlyKey ?? keyInTheMaking(args.alg as Algorithm) }),
+    ...(args.signingKey ? {} : { pregeneratedKey: earlyKey ?? keyInTheMaking((args.alg ?? DEFAULT_SETTINGS.algorithm) as Algorithm) }),
     scenarios: await loadScenarios(args.scenario ?? [], args.scenariosDir),
     controlPlane: args.controlPlane,
     // Given but empty is an error (createSandbox says so), never a silent "no token".
