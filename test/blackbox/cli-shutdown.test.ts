@@ -217,7 +217,7 @@ describe("merchant-sandbox serve: shutdown with requests in flight", () => {
     [
       [],
       { MERCHANT_SANDBOX_SHUTDOWN_GRACE: "-5s" },
-      "merchant-sandbox: --shutdown-grace '-5s' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
+      "merchant-sandbox: MERCHANT_SANDBOX_SHUTDOWN_GRACE '-5s' is not a duration; write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds",
     ],
   ])("refuses %j %j at start with one clear line and exit code 2", async (args, env, message) => {
     const cli = runCli(["serve", "--port", "0", ...args], env);
