@@ -111,7 +111,8 @@ export function serveFlagsTable() {
     const flag = options.boolean.includes(key) ? `${code(`--${key}`)} / ${code(`--no-${key}`)}` : code(`--${key}`);
     const names = [flag, ...(options.alias[key] ?? []).map((a) => code(`-${a}`))].join(", ");
     const env = code(envNameOf(key));
-    const value = options.default[key];
+    // A flag a profile may also set shows its default without yargs filling it in (cli/serve/flags.ts).
+    const value = options.default[key] ?? options.defaultDescription[key];
     const shown = value === undefined ? "" : code(Array.isArray(value) ? value.join(",") : value);
     const choices = options.choices[key] ? ` (one of: ${options.choices[key].map((c) => code(c)).join(", ")})` : "";
     return `| ${names} | ${env} | ${shown} | ${cell(descriptions[key] ?? "")}${choices} |`;

@@ -11,7 +11,7 @@ import { mintToken, type MintedToken, type MintRequest } from "../control/mint.j
 import { analyze, type Finding } from "../control/report.js";
 import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "../core/clock.js";
-import { ConfigError, resolveSettings, type Algorithm, type SandboxSettings, type SettingsInput } from "../core/config.js";
+import { ConfigError, resolveSettings, SANDBOX_DEFAULTS, type Algorithm, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { KeyRing, type ScenarioKeys, type SigningKey } from "../core/keys.js";
 import { MerchantRegistry, type MerchantInput } from "../core/merchants.js";
@@ -43,7 +43,7 @@ export interface SandboxOptions extends SettingsInput {
   profile?: ProfileOption;
   /** Replaces the built-in default scenario's merchant(s) (library shorthand for a one-scenario sandbox). */
   merchants?: MerchantInput[];
-  /** Seed for every generated value (payment ids, checkout URLs, jti): same seed, same sequence. Default 1. */
+  /** Seed for every generated value (payment ids, checkout URLs, jti): same seed, same sequence. Default 1 (SANDBOX_DEFAULTS). */
   seed?: number;
   /**
    * Token ids (jti) from the seed alone, the same run to run, as whole tokens are with a fixed key
@@ -85,17 +85,17 @@ export interface SandboxOptions extends SettingsInput {
    * under it, `*` for any (unsafe: web pages get in through DNS rebinding).
    */
   allowedHosts?: string[];
-  /** How many requests the journal keeps (default 1000). */
+  /** How many requests the journal keeps (default 1000, SANDBOX_DEFAULTS). */
   journalSize?: number;
-  /** At most this many sessions at once (default 1000). */
+  /** At most this many sessions at once (default 1000, SANDBOX_DEFAULTS). */
   maxSessions?: number;
-  /** Sessions unused this long are reaped (default 30m). */
+  /** Sessions unused this long are reaped (default 30m, SANDBOX_DEFAULTS). */
   sessionIdleTtl?: string | number;
-  /** At most this many open event streams (GET /__sandbox/events) at once (default 32). */
+  /** At most this many open event streams (GET /__sandbox/events) at once (default 32, EVENT_LIMIT_DEFAULTS). */
   maxEventSubscribers?: number;
-  /** Events a stream may have waiting for a slow client before it is closed with `overflow` (default 256). */
+  /** Events a stream may have waiting for a slow client before it is closed with `overflow` (default 256, EVENT_LIMIT_DEFAULTS). */
   eventBufferSize?: number;
-  /** How often open event streams get a keep-alive comment, in ms (default 15000; 0: never). */
+  /** How often open event streams get a keep-alive comment, in ms (default 15000, EVENT_LIMIT_DEFAULTS; 0: never). */
   eventHeartbeatMs?: number;
 }
 
@@ -145,11 +145,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const profile = await sandboxProfile(options.profile);
   const settings = resolveSettings({ ...profile.profile.settings, ...givenSettings(options) });
   const control = {
-    enabled: options.controlPlane ?? true,
+    enabled: options.controlPlane ?? SANDBOX_DEFAULTS.controlPlane,
     adminToken: adminTokenSetting(options.adminToken),
     allowedHosts: hostPolicy(options.allowedHosts),
   };
-  const seed = options.seed ?? 1;
+  const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
   const ring = new KeyRing(
@@ -176,7 +176,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), profile.profile.tokenFormat);
   // A Faker of this sandbox's own (seeded independently); its English definitions load when first needed.
   const { faker, english: fakerEnglish } = seededFaker(seed);
-  const journal = new Journal(positiveInt(options.journalSize ?? 1000, "journalSize"));
+  const journal = new Journal(positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize"));
   const events = new EventHub({
     maxSubscribers: positiveInt(options.maxEventSubscribers ?? EVENT_LIMIT_DEFAULTS.maxSubscribers, "maxEventSubscribers"),
     bufferSize: positiveInt(options.eventBufferSize ?? EVENT_LIMIT_DEFAULTS.bufferSize, "eventBufferSize"),
@@ -186,8 +186,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     scenarioSet,
     ledger,
     {
-      maxSessions: positiveInt(options.maxSessions ?? 1000, "maxSessions"),
-      idleMs: sessionIdleMs(options.sessionIdleTtl ?? "30m"),
+      maxSessions: positiveInt(options.maxSessions ?? SANDBOX_DEFAULTS.maxSessions, "maxSessions"),
+      idleMs: sessionIdleMs(options.sessionIdleTtl ?? SANDBOX_DEFAULTS.sessionIdleTtl),
     },
     (change) => {
       if (!events.active) return;

@@ -84,6 +84,23 @@ export const DEFAULT_SETTINGS: Readonly<SandboxSettings> = Object.freeze({
   loginSunsetAt: new Date("2027-06-30T23:59:59Z"),
 });
 
+/**
+ * The defaults of createSandbox's options that are not settings (a scenario cannot change them):
+ * the limits of what one sandbox keeps, its seed and its control plane. `serve`'s flags show these
+ * and pass nothing when not given; the event hub's limits are EVENT_LIMIT_DEFAULTS (control/events.ts)
+ * and the HTTP server's SERVER_LIMIT_DEFAULTS (adapters/node-http.ts).
+ */
+export const SANDBOX_DEFAULTS = Object.freeze({
+  seed: 1,
+  /** Requests the journal keeps. */
+  journalSize: 1000,
+  /** Sessions at once. */
+  maxSessions: 1000,
+  /** Sessions unused this long are reaped. */
+  sessionIdleTtl: "30m",
+  controlPlane: true,
+});
+
 /** A setting or option that cannot be used; the message says which and what is accepted. */
 export class ConfigError extends Error {
   readonly code = "invalid_config";

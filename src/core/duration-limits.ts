@@ -30,6 +30,8 @@ export const DURATION_LIMITS = {
   sessionIdle: limit(30 * 86_400_000, "30d"),
   /** The server's `--headers-timeout` and `--request-timeout`. */
   serverTimeout: limit(3_600_000, "1h"),
+  /** serve's `--shutdown-grace`: setTimeout could wait ~24.8 days, a drain never needs that long. */
+  shutdownGrace: limit(3_600_000, "1h"),
   /** The event streams' keep-alive period (`eventHeartbeatMs`). */
   heartbeat: limit(3_600_000, "1h"),
 } as const;

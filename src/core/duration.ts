@@ -29,6 +29,20 @@ export function parseDuration(input: string | number, what = "duration"): number
   return total;
 }
 
+/** Milliseconds as the shortest text parseDuration reads back: 3_600_000 is `1h`, 90_000 is `90s`, 0 is `0s`. */
+export function durationText(ms: number): string {
+  if (ms === 0) return "0s";
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
 /** Seconds, for claims and `expires_in`. */
 export function parseDurationSeconds(input: string | number, what?: string): number {
   return Math.round(parseDuration(input, what) / 1000);
