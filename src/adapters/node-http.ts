@@ -11,8 +11,8 @@ import { WriteStallGuard } from "./write-stall.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
- * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
- * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
+ * nothing else: no rule of the auth model lives here. (msw's fetch pipeline, a fetch Request and
+ * Response per call, is kept for in-process use: docs/architecture.md#defaults-and-published-values.)
  * The translation's functions (headers, the bounded body read, writing an answer or a stream) are
  * exported for the express middleware, which must answer as this server does.
  */
@@ -255,8 +255,7 @@ export function sandboxRequestOf(
  * The headers object of one request: its prototype is an empty object with no prototype of its own,
  * so, as with `Object.create(null)`, nothing is inherited and a header named `__proto__` or
  * `constructor` is just a header. Unlike `Object.create(null)`, whose objects start in V8's slow
- * dictionary mode, these get ordinary fast properties: building one per request cost about 0.8 µs
- * with a single header, about 0.1 µs this way (quick node microbenchmark).
+ * dictionary mode, these get ordinary fast properties (docs/performance.md#a-requests-headers-object).
  */
 function RequestHeaders(this: SandboxRequest["headers"]): void {}
 RequestHeaders.prototype = Object.freeze(Object.create(null));

@@ -481,7 +481,7 @@ function asFlagMessage(e: ConfigError): string {
 /** --scenario and --scenarios-dir, loaded and validated before anything starts. */
 async function loadScenarios(names: string[], dir: string | undefined): Promise<LoadedScenario[]> {
   if (names.length === 0 && dir === undefined) return [];
-  // Imported only when there are files to read: the YAML parser and zod cost ~100 ms at start.
+  // Imported only when there are files to read: the YAML parser and zod slow a start (docs/performance.md#start).
   const { loadScenarioDir, resolveScenario } = await import("../../scenarios/library.js");
   try {
     return [...names.map((n) => resolveScenario(n)), ...(dir === undefined ? [] : loadScenarioDir(dir))];
