@@ -8,6 +8,7 @@ import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { listenErrorLine } from "../listen-error.js";
 import { hostName, isLoopbackAddress } from "../../control/access.js";
 import { ALGORITHMS, ConfigError, LOGIN_MODES, LOGIN_TOKEN_MODES, PRECEDENCES, type Algorithm } from "../../core/config.js";
+import { internalsOf } from "../../app/internals.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog, LOG_FORMATS, type LogFormat } from "../../log/request-log.js";
 import { stdoutLogWriter } from "../../log/log-writer.js";
@@ -342,7 +343,9 @@ async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: EarlyKey | u
   if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
     process.stderr.write(`merchant-sandbox: warning: ${openControlPlaneWarning(args.host, running.port, inContainer(process.env))}\n`);
   }
-  const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
+  const apiKeys = internalsOf(sandbox)
+    .merchants.all()
+    .map((m) => m.apiKey);
   const eventFormat = format === "off" ? "text" : format;
   // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
   // and a signal that comes before the handlers kills the process without a drain.
