@@ -75,10 +75,14 @@ async function churn(base) {
   return { msPerCycle: +(ms / CYCLES).toFixed(1), slowestHealthMs: +slowestHealthMs.toFixed(1), healthChecks };
 }
 
-/** Counts the in-process sandbox holds. The fallbacks read the older code's private fields, for the "before" figures. */
-function counts(sandbox) {
-  const ring = sandbox.ring ?? sandbox.keys.ring;
-  const ledger = sandbox.ledger;
+/**
+ * Counts the in-process sandbox holds, read through its internals (dist/app/internals.js). The
+ * fallbacks read the older code's fields, for the "before" figures.
+ */
+function counts(sandbox, internalsOf) {
+  const inside = internalsOf?.(sandbox) ?? sandbox;
+  const ring = inside.ring ?? sandbox.keys.ring;
+  const ledger = inside.ledger;
   return {
     keys: ring.size ?? ring.byKid.size,
     ledgerCutoffs: ledger.merchantCutoffs ?? ledger.revokedAll.size + ledger.expiredAll.size,
@@ -87,16 +91,17 @@ function counts(sandbox) {
 
 async function inProcess() {
   const { createSandbox, startServer } = await import(join(ROOT, "dist/index.js"));
+  const { internalsOf } = await import(join(ROOT, "dist/app/internals.js")).catch(() => ({}));
   const sandbox = await createSandbox({ scenarios: [SCENARIO] });
   const server = await startServer(sandbox, { port: 0, host: "127.0.0.1" });
   // How long the in-process event loop was held at most: key generation must not hold it.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
-    const before = counts(sandbox);
+    const before = counts(sandbox, internalsOf);
     loopDelay.enable();
     for (let i = 0; i < CYCLES; i++) await cycle(server.url);
     loopDelay.disable();
-    return { before, after: counts(sandbox), maxEventLoopDelayMs: +(loopDelay.max / 1e6).toFixed(1) };
+    return { before, after: counts(sandbox, internalsOf), maxEventLoopDelayMs: +(loopDelay.max / 1e6).toFixed(1) };
   } finally {
     await server.close();
   }

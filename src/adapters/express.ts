@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { internalsOf } from "../app/internals.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { isSandboxPath } from "../app/sandbox-paths.js";
 import type { SandboxRequest } from "../core/http-types.js";
@@ -69,7 +70,7 @@ async function translate(
 ): Promise<void> {
   const headers = distinctHeaders(req);
   if (req.httpVersion === "1.1" && headers.host === undefined) {
-    const secrets = sandbox.merchants.secrets.view();
+    const secrets = internalsOf(sandbox).merchants.secrets.view();
     write(res, problemResponse(hostMissing(), redactUrl(pathOf(req), "", secrets).path, secrets), true);
     return;
   }
@@ -77,7 +78,7 @@ async function translate(
   let truncated = false;
   let secretsAtArrival: SandboxRequest["secretsAtArrival"];
   if (!hasNoBody(req.method, headers)) {
-    secretsAtArrival = sandbox.merchants.secrets.view();
+    secretsAtArrival = internalsOf(sandbox).merchants.secrets.view();
     const parsed = bodyParsedBefore(req);
     if (parsed) body = parsed;
     else {

@@ -1,5 +1,6 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { ResponseStream, SandboxRequest } from "../core/http-types.js";
+import { internalsOf } from "../app/internals.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
 
@@ -52,7 +53,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
       const path = sessionBase && !underBase.startsWith("/__sandbox/") ? sessionBase + underBase : underBase;
       // No body stream (GET, HEAD): no need to read one. Else the secrets are taken before the
       // body is waited for (see SandboxRequest).
-      const secretsAtArrival = request.body === null ? undefined : sandbox.merchants.secrets.view();
+      const secretsAtArrival = request.body === null ? undefined : internalsOf(sandbox).merchants.secrets.view();
       const sandboxRequest: SandboxRequest = {
         method: request.method,
         path,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
+import { internalsOf } from "../app/internals.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
@@ -11,8 +12,8 @@ import { WriteStallGuard } from "./write-stall.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
- * nothing else: no rule of the auth model lives here. (msw's fetch pipeline is kept for
- * in-process use; as a server it costs ~8x the CPU per request, see docs/architecture.md.)
+ * nothing else: no rule of the auth model lives here. (msw's fetch pipeline, a fetch Request and
+ * Response per call, is kept for in-process use: docs/architecture.md#defaults-and-published-values.)
  * The translation's functions (headers, the bounded body read, writing an answer or a stream) are
  * exported for the express middleware, which must answer as this server does.
  */
@@ -116,8 +117,8 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
 
   // A refusal of the HTTP layer echoes the path as redacted as the core's answers do, and what it
   // quotes of the request (an Expect value) is redacted by the mapper against the same secrets.
-  const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", sandbox.merchants.secrets.view()).path;
-  const refusal = (thrown: unknown, path: string) => problemResponse(thrown, path, sandbox.merchants.secrets.view());
+  const shownPath = (req: IncomingMessage) => redactUrl(pathOf(req), "", internalsOf(sandbox).merchants.secrets.view()).path;
+  const refusal = (thrown: unknown, path: string) => problemResponse(thrown, path, internalsOf(sandbox).merchants.secrets.view());
 
   // handle() never throws; the catch only guards the translation itself.
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -143,7 +144,7 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
     // A GET or HEAD without a body (most of them) is not waited for at all.
     if (hasNoBody(req.method, headers)) return answer(req, res, sandboxRequestOf(req, headers, NO_BODY), false);
     // The secrets as they are now, before the body is waited for (see SandboxRequest).
-    const secretsAtArrival = sandbox.merchants.secrets.view();
+    const secretsAtArrival = internalsOf(sandbox).merchants.secrets.view();
     const read = await readBody(req, maxBody + 1);
     // A request that never arrived whole (the client went away, or its framing broke and the
     // parser answered 400) is not handled: the sandbox acts only on requests it can answer.
@@ -255,8 +256,7 @@ export function sandboxRequestOf(
  * The headers object of one request: its prototype is an empty object with no prototype of its own,
  * so, as with `Object.create(null)`, nothing is inherited and a header named `__proto__` or
  * `constructor` is just a header. Unlike `Object.create(null)`, whose objects start in V8's slow
- * dictionary mode, these get ordinary fast properties: building one per request cost about 0.8 µs
- * with a single header, about 0.1 µs this way (quick node microbenchmark).
+ * dictionary mode, these get ordinary fast properties (docs/performance.md#a-requests-headers-object).
  */
 function RequestHeaders(this: SandboxRequest["headers"]): void {}
 RequestHeaders.prototype = Object.freeze(Object.create(null));

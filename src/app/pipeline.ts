@@ -197,12 +197,6 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
   };
 }
 
-/**
- * HEAD is GET without the body (RFC 9110 §9.3.2): every endpoint answers it as GET, so the status,
- * the headers and the Content-Length the adapter sends are GET's own (a body that named the method,
- * a 405's message or a placeholder's operation, would make the length lie). Rules and the journal
- * still see the HEAD the client sent.
- */
 /** A stream that ends as soon as it is opened: what a HEAD of a streaming answer sends. */
 const ENDED_STREAM: ResponseStream = {
   open(sink) {
@@ -212,6 +206,12 @@ const ENDED_STREAM: ResponseStream = {
   cancel() {},
 };
 
+/**
+ * HEAD is GET without the body (RFC 9110 §9.3.2): every endpoint answers it as GET, so the status,
+ * the headers and the Content-Length the adapter sends are GET's own (a body that named the method,
+ * a 405's message or a placeholder's operation, would make the length lie). Rules and the journal
+ * still see the HEAD the client sent.
+ */
 function asGet(request: SandboxRequest): SandboxRequest {
   return request.method === "HEAD" ? { ...request, method: "GET" } : request;
 }

@@ -20,6 +20,7 @@ import { profileChooser, sandboxProfile, type ProfileOption } from "./profiles.j
 import { TokenLedger } from "../core/token-ledger.js";
 import { tokenIdSource } from "../core/token-ids.js";
 import { seededFaker } from "./seeded-faker.js";
+import { INTERNALS, type SandboxInternals } from "./internals.js";
 import { VERSION } from "../core/version.js";
 import type { SandboxContext } from "./context.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
@@ -108,13 +109,8 @@ export interface Sandbox {
   readonly clock: SandboxClock;
   /** Sandbox-wide settings, and the defaults every scenario starts from. */
   readonly settings: SandboxSettings;
-  readonly merchants: MerchantRegistry;
   /** The primary scenario's signing keys (`signing`, `rotate(keepOld)`). */
   readonly keys: ScenarioKeys;
-  /** Every signing key of the sandbox, by kid (`find`, `size`). */
-  readonly ring: KeyRing;
-  readonly ledger: TokenLedger;
-  readonly tokens: AccessTokens;
   readonly version: string;
   readonly scenarios: readonly ScenarioInstance[];
   scenario(name: string): ScenarioInstance | undefined;
@@ -239,15 +235,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const handle = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
 
-  return {
+  const sandbox: Sandbox & { readonly [INTERNALS]: SandboxInternals } = {
     handle,
     clock,
     settings,
-    merchants,
     keys: scenarioSet.primary.keys,
-    ring,
-    ledger,
-    tokens,
+    [INTERNALS]: { merchants, ring, ledger, tokens },
     version: VERSION,
     get scenarios() {
       return scenarioSet.all;
@@ -260,6 +253,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     reset: resetAll,
     ready: ring.ready ?? Promise.resolve(),
   };
+  return sandbox;
 }
 
 /** The scenarios to load, in order: the given ones, then the built-in default unless replaced. */

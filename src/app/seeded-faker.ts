@@ -14,8 +14,8 @@ export interface SeededFaker {
 /**
  * The sandbox's Faker, seeded. Its ids and jti (faker.string, faker.helpers) need no locale, and
  * only scenario templates ({{faker.person.fullName}} …) need the English definitions: loading and
- * compiling those (288 KB of object literals) cost ~47 ms of every start's main thread on Node 20,
- * so they load when a template first needs them (`english`), not at start. The Faker reads its
+ * compiling those is a noticeable part of a start (docs/performance.md#start), so they load when a
+ * template first needs them (`english`), not at start. The Faker reads its
  * definitions through a locale that forwards to the locale-free ones until then, the English ones
  * after (Faker takes a ready locale proxy as its locale and keeps it as is). One Faker and one
  * random sequence throughout: a seed gives the same values as when the English definitions were

@@ -10,7 +10,7 @@ export interface EarlyKey {
 const ALGORITHM: Algorithm = "RS256";
 
 /**
- * For `serve`, RSA key generation (~100 ms, on libuv's thread pool) starts as soon as the CLI begins
+ * For `serve`, RSA key generation (on libuv's thread pool; docs/performance.md#start) starts as soon as the CLI begins
  * loading, so it overlaps the loading of the rest of the program instead of following it. main.ts
  * calls this first, with the command line (without node and the script), before it imports the
  * program. Only for `serve` with the default algorithm; undefined otherwise.

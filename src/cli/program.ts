@@ -22,8 +22,8 @@ import type { EarlyKey } from "./early-key.js";
  * A bad flag value prints one line that says what is wrong and exits with code 2.
  *
  * Node runs it with 2 MB semispaces (the shebang, `npm start` and the image say so): the server
- * answers small requests, and a smaller young generation keeps RSS under load ~25 MB lower at the
- * same throughput (measured with npm run bench). The flag only works at process start.
+ * answers small requests, and a smaller young generation keeps RSS under load lower at the same
+ * throughput (docs/performance.md#memory-the-young-generation). The flag only works at process start.
  */
 export const EXIT_USAGE = 2;
 
@@ -63,7 +63,7 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     .version(VERSION)
     .help()
     .alias("h", "help")
-    // Wrapping the help text costs ~50 ms when yargs lays it out: wrapped only when it will be shown.
+    // Wrapping the help text slows yargs' layout: wrapped only when it will be shown (docs/performance.md#start).
     .wrap(argv.some((a) => a === "--help" || a === "-h") ? Math.min(110, process.stdout.columns || 100) : null)
     .fail((msg, err) => {
       const current = commands.find((c) => commandName(c) === args.find((a) => !a.startsWith("-")));
@@ -79,8 +79,8 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
 
 /**
  * yargs lays out the whole help text (and keeps it) right after it calls a command's handler, in
- * case the handler then asks for help: ours never do, and for serve's 40 flags that layout cost
- * 65-95 ms of every start (cliui measuring each character's width). `--help` and usage errors lay
+ * case the handler then asks for help: ours never do, and for serve's 40 flags that layout was a
+ * large part of every start (docs/performance.md#start). `--help` and usage errors lay
  * it out when they print it, as before. The hook is yargs' internal usage instance; should a
  * yargs version not have it, the cache is simply kept (a start is slower, nothing breaks), and
  * test/unit/cli-help-cache.test.ts fails so the hook gets updated. Says whether it took hold.

@@ -21,8 +21,9 @@ export interface EventHubLimits {
   heartbeatMs: number;
   /**
    * A watched session's findings are worked out at most once per this many ms, this long after the
-   * first request since they last were (default 200), even under constant load. Working them out reads the session's whole journal; once per request, an open
-   * QA page made each of that session's requests about 50 times dearer (9 ms of CPU, not 0.2).
+   * first request since they last were (default 200), even under constant load. Working them out
+   * reads the session's whole journal: once per request, an open QA page made each of that
+   * session's requests many times dearer (docs/performance.md#the-request-log-and-the-event-streams).
    */
   findingsDelayMs?: number;
 }

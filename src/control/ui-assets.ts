@@ -3,8 +3,8 @@ import { NotFound } from "../core/errors.js";
 
 /**
  * The QA page's files (GET /__sandbox/ui/…), built by `ui/build.mjs` into dist/ui/. Read from disk
- * the first time each is asked for and kept by this sandbox (one page is ~40 KB), so a sandbox that
- * nobody opens the page of never reads them. Only these names are served: a request can never
+ * the first time each is asked for and kept by this sandbox, so a sandbox that nobody opens the
+ * page of never reads them. Only these names are served: a request can never
  * name a file of its own choosing.
  */
 const CONTENT_TYPES = {

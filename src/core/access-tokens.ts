@@ -89,7 +89,7 @@ export class AccessTokens {
     const token = await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).access, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     // Not put in `verifiedSignatures` here: most tokens of an exchange storm are never sent back,
-    // and each entry made at issue cost the exchange ~3 µs of CPU (and the GC an old-space entry)
+    // and each entry made at issue cost the exchange CPU (docs/performance.md#verifying) and the GC an old-space entry,
     // while pushing out the tokens that are in use. The first call that sends it checks the
     // signature once and remembers it then.
     return { token, claims };

@@ -175,8 +175,7 @@ export class InsufficientScope extends SandboxError {
   }
 }
 
-/** 401 (or 403 by setting) in the deprecated login's own Lexik shape is not this: see login-check. */
-
+/** 405: a method the route does not serve; `Allow` lists those it does (RFC 9110 §15.5.6). */
 export class MethodNotAllowed extends SandboxError {
   readonly status = 405;
   readonly error = "method_not_allowed" as const;
@@ -329,7 +328,6 @@ export class ControlJsonRequired extends SandboxError {
   readonly code = "control_json_required";
 }
 
-/** 408 when a client does not finish its request in time (node's request/headers timeouts). */
 /** An Expect header other than 100-continue (RFC 9110 §10.1.1). */
 export class ExpectationFailed extends SandboxError {
   readonly status = 417;
@@ -354,6 +352,7 @@ export class TooManyHeaders extends SandboxError {
   readonly code = "headers_too_many";
 }
 
+/** 408 when a client does not finish its request in time (node's request/headers timeouts). */
 export class RequestTimeout extends SandboxError {
   readonly status = 408;
   readonly error = "invalid_request" as const;

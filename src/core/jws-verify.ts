@@ -5,8 +5,8 @@ import type { SigningKey } from "./keys.js";
 /**
  * Checks the signature of a compact JWS (RFC 7515 §7.1) with node:crypto, synchronously, and
  * returns its payload bytes. This is the cost of a protected call whose token was not verified
- * before: jose's compactVerify goes through WebCrypto's promise-and-job machinery, which costs
- * about 60-90 µs of CPU per RS256 token where node's verify on a KeyObject costs about 25-35 µs.
+ * before: jose's compactVerify, through WebCrypto's promise-and-job machinery, costs two to three times
+ * node's verify on a KeyObject (docs/performance.md#verifying).
  *
  * It refuses exactly what jose's compactVerify refuses, in the same order and with jose's own
  * error classes (the caller maps them to refusals): a `crit` that is not an array of non-empty

@@ -5,24 +5,15 @@ import type { SigningKey } from "./keys.js";
 /**
  * Signs a JWS in compact serialization (RFC 7515 §7.1) with node:crypto directly. This is the one
  * place the sandbox signs its own tokens, and it is the hot path of the token exchange: jose's
- * SignJWT goes through WebCrypto's promise-and-job machinery, which costs 36 µs of CPU per HS256
- * token where an HMAC costs 5 µs (65 -> 38 µs for ES256, 294 -> 268 µs for RS256; measured with 64
- * signatures in flight on the bench machine). Verification is jws-verify.ts (node:crypto too, with
- * jose's rejections, checked against jose token by token in its tests); tests verify every token
- * this makes with jose.
+ * SignJWT, through WebCrypto's promise-and-job machinery, costs several times the signature's CPU.
+ * Verification is jws-verify.ts (node:crypto too, with jose's rejections, checked against jose
+ * token by token in its tests); tests verify every token this makes with jose.
  *
- * Where each algorithm signs (measured on the 2-core bench machine, issue 15):
- * - RS256 (a 2048-bit signature is ~265 µs of CPU) on libuv's thread pool, through node's
- *   callback form of `sign`, so signatures use every core while the event loop does HTTP. A
- *   worker_threads pool was measured against it (2 workers, the key sent once, input and
- *   signature by postMessage, 10 in flight): no less CPU per signature (293-407 µs against
- *   280-333 µs) and no less on the event loop (13-30 µs against 13-27 µs), so it is not used.
- * - ES256 (~32 µs) on the thread pool too. Inline it cost ~17 µs less CPU in all (77 -> 60 µs per
- *   in-process exchange), but over HTTP the event loop is the limit, not the machine's CPU: with
- *   wrk -c10 the event loop spent a median 183 µs per exchange inline against 170 µs with the
- *   signature on the pool (5 pairs, per-thread CPU from /proc/<pid>/task, loaded machine; up to
- *   7,551 req/s pooled against at most 5,723 inline), as the reference server does (WebCrypto).
- * - HS256 (~3 µs) inline, on the event loop: the hand-off would cost more than the HMAC.
+ * Where each algorithm signs (why: docs/performance.md#signing):
+ * - RS256 on libuv's thread pool, through node's callback form of `sign`, so signatures use every
+ *   core while the event loop does HTTP; a worker_threads pool did no better.
+ * - ES256 on the thread pool too: over HTTP the event loop is the limit, not the machine's CPU.
+ * - HS256 inline, on the event loop: the hand-off would cost more than the HMAC.
  */
 export function signCompactJws(header: JwsHeader, payload: object, key: SigningKey): Promise<string> {
   return signWithEncodedHeader(encodeJwsHeader(header), payload, key);

@@ -233,7 +233,7 @@ export function rotateSecret(merchant: Merchant, secret: string): void {
  * Compares a presented secret with the stored one in constant time (no early exit on a prefix);
  * hashed first, so the comparison does not reveal the length either. One-shot `hash` rather than
  * `createHash` objects: a token exchange compares twice (attribution, then the endpoint), and the
- * Hash objects were 13 % of its in-process CPU (2.8 µs against 4.3 µs a comparison).
+ * Hash objects were a large share of its CPU (docs/performance.md#secret-comparison).
  */
 export function secretMatches(presented: string, stored: string): boolean {
   return timingSafeEqual(hash("sha256", presented, "buffer"), hash("sha256", stored, "buffer"));

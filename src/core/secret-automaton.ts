@@ -3,8 +3,8 @@ import type { Span } from "./jwt-runs.js";
 /**
  * An Aho–Corasick automaton over a fixed set of secrets: one pass over a text finds every place a
  * secret ends, whatever the number of secrets and of their lengths (looking each length up at each
- * position cost seconds on a 16 KB path once a session had rotated its secret to 400 lengths,
- * issue 23 §6). Immutable once built: a view of the secret index keeps the automata it was taken
+ * position cost seconds on a long path once a session had rotated its secret to many lengths,
+ * issue 23 §6; docs/reliability.md, "redaction cost vs secrets"). Immutable once built: a view of the secret index keeps the automata it was taken
  * with while the index builds new ones (secret-index.ts says when).
  *
  * Our own rather than an npm package: the ones there (ahocorasick, @monyone/aho-corasick,

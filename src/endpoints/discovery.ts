@@ -1,5 +1,5 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
-import { MethodNotAllowed, NotFound } from "../core/errors.js";
+import { NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
 import { API_ROUTES, correctApiPath } from "./api-paths.js";
 
@@ -11,9 +11,8 @@ export const jwksEndpoint: Endpoint = (_request, ctx) => {
   return ctx.ring.ready ? ctx.ring.ready.then(jwks) : jwks();
 };
 
-/** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK. */
-export const healthEndpoint: Endpoint = (request, ctx) => {
-  if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET", "HEAD"]);
+/** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK; its methods are the control router's. */
+export const healthEndpoint: Endpoint = (_request, ctx) => {
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
 

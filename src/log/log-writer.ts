@@ -58,7 +58,7 @@ export function stdoutLogWriter(fd = 1): LogWriter {
     // Unref'd: this timer alone never keeps the process alive (the exit flush writes what is left).
     if (flushTimer === undefined) flushTimer = setTimeout(flushWaiting, ms).unref();
   };
-  /** stdout was full at the last write: write() stops trying (each failing write(2) costs ~20 µs a line). */
+  /** stdout was full at the last write: write() stops trying (a failing write(2) per line is dear: docs/performance.md#the-request-log-and-the-event-streams). */
   let full = false;
   /**
    * Writes everything that waits, now, in order, until stdout is full. flush(), not flushSync(): in

@@ -1,10 +1,6 @@
 import { issueExplainer } from "../core/source/explain-issues.js";
 import { allowedKeysAt } from "./allowed-keys.js";
 
-/** The schema's complaints about a scenario file in the loader's words (core/source/explain-issues.ts). */
-
-export { withoutConsequences } from "../core/source/explain-issues.js";
-
 /** What each enum field of a scenario is called in messages: "'tokn' is not an endpoint". */
 const VALUE_NOUNS: Record<string, string> = {
   endpoint: "an endpoint",
@@ -18,4 +14,5 @@ const VALUE_NOUNS: Record<string, string> = {
   expire_token: "an expire_token target",
 };
 
+/** The schema's complaints about a scenario file in the loader's words (core/source/explain-issues.ts). */
 export const explain = issueExplainer({ allowedKeysAt, valueNouns: VALUE_NOUNS });

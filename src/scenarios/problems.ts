@@ -5,7 +5,7 @@ import { formatProblem, type SourceProblem } from "../core/source/problems.js";
  * core/source/problems.ts). Kept apart from the loader so code that only catches it stays light.
  */
 export type ScenarioProblem = SourceProblem;
-export { boundProblems, formatProblem, MAX_PROBLEMS } from "../core/source/problems.js";
+export { formatProblem, MAX_PROBLEMS } from "../core/source/problems.js";
 
 export class ScenarioLoadError extends Error {
   readonly code = "invalid_scenario";

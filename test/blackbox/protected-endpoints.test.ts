@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -359,7 +360,7 @@ describe("revocation through the token ledger", () => {
   it("a token revoked by jti → 401 token_revoked; another token of the same merchant still works", async () => {
     const revoked = await srv().token();
     const other = await srv().token();
-    srv().sandbox.ledger.revoke(decodeJwt(revoked).jti!);
+    internalsOf(srv().sandbox).ledger.revoke(decodeJwt(revoked).jti!);
     const r = await srv().call("/api/v2/payment/x", bearer(revoked));
     expectRefusal(r, invalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`), [revoked]);
     expectOk(await srv().call("/api/v2/payment/x", bearer(other)), "GET", "/api/v2/payment/x", "payment", other);
@@ -367,7 +368,7 @@ describe("revocation through the token ledger", () => {
 
   it("revokeAllOf(merchant, now) revokes the tokens issued so far; tokens issued afterwards are accepted", async () => {
     const old = await srv().token();
-    srv().sandbox.ledger.revokeAllOf(DEFAULT_MERCHANT_ID, srv().sandbox.clock.nowSeconds());
+    internalsOf(srv().sandbox).ledger.revokeAllOf(DEFAULT_MERCHANT_ID, srv().sandbox.clock.nowSeconds());
     expectRefusal(
       await srv().call("/api/v2/cashout/x", bearer(old)),
       invalidToken("token_revoked", `The access token was revoked. ${RENEW_HINT}`, "/api/v2/cashout/x"),
@@ -512,7 +513,7 @@ describe("a merchant disabled after its token was issued", () => {
   it("its tokens stop working at once: 401 merchant_disabled", async () => {
     const token = await t().token();
     expect((await t().call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-    t().sandbox.merchants.byKey("sandbox-api-key")!.disabled = true;
+    internalsOf(t().sandbox).merchants.byKey("sandbox-api-key")!.disabled = true;
     const r = await t().call("/api/v2/payment/x", { headers: { authorization: `Bearer ${token}` } });
     const description =
       "The merchant of this token ('merchant_sandbox_default') has been disabled since the token was issued; its tokens are no longer accepted. Use an active merchant's credentials.";

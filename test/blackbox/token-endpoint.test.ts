@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { redact } from "../../src/core/redact.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
@@ -685,7 +686,7 @@ describe("POST /api/v2/auth/token: a disabled merchant is refused (401 by defaul
   });
 
   it("issues nothing for the disabled merchant", () => {
-    expect(s().sandbox.ledger.size).toBe(0);
+    expect(internalsOf(s().sandbox).ledger.size).toBe(0);
   });
 });
 
@@ -740,21 +741,21 @@ describe("POST /api/v2/auth/token: a refused exchange changes no state; a succes
     ["401 wrong api_secret", () => postJson({ api_key: DEFAULT_KEY, api_secret: WRONG_SECRET }), 401],
     ["415 form body", () => post("a=b", { "content-type": "application/x-www-form-urlencoded" }), 415],
     ["413 oversized body", () => post(paddedJson(70_000), { "content-type": "application/json" }), 413],
-  ])("leaves sandbox.ledger.size unchanged after a %s", async (_label, init, status) => {
-    const before = s().sandbox.ledger.size;
+  ])("leaves the token ledger's size unchanged after a %s", async (_label, init, status) => {
+    const before = internalsOf(s().sandbox).ledger.size;
     const r = await s().call(TOKEN_PATH, init());
     expect(r.status).toBe(status);
     expectNoSecret(r);
-    expect(s().sandbox.ledger.size).toBe(before);
+    expect(internalsOf(s().sandbox).ledger.size).toBe(before);
   });
 
-  it("grows sandbox.ledger.size by exactly 1 after a successful exchange, recording that token's jti", async () => {
-    const before = s().sandbox.ledger.size;
+  it("grows the token ledger's size by exactly 1 after a successful exchange, recording that token's jti", async () => {
+    const before = internalsOf(s().sandbox).ledger.size;
     const r = await s().call(TOKEN_PATH, postJson(validBody));
     const token = expectToken(r, { kid: s().sandbox.keys.signing.kid });
-    expect(s().sandbox.ledger.size).toBe(before + 1);
+    expect(internalsOf(s().sandbox).ledger.size).toBe(before + 1);
     const jti = decodeJwt(token).jti!;
-    expect(s().sandbox.ledger.get(jti)).toEqual({
+    expect(internalsOf(s().sandbox).ledger.get(jti)).toEqual({
       jti,
       merchantId: DEFAULT_MERCHANT_ID,
       issuedAt: IAT,

@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { decodeJwt } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -600,7 +601,7 @@ describe("GET /__sandbox/requests: the request journal", () => {
     const r = await rawGet(t, `${longPath}?${longQuery}`, []);
     expect(r.status).toBe(401);
     const [entry] = await journal(t);
-    const shownPath = redactUrl(longPath, "", t.sandbox.merchants.secrets.view()).path;
+    const shownPath = redactUrl(longPath, "", internalsOf(t.sandbox).merchants.secrets.view()).path;
     expect(shownPath).not.toContain(jwt.slice(0, 20));
     expect(entry!.path).toBe(`${shownPath.slice(0, 1024)}…(${shownPath.length - 1024} more chars)`);
     expect(entry!.path).not.toContain(jwt.slice(0, 20));

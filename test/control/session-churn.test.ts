@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { ScenarioKeys } from "../../src/core/keys.js";
@@ -48,7 +49,7 @@ async function jwksKids(t: TestServer): Promise<string[]> {
   return ((await t.call("/.well-known/jwks.json")).json.keys as Array<{ kid: string }>).map((k) => k.kid).sort();
 }
 
-const counts = (t: TestServer) => ({ keys: t.sandbox.ring.size, cutoffs: t.sandbox.ledger.merchantCutoffs });
+const counts = (t: TestServer) => ({ keys: internalsOf(t.sandbox).ring.size, cutoffs: internalsOf(t.sandbox).ledger.merchantCutoffs });
 
 const UNKNOWN_MERCHANT = problem(
   401,
@@ -103,7 +104,7 @@ describe("session churn", () => {
     const kid = decodeProtectedHeader(await tokenOf(t, s)).kid!;
     expect(await jwksKids(t)).toEqual([...before, kid].sort());
     t.sandbox.sessions.deleteAll();
-    expect(t.sandbox.ring.find(kid)).toBeUndefined();
+    expect(internalsOf(t.sandbox).ring.find(kid)).toBeUndefined();
     expect(await jwksKids(t)).toEqual(before);
     expect((await pay(t, loadedToken)).status).toBe(200);
     expect((await pay(t, defaultToken)).status).toBe(200);
@@ -156,7 +157,7 @@ describe("key ring bounded against rotations", () => {
 
   it("bounded memory: a session deleted while its rotate_signing_key makes the key: the key leaves the ring, the rotation answers 404", async () => {
     const t = await start();
-    const ring = t.sandbox.ring;
+    const ring = internalsOf(t.sandbox).ring;
     const before = ring.size;
     const s = await createSession(t);
     // Holds the rotation's key generation until the DELETE is answered: the race, every time.
@@ -186,7 +187,7 @@ describe("key ring bounded against rotations", () => {
   it("bounded memory: keep_old rotations keep at most 10 keys of a session, the oldest retired first", async () => {
     // ES256: a key in a millisecond, and published in the JWKS (the ring's growth shows there).
     const t = await start({ algorithm: "ES256" });
-    const before = { ring: t.sandbox.ring.size, jwks: await jwksKids(t) };
+    const before = { ring: internalsOf(t.sandbox).ring.size, jwks: await jwksKids(t) };
     const s = await createSession(t);
     const token = await tokenOf(t, s);
     const kids: string[] = [];
@@ -198,13 +199,13 @@ describe("key ring bounded against rotations", () => {
     expect(ScenarioKeys.MAX_ACCEPTED).toBe(10);
     const kept = kids.slice(-ScenarioKeys.MAX_ACCEPTED);
     // The session's own start key plus its kept keys: the oldest rotated ones left the ring.
-    expect(t.sandbox.ring.size).toBe(before.ring + 1 + ScenarioKeys.MAX_ACCEPTED);
+    expect(internalsOf(t.sandbox).ring.size).toBe(before.ring + 1 + ScenarioKeys.MAX_ACCEPTED);
     expect(await jwksKids(t)).toEqual([...before.jwks, ...kept].sort());
-    for (const kid of kids.slice(0, -ScenarioKeys.MAX_ACCEPTED)) expect(t.sandbox.ring.find(kid)).toBeUndefined();
+    for (const kid of kids.slice(0, -ScenarioKeys.MAX_ACCEPTED)) expect(internalsOf(t.sandbox).ring.find(kid)).toBeUndefined();
     // The session's first token, signed with its start key, is no longer accepted (oldest first).
     expectProblem(await pay(t, token), unknownKid(decodeProtectedHeader(token).kid!));
     expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);
-    expect({ ring: t.sandbox.ring.size, jwks: await jwksKids(t) }).toEqual(before);
+    expect({ ring: internalsOf(t.sandbox).ring.size, jwks: await jwksKids(t) }).toEqual(before);
   });
 });
 
@@ -213,9 +214,9 @@ describe("5,000 sessions, created and ended", () => {
   const held = (t: TestServer) => ({
     sessions: t.sandbox.sessions.size,
     scenarios: t.sandbox.scenarios.length,
-    merchants: t.sandbox.merchants.all().length,
-    keys: t.sandbox.ring.size,
-    cutoffs: t.sandbox.ledger.merchantCutoffs,
+    merchants: internalsOf(t.sandbox).merchants.all().length,
+    keys: internalsOf(t.sandbox).ring.size,
+    cutoffs: internalsOf(t.sandbox).ledger.merchantCutoffs,
   });
 
   /** `count` calls of `call`, 10 at a time, as a CI fleet would make them. */
@@ -243,16 +244,16 @@ describe("5,000 sessions, created and ended", () => {
         secrets.push(r.json.merchant.api_secret, r.json.merchant.payment_token, r.json.merchant.login.password);
       });
       expect(held(t)).toEqual({ ...baseline, sessions: 5000, scenarios: 5001, merchants: 5001 });
-      expect(secrets.every((s) => t.sandbox.merchants.secrets.has(s))).toBe(true);
+      expect(secrets.every((s) => internalsOf(t.sandbox).merchants.secrets.has(s))).toBe(true);
 
       await tenAtATime(5000, async (i) => {
         const r = await t.call(`/__sandbox/sessions/${ids[i]}`, { method: "DELETE" });
         expect(r.status, r.text).toBe(204);
       });
       expect(held(t)).toEqual(baseline);
-      expect(secrets.some((s) => t.sandbox.merchants.secrets.has(s))).toBe(false);
+      expect(secrets.some((s) => internalsOf(t.sandbox).merchants.secrets.has(s))).toBe(false);
       // The redaction's tables keep at most as many secrets of ended merchants as are held (3 here).
-      expect(t.sandbox.merchants.secrets.leftoverCount).toBeLessThanOrEqual(3);
+      expect(internalsOf(t.sandbox).merchants.secrets.leftoverCount).toBeLessThanOrEqual(3);
       expect((await t.call("/__sandbox/sessions")).json).toEqual({ sessions: [] });
     },
   );

@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { Faker, en } from "@faker-js/faker";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
@@ -473,7 +474,11 @@ describe("drop_connection", () => {
         ]),
       ],
     });
-    const token = await s.sandbox.tokens.issue(s.sandbox.merchants.byKey(M.api_key)!, { issuedAt: T0 / 1000, ttlSeconds: 3600, jti: "held-token" });
+    const token = await internalsOf(s.sandbox).tokens.issue(internalsOf(s.sandbox).merchants.byKey(M.api_key)!, {
+      issuedAt: T0 / 1000,
+      ttlSeconds: 3600,
+      jti: "held-token",
+    });
 
     // A request on its own connection, waiting in the scenario's delay.
     const heldCall = s.call("/api/v2/payment/held", bearer(token.token));

@@ -1,3 +1,4 @@
+import { internalsOf } from "../../src/app/internals.js";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -531,7 +532,11 @@ describe("loading into a sandbox", () => {
     const mine: ScenarioFile = { name: "default", description: "mine", merchants: [merchant("m_mine", "my-key")] };
     const sandbox = await createSandbox({ scenarios: [mine] });
     expect(sandbox.scenarios.map((s) => [s.name, s.source, s.description])).toEqual([["default", "createSandbox scenarios[0]", "mine"]]);
-    expect(sandbox.merchants.all().map((m) => m.apiKey)).toEqual(["my-key"]);
+    expect(
+      internalsOf(sandbox)
+        .merchants.all()
+        .map((m) => m.apiKey),
+    ).toEqual(["my-key"]);
     const exchange = (apiKey: string, apiSecret: string) =>
       sandbox.handle({
         method: "POST",

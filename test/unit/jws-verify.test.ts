@@ -105,7 +105,6 @@ for (const alg of ["RS256", "ES256", "HS256"] as const) {
     it.each(cases)("%s", async (_name, make) => {
       const token = await make(key, other);
       const jose = await byJose(token, key);
-      if (process.env.SHOW) console.log(alg, _name, jose);
       expect(byNode(token, key)).toEqual(jose);
     });
 

@@ -5,6 +5,7 @@ import { keyInTheMaking, type EarlyKey } from "../early-key.js";
 import { listenErrorLine } from "../listen-error.js";
 import { isLoopbackAddress } from "../../control/access.js";
 import { ConfigError, DEFAULT_SETTINGS, type Algorithm } from "../../core/config.js";
+import { internalsOf } from "../../app/internals.js";
 import type { SandboxOptions } from "../../app/sandbox.js";
 import { formatEvent, formatRequestLog } from "../../log/request-log.js";
 import { stdoutLogWriter } from "../../log/log-writer.js";
@@ -83,7 +84,9 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
   if (args.controlPlane && args.adminToken === undefined && !isLoopbackAddress(args.host)) {
     process.stderr.write(`merchant-sandbox: warning: ${openControlPlaneWarning(args.host, running.port, inContainer(process.env))}\n`);
   }
-  const apiKeys = sandbox.merchants.all().map((m) => m.apiKey);
+  const apiKeys = internalsOf(sandbox)
+    .merchants.all()
+    .map((m) => m.apiKey);
   const eventFormat = format === "off" ? "text" : format;
   // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
   // and a signal that comes before the handlers kills the process without a drain.
@@ -136,7 +139,7 @@ function stopOnSignals(running: RunningServer, graceMs: number, log: (msg: strin
 /** --scenario and --scenarios-dir, loaded and validated before anything starts. */
 async function loadScenarios(names: string[], dir: string | undefined): Promise<LoadedScenario[]> {
   if (names.length === 0 && dir === undefined) return [];
-  // Imported only when there are files to read: the YAML parser and zod cost ~100 ms at start.
+  // Imported only when there are files to read: the YAML parser and zod slow a start (docs/performance.md#start).
   const { loadScenarioDir, resolveScenario } = await import("../../scenarios/library.js");
   try {
     return [...names.map((n) => resolveScenario(n)), ...(dir === undefined ? [] : loadScenarioDir(dir))];

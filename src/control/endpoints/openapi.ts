@@ -4,7 +4,7 @@ import type { ControlContext } from "../context.js";
 
 /**
  * GET /__sandbox/openapi.json: the whole surface, merchant API and control plane, as OpenAPI 3.1.
- * The document (~100 KB of literals) is imported on first request, not at start. The control
+ * The document (a large literal) is imported on first request, not at start. The control
  * router passes its route table in (importing it here would make an import circle).
  */
 export async function openApiEndpoint(

@@ -1,9 +1,9 @@
 /**
  * How deep a YAML or JSON text nests, read in one pass over its characters before the YAML parser
- * sees it. The parser recurses once per level: 100,000 levels (a 200 KB file) cost it seconds and
- * over 100 MB before it ran out of stack, and twice in one process ran it out of memory. So a text
- * is refused here when it plainly nests past `limit`; what passes is parsed, and the parsed
- * document is then held to the exact limit (tooDeepOffset in yaml-syntax.ts).
+ * sees it. The parser recurses once per level: a deep enough file cost it seconds and ran it out of
+ * stack, and twice in one process out of memory (docs/reliability.md, "source files: depth and
+ * size"). So a text is refused here when it plainly nests past `limit`; what passes is parsed, and
+ * the parsed document is then held to the exact limit (tooDeepOffset in yaml-syntax.ts).
  *
  * The count never exceeds the real depth by more than the few levels a multi-line scalar's
  * continuation lines can add (they are indented like children): flow brackets are counted only

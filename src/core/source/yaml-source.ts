@@ -27,7 +27,8 @@ export type SourceRead = { ok: true; data: unknown; positionOf: PositionOf } | {
 /** The file's text, or one problem saying why it cannot be read (`what`: "the scenario file"). */
 export function readSourceText(path: string, what: string): { ok: true; text: string } | { ok: false; problems: SourceProblem[] } {
   try {
-    // Refused by its size before a byte is read: a 40 MB file took 1.6 GB to parse.
+    // Refused by its size before a byte is read: parsing a large file takes many times its size in
+    // memory (docs/reliability.md, "source files: depth and size").
     const { size } = statSync(path);
     if (size > SOURCE_LIMITS.maxBytes)
       return { ok: false, problems: [{ file: path, line: 1, column: 1, path: "", message: sizeMessage(what, size) }] };

@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Measurements rot in comments: the code changes, the machine changes, and nobody reruns a figure
+ * they cannot find. So µs, ms, MB and ratios that were measured live in docs/performance.md (or
+ * docs/reliability.md's table), and the code keeps a pointer where a choice depends on them. Limits
+ * and defaults ("16 KB, node's own", "64 KiB by default") are settings, not measurements, and stay.
+ */
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Each comment line of `text` (a `//` comment's text, or a line inside a block comment), numbered. */
+function commentLines(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  let inBlock = false;
+  text.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (inBlock || line.startsWith("/*")) {
+      found.push({ line: index + 1, text: line });
+      inBlock = !line.includes("*/");
+      return;
+    }
+    const slash = raw.indexOf("// ");
+    if (slash >= 0) found.push({ line: index + 1, text: raw.slice(slash) });
+  });
+  return found;
+}
+
+/** What a measured figure looks like: a time in µs, an approximate or ranged cost, a share or a ratio. */
+const MEASURED = [
+  /\d\s?µs\b/,
+  /~\s?\d[\d.,]*\s?(?:ms|MB|GB|MiB)\b/,
+  /(?<![\^\w])\d+\s?[-–]\s?\d+\s?ms\b/,
+  /\d[\d.,]*\s?GB\b/,
+  /\d+(?:\.\d+)?\s?% of (?:its |the )?(?:in-process )?(?:CPU|req)/,
+  /~?\d+(?:\.\d+)?x\s(?:the|faster|slower|more|less)\b/,
+  /\d+ times (?:dearer|faster|slower)/,
+];
+
+/** GitHub's anchor of a heading. */
+function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+}
+
+describe("figures live in docs, not in comments", () => {
+  it("no src/ comment carries a measured figure (µs, ~ms, MB, %, ×): it goes to docs/performance.md", () => {
+    const offenders = sourceFiles(join(ROOT, "src")).flatMap((file) =>
+      commentLines(readFileSync(file, "utf8"))
+        .filter(({ text }) => MEASURED.some((pattern) => pattern.test(text)))
+        .map(({ line, text }) => `${relative(ROOT, file)}:${line}: ${text}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("every pointer from src/ to docs/performance.md#… names a heading of that page", () => {
+    const page = readFileSync(join(ROOT, "docs/performance.md"), "utf8");
+    const anchors = new Set([...page.matchAll(/^#{2,4} (.+)$/gm)].map((match) => slug(match[1] ?? "")));
+    const pointers = sourceFiles(join(ROOT, "src")).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/docs\/performance\.md#([\w-]+)/g)].map((match) => ({
+        file: relative(ROOT, file),
+        anchor: match[1] ?? "",
+      })),
+    );
+    expect(pointers.length).toBeGreaterThanOrEqual(10);
+    expect(pointers.filter(({ anchor }) => !anchors.has(anchor))).toEqual([]);
+  });
+});
