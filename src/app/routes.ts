@@ -2,7 +2,7 @@ import type { SandboxSettings } from "../core/config.js";
 import type { Endpoint, EndpointName } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
-import { notFoundEndpoint } from "../endpoints/discovery.js";
+import { notFoundEndpoint } from "../endpoints/not-found.js";
 import { rootRedirect } from "../control/endpoints/ui.js";
 import { MERCHANT_ROUTE_TABLE, type MerchantRoute } from "../endpoints/merchant-routes.js";
 import type { RequestForm } from "../endpoints/request-form.js";
