@@ -1,20 +1,26 @@
 import type { Endpoint } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
 import { printable } from "../core/printable.js";
-import { API_ROUTES, correctApiPath } from "./api-paths.js";
+import { API_PATHS, type ApiPaths } from "./api-paths.js";
 
-/** What the 404 lists: the merchant API and the control plane's always-open health check (joined once). */
-const KNOWN_ROUTES = [...API_ROUTES, "GET /__sandbox/health"].join(", ");
+/**
+ * Anything else: 404 that lists what the sandbox does serve (the merchant API of `api`, and the
+ * control plane's always-open health check, joined once), with a hint for near misses.
+ */
+export function notFoundOf(api: ApiPaths): Endpoint {
+  const known = [...api.routes, "GET /__sandbox/health"].join(", ");
+  return (request, _ctx, trace) => {
+    const hint = nearMiss(api, trace.shown.path);
+    throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${known}.`);
+  };
+}
 
-/** Anything else: 404 that lists what the sandbox does serve, with a hint for near misses. */
-export const notFoundEndpoint: Endpoint = (request, _ctx, trace) => {
-  const hint = nearMiss(trace.shown.path);
-  throw new NotFound(`No endpoint at ${request.method} ${printablePath(trace.shown.path)}.${hint} This sandbox serves: ${KNOWN_ROUTES}.`);
-};
+/** The sandbox's 404, of its own route table. */
+export const notFoundEndpoint: Endpoint = notFoundOf(API_PATHS);
 
 /** The hint for the path the client most likely meant (the report's wrong_base_path names the same). */
-function nearMiss(shownPath: string): string {
-  const corrected = correctApiPath(shownPath);
+function nearMiss(api: ApiPaths, shownPath: string): string {
+  const corrected = api.correct(shownPath);
   const lower = shownPath.toLowerCase().replace(/\/+$/, "");
   if (corrected !== undefined && corrected === lower) return ` Did you mean ${corrected} (exact case, no trailing slash)?`;
   if (/^\/api\/v[013-9]\//.test(lower)) {
