@@ -1,5 +1,4 @@
 import { jsonResponse, type Endpoint } from "../core/context.js";
-import { MethodNotAllowed } from "../core/errors.js";
 
 /** GET /.well-known/jwks.json: the public keys that verify access tokens (none for HS256); its method was checked before (request-form.ts). */
 export const jwksEndpoint: Endpoint = (_request, ctx) => {
@@ -9,8 +8,7 @@ export const jwksEndpoint: Endpoint = (_request, ctx) => {
   return ctx.ring.ready ? ctx.ring.ready.then(jwks) : jwks();
 };
 
-/** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK. */
-export const healthEndpoint: Endpoint = (request, ctx) => {
-  if (request.method !== "GET" && request.method !== "HEAD") throw new MethodNotAllowed(request.method, "/__sandbox/health", ["GET", "HEAD"]);
+/** GET /__sandbox/health: for readiness probes and the image's HEALTHCHECK; its method was checked by the control plane's router. */
+export const healthEndpoint: Endpoint = (_request, ctx) => {
   return jsonResponse(200, { status: "ok", version: ctx.version, scenarios: ctx.scenarios.loaded.map((s) => s.name) });
 };
