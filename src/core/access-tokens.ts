@@ -7,6 +7,7 @@ import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { encodeJwsHeader, signWithEncodedHeader } from "./jws.js";
 import { verifierOf, verifyCompactJws } from "./jws-verify.js";
 import { echo } from "./echo.js";
+import { compactForm } from "./jwt-runs.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
@@ -123,11 +124,6 @@ export class AccessTokens {
       byKey.set(key, headers);
     }
     return headers;
-  }
-
-  /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */
-  static looksLikeJwt(token: string): boolean {
-    return /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){2,4}$/.test(token) && token.startsWith("eyJ");
   }
 
   /**
@@ -315,14 +311,14 @@ export class AccessTokens {
   }
 
   private decodeHeader(token: string): ProtectedHeaderParameters {
-    const parts = token.split(".");
-    if (parts.length === 5) {
+    const form = compactForm(token);
+    if (form === "jwe") {
       throw new InvalidToken(
         "token_encrypted",
         `The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.`,
       );
     }
-    if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) {
+    if (form !== "jws") {
       throw new InvalidToken(
         "token_malformed",
         `The bearer token is not a JWT (expected three base64url parts separated by dots). Send the access_token value from POST /api/v2/auth/token unchanged.`,

@@ -1,5 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
+import { jwtShape } from "../../core/jwt-runs.js";
 import type { RequestIdShape } from "../../profiles/request-id.js";
 import { commonHeaders, headerCase, headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
@@ -272,10 +273,9 @@ function readClaims(jwt: string): Claims {
   return { header, payload, iat: num(payload.iat), exp: num(payload.exp) };
 }
 
-const JWT_SHAPE = /^[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*$/;
-
+/** A signed JWT (core's one shape test) whose header names its algorithm: what calibrate can read claims from. */
 export function isJwt(value: unknown): boolean {
-  if (typeof value !== "string" || !JWT_SHAPE.test(value)) return false;
+  if (typeof value !== "string" || jwtShape(value) !== "jws") return false;
   try {
     return typeof decodeProtectedHeader(value).alg === "string";
   } catch {
