@@ -2,7 +2,8 @@ import type { SandboxSettings } from "../core/config.js";
 import type { Endpoint, EndpointName } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
 import { controlEndpoint } from "../control/router.js";
-import { notFoundEndpoint } from "../endpoints/discovery.js";
+import { apiPaths } from "../endpoints/api-paths.js";
+import { notFoundEndpoint, notFoundOf } from "../endpoints/not-found.js";
 import { ROOT_ROUTE, rootRedirect } from "../control/endpoints/ui.js";
 import { MERCHANT_ROUTE_TABLE, type MerchantRoute } from "../endpoints/merchant-routes.js";
 import type { RequestForm } from "../endpoints/request-form.js";
@@ -64,12 +65,18 @@ export function underBase(route: Route): Route {
 /**
  * The router of one sandbox, built when it starts: the login's headers come from the sandbox's
  * settings, so they are formatted here once rather than per request (or cached in the module).
+ * `table`: the merchant routes (another than the sandbox's only in a test), whose 404 lists them.
  */
-export function createRouter(settings: SandboxSettings, controlPlane: boolean): (path: string) => Route {
+export function createRouter(
+  settings: SandboxSettings,
+  controlPlane: boolean,
+  table: readonly MerchantRoute[] = MERCHANT_ROUTE_TABLE,
+): (path: string) => Route {
   const exact = new Map<string, Route>();
   if (controlPlane) exact.set(ROOT_ROUTE.path, ROOT);
+  const notFound: Route = { name: "unknown", endpoint: notFoundOf(apiPaths(table)) };
   const groups: Array<{ prefix: string; route: Route }> = [];
-  for (const row of MERCHANT_ROUTE_TABLE) {
+  for (const row of table) {
     const { path, name, endpoint, groupPrefix, headers } = row;
     const route: Route = { name, endpoint, form: formOf(row), ...(headers && { headers: headers(settings) }) };
     if (groupPrefix) groups.push({ prefix: groupPrefix, route });
@@ -82,7 +89,7 @@ export function createRouter(settings: SandboxSettings, controlPlane: boolean): 
     for (const group of groups) {
       if (path === group.prefix || path.startsWith(group.prefix + "/")) return group.route;
     }
-    return NOT_FOUND;
+    return notFound;
   };
 }
 

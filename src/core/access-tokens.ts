@@ -7,6 +7,7 @@ import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import { encodeJwsHeader, signWithEncodedHeader } from "./jws.js";
 import { verifierOf, verifyCompactJws } from "./jws-verify.js";
 import { echo } from "./echo.js";
+import { compactForm } from "./jwt-runs.js";
 import type { KeyRing, ScenarioKeys, SigningKey } from "./keys.js";
 import type { Merchant, MerchantRegistry } from "./merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims, type IssueOptions, type LoginClaims } from "./token-claims.js";
@@ -125,11 +126,6 @@ export class AccessTokens {
     return headers;
   }
 
-  /** True when the string has the shape of a JWS or JWE compact token (used to teach, not to trust). */
-  static looksLikeJwt(token: string): boolean {
-    return /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){2,4}$/.test(token) && token.startsWith("eyJ");
-  }
-
   /**
    * Verifies an access token. Every refusal is an InvalidToken whose code and description say
    * exactly what is wrong with it. The order: what the token is, its signature, its claims, whose
@@ -200,7 +196,7 @@ export class AccessTokens {
     if (!this.ring.hasAlgorithm(alg)) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${echo(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not accepted; this sandbox signs and accepts ${this.ring.algorithms().join(" and ")} only. ${SEND_UNCHANGED}`,
       );
     }
     const { key, bytes } =
@@ -225,7 +221,7 @@ export class AccessTokens {
     if (key.alg !== alg) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its key (${key.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its key (${key.alg}). ${SEND_UNCHANGED}`,
       );
     }
     try {
@@ -268,7 +264,7 @@ export class AccessTokens {
     if (keys.length === 0) {
       throw new InvalidToken(
         "token_algorithm_rejected",
-        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its merchant's keys (${scope.keys.signing.alg}). Use the access token exactly as issued by POST /api/v2/auth/token.`,
+        `The token's algorithm '${echo(alg, 80)}' is not the algorithm of its merchant's keys (${scope.keys.signing.alg}). ${SEND_UNCHANGED}`,
       );
     }
     for (const key of keys) {
@@ -315,26 +311,23 @@ export class AccessTokens {
   }
 
   private decodeHeader(token: string): ProtectedHeaderParameters {
-    const parts = token.split(".");
-    if (parts.length === 5) {
+    const form = compactForm(token);
+    if (form === "jwe") {
       throw new InvalidToken(
         "token_encrypted",
         `The token is an encrypted JWT (JWE); this API accepts only the signed access token (JWS) from POST /api/v2/auth/token.`,
       );
     }
-    if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) {
+    if (form !== "jws") {
       throw new InvalidToken(
         "token_malformed",
-        `The bearer token is not a JWT (expected three base64url parts separated by dots). Send the access_token value from POST /api/v2/auth/token unchanged.`,
+        `The bearer token is not a JWT (expected three base64url parts separated by dots). ${SEND_UNCHANGED}`,
       );
     }
     try {
       return decodeProtectedHeader(token);
     } catch {
-      throw new InvalidToken(
-        "token_malformed",
-        "The token's header is not valid base64url-encoded JSON. Send the access_token value from POST /api/v2/auth/token unchanged.",
-      );
+      throw new InvalidToken("token_malformed", `The token's header is not valid base64url-encoded JSON. ${SEND_UNCHANGED}`);
     }
   }
 
@@ -344,10 +337,7 @@ export class AccessTokens {
    */
   private checkAccessClaims(header: ProtectedHeaderParameters, payload: JWTPayload, kid: string | undefined): VerifiedAccessToken {
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
-      throw new InvalidToken(
-        "token_malformed",
-        "The token's payload is not a JSON object. Send the access_token value from POST /api/v2/auth/token unchanged.",
-      );
+      throw new InvalidToken("token_malformed", `The token's payload is not a JSON object. ${SEND_UNCHANGED}`);
     }
     // The merchant's scenario says how its tokens are written (which claims, typ, issuer); a token
     // that names none is judged by the sandbox's own format and settings.
@@ -482,10 +472,7 @@ export class AccessTokens {
         `The token uses a header or feature this API does not support (e.g. an unknown 'crit' entry). ${RENEW_HINT}`,
       );
     }
-    return new InvalidToken(
-      "token_malformed",
-      `The token is not a well-formed signed JWT. Send the access_token value from POST /api/v2/auth/token unchanged.`,
-    );
+    return new InvalidToken("token_malformed", `The token is not a well-formed signed JWT. ${SEND_UNCHANGED}`);
   }
 }
 
@@ -535,7 +522,7 @@ function assertOneText(token: string, alg: string): void {
   if (alg === "ES256" && isHighS(Buffer.from(parts[2]!, "base64url"))) {
     throw new InvalidToken(
       "token_signature_invalid",
-      `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.`,
+      `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. ${SEND_UNCHANGED}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Where JWT-shaped text sits in a longer text (a URL, a log): the one place that says what "looks
- * like a JWT" inside text. Each maximal run of base64url characters is read once: a regular
+ * The one place that says what "looks like a JWT": a whole value (jwtShape) and where JWT-shaped
+ * text sits in a longer text (a URL, a log: jwtSpans, jwsSpans). Each maximal run of base64url characters is read once: a regular
  * expression such as /eyJ[A-Za-z0-9_-]+\.…/g tries again at every `eyJ` of a run and reads on to
  * the run's end each time, so `eyJ` repeated thousands of times cost seconds (issue 23 §2). Every
  * `eyJ` of one run fails or succeeds for the same reason (what follows the run), so trying the
@@ -91,4 +91,29 @@ function jwsEnd(text: string, _head: number, end: number): number {
   if (text.charCodeAt(end) !== DOT || !text.startsWith("eyJ", end + 1)) return -1;
   const payloadEnd = runEnd(text, end + 1);
   return text.charCodeAt(payloadEnd) === DOT ? runEnd(text, payloadEnd + 1) : -1;
+}
+
+/**
+ * A whole text as a compact token, read once: "jws" for three base64url parts separated by dots
+ * (the signature may be empty), "jwe" for five, else undefined. Its header is not read: the
+ * verifier (access-tokens.ts) says what is wrong with one that is not JSON.
+ */
+export function compactForm(text: string): "jws" | "jwe" | undefined {
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === DOT) dots++;
+    else if (!isBase64Url(c)) return undefined;
+  }
+  return dots === 2 ? "jws" : dots === 4 ? "jwe" : undefined;
+}
+
+/**
+ * Whether a whole value is a JWT, and which kind: a compact JWS or JWE (compactForm) whose header
+ * is a JSON object (`eyJ`, base64url for `{"`), so an opaque token with dots is not taken for one.
+ * The one test of "is this a JWT" for a value (payment/init's teaching refusal, calibrate); it
+ * trusts nothing (no signature, no claims).
+ */
+export function jwtShape(text: string): "jws" | "jwe" | undefined {
+  return text.startsWith("eyJ") ? compactForm(text) : undefined;
 }

@@ -8,11 +8,14 @@ import type { RequestForm } from "./request-form.js";
 import { TOKEN_BODY, tokenEndpoint } from "./token.js";
 
 /**
- * The merchant API's routes, in one table that both the router (src/app/routes.ts) and the OpenAPI
- * document read, so a route cannot be served undocumented or documented unserved. `path` is the
- * documented form; the two protected groups take the seven methods GET … OPTIONS on any path under
- * their prefix, which the document writes as `{path}`. The form a request must have (methods, JSON
- * body, credentials) is checked from here, before identity and rules (request-form.ts).
+ * The merchant API's routes, in one table: the router and its 405s (src/app/routes.ts, with the
+ * form check of request-form.ts, before identity and rules), the 404's list and hint and the
+ * report's `wrong_base_path` (api-paths.ts), the paths an express mount keeps (app/sandbox-paths.ts)
+ * and the OpenAPI document's paths are all made from it, so a route cannot be served undocumented,
+ * documented unserved, or missing from a hint (test/unit/route-table.test.ts adds one to a copy).
+ * `path` is the documented form; the two protected groups take the seven methods GET … OPTIONS on
+ * any path under their prefix, which the document writes as `{path}`. The order is the order the
+ * 404 and the report list the routes in.
  */
 export interface MerchantRoute extends Pick<RequestForm, "json" | "credentials" | "formless"> {
   path: string;
@@ -24,22 +27,41 @@ export interface MerchantRoute extends Pick<RequestForm, "json" | "credentials" 
   groupPrefix?: string;
   /** Headers every answer of the route carries, refusals included (the deprecated login's), per sandbox. */
   headers?: (settings: SandboxSettings) => Record<string, string>;
+  /**
+   * Other endings clients send for this route (other servers' names, plurals), lower case: the 404's
+   * hint and the report name the route for them. Its own ending, the path after `/api/v2/`, needs no entry.
+   */
+  aliases?: readonly string[];
 }
 
 /** The protected groups' methods: every one the document can list for them, and nothing else (no TRACE, no CONNECT). */
 const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
-function protectedGroup(scope: Scope): MerchantRoute {
+function protectedGroup(scope: Scope, aliases: readonly string[]): MerchantRoute {
   const prefix = `/api/v2/${scope}`;
-  return { path: `${prefix}/{path}`, name: scope, methods: ANY_METHOD, endpoint: protectedEndpoint(scope), groupPrefix: prefix };
+  return { path: `${prefix}/{path}`, name: scope, methods: ANY_METHOD, endpoint: protectedEndpoint(scope), groupPrefix: prefix, aliases };
 }
 
 export const MERCHANT_ROUTE_TABLE: readonly MerchantRoute[] = [
-  { path: "/api/v2/auth/token", name: "token", methods: ["POST"], endpoint: tokenEndpoint, json: () => TOKEN_BODY, credentials: true },
-  { path: "/api/v2/payment/init", name: "payment-init", methods: ["POST"], endpoint: paymentInitEndpoint, json: paymentInitBody },
-  protectedGroup("payment"),
-  protectedGroup("cashout"),
-  { path: "/.well-known/jwks.json", name: "jwks", methods: ["GET", "HEAD"], endpoint: jwksEndpoint },
+  {
+    path: "/api/v2/auth/token",
+    name: "token",
+    methods: ["POST"],
+    endpoint: tokenEndpoint,
+    json: () => TOKEN_BODY,
+    credentials: true,
+    aliases: ["auth", "token", "oauth/token", "oauth2/token"],
+  },
+  protectedGroup("payment", ["payments"]),
+  {
+    path: "/api/v2/payment/init",
+    name: "payment-init",
+    methods: ["POST"],
+    endpoint: paymentInitEndpoint,
+    json: paymentInitBody,
+    aliases: ["payments/init"],
+  },
+  protectedGroup("cashout", ["cashouts"]),
   {
     path: "/api/login_check",
     name: "login",
@@ -48,5 +70,12 @@ export const MERCHANT_ROUTE_TABLE: readonly MerchantRoute[] = [
     headers: deprecationHeaders,
     json: () => LOGIN_BODY,
     formless: loginGone,
+  },
+  {
+    path: "/.well-known/jwks.json",
+    name: "jwks",
+    methods: ["GET", "HEAD"],
+    endpoint: jwksEndpoint,
+    aliases: ["jwks.json", "jwks", ".well-known/jwks"],
   },
 ];

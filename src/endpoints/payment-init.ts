@@ -1,5 +1,5 @@
 import type { Faker } from "@faker-js/faker";
-import { AccessTokens } from "../core/access-tokens.js";
+import { jwtShape } from "../core/jwt-runs.js";
 import type { PaymentTokenTransport, SandboxSettings } from "../core/config.js";
 import { jsonResponse, type Endpoint } from "../core/context.js";
 import { InvalidRequest, InvalidToken, MissingCredentials } from "../core/errors.js";
@@ -27,7 +27,7 @@ export const paymentInitEndpoint: Endpoint = async (request, ctx, trace) => {
     );
   }
 
-  if (AccessTokens.looksLikeJwt(presented)) {
+  if (jwtShape(presented) !== undefined) {
     throw new InvalidToken(
       "access_token_on_payment_init",
       `This is a JWT access token, but POST /api/v2/payment/init is authorised by the merchant payment token (a separate, long-lived opaque token configured per merchant), not by the token from /api/v2/auth/token. Send the payment token ${describeTransport(transport)}.`,

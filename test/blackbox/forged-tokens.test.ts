@@ -56,7 +56,7 @@ const NOTE = "Authenticated. merchant-sandbox simulates authentication only; pay
 const SEND_UNCHANGED = "Send the access_token value from POST /api/v2/auth/token unchanged.";
 const D = {
   algRejected: (alg: string, accepted = "RS256") =>
-    `The token's algorithm '${alg}' is not accepted; this sandbox signs and accepts ${accepted} only. Use the access token exactly as issued by POST /api/v2/auth/token.`,
+    `The token's algorithm '${alg}' is not accepted; this sandbox signs and accepts ${accepted} only. ${SEND_UNCHANGED}`,
   signature: `The token's signature does not verify: it was altered after it was issued, or signed with another key. ${RENEW_HINT}`,
   unknownKid: (kid: string) =>
     `The token's signing key (kid '${kid}') is not one of this sandbox's keys: the key was rotated, or the token comes from another sandbox or environment. ${RENEW_HINT}`,
@@ -90,8 +90,7 @@ const D = {
   bom: (part: string) => `The token's ${part} JSON starts with a byte order mark (UTF-8 BOM), which JSON in a JWT may not have. ${SEND_UNCHANGED}`,
   notCanonical: (part: string) =>
     `The token's ${part} is not canonical base64url: its last character carries bits past the end of the data, so it is another text of the token. ${SEND_UNCHANGED}`,
-  highS:
-    "The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. Send the access token exactly as issued by POST /api/v2/auth/token.",
+  highS: `The token's ES256 signature is in its high-S form (S above half the curve order): a second text of a signature, which this API refuses so that a token has one text only. ${SEND_UNCHANGED}`,
 };
 
 function iso(seconds: number): string {

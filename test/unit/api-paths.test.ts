@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { API_ROUTES, correctApiPath } from "../../src/endpoints/api-paths.js";
+import { API_PATHS } from "../../src/endpoints/api-paths.js";
+
+const correctApiPath = (path: string) => API_PATHS.correct(path);
 
 /**
- * correctApiPath: the path a client meant, shared by the 404 hint and the report's wrong_base_path.
+ * API_PATHS.correct: the path a client meant, shared by the 404 hint and the report's wrong_base_path.
  * One table of what real clients send with a wrong base URL or another server's names.
  */
-describe("correctApiPath", () => {
+describe("API_PATHS.correct", () => {
   it.each([
     // another version of the API
     ["/api/v1/auth/token", "/api/v2/auth/token"],
@@ -79,7 +81,7 @@ describe("correctApiPath", () => {
   });
 
   it("every correction is a path of the API's routes", () => {
-    const served = API_ROUTES.map((r) => r.split(" ")[1]!);
+    const served = API_PATHS.routes.map((r) => r.split(" ")[1]!);
     for (const path of ["/api/v1/auth/token", "/v2/payment/init", "/jwks", "/login_check", "/api/v3/cashout/x", "/payments/p"]) {
       const meant = correctApiPath(path)!;
       expect(

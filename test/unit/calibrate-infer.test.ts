@@ -63,7 +63,7 @@ describe("inferProfile: the token answer", () => {
   });
 
   it("reads the JWT's header and claim names into the jwt section: typ, kid, iss/aud presence, the merchant claim", () => {
-    const { profile, findings } = inferProfile(observations([["token_body", answer(200, { token: JWT })]]), "acme");
+    const { profile, lines } = inferProfile(observations([["token_body", answer(200, { token: JWT })]]), "acme");
     expect(profile.jwt).toEqual({
       alg: "ES256",
       typ: "JWT",
@@ -73,7 +73,7 @@ describe("inferProfile: the token answer", () => {
       audience: "acme-api",
       merchantClaim: "merchant_id",
     });
-    expect(findings.find((f) => f.probe === "jwt")?.inferred).toBe(
+    expect(lines.find((f) => f.probe === "jwt")?.inferred).toBe(
       "merchantClaim merchant_id: the claim whose name says merchant; one token only: no extra claim is known to be constant",
     );
   });
@@ -125,7 +125,7 @@ describe("inferProfile: per-request values", () => {
     obs.repeats = [
       { probe: "token_body", sent: "again", answer: laravel("1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c", new Date((NOW + 1) * 1000).toISOString(), 3599) },
     ];
-    const { profile, findings } = inferProfile(obs, "laravel");
+    const { profile, lines } = inferProfile(obs, "laravel");
     expect(profile.requestId).toBe("uuid");
     expect(profile.headers).toEqual({ "X-Request-Id": "{{request_id}}", "Cache-Control": "no-cache, private" });
     expect(profile.token.body).toEqual({
@@ -134,7 +134,7 @@ describe("inferProfile: per-request values", () => {
       request_id: "{{request_id}}",
       at: "{{issued_at:rfc3339-ms}}",
     });
-    expect(findings.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Request-Id, expires_in, request_id, at");
+    expect(lines.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Request-Id, expires_in, request_id, at");
   });
   it("a request id in payment/init's answer is {{request_id}}, not the payment id (its name ends in id)", () => {
     const protectedAnswer = (id: string) => answer(200, { success: true, request_id: id });
@@ -152,7 +152,7 @@ describe("inferProfile: refusals", () => {
   const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
 
   it("Lexik: {code: <status>, message} with the bare challenge; each code keeps its own text, unobserved ones the nearest's", () => {
-    const { profile, findings } = inferProfile(
+    const { profile, lines } = inferProfile(
       observations([
         ["token_body", answer(200, { token: JWT })],
         ["wrong_secret", lexik(401, "Invalid credentials.")],
@@ -173,7 +173,7 @@ describe("inferProfile: refusals", () => {
     // Every token error from the observed token error, every rejected credential from the observed one.
     expect(profile.codes?.token_signature_invalid).toEqual({ message: "Invalid JWT Token" });
     expect(profile.codes?.credentials_rejected).toEqual({ message: "Invalid credentials." });
-    expect(findings.find((f) => f.profileSays.startsWith("codes.token_signature_invalid"))?.inferred).toBe(
+    expect(lines.find((f) => f.profileSays.startsWith("codes.token_signature_invalid"))?.inferred).toBe(
       "token_signature_invalid: not probed: answered as the observed token error (foreign_jwt)",
     );
   });
@@ -274,7 +274,7 @@ describe("inferProfile: refusals", () => {
 
   it("a refusal that is not JSON keeps its status, and says so", () => {
     const text: Answer = { status: 415, contentType: "text/html", headers: {}, json: undefined, notJson: true };
-    const { profile, findings } = inferProfile(
+    const { profile, lines } = inferProfile(
       observations([
         ["token_body", answer(200, { token: JWT })],
         ["malformed_json", text],
@@ -282,7 +282,7 @@ describe("inferProfile: refusals", () => {
       "acme",
     );
     expect(profile.codes).toEqual({ body_malformed_json: { status: 415 } });
-    expect(findings.find((f) => f.probe === "malformed_json")?.inferred).toBe(
+    expect(lines.find((f) => f.probe === "malformed_json")?.inferred).toBe(
       "the body is not JSON: only its status, challenge and headers are reproduced",
     );
   });

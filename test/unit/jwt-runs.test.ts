@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasJwt, jwsSpans, jwtSpans } from "../../src/core/jwt-runs.js";
+import { isJwt } from "../../src/cli/calibrate/infer.js";
+import { compactForm, hasJwt, jwsSpans, jwtShape, jwtSpans } from "../../src/core/jwt-runs.js";
 
 /**
  * Issue 23 §2: the regular expressions that found JWTs in a URL (redaction) and in a log (scan)
@@ -82,5 +83,41 @@ describe("linear scan: JWT-shaped runs are found reading each character a bounde
       [7, 7 + jwt.length],
       [8 + jwt.length + 4, 8 + 2 * jwt.length + 4],
     ]);
+  });
+});
+
+describe("one JWT-shape test: jwtShape decides for every caller what a whole value is", () => {
+  const HS256_EMPTY_CLAIMS = "eyJhbGciOiJIUzI1NiJ9.e30.ZRrHA1JJJW8opsbCGfG_HACGpVUMN_a9IV7pAx_Zmeo";
+  it.each<[string, string, "jws" | "jwe" | undefined]>([
+    ["a signed JWT whose claims are {} (payload e30)", HS256_EMPTY_CLAIMS, "jws"],
+    ["alg none: an empty signature", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "jws"],
+    ["a compact JWE (five parts, the key part empty for dir)", "eyJhbGciOiJkaXIifQ..aXY.Y3Q.dGFn", "jwe"],
+    ["four parts", "eyJhbGciOiJub25lIn0.e30.a.b", undefined],
+    ["two parts", "eyJhbGciOiJub25lIn0.e30", undefined],
+    ["an opaque token with dots, no JSON header", "pay.tok.123", undefined],
+    ["a non-base64url character", "eyJhbGciOiJub25lIn0.e3+0.", undefined],
+    ["a space", "eyJhbGciOiJub25lIn0.e30. ", undefined],
+  ])("%s", (_what, text, shape) => {
+    expect(jwtShape(text)).toBe(shape);
+  });
+
+  it("compactForm reads the parts without the header: the verifier says what else is wrong", () => {
+    expect(compactForm("bm90IGpzb24.e30.sig")).toBe("jws");
+    expect(compactForm("a.b.c.d.e")).toBe("jwe");
+    expect(compactForm("a.b")).toBeUndefined();
+    expect(compactForm("a.b+.c")).toBeUndefined();
+  });
+
+  it("calibrate's isJwt is the same test, with a header that names its algorithm (a JWT with {} claims was not one to it)", () => {
+    expect(isJwt(HS256_EMPTY_CLAIMS)).toBe(true);
+    expect(isJwt("eyJhbGciOiJkaXIifQ..aXY.Y3Q.dGFn")).toBe(false);
+    expect(isJwt("eyJ0eXAiOiJKV1QifQ.e30.sig")).toBe(false); // {"typ":"JWT"}: no alg
+    expect(isJwt("pay.tok.123")).toBe(false);
+  });
+
+  it("linear scan: a 60 KB value is read once", () => {
+    const c = counted(`eyJ${"a".repeat(KB60)}.e30.`);
+    expect(jwtShape(c.text)).toBe("jws");
+    expect(c.reads()).toBeLessThanOrEqual(KB60 + 16);
   });
 });

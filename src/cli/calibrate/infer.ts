@@ -1,5 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
+import { jwtShape } from "../../core/jwt-runs.js";
 import type { RequestIdShape } from "../../profiles/request-id.js";
 import { commonHeaders, headerCase, headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
@@ -54,7 +55,7 @@ export interface CalibratedProfile {
 }
 
 /** One line of calibrate's table. */
-export interface Finding {
+export interface CalibrationLine {
   /** The probe, or what the line is about when no one probe is (`jwt`, `per-request`, `(inferred)`). */
   probe: ProbeName | "jwt" | "per-request" | "(inferred)";
   sent: string;
@@ -66,7 +67,7 @@ export interface Finding {
 
 export interface Inference {
   profile: CalibratedProfile;
-  findings: Finding[];
+  lines: CalibrationLine[];
 }
 
 /** What stands in for a secret-looking constant calibrate will not copy into a profile. */
@@ -74,7 +75,7 @@ export const REDACTED = "redacted-by-calibrate";
 const SIGNED_ALGS: readonly string[] = ALGORITHMS;
 
 export function inferProfile(obs: Observations, name: string, description?: string): Inference {
-  const findings: Finding[] = [];
+  const lines: CalibrationLine[] = [];
   const byProbe = new Map(obs.observed.map((o) => [o.probe, o]));
   const tokenObs = byProbe.get("token_body");
   const jwt = tokenObs ? findJwt(tokenObs.answer.json) : undefined;
@@ -99,11 +100,11 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     ...(description !== undefined && { description }),
     token: answerOf(tokenObs, token.body, ctx),
   };
-  findings.push(row(tokenObs, `token: ${summarise(token.body)}`, token.notes.join("; ") || undefined));
+  lines.push(row(tokenObs, `token: ${summarise(token.body)}`, token.notes.join("; ") || undefined));
 
   const headersObs = byProbe.get("token_headers");
   if (headersObs) {
-    findings.push(
+    lines.push(
       row(
         headersObs,
         isSuccess(headersObs.answer) ? "nothing new: the sandbox accepts headers too" : "nothing: the sandbox accepts credentials in headers",
@@ -117,7 +118,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   if (Object.keys(refusals.codes).length > 0) profile.codes = refusals.codes;
   for (const line of refusals.lines) {
     const o = line.probe === "(inferred)" ? undefined : byProbe.get(line.probe);
-    findings.push(
+    lines.push(
       o
         ? row(o, line.says, line.note)
         : { probe: "(inferred)", sent: "(not sent)", cameBack: "-", profileSays: line.says, inferred: `${line.code}: ${line.note}` },
@@ -129,9 +130,9 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     if (isSuccess(protectedObs.answer)) {
       const body = protectedTemplate(protectedObs, claims, obs.loginEmail, ctx);
       profile.protected = answerOf(protectedObs, body, ctx);
-      findings.push(row(protectedObs, `protected: ${isEmpty(protectedObs.answer) ? "no body" : summarise(body)}`));
+      lines.push(row(protectedObs, `protected: ${isEmpty(protectedObs.answer) ? "no body" : summarise(body)}`));
     } else {
-      findings.push(row(protectedObs, "nothing", `the fresh token was refused (HTTP ${protectedObs.answer.status}): is --protected-path right?`));
+      lines.push(row(protectedObs, "nothing", `the fresh token was refused (HTTP ${protectedObs.answer.status}): is --protected-path right?`));
     }
   }
 
@@ -141,9 +142,9 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     if (isSuccess(loginObs.answer) && loginJwt) {
       const login = successTemplate(loginObs.answer.json, loginJwt, readClaims(loginJwt), ctx);
       profile.login = answerOf(loginObs, login.body, ctx);
-      findings.push(row(loginObs, `login: ${summarise(login.body)}`, login.notes.join("; ") || undefined));
+      lines.push(row(loginObs, `login: ${summarise(login.body)}`, login.notes.join("; ") || undefined));
     } else {
-      findings.push(row(loginObs, "nothing: the login did not succeed", "check --login EMAIL:PASSWORD"));
+      lines.push(row(loginObs, "nothing: the login did not succeed", "check --login EMAIL:PASSWORD"));
     }
   }
 
@@ -152,9 +153,9 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     if (isSuccess(paymentObs.answer) && paymentObs.answer.json !== undefined) {
       const body = paymentInitTemplate(paymentObs.answer.json, obs.paymentInitSent ?? {}, ctx);
       profile.paymentInit = answerOf(paymentObs, body, ctx);
-      findings.push(row(paymentObs, `paymentInit: ${summarise(body)}`));
+      lines.push(row(paymentObs, `paymentInit: ${summarise(body)}`));
     } else {
-      findings.push(row(paymentObs, "nothing: payment/init with the payment token did not succeed", "check --payment-token"));
+      lines.push(row(paymentObs, "nothing: payment/init with the payment token did not succeed", "check --payment-token"));
     }
   }
 
@@ -162,7 +163,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const againJwt = again && findJwt(again.answer.json);
   const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail);
   profile.jwt = jwtSection.jwt;
-  findings.push({
+  lines.push({
     probe: "jwt",
     sent: "decoded the issued JWT (no verification)",
     cameBack: `alg ${claims.header.alg ?? "?"}, typ ${claims.header.typ ?? "-"}, kid ${claims.header.kid === undefined ? "absent" : "present"}, claims ${Object.keys(claims.payload).join(", ")}`,
@@ -175,14 +176,14 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const shapes = [...ctx.requestIds];
   if (shapes.length > 0) profile.requestId = shapes[0];
   if (varying.headers.size + varying.keys.size > 0)
-    findings.push({
+    lines.push({
       probe: "per-request",
       sent: `sent ${repeats.map((r) => r.probe).join(", ")} twice`,
       cameBack: `differed: ${[...[...varying.headers].map(headerCase), ...varying.keys].join(", ")}`,
       profileSays: `per-request placeholders${shapes.length > 0 ? `, requestId ${shapes.join("/")}` : ""}`,
     });
-  for (const s of obs.skipped) findings.push({ probe: s.probe, sent: "not sent", cameBack: "-", profileSays: "-", inferred: s.why });
-  return { profile, findings };
+  for (const s of obs.skipped) lines.push({ probe: s.probe, sent: "not sent", cameBack: "-", profileSays: "-", inferred: s.why });
+  return { profile, lines };
 }
 
 interface Ctx {
@@ -272,10 +273,9 @@ function readClaims(jwt: string): Claims {
   return { header, payload, iat: num(payload.iat), exp: num(payload.exp) };
 }
 
-const JWT_SHAPE = /^[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*$/;
-
+/** A signed JWT (core's one shape test) whose header names its algorithm: what calibrate can read claims from. */
 export function isJwt(value: unknown): boolean {
-  if (typeof value !== "string" || !JWT_SHAPE.test(value)) return false;
+  if (typeof value !== "string" || jwtShape(value) !== "jws") return false;
   try {
     return typeof decodeProtectedHeader(value).alg === "string";
   } catch {
@@ -447,7 +447,7 @@ function shortValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function row(o: Observation, profileSays: string, inferred?: string): Finding {
+function row(o: Observation, profileSays: string, inferred?: string): CalibrationLine {
   const a = o.answer;
   return {
     probe: o.probe,

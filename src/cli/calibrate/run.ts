@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import YAML from "yaml";
 import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
 import { compareProfiles, type Difference } from "./compare.js";
-import { CannotInfer, type CalibratedProfile, type Finding, inferProfile, isJwt } from "./infer.js";
+import { CannotInfer, type CalibratedProfile, type CalibrationLine, inferProfile, isJwt } from "./infer.js";
 import type { Observation, Observations } from "./observations.js";
 import { type ProbeOptions, ProviderUnreachable, probeProvider } from "./probe.js";
 import { type Scrubber, scrubber, scrubJson } from "./scrub.js";
@@ -46,7 +46,7 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
     const probed = await probeProvider(o);
     secrets = scrubber(probed.secrets);
     const observations = scrubObservations(probed.observations, secrets);
-    const { profile, findings } = inferProfile(
+    const { profile, lines } = inferProfile(
       observations,
       o.name,
       `${hostOf(o.url)}'s test environment, calibrated ${new Date(probed.observations.startedAt).toISOString().slice(0, 10)}`,
@@ -57,12 +57,12 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
       io.out(clean(differencesTable(differences, o.check, probed.sent)));
       return differences.length === 0 ? 0 : EXIT_DIFFERENT;
     }
-    const text = profileText(safe, findings, o.url);
+    const text = profileText(safe, lines, o.url);
     if (secrets.finds(text)) throw new Error("a secret survived scrubbing; nothing was written");
     // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
     parseProfileText(text, o.out);
     await writeFile(o.out!, text);
-    io.out(clean(findingsTable(findings) + `\nWrote ${o.out} (${probed.sent} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`));
+    io.out(clean(linesTable(lines) + `\nWrote ${o.out} (${probed.sent} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`));
     return 0;
   } catch (e) {
     if (e instanceof ProviderUnreachable) {
@@ -96,8 +96,8 @@ function scrubObservations(obs: Observations, s: Scrubber): Observations {
   return { ...obs, observed: clean(obs.observed), repeats: clean(obs.repeats ?? []) };
 }
 
-function profileText(profile: CalibratedProfile, findings: Finding[], url: string): string {
-  const inferred = findings.filter((f) => f.inferred !== undefined).map((f) => `#   - ${f.probe}: ${f.inferred}`);
+function profileText(profile: CalibratedProfile, lines: CalibrationLine[], url: string): string {
+  const inferred = lines.filter((f) => f.inferred !== undefined).map((f) => `#   - ${f.probe}: ${f.inferred}`);
   const head = [
     `# Written by merchant-sandbox calibrate against ${hostOf(url)}; check it nightly with`,
     "#   merchant-sandbox calibrate --check <this file> --url ... --api-key ... --api-secret ...",
@@ -114,8 +114,8 @@ function hostOf(url: string): string {
   }
 }
 
-export function findingsTable(findings: readonly Finding[]): string {
-  const rows = findings.map((f) => [f.probe, f.cameBack, f.profileSays, f.inferred ? `inferred: ${f.inferred}` : "observed"]);
+export function linesTable(lines: readonly CalibrationLine[]): string {
+  const rows = lines.map((f) => [f.probe, f.cameBack, f.profileSays, f.inferred ? `inferred: ${f.inferred}` : "observed"]);
   return table(["PROBE", "CAME BACK", "PROFILE NOW SAYS", "HOW"], rows);
 }
 

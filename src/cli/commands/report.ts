@@ -1,5 +1,6 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { hideBin } from "yargs/helpers";
+import type { Finding } from "../../control/findings/finding.js";
 import { inGivenTerms } from "../given-values.js";
 
 /**
@@ -14,13 +15,6 @@ interface ReportArgs {
   merchant?: string;
   adminToken?: string;
   json: boolean;
-}
-
-interface Finding {
-  code: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  evidence: string[];
 }
 
 export const EXIT_FINDINGS = 1;

@@ -1,5 +1,5 @@
 import { printable } from "../../core/printable.js";
-import { API_ROUTES, correctApiPath } from "../../endpoints/api-paths.js";
+import { API_PATHS, type ApiPaths } from "../../endpoints/api-paths.js";
 import type { JournalEntry } from "../journal.js";
 import { perRequest, plural, subject, type Check } from "./common.js";
 
@@ -15,19 +15,24 @@ const PATH_SHOWN = 120;
  * answer made. Under a session's base URL every such request is its client's; at the root, a request
  * that named no merchant counts only when its path was clearly meant for the API (it has a
  * correction), so a browser's `GET /` or `/favicon.ico` does not fail the unfiltered report's gate.
+ * `api`: the paths and corrections of a route table (the sandbox's own in `wrongBasePath`).
  */
-export const wrongBasePath: Check = perRequest(
-  "wrong_base_path",
-  "error",
-  (e) => e.endpoint === "unknown" && (e.viaSessionUrl === true || e.merchant !== undefined || correctApiPath(e.path) !== undefined),
-  (m, hits) => {
-    const paths = distinctPaths(hits);
-    const listed = paths.slice(0, WRONG_PATHS_LISTED).map(describe);
-    const more = paths.length > WRONG_PATHS_LISTED ? `, and ${plural(paths.length - WRONG_PATHS_LISTED, "other path")}` : "";
-    const unmatched = paths.some((p) => p.corrected === undefined) ? ` The API serves: ${API_ROUTES.join(", ")}.` : "";
-    return `${subject(m)} called ${plural(paths.length, "path")} the API does not serve (${plural(hits.length, "request")}): ${listed.join("; ")}${more}.${unmatched} Configure the integration's base URL as the session's base_url (without a session: the sandbox's root URL), with no path of its own: the integration appends /api/v2/... to it.`;
-  },
-);
+export function wrongBasePathOf(api: ApiPaths): Check {
+  return perRequest(
+    "wrong_base_path",
+    "error",
+    (e) => e.endpoint === "unknown" && (e.viaSessionUrl === true || e.merchant !== undefined || api.correct(e.path) !== undefined),
+    (m, hits) => {
+      const paths = distinctPaths(api, hits);
+      const listed = paths.slice(0, WRONG_PATHS_LISTED).map(describe);
+      const more = paths.length > WRONG_PATHS_LISTED ? `, and ${plural(paths.length - WRONG_PATHS_LISTED, "other path")}` : "";
+      const unmatched = paths.some((p) => p.corrected === undefined) ? ` The API serves: ${api.routes.join(", ")}.` : "";
+      return `${subject(m)} called ${plural(paths.length, "path")} the API does not serve (${plural(hits.length, "request")}): ${listed.join("; ")}${more}.${unmatched} Configure the integration's base URL as the session's base_url (without a session: the sandbox's root URL), with no path of its own: the integration appends /api/v2/... to it.`;
+    },
+  );
+}
+
+export const wrongBasePath: Check = wrongBasePathOf(API_PATHS);
 
 interface WrongPath {
   method: string;
@@ -37,13 +42,13 @@ interface WrongPath {
 }
 
 /** Each method and path once, in order of first use, with the path it meant. */
-function distinctPaths(hits: readonly JournalEntry[]): WrongPath[] {
+function distinctPaths(api: ApiPaths, hits: readonly JournalEntry[]): WrongPath[] {
   const byRequest = new Map<string, WrongPath>();
   for (const e of hits) {
     const key = `${e.method} ${e.path}`;
     const known = byRequest.get(key);
     if (known) known.requests++;
-    else byRequest.set(key, { method: e.method, path: e.path, requests: 1, corrected: correctApiPath(e.path) });
+    else byRequest.set(key, { method: e.method, path: e.path, requests: 1, corrected: api.correct(e.path) });
   }
   return [...byRequest.values()];
 }
