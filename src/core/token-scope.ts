@@ -1,6 +1,6 @@
 import type { SandboxClock } from "./clock.js";
 import type { SandboxSettings } from "./config.js";
-import type { ScenarioKeys } from "./keys.js";
+import type { ScenarioKeys } from "./scenario-keys.js";
 import type { Merchant } from "./merchants.js";
 import type { AccessClaims } from "./token-claims.js";
 import type { TokenFormat } from "./token-format.js";
