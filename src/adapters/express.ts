@@ -7,7 +7,9 @@ import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
 import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
 import { hostMissing } from "./http-refusals.js";
-import { distinctHeaders, hasNoBody, NO_BODY, pathOf, readBody, SERVER_LIMIT_DEFAULTS, sandboxRequestOf, stream, write } from "./node-http.js";
+import { SERVER_LIMIT_DEFAULTS } from "./node-http.js";
+import { distinctHeaders, hasNoBody, NO_BODY, pathOf, readBody, sandboxRequestOf } from "./node-request.js";
+import { stream, write } from "./node-response.js";
 import { WriteStallGuard } from "./write-stall.js";
 
 /**

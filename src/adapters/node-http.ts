@@ -1,21 +1,22 @@
+import { internalsOf } from "../app/internals.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
-import { internalsOf } from "../app/internals.js";
+import type { SandboxRequest } from "../core/http-types.js";
 import type { Sandbox } from "../app/sandbox.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
-import { EMPTY_VIEW } from "../core/secret-index.js";
-import type { SecretView } from "../core/secret-index.js";
 import { endSocketWith, expectationUnsupported, hostMissing, refusalOfParserError, tooManyHeaders } from "./http-refusals.js";
+import { distinctHeaders, hasNoBody, NO_BODY, pathOf, readBody, sandboxRequestOf } from "./node-request.js";
+import { answerInternalError, stream, write } from "./node-response.js";
 import { WriteStallGuard } from "./write-stall.js";
 
 /**
  * The standalone server: bare `node:http` in front of `sandbox.handle`. A thin translation and
  * nothing else: no rule of the auth model lives here. (msw's fetch pipeline, a fetch Request and
  * Response per call, is kept for in-process use: docs/architecture.md#defaults-and-published-values.)
- * The translation's functions (headers, the bounded body read, writing an answer or a stream) are
- * exported for the express middleware, which must answer as this server does.
+ * The translation's functions (headers, the bounded body read: node-request.ts; writing an answer
+ * or a stream: node-response.ts) are shared with the express middleware, which must answer as this
+ * server does.
  */
 
 export interface ServerOptions {
@@ -226,180 +227,6 @@ export async function startServer(sandbox: Sandbox, options: ServerOptions = {})
       return { answered: drain.answered, cut: drain.cut };
     },
   };
-}
-
-export function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  return q < 0 ? url : url.slice(0, q);
-}
-
-export function sandboxRequestOf(
-  req: IncomingMessage,
-  headers: SandboxRequest["headers"],
-  body: Uint8Array,
-  secretsAtArrival?: SecretView,
-): SandboxRequest {
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  return {
-    method: req.method ?? "GET",
-    path: pathOf(req),
-    query: q < 0 ? "" : url.slice(q + 1),
-    headers,
-    body,
-    secretsAtArrival,
-  };
-}
-
-/**
- * The headers object of one request: its prototype is an empty object with no prototype of its own,
- * so, as with `Object.create(null)`, nothing is inherited and a header named `__proto__` or
- * `constructor` is just a header. Unlike `Object.create(null)`, whose objects start in V8's slow
- * dictionary mode, these get ordinary fast properties (docs/performance.md#a-requests-headers-object).
- */
-function RequestHeaders(this: SandboxRequest["headers"]): void {}
-RequestHeaders.prototype = Object.freeze(Object.create(null));
-
-/**
- * The request's headers by lower-case name, a repeated header as an array of its values (the core
- * refuses, say, two Authorization headers, which node's `req.headers` would silently drop). Built
- * from rawHeaders in one pass, into an object that inherits nothing (RequestHeaders).
- */
-export function distinctHeaders(req: IncomingMessage): SandboxRequest["headers"] {
-  const out = new (RequestHeaders as unknown as new () => SandboxRequest["headers"])();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    const value = raw[i + 1]!;
-    const seen = out[name];
-    if (seen === undefined) out[name] = value;
-    else if (Array.isArray(seen)) seen.push(value);
-    else out[name] = [seen, value];
-  }
-  return out;
-}
-
-/** Most requests (a GET without a body) share this one empty body instead of allocating their own. */
-export const NO_BODY = new Uint8Array(0);
-
-/** A GET or HEAD that announces no body (neither Content-Length nor Transfer-Encoding). */
-export function hasNoBody(method: string | undefined, headers: SandboxRequest["headers"]): boolean {
-  return (method === "GET" || method === "HEAD") && headers["content-length"] === undefined && headers["transfer-encoding"] === undefined;
-}
-
-/**
- * Reads at most `limit` bytes; a longer body is cut there and reported as truncated. Undefined when
- * the request never arrived whole: the client aborted, or node's parser refused the framing.
- */
-export function readBody(req: IncomingMessage, limit: number): Promise<{ body: Uint8Array; truncated: boolean } | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (result: { body: Uint8Array; truncated: boolean } | undefined) => {
-      if (done) return;
-      done = true;
-      req.off("data", onData);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= limit) {
-        req.pause();
-        finish({ body: Buffer.concat(chunks, limit), truncated: true });
-      }
-    };
-    req.on("data", onData);
-    req.once("end", () => finish({ body: Buffer.concat(chunks, size), truncated: false }));
-    req.once("error", () => finish(undefined));
-    req.once("close", () => finish(undefined));
-  });
-}
-
-export function write(res: ServerResponse, response: SandboxResponse, closeAfter: boolean): void {
-  if (res.destroyed) return;
-  // One flat [name, value, ...] list: node writes it as it is, with no header map to build.
-  const headers: string[] = [];
-  for (const name in response.headers) headers.push(name, response.headers[name]!);
-  headers.push("content-length", String(Buffer.byteLength(response.body)));
-  if (closeAfter) headers.push("connection", "close");
-  res.writeHead(response.status, headers);
-  res.end(response.body);
-}
-
-/**
- * A streaming answer (Server-Sent Events): the headers without a content-length, then each chunk as
- * the sandbox writes it. The connection closes with the stream; the client leaving ends the stream.
- */
-export function stream(res: ServerResponse, response: SandboxResponse, openStreams: Set<() => void>, stalls: WriteStallGuard): void {
-  if (res.destroyed) {
-    response.stream!.cancel();
-    return;
-  }
-  const headers: string[] = [];
-  for (const name in response.headers) headers.push(name, response.headers[name]!);
-  headers.push("connection", "close");
-  res.writeHead(response.status, headers);
-  res.flushHeaders();
-  // The chunks of one turn of the event loop go out together, as one socket write, at its end: a
-  // burst of requests watched by a QA page is one write, not a chunk and a writev(2) each.
-  let queued: string[] = [];
-  let flushing: NodeJS.Immediate | undefined;
-  // Chunks handed to the socket and not yet flushed: a client that stops reading makes this grow.
-  let inSocket = 0;
-  const flush = () => {
-    if (flushing) clearImmediate(flushing);
-    flushing = undefined;
-    if (queued.length === 0 || res.writableEnded || res.destroyed) return;
-    const chunks = queued;
-    queued = [];
-    inSocket += chunks.length;
-    res.write(chunks.length === 1 ? chunks[0]! : chunks.join(""), () => {
-      inSocket -= chunks.length;
-    });
-    stalls.wrote(res.socket);
-  };
-  let stop: (() => void) | undefined;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    openStreams.delete(end);
-    stop?.();
-    // What was written before the end (the last event, an overflow) still goes out, first.
-    flush();
-    if (!res.writableEnded) res.end();
-  };
-  stop = response.stream!.open({
-    write: (chunk) => {
-      if (res.writableEnded || res.destroyed) return;
-      queued.push(chunk);
-      flushing ??= setImmediate(flush);
-    },
-    // Counted in chunks, queued or in the socket, as before the batching: the hub's limit is in events.
-    pending: () => queued.length + inSocket,
-    end,
-  });
-  // The stream may have ended while opening (its replay overflowed, the sandbox closed it).
-  if (ended) return;
-  openStreams.add(end);
-  res.once("close", end);
-}
-
-/**
- * handle() never throws; this guards the translation itself (a header node refuses to write, say):
- * the client still gets a problem+json 500 rather than a cut connection, when nothing is sent yet.
- */
-function answerInternalError(res: ServerResponse): void {
-  if (res.headersSent || res.destroyed) {
-    res.destroy();
-    return;
-  }
-  const problem = problemResponse(new Error("response translation failed"), "/", EMPTY_VIEW);
-  res.writeHead(problem.status, { ...problem.headers, "content-length": Buffer.byteLength(problem.body), connection: "close" });
-  res.end(problem.body);
 }
 
 function closeGracefully(server: Server, graceMs: number, beforeCut: () => void): Promise<void> {

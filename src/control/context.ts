@@ -1,5 +1,6 @@
 import type { SandboxClock } from "../core/clock.js";
-import type { Endpoint, EndpointContext } from "../core/context.js";
+import type { Endpoint, EndpointContext, RequestTrace } from "../core/context.js";
+import type { SandboxRequest } from "../core/http-types.js";
 import type { TokenLedger } from "../core/token-ledger.js";
 import type { ScenarioSet } from "../scenarios/registry.js";
 import type { HostPolicy } from "./access.js";
@@ -40,3 +41,6 @@ export interface ControlSettings {
 
 /** A control-plane endpoint. */
 export type ControlEndpoint = Endpoint<ControlContext>;
+
+/** A control-plane route's handler: an endpoint, given the path's `{name}` segments decoded, in order. */
+export type ControlHandler = (request: SandboxRequest, ctx: ControlContext, trace: RequestTrace, params: string[]) => ReturnType<ControlEndpoint>;

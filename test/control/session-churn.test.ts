@@ -1,7 +1,7 @@
 import { internalsOf } from "../../src/app/internals.js";
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it, vi } from "vitest";
-import { ScenarioKeys } from "../../src/core/keys.js";
+import { ScenarioKeys } from "../../src/core/scenario-keys.js";
 import { postJson, problem, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
 

@@ -1,12 +1,14 @@
-import { decodeJwt, decodeProtectedHeader } from "jose";
-import { ALGORITHMS } from "../../core/config.js";
-import { jwtShape } from "../../core/jwt-runs.js";
 import type { RequestIdShape } from "../../profiles/request-id.js";
 import { commonHeaders, headerCase, headersObject, headerTemplates } from "./answer-headers.js";
-import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
+import { leaves, pathText } from "./json-paths.js";
 import type { Answer, Group, Observation, Observations, ProbeName } from "./observations.js";
-import { isEmpty, nowPlaceholder, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying, varyingBetween } from "./per-request.js";
+import { isEmpty, varyingBetween } from "./per-request.js";
+import { answerOf, type CalibratedAnswer, type Ctx, paymentInitTemplate, protectedTemplate, successTemplate } from "./answer-templates.js";
+import { type CalibratedJwt, findJwt, isJwt, jwtOf, readClaims } from "./provider-jwt.js";
 import { inferRefusals, type RefusalEntry } from "./refusals.js";
+
+export { type CalibratedAnswer, REDACTED } from "./answer-templates.js";
+export { type CalibratedJwt, durationText, findJwt, isJwt } from "./provider-jwt.js";
 
 /**
  * From what the provider answered to the profile that reproduces it (the format of
@@ -22,14 +24,6 @@ import { inferRefusals, type RefusalEntry } from "./refusals.js";
  *   section from the token's header and claim names.
  */
 
-export interface CalibratedAnswer {
-  status: number;
-  contentType?: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-  empty?: true;
-}
-
 export interface CalibratedProfile {
   name: string;
   description?: string;
@@ -41,17 +35,7 @@ export interface CalibratedProfile {
   paymentInit?: CalibratedAnswer;
   login?: CalibratedAnswer;
   protected?: CalibratedAnswer;
-  jwt?: {
-    alg?: string;
-    typ?: string;
-    kid?: boolean;
-    ttl?: string;
-    issuer?: string;
-    audience?: string;
-    merchantClaim?: string;
-    merchantValue?: "merchant_id" | "login";
-    claims?: Record<string, unknown>;
-  };
+  jwt?: CalibratedJwt;
 }
 
 /** One line of calibrate's table. */
@@ -69,10 +53,6 @@ export interface Inference {
   profile: CalibratedProfile;
   lines: CalibrationLine[];
 }
-
-/** What stands in for a secret-looking constant calibrate will not copy into a profile. */
-export const REDACTED = "redacted-by-calibrate";
-const SIGNED_ALGS: readonly string[] = ALGORITHMS;
 
 export function inferProfile(obs: Observations, name: string, description?: string): Inference {
   const lines: CalibrationLine[] = [];
@@ -186,242 +166,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   return { profile, lines };
 }
 
-interface Ctx {
-  varying: Varying;
-  nowS: number;
-  wide: Map<string, string>;
-  /** The request-id shapes met, the first is the profile's `requestId`. */
-  requestIds: Set<RequestIdShape>;
-}
-
-/** A success answer as a profile writes it: status, content type, its own headers, body or no body. */
-function answerOf(o: Observation, body: unknown, ctx: Ctx): CalibratedAnswer {
-  const own = headerTemplates(o.answer, ctx.varying, ctx.nowS);
-  // A header repeating a body value that became a placeholder (Location: /payments/<payment_id>) repeats the placeholder.
-  const placed = new Map<string, string>();
-  const template = new Map(leaves(body).map((l) => [pathText(l.path), l.value]));
-  for (const l of leaves(o.answer.json)) {
-    const t = template.get(pathText(l.path));
-    if (typeof l.value === "string" && l.value.length >= 8 && typeof t === "string" && /^\{\{[a-z_]+\}\}$/.test(t)) placed.set(l.value, t);
-  }
-  for (const [name, value] of own) {
-    let v = value;
-    for (const [raw, t] of placed) v = v.split(raw).join(t);
-    own.set(name, v);
-  }
-  const headers = headersObject(own, ctx.wide);
-  const empty = isEmpty(o.answer);
-  return {
-    status: o.answer.status,
-    ...(!empty && { contentType: o.answer.contentType ?? "application/json" }),
-    ...(headers && { headers }),
-    ...(empty ? { empty: true as const } : { body }),
-  };
-}
-
-/** A leaf that varied between identical probes, or a time near now: its per-request placeholder. */
-function perRequestLeaf(path: Path, v: unknown, ctx: Ctx): string | undefined {
-  if (ctx.varying.keys.has(keyOf(path))) {
-    const per = perRequestPlaceholder(v, ctx.nowS);
-    if (per?.requestId) ctx.requestIds.add(per.requestId);
-    if (per) return per.placeholder;
-  }
-  return nowPlaceholder(v, ctx.nowS);
-}
-
-/**
- * The protected call's 200: the merchant's id {{merchant_id}}, the sandbox's own placeholder answer
- * (when the provider is a sandbox) {{sandbox}}, per-request values; the rest as it came.
- */
-function protectedTemplate(o: Observation, claims: Claims, loginEmail: string | undefined, ctx: Ctx): unknown {
-  const merchant = [
-    claims.payload.sub,
-    ...Object.entries(claims.payload)
-      .filter(([k]) => /merchant/i.test(k))
-      .map(([, v]) => v),
-  ].filter((v) => typeof v === "string" && v !== loginEmail);
-  const operation = o.path === undefined ? undefined : `GET ${o.path}`;
-  const sandboxOwn = (v: unknown) => isObject(v) && v.sandbox === true && v.operation === operation && "token_id" in v;
-  const walk = (v: unknown, path: Path): unknown => {
-    if (sandboxOwn(v)) return "{{sandbox}}";
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...path, i]));
-    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, [...path, k])]));
-    const per = perRequestLeaf(path, v, ctx);
-    if (per) return per;
-    if (typeof v === "string" && merchant.includes(v)) return "{{merchant_id}}";
-    if (v === operation) return "{{operation}}";
-    return v;
-  };
-  return walk(o.answer.json, []);
-}
-
 export class CannotInfer extends Error {}
-
-// ---- token and login ----------------------------------------------------------------------------
-
-interface Claims {
-  header: Record<string, unknown>;
-  payload: Record<string, unknown>;
-  iat: number | undefined;
-  exp: number | undefined;
-}
-
-function readClaims(jwt: string): Claims {
-  const header = decodeProtectedHeader(jwt) as Record<string, unknown>;
-  const payload = decodeJwt(jwt) as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-  return { header, payload, iat: num(payload.iat), exp: num(payload.exp) };
-}
-
-/** A signed JWT (core's one shape test) whose header names its algorithm: what calibrate can read claims from. */
-export function isJwt(value: unknown): boolean {
-  if (typeof value !== "string" || jwtShape(value) !== "jws") return false;
-  try {
-    return typeof decodeProtectedHeader(value).alg === "string";
-  } catch {
-    return false;
-  }
-}
-
-/** The first JWT in a JSON body (the bare body, when the answer is the token itself). */
-export function findJwt(json: unknown): string | undefined {
-  return leaves(json)
-    .map((l) => l.value)
-    .find(isJwt) as string | undefined;
-}
-
-function successTemplate(json: unknown, jwt: string, claims: Claims, ctx: Ctx): { body: unknown; notes: string[] } {
-  const notes: string[] = [];
-  const ttl = claims.exp !== undefined && claims.iat !== undefined ? claims.exp - claims.iat : undefined;
-  const body = mapLeaves(json, (path, v) => {
-    if (typeof v === "string") {
-      if (v === jwt) return "{{access_token}}";
-      const at = readTime(v);
-      // The token's own times first: its iat is also "now".
-      if (at !== undefined && near(at.seconds, claims.exp)) return `{{expires_at:${at.format}}}`;
-      if (at !== undefined && near(at.seconds, claims.iat)) return `{{issued_at:${at.format}}}`;
-      const per = perRequestLeaf(path, v, ctx);
-      if (per) return per;
-      if (isJwt(v) || looksSecret(path, v)) {
-        notes.push(`${pathText(path)}: a token-like value, written as "${REDACTED}"`);
-        return REDACTED;
-      }
-      return v;
-    }
-    if (typeof v === "number" && ttl !== undefined) {
-      // A lifetime counted a second or two after the token was made is still the lifetime.
-      if (Math.abs(v - ttl) <= LIFETIME_TOLERANCE_S) return "{{expires_in}}";
-      if (ttl % 60 === 0 && v === ttl / 60) return "{{expires_in_minutes}}";
-      if (near(v, claims.exp)) return "{{expires_at_unix}}";
-    }
-    return perRequestLeaf(path, v, ctx) ?? v;
-  });
-  return { body, notes };
-}
-
-/** How far a lifetime in an answer may be from the JWT's exp - iat and still be it. */
-const LIFETIME_TOLERANCE_S = 2;
-
-function near(seconds: number, target: number | undefined): boolean {
-  return target !== undefined && Math.abs(seconds - target) <= TIME_TOLERANCE_S;
-}
-
-/** A long opaque string under a token-ish name, or one that only a machine would write: not copied. */
-function looksSecret(path: Path, value: string): boolean {
-  if (/\s/.test(value) || /^https?:\/\//.test(value)) return false;
-  if (/token|secret|password|refresh|key|signature/i.test(keyOf(path)) && value.length >= 16) return true;
-  return value.length >= 32 && /^[A-Za-z0-9+/=_.~-]+$/.test(value);
-}
-
-// ---- payment/init -------------------------------------------------------------------------------
-
-function paymentInitTemplate(json: unknown, sent: Record<string, string | number>, ctx: Ctx): unknown {
-  let createdSeen = false;
-  return mapLeaves(json, (path, v) => {
-    for (const [field, value] of Object.entries(sent)) if (v === value) return `{{${field}}}`;
-    if (typeof v !== "string") return perRequestLeaf(path, v, ctx) ?? v;
-    const key = keyOf(path);
-    if (/^https?:\/\//.test(v)) return "{{checkout_url}}";
-    const at = readTime(v);
-    if (at !== undefined) {
-      if (!createdSeen && Math.abs(at.seconds - ctx.nowS) <= TIME_TOLERANCE_S) {
-        createdSeen = true;
-        return "{{created_at}}";
-      }
-      return "{{expires_at}}";
-    }
-    // A request id varies too, but per request, not per payment.
-    const per = perRequestLeaf(path, v, ctx);
-    if (per) return per;
-    if (/merchant/i.test(key)) return "{{merchant_id}}";
-    if (/(^|_|[a-z])(id|Id|ID)$/.test(key)) return "{{payment_id}}";
-    return v;
-  });
-}
-
-// ---- jwt ----------------------------------------------------------------------------------------
-
-/** Registered claims the sandbox sets itself (RFC 7519 §4.1), and the scope it derives from the merchant. */
-const OWN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "scp", "typ", "client_id", "azp"]);
-
-/**
- * The jwt section from the issued token's header and claim names (decoded, never verified): alg,
- * typ (or none), kid (or not), iss and aud (or none), the merchant claim and what it holds, and
- * the other claims that had the same value in both tokens (constants such as roles). No value of
- * the token itself is written, only those constants.
- */
-function jwtOf(
-  claims: Claims,
-  again: Claims | undefined,
-  loginEmail: string | undefined,
-): { jwt: NonNullable<CalibratedProfile["jwt"]>; notes: string[] } {
-  const notes: string[] = [];
-  const jwt: NonNullable<CalibratedProfile["jwt"]> = {};
-  const alg = String(claims.header.alg);
-  if (SIGNED_ALGS.includes(alg)) jwt.alg = alg;
-  else notes.push(`alg ${alg} is not one the sandbox signs with (${SIGNED_ALGS.join(", ")}); the sandbox's default is kept`);
-  jwt.typ = typeof claims.header.typ === "string" ? claims.header.typ : "none";
-  jwt.kid = claims.header.kid !== undefined;
-  if (claims.exp !== undefined && claims.iat !== undefined) jwt.ttl = durationText(claims.exp - claims.iat);
-  else notes.push("the JWT has no exp or iat, so its lifetime is unknown; the sandbox's default ttl is kept");
-  jwt.issuer = typeof claims.payload.iss === "string" ? claims.payload.iss : "none";
-  const aud = Array.isArray(claims.payload.aud) ? claims.payload.aud[0] : claims.payload.aud;
-  jwt.audience = typeof aud === "string" ? aud : "none";
-  const holdsLogin = Object.entries(claims.payload).find(
-    ([k, v]) =>
-      !OWN_CLAIMS.has(k) && typeof v === "string" && (v === loginEmail || (loginEmail === undefined && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v))),
-  );
-  // A claim of its own holding what sub holds names the merchant too (the sandbox under `merchantClaim`).
-  const likeSub = Object.entries(claims.payload).find(([k, v]) => !OWN_CLAIMS.has(k) && claims.payload.sub !== undefined && v === claims.payload.sub);
-  const merchantClaim = Object.keys(claims.payload).find((k) => /merchant/i.test(k)) ?? holdsLogin?.[0] ?? likeSub?.[0];
-  jwt.merchantClaim = merchantClaim ?? "sub";
-  if (holdsLogin && merchantClaim === holdsLogin[0]) jwt.merchantValue = "login";
-  notes.push(
-    merchantClaim === undefined
-      ? "merchantClaim sub: no claim's name says merchant, so the subject"
-      : holdsLogin && merchantClaim === holdsLogin[0]
-        ? `merchantClaim ${merchantClaim}: it holds the login e-mail (merchantValue login)`
-        : merchantClaim === likeSub?.[0]
-          ? `merchantClaim ${merchantClaim}: it holds what sub holds`
-          : `merchantClaim ${merchantClaim}: the claim whose name says merchant`,
-  );
-  const statics: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(claims.payload)) {
-    if (OWN_CLAIMS.has(k) || k === jwt.merchantClaim || /secret|password|token|key/i.test(k)) continue;
-    if (again === undefined || JSON.stringify(again.payload[k]) !== JSON.stringify(v)) continue;
-    statics[k] = v;
-  }
-  if (Object.keys(statics).length > 0) jwt.claims = statics;
-  if (again === undefined) notes.push("one token only: no extra claim is known to be constant");
-  return { jwt, notes };
-}
-
-/** Seconds as --token-ttl writes them: 1h, 15m, 90s. */
-export function durationText(seconds: number): string {
-  if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600}h`;
-  if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
-  return `${seconds}s`;
-}
 
 // ---- shared -------------------------------------------------------------------------------------
 

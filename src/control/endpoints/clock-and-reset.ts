@@ -3,9 +3,11 @@ import type { ControlEndpoint } from "../context.js";
 import { controlBody } from "../body.js";
 import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
 
-/** GET/POST /__sandbox/clock: the sandbox clock, which every scenario and session clock follows. */
-export const clockEndpoint: ControlEndpoint = (request, ctx, trace) => {
-  if (request.method === "GET") return jsonResponse(200, clockView(ctx.clock));
+/** GET /__sandbox/clock: the sandbox clock, which every scenario and session clock follows. */
+export const showClock: ControlEndpoint = (_request, ctx) => jsonResponse(200, clockView(ctx.clock));
+
+/** POST /__sandbox/clock `{advance | set | freeze}`: moves or freezes the sandbox clock, and every clock that follows it. */
+export const moveClock: ControlEndpoint = (request, ctx, trace) => {
   const body = controlBody(request, trace.body, "POST /__sandbox/clock", '{"advance": "59m"}');
   const view = applyClockChange(ctx.clock, body, "POST /__sandbox/clock");
   publishClock(ctx.events, ctx.journal.lastId(), view);

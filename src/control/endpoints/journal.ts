@@ -1,9 +1,10 @@
 import { jsonResponse } from "../../core/context.js";
-import type { ControlEndpoint } from "../context.js";
+import type { ControlEndpoint, ControlHandler } from "../context.js";
 import { InvalidRequest } from "../../core/errors.js";
 import { echo } from "../../core/echo.js";
 import { JOURNAL_PAGE_MAX } from "../journal.js";
 import { analyze } from "../report.js";
+import { knownSession } from "./sessions.js";
 
 /**
  * GET /__sandbox/requests?session=&merchant=&since=&limit= : the redacted request journal, oldest
@@ -54,4 +55,10 @@ export const reportEndpoint: ControlEndpoint = (request, ctx) => {
     ...(q.get("merchant") !== null && { merchant: q.get("merchant")! }),
   });
   return jsonResponse(200, { findings: analyze(entries) });
+};
+
+/** GET /__sandbox/sessions/{id}/report: the findings of the session's requests alone. */
+export const reportOnSession: ControlHandler = (_request, ctx, _trace, [id]) => {
+  knownSession(ctx, id!);
+  return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
 };

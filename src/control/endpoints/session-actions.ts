@@ -1,8 +1,7 @@
 import { ClockRangeError } from "../../core/clock.js";
-import { jsonResponse, type RequestTrace } from "../../core/context.js";
+import { jsonResponse } from "../../core/context.js";
 import { parseSignedDuration } from "../../core/duration.js";
 import { InvalidRequest, SessionActionRulesFull } from "../../core/errors.js";
-import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import type { Merchant } from "../../core/merchants.js";
 import { echo } from "../../core/echo.js";
 import { didYouMean } from "../../core/source/suggest.js";
@@ -10,9 +9,10 @@ import { applyActionsNow } from "../../scenarios/actions.js";
 import type { CompiledRule } from "../../scenarios/rules.js";
 import { controlBody } from "../body.js";
 import { clockView } from "../clock-ops.js";
-import type { ControlContext } from "../context.js";
+import type { ControlHandler } from "../context.js";
 import { echoValue } from "../session-history.js";
 import { newApiSecret, type Session } from "../sessions.js";
+import { knownSession, unknownSession } from "./sessions.js";
 
 /** How many `next` rules a session may hold at once (memory stays bounded). */
 export const MAX_PENDING_ACTION_RULES = 100;
@@ -25,15 +25,9 @@ const MAX_LISTED = 10;
  * that answers the session's next N matching requests. Everything is checked before anything
  * changes, so a refused request changes nothing; only the session's own merchants are touched.
  */
-export async function sessionActionsEndpoint(
-  request: SandboxRequest,
-  ctx: ControlContext,
-  trace: RequestTrace,
-  session: Session,
-  where: string,
-  /** The unknown-session refusal, for a session that ended while the actions ran (a key rotation awaits). */
-  gone: () => Error,
-): Promise<SandboxResponse> {
+export const applySessionActions: ControlHandler = async (request, ctx, trace, [id]) => {
+  const session = knownSession(ctx, id!);
+  const where = `/__sandbox/sessions/${id}/actions`;
   const body = controlBody(request, trace.body, `POST ${where}`, '{"now": {"revoke_token": "all"}}');
   // The schema and its explainer pull in zod: loaded on first use, not at start.
   const { validateSessionActions } = await import("../../scenarios/session-actions.js");
@@ -71,7 +65,7 @@ export async function sessionActionsEndpoint(
   if (actions.now) await applyActionsNow(actions.now, scenario, ctx, targets, newApiSecret);
   // A DELETE (or reap, or reset) during the rotation's await: the session is gone, and so is the
   // key made for it (ScenarioKeys.rotate); answering 200 would claim a change nobody can see.
-  if (ctx.sessions.get(session.id) !== session) throw gone();
+  if (ctx.sessions.get(session.id) !== session) throw unknownSession(session.id);
   const view = (rule: CompiledRule) => ruleView(rule, scenario.name);
   const applied = actions.now ? Object.keys(actions.now) : [];
   ctx.sessions.actionsRan(session, applied, added && view(added).name);
@@ -92,7 +86,7 @@ export async function sessionActionsEndpoint(
     state: scenario.state,
     clock: clockView(scenario.clock),
   });
-}
+};
 
 /** A `next` rule as the answer shows it: its name as X-Sandbox-Rule and the journal give it, never a value (a secret) of its actions. */
 function ruleView(rule: CompiledRule, scenario: string) {

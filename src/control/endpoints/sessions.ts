@@ -1,25 +1,24 @@
-import { jsonResponse, type RequestTrace } from "../../core/context.js";
-import type { ControlContext, ControlEndpoint } from "../context.js";
+import { jsonResponse } from "../../core/context.js";
+import type { ControlContext, ControlEndpoint, ControlHandler } from "../context.js";
 import { InvalidRequest, NotFound } from "../../core/errors.js";
-import { headerValue, type SandboxRequest, type SandboxResponse } from "../../core/http-types.js";
+import { headerValue } from "../../core/http-types.js";
 import { echo } from "../../core/echo.js";
 import { ScenarioLoadError } from "../../scenarios/problems.js";
 import { controlBody, onlyFields } from "../body.js";
-import { applyClockChange, clockView, publishClock } from "../clock-ops.js";
-import { echoValue } from "../session-history.js";
-import { analyze } from "../report.js";
-import { sessionActionsEndpoint } from "./session-actions.js";
+import { clockView } from "../clock-ops.js";
+import type { Session } from "../sessions.js";
 
-/** POST /__sandbox/sessions `{scenario?, profile?}` → 201 with fresh credentials; GET lists the sessions. */
-export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => {
-  if (request.method === "GET") {
-    return jsonResponse(200, {
-      sessions: ctx.sessions.list().map((s) => {
-        const { id, scenario, profile, base_url, expires_at } = ctx.sessions.info(s, headerValue(request, "host"));
-        return { id, scenario, profile, base_url, expires_at };
-      }),
-    });
-  }
+/** GET /__sandbox/sessions: the live sessions, each with its base URL and when it ends. */
+export const listSessions: ControlEndpoint = (request, ctx) =>
+  jsonResponse(200, {
+    sessions: ctx.sessions.list().map((s) => {
+      const { id, scenario, profile, base_url, expires_at } = ctx.sessions.info(s, headerValue(request, "host"));
+      return { id, scenario, profile, base_url, expires_at };
+    }),
+  });
+
+/** POST /__sandbox/sessions `{scenario?, profile?}` → 201 with fresh credentials. */
+export const createSession: ControlEndpoint = async (request, ctx, trace) => {
   const body = controlBody(request, trace.body, "POST /__sandbox/sessions", '{"scenario": "token-endpoint-outage"}');
   onlyFields(body, ["scenario", "profile"], "POST /__sandbox/sessions");
   if (body.scenario !== undefined && typeof body.scenario !== "string") {
@@ -46,60 +45,34 @@ export const sessionsEndpoint: ControlEndpoint = async (request, ctx, trace) => 
   return jsonResponse(201, ctx.sessions.info(session, headerValue(request, "host")), { location: `/__sandbox/sessions/${session.id}` });
 };
 
-/** One session: GET/DELETE, and its clock, reset, report and actions. */
-export async function sessionEndpoint(
-  request: SandboxRequest,
-  ctx: ControlContext,
-  trace: RequestTrace,
-  params: string[],
-  sub: "" | "clock" | "reset" | "report" | "actions",
-): Promise<SandboxResponse> {
-  const id = params[0]!;
+/** GET /__sandbox/sessions/{id}: the session, its state, its clock and its history of control-plane changes. */
+export const showSession: ControlHandler = (request, ctx, _trace, [id]) => {
+  const session = knownSession(ctx, id!);
+  return jsonResponse(200, {
+    ...ctx.sessions.info(session, headerValue(request, "host")),
+    state: session.instance.state,
+    clock: clockView(session.instance.clock),
+    history: session.history.entries,
+    history_dropped: session.history.dropped,
+  });
+};
+
+/** DELETE /__sandbox/sessions/{id}: ends the session; its merchants, keys and base URL go with it. */
+export const endSession: ControlHandler = (_request, ctx, _trace, [id]) => {
+  knownSession(ctx, id!);
+  ctx.sessions.delete(id!);
+  return { status: 204, headers: { "cache-control": "no-store" }, body: "" };
+};
+
+/** The live session a route's `{id}` names; else the unknown-session refusal. */
+export function knownSession(ctx: ControlContext, id: string): Session {
   const session = ctx.sessions.get(id);
   if (!session) throw unknownSession(id);
-  const where = `/__sandbox/sessions/${id}${sub ? `/${sub}` : ""}`;
-  switch (sub) {
-    case "":
-      if (request.method === "DELETE") {
-        ctx.sessions.delete(id);
-        return { status: 204, headers: { "cache-control": "no-store" }, body: "" };
-      }
-      return jsonResponse(200, {
-        ...ctx.sessions.info(session, headerValue(request, "host")),
-        state: session.instance.state,
-        clock: clockView(session.instance.clock),
-        history: session.history.entries,
-        history_dropped: session.history.dropped,
-      });
-    case "clock":
-      if (request.method === "GET") return jsonResponse(200, clockView(session.instance.clock));
-      {
-        const body = controlBody(request, trace.body, `POST ${where}`, '{"advance": "61m"}');
-        const before = session.instance.clock.now();
-        const view = applyClockChange(session.instance.clock, body, `POST ${where}`);
-        publishClock(ctx.events, ctx.journal.lastId(), view, id);
-        // Checked by applyClockChange: only these three, of these types.
-        const secrets = ctx.merchants.secrets.view();
-        const change: Record<string, unknown> = {};
-        for (const key of ["advance", "set", "freeze"] as const) if (body[key] !== undefined) change[key] = echoValue(body[key], secrets);
-        ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "clock", change });
-        return jsonResponse(200, view);
-      }
-    case "reset": {
-      const before = session.instance.clock.now();
-      ctx.sessions.reset(session);
-      ctx.sessions.remember(session, ctx.journal.lastId(), before, { kind: "reset" });
-      return jsonResponse(200, { reset: true, session: id, clock: clockView(session.instance.clock) });
-    }
-    case "report":
-      return jsonResponse(200, { session: id, findings: analyze(ctx.journal.list({ session: id })) });
-    case "actions":
-      return sessionActionsEndpoint(request, ctx, trace, session, where, () => unknownSession(id));
-  }
+  return session;
 }
 
 /** The refusal of a session that does not exist, or no longer: also for one that ended while its request ran. */
-function unknownSession(id: string): NotFound {
+export function unknownSession(id: string): NotFound {
   // Echoed through the problem mapper's redaction (core/echo.ts): a secret planted as the id is never shown.
   return new NotFound(
     `There is no session '${echo(id, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,

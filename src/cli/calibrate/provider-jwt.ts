@@ -1,0 +1,113 @@
+import { jwtShape } from "../../core/jwt-runs.js";
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { ALGORITHMS } from "../../core/config.js";
+import { leaves } from "./json-paths.js";
+
+/**
+ * The provider's JWT as calibrate reads it (decoded, never verified): finding it in an answer, its
+ * header and claims, and the profile's jwt section they give.
+ */
+
+/** The jwt section of a calibrated profile. */
+export interface CalibratedJwt {
+  alg?: string;
+  typ?: string;
+  kid?: boolean;
+  ttl?: string;
+  issuer?: string;
+  audience?: string;
+  merchantClaim?: string;
+  merchantValue?: "merchant_id" | "login";
+  claims?: Record<string, unknown>;
+}
+
+const SIGNED_ALGS: readonly string[] = ALGORITHMS;
+
+export interface Claims {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  iat: number | undefined;
+  exp: number | undefined;
+}
+
+export function readClaims(jwt: string): Claims {
+  const header = decodeProtectedHeader(jwt) as Record<string, unknown>;
+  const payload = decodeJwt(jwt) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  return { header, payload, iat: num(payload.iat), exp: num(payload.exp) };
+}
+
+/** A signed JWT (core's one shape test) whose header names its algorithm: what calibrate can read claims from. */
+export function isJwt(value: unknown): boolean {
+  if (typeof value !== "string" || jwtShape(value) !== "jws") return false;
+  try {
+    return typeof decodeProtectedHeader(value).alg === "string";
+  } catch {
+    return false;
+  }
+}
+
+/** The first JWT in a JSON body (the bare body, when the answer is the token itself). */
+export function findJwt(json: unknown): string | undefined {
+  return leaves(json)
+    .map((l) => l.value)
+    .find(isJwt) as string | undefined;
+}
+
+/** Registered claims the sandbox sets itself (RFC 7519 §4.1), and the scope it derives from the merchant. */
+const OWN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "scp", "typ", "client_id", "azp"]);
+
+/**
+ * The jwt section from the issued token's header and claim names (decoded, never verified): alg,
+ * typ (or none), kid (or not), iss and aud (or none), the merchant claim and what it holds, and
+ * the other claims that had the same value in both tokens (constants such as roles). No value of
+ * the token itself is written, only those constants.
+ */
+export function jwtOf(claims: Claims, again: Claims | undefined, loginEmail: string | undefined): { jwt: CalibratedJwt; notes: string[] } {
+  const notes: string[] = [];
+  const jwt: CalibratedJwt = {};
+  const alg = String(claims.header.alg);
+  if (SIGNED_ALGS.includes(alg)) jwt.alg = alg;
+  else notes.push(`alg ${alg} is not one the sandbox signs with (${SIGNED_ALGS.join(", ")}); the sandbox's default is kept`);
+  jwt.typ = typeof claims.header.typ === "string" ? claims.header.typ : "none";
+  jwt.kid = claims.header.kid !== undefined;
+  if (claims.exp !== undefined && claims.iat !== undefined) jwt.ttl = durationText(claims.exp - claims.iat);
+  else notes.push("the JWT has no exp or iat, so its lifetime is unknown; the sandbox's default ttl is kept");
+  jwt.issuer = typeof claims.payload.iss === "string" ? claims.payload.iss : "none";
+  const aud = Array.isArray(claims.payload.aud) ? claims.payload.aud[0] : claims.payload.aud;
+  jwt.audience = typeof aud === "string" ? aud : "none";
+  const holdsLogin = Object.entries(claims.payload).find(
+    ([k, v]) =>
+      !OWN_CLAIMS.has(k) && typeof v === "string" && (v === loginEmail || (loginEmail === undefined && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v))),
+  );
+  // A claim of its own holding what sub holds names the merchant too (the sandbox under `merchantClaim`).
+  const likeSub = Object.entries(claims.payload).find(([k, v]) => !OWN_CLAIMS.has(k) && claims.payload.sub !== undefined && v === claims.payload.sub);
+  const merchantClaim = Object.keys(claims.payload).find((k) => /merchant/i.test(k)) ?? holdsLogin?.[0] ?? likeSub?.[0];
+  jwt.merchantClaim = merchantClaim ?? "sub";
+  if (holdsLogin && merchantClaim === holdsLogin[0]) jwt.merchantValue = "login";
+  notes.push(
+    merchantClaim === undefined
+      ? "merchantClaim sub: no claim's name says merchant, so the subject"
+      : holdsLogin && merchantClaim === holdsLogin[0]
+        ? `merchantClaim ${merchantClaim}: it holds the login e-mail (merchantValue login)`
+        : merchantClaim === likeSub?.[0]
+          ? `merchantClaim ${merchantClaim}: it holds what sub holds`
+          : `merchantClaim ${merchantClaim}: the claim whose name says merchant`,
+  );
+  const statics: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(claims.payload)) {
+    if (OWN_CLAIMS.has(k) || k === jwt.merchantClaim || /secret|password|token|key/i.test(k)) continue;
+    if (again === undefined || JSON.stringify(again.payload[k]) !== JSON.stringify(v)) continue;
+    statics[k] = v;
+  }
+  if (Object.keys(statics).length > 0) jwt.claims = statics;
+  if (again === undefined) notes.push("one token only: no extra claim is known to be constant");
+  return { jwt, notes };
+}
+
+/** Seconds as --token-ttl writes them: 1h, 15m, 90s. */
+export function durationText(seconds: number): string {
+  if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
