@@ -13,7 +13,7 @@ import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "../core/clock.js";
 import { ConfigError, resolveSettings, SANDBOX_DEFAULTS, type Algorithm, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
-import { KeyRing, type SigningKey } from "../core/keys.js";
+import { KeyRing, type KeySource, type SigningKey } from "../core/keys.js";
 import type { ScenarioKeys } from "../core/scenario-keys.js";
 import { MerchantRegistry, type MerchantInput } from "../core/merchants.js";
 import { createPipeline, type RequestLogEntry } from "./pipeline.js";
@@ -72,6 +72,14 @@ export interface SandboxOptions extends SettingsInput {
    * (see Sandbox.ready). Ignored when `signingKey` is given.
    */
   pregeneratedKey?: { alg: Algorithm; key: Promise<SigningKey> };
+  /**
+   * For tests only, not a setting: where the sandbox's new keys come from instead of being
+   * generated (start keys, a rotating scenario's keys, minting's foreign key). The test helpers
+   * give keys made once per test run (`test/support/keys.ts`), as generating a 2048-bit RSA key is
+   * most of a test sandbox's start. Neither the CLI nor the HTTP API can set it.
+   * @internal
+   */
+  keySource?: KeySource;
   /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
   sleep?: (ms: number) => Promise<void>;
   /** The /__sandbox/ control plane (default on); off leaves only GET /__sandbox/health. */
@@ -152,6 +160,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const ring = new KeyRing(
     options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey },
     options.pregeneratedKey,
+    options.keySource,
   );
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what
   // signs or verifies waits for it (ring.ready). Otherwise a configured key that cannot be used

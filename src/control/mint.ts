@@ -5,7 +5,6 @@ import { MAX_TOKEN_TTL_SECONDS, MAX_TOKEN_TTL_TEXT } from "../core/config.js";
 import { echo } from "../core/echo.js";
 import { InvalidRequest, NotFound } from "../core/errors.js";
 import { signCompactJws, unsecuredCompactJws } from "../core/jws.js";
-import { generateSigningKey } from "../core/keys.js";
 import type { Merchant } from "../core/merchants.js";
 import { accessTokenClaims, loginTokenClaims, type AccessClaims } from "../core/token-claims.js";
 import { closest } from "../core/source/suggest.js";
@@ -106,7 +105,7 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
     header = unsecured;
     token = unsecuredCompactJws(unsecured, claims);
   } else {
-    const signer = variant === "foreign_key" ? await generateSigningKey(key.alg) : key;
+    const signer = variant === "foreign_key" ? await ctx.ring.outsider(key.alg) : key;
     // unknown_kid names a key even under a format without kids: that is the variant.
     const signed =
       variant === "unknown_kid"

@@ -16,6 +16,13 @@ import { generateSigningKey, importSigningKey, type SigningKey, type VerifyingKe
 export { generateSigningKey, importSigningKey, type SigningKey, type VerifyingKey } from "./signing-keys.js";
 
 /**
+ * Where a ring's new keys come from: generated (`generateSigningKey`) unless a source is given.
+ * Only the test helpers give one (keys made once per test run, `test/support/keys.ts`); it must
+ * never return a key twice to one ring, as two generated keys never share a kid.
+ */
+export type KeySource = (alg: Algorithm) => Promise<SigningKey>;
+
+/**
  * Every key of one sandbox, by `kid`. Scenarios that sign with the same algorithm share one start
  * key (generated once, or the configured one), so loading many scenarios costs no extra key
  * generation; a scenario that rotates gets keys of its own, and gives them back (`retire`) when it
@@ -42,10 +49,12 @@ export class KeyRing {
   /**
    * @param configured A key given by configuration, used as the start key of its algorithm.
    * @param pregenerated A start key already being generated (the CLI starts it while loading).
+   * @param source Where generated keys come from (tests only): see KeySource.
    */
   constructor(
     private readonly configured?: { alg: Algorithm; text: string },
     private readonly pregenerated?: { alg: Algorithm; key: Promise<SigningKey> },
+    private readonly source: KeySource = generateSigningKey,
   ) {}
 
   /** The start key for an algorithm: the configured one if it is of that algorithm, else generated once. */
@@ -57,7 +66,7 @@ export class KeyRing {
           ? importSigningKey(alg, this.configured.text)
           : this.pregenerated?.alg === alg
             ? this.pregenerated.key
-            : generateSigningKey(alg);
+            : this.source(alg);
       key = source.then((k) => {
         this.byKid.set(k.kid, k);
         return k;
@@ -102,9 +111,14 @@ export class KeyRing {
   }
 
   async generate(alg: Algorithm): Promise<SigningKey> {
-    const key = await generateSigningKey(alg);
+    const key = await this.source(alg);
     this.byKid.set(key.kid, key);
     return key;
+  }
+
+  /** A new key that never joins this ring: a token signed with it is one this sandbox did not make (minting's foreign_key). */
+  outsider(alg: Algorithm): Promise<SigningKey> {
+    return this.source(alg);
   }
 
   find(kid: string): SigningKey | undefined {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { runCli, startCliServer, type CliProcess } from "../support/cli.js";
 import { openEventStream } from "../support/event-stream.js";
 import { DEFAULT_KEY, DEFAULT_SECRET, T0, postJson, problem } from "../support/server.js";
@@ -92,7 +92,7 @@ const TIMED_OUT = problem(
 );
 
 async function serverWith(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
-  running = await startServer(await createSandbox({ frozenAt: T0 }), { port: 0, ...options });
+  running = await startServer(await testSandbox({ frozenAt: T0 }), { port: 0, ...options });
   return running;
 }
 
@@ -145,7 +145,7 @@ describe("header count limit", () => {
   });
 
   it("startServer refuses a maxHeaders that is not a whole number of at least 1", async () => {
-    const sandbox = await createSandbox({ frozenAt: T0 });
+    const sandbox = await testSandbox({ frozenAt: T0 });
     await expect(startServer(sandbox, { port: 0, maxHeaders: 0 })).rejects.toThrow("maxHeaders must be a whole number of at least 1, got 0");
   });
 });
@@ -170,7 +170,7 @@ describe("clients that never read", () => {
    * does not read leaves most of it waiting in the server.
    */
   async function serverWithLongReplay(options: Parameters<typeof startServer>[1]): Promise<RunningServer> {
-    const sandbox = await createSandbox({ frozenAt: T0, journalSize: 2000, eventBufferSize: 5000 });
+    const sandbox = await testSandbox({ frozenAt: T0, journalSize: 2000, eventBufferSize: 5000 });
     const path = `/${"\\".repeat(1023)}`;
     const query = `q=${"\\".repeat(1022)}`;
     for (let i = 0; i < 2000; i++) await sandbox.handle({ method: "GET", path, query, headers: { host: "127.0.0.1" }, body: new Uint8Array(0) });
@@ -212,7 +212,7 @@ describe("clients that never read", () => {
   }, 30_000);
 
   it("startServer refuses a writeTimeoutMs that is not a whole number of at least 1", async () => {
-    const sandbox = await createSandbox({ frozenAt: T0 });
+    const sandbox = await testSandbox({ frozenAt: T0 });
     await expect(startServer(sandbox, { port: 0, writeTimeoutMs: 0 })).rejects.toThrow("writeTimeoutMs must be a whole number of at least 1, got 0");
   });
 });

@@ -32,7 +32,8 @@ const CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secre
 const FAILED = "The sandbox's signing key could not be generated (no entropy today), so it can neither sign nor verify tokens. Restart the sandbox.";
 
 describe("a start key still being made", () => {
-  const start = serversPerTest();
+  // About key generation: these sandboxes make their keys, not the run's (test/support/keys.ts).
+  const start = serversPerTest({ generateKeys: true });
 
   it("health, a 404 and payment/init answer at once; the token exchange waits for the key, then its token verifies against the JWKS", async () => {
     const key = keyOnItsWay();

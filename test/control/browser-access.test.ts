@@ -1,7 +1,7 @@
 import { setupServer } from "msw/node";
 import { describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { expectProblem } from "../support/expect.js";
 import {
   DEFAULT_KEY,
@@ -268,22 +268,22 @@ describe("the Host the control plane answers to", () => {
 
 describe("createSandbox options", () => {
   it("regression: adminToken '' is an error, not an open control plane", async () => {
-    await expect(createSandbox({ adminToken: "" })).rejects.toThrow(
+    await expect(testSandbox({ adminToken: "" })).rejects.toThrow(
       "adminToken is empty: it would leave the control plane open to anyone while looking set. Use a random one, e.g. from `openssl rand -hex 16`, or leave the option out to run without one on a loopback address.",
     );
   });
 
   it("regression: an adminToken shorter than 16 characters is an error that says why", async () => {
-    await expect(createSandbox({ adminToken: "x" })).rejects.toThrow(
+    await expect(testSandbox({ adminToken: "x" })).rejects.toThrow(
       "adminToken must be at least 16 characters, got 1: a short token can be guessed by a web page or a neighbour on the network trying tokens. Use a random one, e.g. from `openssl rand -hex 16`, or leave the option out to run without one on a loopback address.",
     );
-    await expect(createSandbox({ adminToken: "x".repeat(15) })).rejects.toMatchObject({ name: "ConfigError", setting: "adminToken" });
-    await expect(createSandbox({ adminToken: "x".repeat(16) })).resolves.toBeDefined();
+    await expect(testSandbox({ adminToken: "x".repeat(15) })).rejects.toMatchObject({ name: "ConfigError", setting: "adminToken" });
+    await expect(testSandbox({ adminToken: "x".repeat(16) })).resolves.toBeDefined();
   });
 
   it("refuses an allowedHosts entry that is no host name, saying how to write one", async () => {
     for (const entry of ["http://sandbox.ci.example", "sandbox.ci.example:4010", "", "a b"]) {
-      await expect(createSandbox({ allowedHosts: [entry] }), entry).rejects.toThrow(
+      await expect(testSandbox({ allowedHosts: [entry] }), entry).rejects.toThrow(
         `allowedHosts entry '${entry}' is not a host name: write the name alone, without scheme or port (sandbox.ci.example), '.example.test' for a name and every name under it, or '*' for any host (unsafe: it lets web pages in through DNS rebinding)`,
       );
     }
@@ -292,7 +292,7 @@ describe("createSandbox options", () => {
 
 describe("in-process through msw", () => {
   it("answers the control plane at the base URL's host, and still refuses another site's Origin", async () => {
-    const sandbox = await createSandbox({ frozenAt: T0 });
+    const sandbox = await testSandbox({ frozenAt: T0 });
     const msw = setupServer(...createMswHandlers(sandbox, { baseUrl: "https://api.merchant.test" }));
     msw.listen({ onUnhandledRequest: "bypass" });
     try {

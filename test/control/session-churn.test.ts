@@ -15,7 +15,8 @@ import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
 const ROTATING = "signing-key-rotation";
 const ORDERS = "/api/v2/payment/orders";
 
-const start = serversPerTest();
+// About the keys sessions make and give back: generated, not the run's (test/support/keys.ts).
+const start = serversPerTest({ generateKeys: true });
 /** A server with the rotating scenario loaded, for the current test. */
 const server = () => start({ scenarios: [ROTATING] });
 

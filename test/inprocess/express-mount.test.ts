@@ -4,7 +4,8 @@ import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxMiddleware } from "../../src/adapters/express.js";
 import { startServer } from "../../src/adapters/node-http.js";
-import { createSandbox, type Sandbox } from "../../src/app/sandbox.js";
+import type { Sandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { DEFAULT_MERCHANT } from "../../src/core/merchants.js";
 import { openEventStream } from "../support/event-stream.js";
 
@@ -72,7 +73,7 @@ function appWith(mount: (app: express.Express) => void): express.Express {
   return app;
 }
 
-const frozen = () => createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
+const frozen = () => testSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
 
 async function exchange(base: string): Promise<Response> {
   return fetch(`${base}/api/v2/auth/token`, {
@@ -190,7 +191,7 @@ describe("sandboxMiddleware(sandbox) in an express app", () => {
   it("bounded memory: a body over the limit is refused 413 while it uploads; the app reads about the limit, not the body", async () => {
     const limit = 1024 * 1024;
     const total = 64 * 1024 * 1024;
-    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxBodyBytes: limit });
+    const sandbox = await testSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxBodyBytes: limit });
     const app = express();
     app.use("/merchant", sandboxMiddleware(sandbox));
     const port = portOf(await listen(app));
@@ -247,7 +248,7 @@ describe("sandboxMiddleware(sandbox) in an express app", () => {
   });
 
   it("bounded slots: an event stream the client aborts frees its place (maxEventSubscribers 2: three rounds of two opened and aborted, then two open and a third is refused 429)", async () => {
-    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxEventSubscribers: 2 });
+    const sandbox = await testSandbox({ frozenAt: "2026-01-01T00:00:00Z", maxEventSubscribers: 2 });
     const root = await listen(appWith((a) => a.use("/merchant", sandboxMiddleware(sandbox))));
     const closed: Array<Promise<unknown>> = [];
     servers.at(-1)!.on("connection", (s: Socket) => closed.push(new Promise((resolve) => s.once("close", resolve))));

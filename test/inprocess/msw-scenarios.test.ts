@@ -1,7 +1,8 @@
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { createSandbox, type RequestLogEntry, type Sandbox } from "../../src/app/sandbox.js";
+import type { RequestLogEntry, Sandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { problem, serversPerTest, T0 } from "../support/server.js";
 
 /**
@@ -46,7 +47,7 @@ describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outag
   beforeEach(async () => {
     const entries: RequestLogEntry[] = [];
     log = entries;
-    sandbox = await createSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0, onRequest: (e) => entries.push(e) });
+    sandbox = await testSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0, onRequest: (e) => entries.push(e) });
     server.resetHandlers(...createMswHandlers(sandbox, { baseUrl: BASE }));
   });
   afterAll(() => {
@@ -107,7 +108,7 @@ describe("msw setupServer with createSandbox({ scenarios: ['token-endpoint-outag
   });
 
   it("keeps the outage's call count per sandbox: a new sandbox starts the outage again", async () => {
-    const fresh = await createSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0 });
+    const fresh = await testSandbox({ scenarios: ["token-endpoint-outage"], frozenAt: T0 });
     const other = setupServer(...createMswHandlers(fresh, { baseUrl: "https://other.merchant.test" }));
     server.close();
     other.listen({ onUnhandledRequest: "error" });

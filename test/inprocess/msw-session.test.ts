@@ -1,7 +1,7 @@
 import { setupServer } from "msw/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMswHandlers } from "../../src/adapters/msw.js";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 
 /**
  * A session's handlers in-process (issue 13): msw's setupServer maps the integration's own base URL
@@ -29,7 +29,7 @@ function postJson(body: unknown): RequestInit {
 
 describe("createMswHandlers(sandbox, { baseUrl, session })", () => {
   it("answers every request to the base URL as the session's: its credentials work, none or another merchant's are journaled in it", async () => {
-    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
+    const sandbox = await testSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
     const session = await sandbox.sessions.create();
     const { merchant } = sandbox.sessions.info(session);
     listen(...createMswHandlers(sandbox, { baseUrl: BASE, session: session.id }));
@@ -66,7 +66,7 @@ describe("createMswHandlers(sandbox, { baseUrl, session })", () => {
   });
 
   it("without the option, reaches a session by the path of its base_url; an ended session's answers 404 session_url_unknown", async () => {
-    const sandbox = await createSandbox();
+    const sandbox = await testSandbox();
     const session = await sandbox.sessions.create();
     const info = sandbox.sessions.info(session);
     // No Host to build it from in-process: the base_url is the path alone.
@@ -87,14 +87,14 @@ describe("createMswHandlers(sandbox, { baseUrl, session })", () => {
   });
 
   it("refuses a session option that is not a session id, saying what to pass", async () => {
-    const sandbox = await createSandbox();
+    const sandbox = await testSandbox();
     expect(() => createMswHandlers(sandbox, { baseUrl: BASE, session: "../x" })).toThrow(
       new TypeError("session '../x' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'"),
     );
   });
 
   it("regression: a session's secret in the URL of a request whose body was still streaming when the session ended is redacted in the journal", async () => {
-    const sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
+    const sandbox = await testSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
     const session = await sandbox.sessions.create();
     const secret = sandbox.sessions.info(session).merchant.api_secret;
     const server = listen(...createMswHandlers(sandbox, { baseUrl: BASE }));

@@ -1,6 +1,7 @@
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createSandbox, type Sandbox } from "../../src/app/sandbox.js";
+import type { Sandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { openEventStream } from "../support/event-stream.js";
 
@@ -22,7 +23,7 @@ describe("msw setupServer with the sandbox's handlers", () => {
   const server = setupServer();
 
   beforeAll(async () => {
-    sandbox = await createSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
+    sandbox = await testSandbox({ frozenAt: "2026-01-01T00:00:00Z" });
     server.use(...createMswHandlers(sandbox, { baseUrl: BASE }));
     server.listen({ onUnhandledRequest: "error" });
   });
@@ -53,7 +54,7 @@ describe("msw setupServer with the sandbox's handlers", () => {
   });
 
   it("lets a base URL with a path prefix serve the API under it", async () => {
-    const prefixed = setupServer(...createMswHandlers(await createSandbox(), { baseUrl: "https://gw.test/merchant/" }));
+    const prefixed = setupServer(...createMswHandlers(await testSandbox(), { baseUrl: "https://gw.test/merchant/" }));
     server.close();
     prefixed.listen({ onUnhandledRequest: "error" });
     try {
@@ -107,7 +108,7 @@ describe("the sandbox clock follows vitest's fake timers when it is not frozen",
 
   it("expires a token when fake time passes its exp", async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1), toFake: ["Date"] });
-    const sandbox = await createSandbox();
+    const sandbox = await testSandbox();
     const server = setupServer(...createMswHandlers(sandbox, { baseUrl: BASE }));
     server.listen({ onUnhandledRequest: "error" });
     try {
@@ -126,7 +127,7 @@ describe("the sandbox clock follows vitest's fake timers when it is not frozen",
 
 describe("createMswHandlers options", () => {
   it("refuses a relative base URL, which msw would leave unmatched in Node", async () => {
-    const sandbox = await createSandbox();
+    const sandbox = await testSandbox();
     expect(() => createMswHandlers(sandbox, { baseUrl: "api.merchant.test" })).toThrow(
       "baseUrl 'api.merchant.test' must be an absolute http(s) URL such as 'https://api.merchant.test' (or '/' for @mswjs/http-middleware)",
     );

@@ -5,7 +5,8 @@ import { setupServer } from "msw/node";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, type SandboxOptions } from "../../src/app/sandbox.js";
+import type { SandboxOptions } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import { createMswHandlers } from "../../src/adapters/msw.js";
 import { T0, requestWithRepeatedHeaders, type Reply } from "../support/server.js";
@@ -200,19 +201,19 @@ describe("adapter parity: node:http, msw setupServer and @mswjs/http-middleware 
     // seededTokenIds: jti from the seed alone, so the three sandboxes' tokens are identical too.
     options = { signingKey: await exportPKCS8(privateKey), frozenAt: T0, seed: 42, seededTokenIds: true };
 
-    node = await startServer(await createSandbox(options), { port: 0 });
+    node = await startServer(await testSandbox(options), { port: 0 });
     results.node = await runTable(sender(node.url));
 
     const app = express();
     // http-middleware is CommonJS and sees msw's CommonJS typings: the handler types differ only by that.
-    const handlers = createMswHandlers(await createSandbox(options), { baseUrl: "/" }) as unknown as Parameters<typeof createMiddleware>;
+    const handlers = createMswHandlers(await testSandbox(options), { baseUrl: "/" }) as unknown as Parameters<typeof createMiddleware>;
     app.use(createMiddleware(...handlers));
     expressServer = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });
     results.middleware = await runTable(sender(`http://127.0.0.1:${(expressServer.address() as AddressInfo).port}`));
 
-    msw.use(...createMswHandlers(await createSandbox(options), { baseUrl: "https://api.merchant.test" }));
+    msw.use(...createMswHandlers(await testSandbox(options), { baseUrl: "https://api.merchant.test" }));
     msw.listen({ onUnhandledRequest: "error" });
     results.msw = await runTable(sender("https://api.merchant.test"));
     msw.close();
@@ -261,9 +262,9 @@ describe("adapter parity under a response profile (envelope): node:http and msw 
   beforeAll(async () => {
     const { privateKey } = await generateKeyPair("RS256", { extractable: true });
     const options: SandboxOptions = { signingKey: await exportPKCS8(privateKey), frozenAt: T0, seed: 42, seededTokenIds: true, profile: "envelope" };
-    node = await startServer(await createSandbox(options), { port: 0 });
+    node = await startServer(await testSandbox(options), { port: 0 });
     results.node = await runTable(sender(node.url), tokenOf);
-    msw.use(...createMswHandlers(await createSandbox(options), { baseUrl: "https://api.merchant.test" }));
+    msw.use(...createMswHandlers(await testSandbox(options), { baseUrl: "https://api.merchant.test" }));
     msw.listen({ onUnhandledRequest: "error" });
     results.msw = await runTable(sender("https://api.merchant.test"), tokenOf);
     msw.close();

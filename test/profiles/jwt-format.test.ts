@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { MINT_VARIANTS } from "../../src/control/mint.js";
 import { postJson, startTestServer, type TestServer } from "../support/server.js";
 
@@ -289,7 +289,7 @@ describe("load-time refusal with file:line: a profile's claims may not collide w
     const dir = mkdtempSync(join(tmpdir(), "jwt-claims-"));
     const file = join(dir, "colliding.yaml");
     writeFileSync(file, "name: colliding\njwt:\n  merchantClaim: username\n  claims:\n    roles: [ROLE_USER]\n    exp: 1\n    username: someone\n");
-    await expect(createSandbox({ profile: file })).rejects.toThrow(
+    await expect(testSandbox({ profile: file })).rejects.toThrow(
       [
         `${file}:6:5: jwt.claims.exp: jwt.claims may not set 'exp': the sandbox writes the token's times (jwt.ttl sets its lifetime); reserved: iss, sub, aud, iat, exp, nbf, jti, client_id, scope, username. Remove it from claims`,
         `${file}:7:5: jwt.claims.username: jwt.claims may not set 'username': it is the merchant claim (jwt.merchantClaim), which the sandbox fills with the merchant id or login e-mail (jwt.merchantValue); reserved: iss, sub, aud, iat, exp, nbf, jti, client_id, scope, username. Remove it from claims`,

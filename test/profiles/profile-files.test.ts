@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { runCli, startCliServer } from "../support/cli.js";
 import { DEFAULT_KEY, DEFAULT_SECRET, postJson, startTestServer, type TestServer } from "../support/server.js";
 
@@ -103,7 +103,7 @@ describe("a profile file of one's own", () => {
   });
 
   it("a flag given to createSandbox wins over the profile's jwt section", async () => {
-    const sandbox = await createSandbox({ profile: ACME_FILE, issuer: "https://mine.example" });
+    const sandbox = await testSandbox({ profile: ACME_FILE, issuer: "https://mine.example" });
     expect([sandbox.settings.issuer, sandbox.settings.audience, sandbox.settings.tokenTtlSeconds]).toEqual([
       "https://mine.example",
       "acme-api",

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/config.js";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { DEFAULT_SCENARIO } from "../../src/scenarios/default-scenario.js";
 import { LIBRARY_DIR, libraryNames, resolveScenario } from "../../src/scenarios/library.js";
 import { formatProblem, loadScenarioFile, parseScenarioText, ScenarioLoadError, type ScenarioProblem } from "../../src/scenarios/load.js";
@@ -478,7 +478,7 @@ describe("loading into a sandbox", () => {
     const servers = () => process.getActiveResourcesInfo().filter((r) => /TCPServer|Pipe/i.test(r)).length;
     const before = servers();
     const invalid = { name: "broken", description: "", merchants: [] } as unknown as ScenarioFile;
-    const attempt = createSandbox({ scenarios: [alpha, invalid] });
+    const attempt = testSandbox({ scenarios: [alpha, invalid] });
     await expect(attempt).rejects.toBeInstanceOf(ScenarioLoadError);
     await expect(attempt).rejects.toThrow(
       [
@@ -488,14 +488,14 @@ describe("loading into a sandbox", () => {
     );
     expect(servers()).toBe(before);
     // The valid scenario's credentials were not claimed anywhere: a new sandbox can use them.
-    const ok = await createSandbox({ scenarios: [alpha] });
+    const ok = await testSandbox({ scenarios: [alpha] });
     expect(ok.scenarios.map((s) => s.name)).toEqual(["alpha", "default"]);
   });
 
   it("nothing half-loads from files either: a valid and an invalid file throw with the invalid file's problems", async () => {
     const good = file("good.yaml", HEAD.replace("name: s", "name: good"));
     const bad = file("bad.yaml", `${HEAD}rules:\n  - then: {}\n`);
-    await expect(createSandbox({ scenarios: [good, bad] })).rejects.toThrow(`${bad}:9:11: rules[0].then: then needs at least one action`);
+    await expect(testSandbox({ scenarios: [good, bad] })).rejects.toThrow(`${bad}:9:11: rules[0].then: then needs at least one action`);
   });
 
   it("two scenarios declaring the same api_key: ConfigError naming both scenarios and their sources", async () => {
@@ -507,14 +507,14 @@ describe("loading into a sandbox", () => {
       "clash-b.yaml",
       `name: clash-b\ndescription: B\nmerchants:\n  - {id: m_b, api_key: shared-key, api_secret: sb, payment_token: pb}\n`,
     );
-    const attempt = createSandbox({ scenarios: [a, b] });
+    const attempt = testSandbox({ scenarios: [a, b] });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(attempt).rejects.toThrow(
       `scenario 'clash-b' (${b}) declares api_key 'shared-key', which scenario 'clash-a' (${a}) already uses; the credentials select the scenario, so each scenario needs its own`,
     );
 
     const beta: ScenarioFile = { name: "beta", description: "B", merchants: [merchant("m_beta", "alpha-key")] };
-    await expect(createSandbox({ scenarios: [alpha, beta] })).rejects.toThrow(
+    await expect(testSandbox({ scenarios: [alpha, beta] })).rejects.toThrow(
       new ConfigError(
         "scenario 'beta' (createSandbox scenarios[1]) declares api_key 'alpha-key', which scenario 'alpha' (createSandbox scenarios[0]) already uses; the credentials select the scenario, so each scenario needs its own",
       ),
@@ -523,14 +523,14 @@ describe("loading into a sandbox", () => {
 
   it("a scenario using the built-in default's api_key clashes with it", async () => {
     const gamma: ScenarioFile = { name: "gamma", description: "G", merchants: [merchant("m_gamma", "sandbox-api-key")] };
-    await expect(createSandbox({ scenarios: [gamma] })).rejects.toThrow(
+    await expect(testSandbox({ scenarios: [gamma] })).rejects.toThrow(
       "scenario 'gamma' (createSandbox scenarios[0]) uses the api_key 'sandbox-api-key' of the built-in default scenario; to change the default merchant, name your scenario 'default', or give it credentials of its own",
     );
   });
 
   it("a scenario named default replaces the built-in one", async () => {
     const mine: ScenarioFile = { name: "default", description: "mine", merchants: [merchant("m_mine", "my-key")] };
-    const sandbox = await createSandbox({ scenarios: [mine] });
+    const sandbox = await testSandbox({ scenarios: [mine] });
     expect(sandbox.scenarios.map((s) => [s.name, s.source, s.description])).toEqual([["default", "createSandbox scenarios[0]", "mine"]]);
     expect(
       internalsOf(sandbox)
@@ -564,7 +564,7 @@ describe("the library", () => {
   it("refuses an unknown name with the list of the library", async () => {
     const message = `nope:1:1: no scenario named 'nope' in the library; use a file path, or one of: ${LIBRARY.join(", ")}`;
     expect(() => resolveScenario("nope")).toThrow(message);
-    await expect(createSandbox({ scenarios: ["nope"] })).rejects.toThrow(message);
+    await expect(testSandbox({ scenarios: ["nope"] })).rejects.toThrow(message);
   });
 
   it("treats anything with a slash or an extension as a file path", () => {
@@ -583,7 +583,7 @@ describe("the library", () => {
   });
 
   it("the library loads together: every scenario at once in one sandbox", async () => {
-    const sandbox = await createSandbox({ scenarios: [...LIBRARY], frozenAt: 0 });
+    const sandbox = await testSandbox({ scenarios: [...LIBRARY], frozenAt: 0 });
     expect(sandbox.scenarios.map((s) => s.name)).toEqual(LIBRARY);
   });
 

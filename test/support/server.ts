@@ -1,9 +1,10 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/app/sandbox.js";
+import type { Sandbox, SandboxOptions } from "../../src/app/sandbox.js";
 import { startServer, type RunningServer } from "../../src/adapters/node-http.js";
 import type { SessionInfo } from "../../src/control/session-info.js";
+import { testSandbox, type TestKeyOptions } from "./keys.js";
 
 /**
  * Black-box harness: a real sandbox behind the real node:http server on port 0, and a fetch
@@ -39,8 +40,11 @@ export const DEFAULT_MERCHANT_ID = "merchant_sandbox_default";
 /** A fixed instant for frozen clocks: 2026-01-01T00:00:00Z. */
 export const T0 = Date.UTC(2026, 0, 1);
 
-export async function startTestServer(options: SandboxOptions = {}): Promise<TestServer> {
-  const sandbox = await createSandbox({ frozenAt: T0, ...options });
+/** What a test server is started with: the sandbox's options, and whether its keys are generated (keys.ts). */
+export type TestServerOptions = SandboxOptions & TestKeyOptions;
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const sandbox = await testSandbox({ frozenAt: T0, ...options });
   const server = await startServer(sandbox, { port: 0 });
   const call = async (path: string, init: RequestInit = {}): Promise<Reply> => {
     // A redirect is an answer to assert on (GET / sends a browser to the QA page), not one to follow.
@@ -77,15 +81,16 @@ export async function startTestServer(options: SandboxOptions = {}): Promise<Tes
 /**
  * Servers that live for one test: `const start = serversPerTest();` at the top of a file or
  * describe, then `const t = await start(options)` inside a test. Every server started is closed
- * after its test, whether it passed or not, so no test sees another's state.
+ * after its test, whether it passed or not, so no test sees another's state. `keys`: for every
+ * server of these tests (`{ generateKeys: true }` in the tests about key generation).
  */
-export function serversPerTest(): (options?: SandboxOptions) => Promise<TestServer> {
+export function serversPerTest(keys: TestKeyOptions = {}): (options?: TestServerOptions) => Promise<TestServer> {
   const open: TestServer[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
   return async (options = {}) => {
-    const t = await startTestServer(options);
+    const t = await startTestServer({ ...keys, ...options });
     open.push(t);
     return t;
   };
@@ -97,7 +102,7 @@ export function serversPerTest(): (options?: SandboxOptions) => Promise<TestServ
  * ledger, keys) resets what it changed or uses serversPerTest. `options` may be a function when
  * they need async work first (a generated signing key).
  */
-export function serverPerDescribe(options: SandboxOptions | (() => Promise<SandboxOptions>) = {}): () => TestServer {
+export function serverPerDescribe(options: TestServerOptions | (() => Promise<TestServerOptions>) = {}): () => TestServer {
   let t: TestServer | undefined;
   beforeAll(async () => {
     t = await startTestServer(typeof options === "function" ? await options() : options);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 import { ConfigError, DEFAULT_SETTINGS, parsePaymentTokenTransport, resolveSettings, type SettingsInput } from "../../src/core/config.js";
 
 const DURATION_HELP = "write it like 90s, 59m, 1h, 1h30m, 500ms or a number of seconds";
@@ -189,14 +189,14 @@ describe("parsePaymentTokenTransport", () => {
 });
 
 describe("createSandbox: unbounded durations are refused", () => {
-  it.each<[Parameters<typeof createSandbox>[0], string]>([
+  it.each<[Parameters<typeof testSandbox>[0], string]>([
     // 1e30 made every session creation a 500 (its expires_at is no date).
     [{ sessionIdleTtl: 1e30 }, "sessionIdleTtl must be at most 30d, got '1e+30'"],
     [{ sessionIdleTtl: "31d" }, "sessionIdleTtl must be at most 30d, got '31d'"],
     // Past setInterval's maximum node fires every millisecond instead.
     [{ eventHeartbeatMs: 2 ** 31 }, "eventHeartbeatMs must be a whole number of milliseconds from 0 (none) to 3600000 (1h), got 2147483648"],
   ])("%j → %s", async (options, message) => {
-    const refused = await createSandbox(options).then(
+    const refused = await testSandbox(options).then(
       () => undefined,
       (e: unknown) => e,
     );

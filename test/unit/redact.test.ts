@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { redact, redactUrl } from "../../src/core/redact.js";
 import { DEFAULT_MERCHANT, MerchantRegistry } from "../../src/core/merchants.js";
 import { EMPTY_VIEW, MIN_ANYWHERE_LENGTH, SecretIndex, unionOf } from "../../src/core/secret-index.js";
-import { createSandbox, type RequestLogEntry } from "../../src/app/sandbox.js";
+import type { RequestLogEntry } from "../../src/app/sandbox.js";
+import { testSandbox } from "../support/keys.js";
 
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtZXJjaGFudCJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
 
@@ -125,7 +126,7 @@ describe("redactQuery", () => {
 
   it("the request log line of a request with a token in the query holds no token in clear", async () => {
     const entries: RequestLogEntry[] = [];
-    const sandbox = await createSandbox({ frozenAt: Date.UTC(2026, 0, 1), onRequest: (e) => entries.push(e) });
+    const sandbox = await testSandbox({ frozenAt: Date.UTC(2026, 0, 1), onRequest: (e) => entries.push(e) });
     for (const key of ["access_token", "token", "jwt", "bearer"]) {
       const res = await sandbox.handle({
         method: "GET",
