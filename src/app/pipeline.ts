@@ -1,4 +1,4 @@
-import { answerFacts, refusalGroupOf } from "../core/answer-shaper.js";
+import { answerFacts } from "../core/answer-shaper.js";
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, namesMerchant, presentedTokenId, type AttributionDeps } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
@@ -165,7 +165,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, refusalGroupOf(r.name));
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, r.refusalGroup);
     }
     // A profile's headers (a request id …) on every answer of the merchant API, shaped or not.
     const shaper = trace.scenario.shaper;
