@@ -1,4 +1,4 @@
-import { answerFacts, refusalGroupOf } from "../core/answer-shaper.js";
+import { answerFacts } from "../core/answer-shaper.js";
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, namesMerchant, presentedTokenId, type AttributionDeps } from "../core/attribution.js";
 import { SandboxError } from "../core/errors.js";
@@ -100,6 +100,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // Under an unknown (or ended) session's base URL nothing more is read: the answer is its 404.
     const unknownBase = base !== undefined && session === undefined;
     const request = session ? { ...received, path: base!.rest } : received;
+    // What the form check and the endpoint read (a HEAD as its GET); rules and the journal see `request`.
+    const answered = asGet(request);
     const r = dotted ? dottedRoute(received.path) : base ? underBase(route(base.rest)) : route(request.path);
     // Decoded at most once, by whichever reads it first; carried on the trace to the endpoint.
     const body = new RequestBody(request.body);
@@ -139,7 +141,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // before its identity counts or any rule matches: a request refused for it proves nothing and
     // is no call (no rule, no counter, no finding); it is journaled as only naming its merchant.
     if (dotted) refusal = dotSegmentRefusal(trace.shown.path);
-    const form = refusal === undefined && r.form ? formRefusal(r.form, asGet(request), trace, ctx.settings.maxBodyBytes) : undefined;
+    const form = refusal === undefined && r.form ? formRefusal(r.form, answered, trace, ctx.settings.maxBodyBytes) : undefined;
     if (form) {
       refusal = form;
       trace.identityProven = false;
@@ -153,7 +155,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // a token in the query: the endpoint refuses it whatever a rule would answer.
       const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
       const scripted = rulesMayFire(trace, proven) ? await runRules(request, ctx, trace, proven) : undefined;
-      response = scripted ?? (await r.endpoint(asGet(request), ctx, trace));
+      response = scripted ?? (await r.endpoint(answered, ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
       // A HEAD has GET's headers (no content-length either) and no body: the stream is never opened.
       if (response.stream && request.method === "HEAD") {
@@ -165,7 +167,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
       // The merchant API's refusals in the scenario's response profile (none for oauth, and never
       // for the control plane); the code journaled and logged below stays the sandbox's.
       const shaper = r.name === "control" ? undefined : trace.scenario.shaper;
-      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, refusalGroupOf(r.name));
+      response = refusals.answer(e, trace.shown.path, shaper, r.headers, secrets, trace.facts, r.refusalGroup);
     }
     // A profile's headers (a request id …) on every answer of the merchant API, shaped or not.
     const shaper = trace.scenario.shaper;

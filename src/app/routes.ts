@@ -1,3 +1,4 @@
+import { refusalGroupOf, type RefusalGroup } from "../core/answer-shaper.js";
 import type { SandboxSettings } from "../core/config.js";
 import type { Endpoint, EndpointName } from "../core/context.js";
 import { NotFound } from "../core/errors.js";
@@ -22,6 +23,8 @@ export interface Route {
   headers?: Record<string, string>;
   /** The form a request must have (a merchant API route's), checked before identity and rules. */
   form?: RequestForm;
+  /** The group a response profile's refusals on this route belong to (none: the 404, the control plane). */
+  refusalGroup?: RefusalGroup;
 }
 
 /** Everything under /__sandbox/ is the control plane (health included), routed by its own table. */
@@ -78,7 +81,14 @@ export function createRouter(
   const groups: Array<{ prefix: string; route: Route }> = [];
   for (const row of table) {
     const { path, name, endpoint, groupPrefix, headers } = row;
-    const route: Route = { name, endpoint, form: formOf(row), ...(headers && { headers: headers(settings) }) };
+    const refusalGroup = refusalGroupOf(name);
+    const route: Route = {
+      name,
+      endpoint,
+      form: formOf(row),
+      ...(headers && { headers: headers(settings) }),
+      ...(refusalGroup && { refusalGroup }),
+    };
     if (groupPrefix) groups.push({ prefix: groupPrefix, route });
     else exact.set(path, route);
   }

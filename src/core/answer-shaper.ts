@@ -38,21 +38,32 @@ export interface AnswerFacts {
 }
 
 export function answerFacts(method: string, path: string, clock: { now(): number }): AnswerFacts {
-  let now: number | undefined;
-  let id: string | undefined;
-  const facts: AnswerFacts = {
-    method,
-    path,
-    nowMs: () => {
-      now ??= clock.now();
-      return now;
-    },
-    requestId: (make) => {
-      id ??= make(facts.nowMs());
-      return id;
-    },
-  };
-  return facts;
+  return new RequestFacts(method, path, clock);
+}
+
+/**
+ * One object per request, its methods on the prototype: the pipeline makes one for every request,
+ * shaped by a profile or not, so it holds no closures of its own.
+ */
+class RequestFacts implements AnswerFacts {
+  private now: number | undefined;
+  private id: string | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly clock: { now(): number },
+  ) {}
+
+  nowMs(): number {
+    this.now ??= this.clock.now();
+    return this.now;
+  }
+
+  requestId(make: (nowMs: number) => string): string {
+    this.id ??= make(this.nowMs());
+    return this.id;
+  }
 }
 
 /** The endpoint groups a profile's refusals may differ by. */

@@ -96,7 +96,7 @@ function jwsEnd(text: string, _head: number, end: number): number {
 /**
  * A whole text as a compact token, read once: "jws" for three base64url parts separated by dots
  * (the signature may be empty), "jwe" for five, else undefined. Its header is not read: the
- * verifier (access-tokens.ts) says what is wrong with one that is not JSON.
+ * verifier (token-text.ts, decodeTokenHeader) says what is wrong with one that is not JSON.
  */
 export function compactForm(text: string): "jws" | "jwe" | undefined {
   let dots = 0;
