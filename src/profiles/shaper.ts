@@ -2,7 +2,7 @@ import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shap
 import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
-import { PER_REQUEST_PLACEHOLDERS, requestValues, statusValues } from "./facts.js";
+import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
 import { refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
@@ -27,7 +27,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
   const shape = profile.requestId ?? "uuid";
   const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
-    const values = { ...requestValues(facts, shape), ...statusValues(answer.status), ...own };
+    const values = answerValues(facts, shape, { ...statusValues(answer.status), ...own });
     const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
     if (answer.body) headers["content-type"] = answer.contentType;
     else delete headers["content-type"];
@@ -48,8 +48,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
       const own = shapeOf(group, err.code);
       if (!own.shaped) return undefined;
       const status = own.status ?? err.status;
-      const values: Record<string, unknown> = {
-        ...requestValues(facts, shape),
+      const values = answerValues(facts, shape, {
         ...statusValues(status),
         code: own.code ?? err.code,
         sandbox_code: err.code,
@@ -58,7 +57,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
         error: err.error ?? null,
         instance,
         token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
-      };
+      });
       values.message = own.message ? own.message(values) : err.description;
       const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
       let body = "";
@@ -75,7 +74,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     },
     finish(response, facts) {
       if (wide.length === 0) return response;
-      const values = { ...requestValues(facts, shape), ...statusValues(response.status) };
+      const values = answerValues(facts, shape, statusValues(response.status));
       const headers = { ...response.headers };
       for (const [name, value] of wide) headers[name] = value(values);
       return { ...response, headers };
