@@ -32,7 +32,12 @@ export function answerValues(facts: AnswerFacts, shape: RequestIdShape, own: Val
 
 /** `{{status}}` and `{{status_text}}` of an answer ("Method Not Allowed"). */
 export function statusValues(status: number): Values {
-  return { status, status_text: STATUS_CODES[status] ?? "Unknown" };
+  return { status, status_text: statusText(status) };
+}
+
+/** An HTTP status's reason phrase ("Method Not Allowed"), "Unknown" for a status Node names not. */
+export function statusText(status: number): string {
+  return STATUS_CODES[status] ?? "Unknown";
 }
 
 /** The placeholders a template uses that differ per request: such a profile's refusals are rendered each time. */

@@ -1,6 +1,6 @@
-import { STATUS_CODES } from "node:http";
 import type { JsonSchema, RefusalGroup, ShapedAnswer, ShapedRefusal, ShapedSchemas } from "../core/answer-shaper.js";
 import { quotedStringSafe } from "../core/problem.js";
+import { statusText } from "./facts.js";
 import { PLACEHOLDERS, type PlaceholderType } from "./placeholders.js";
 import { type MergedRefusal, mergedRefusal } from "./refusal-shape.js";
 import type { RequestIdShape } from "./request-id.js";
@@ -40,7 +40,7 @@ const TOKEN_KNOWN: Readonly<Record<string, PlaceholderDoc>> = {
 };
 
 const NO_STORE: JsonSchema = { type: "string", const: "no-store" };
-/** The sandbox's fix-it text as a header carries it: printable ASCII (shaper.ts, headerSafe). */
+/** The sandbox's fix-it text as a header carries it: printable ASCII (shaper.ts, core/printable.ts). */
 const EXPLANATION: JsonSchema = { type: "string", pattern: "^[\\x20-\\x7e]*$" };
 
 function answerSchema(
@@ -148,10 +148,6 @@ function headerSchemas(headers: Readonly<Record<string, string>> | undefined, re
 }
 
 /** A header name as the document writes it: X-Request-Id, Cache-Control (HTTP names are case-insensitive). */
-export function canonical(name: string): string {
+function canonical(name: string): string {
   return name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
-}
-
-function statusText(status: number): string {
-  return STATUS_CODES[status] ?? "Unknown";
 }

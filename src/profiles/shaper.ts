@@ -1,6 +1,7 @@
 import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
 import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
+import { printable } from "../core/printable.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
 import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
 import { refusalShapes } from "./refusal-shape.js";
@@ -69,7 +70,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
       if (challenge) headers["www-authenticate"] = challenge;
       for (const [name, value] of own.headers) headers[name] = value(values);
       // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
-      headers["x-sandbox-explanation"] = headerSafe(err.description);
+      headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
       return { status, headers, body };
     },
     finish(response, facts) {
@@ -98,11 +99,6 @@ function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer
     headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const),
     body: file.empty || file.body === undefined ? undefined : compileTemplate(file.body),
   };
-}
-
-/** A header value from any text: printable ASCII on one line, what a header may carry. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?");
 }
 
 function tokenValues(issued: IssuedToken): Values {
