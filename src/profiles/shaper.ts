@@ -4,6 +4,7 @@ import type { SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
 import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
+import { templatesOf } from "./load.js";
 import { refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
@@ -38,7 +39,8 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
 
   return {
     profile: profile.name,
-    perRequest: placeholdersIn(profile).some((p) => PER_REQUEST_PLACEHOLDERS.has(p.name)),
+    // The templates only: a description or a jwt claim that mentions {{now}} prints nothing.
+    perRequest: templatesOf(profile).some(([, template]) => placeholdersIn(template).some((p) => PER_REQUEST_PLACEHOLDERS.has(p.name))),
     token: (issued, headers, facts) => answers.token && render(answers.token, tokenValues(issued), headers, facts),
     login: (issued, headers, facts) => answers.login && render(answers.login, tokenValues(issued), headers, facts),
     paymentInit: (body, headers, facts) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers, facts),

@@ -47,3 +47,11 @@ describe("a shaper's per-request values", () => {
     expect(reads.id).toBe(2);
   });
 });
+
+describe("a shaper's perRequest", () => {
+  it("reads the templates only: a description that mentions {{request_id}} keeps refusals kept", () => {
+    const refusal = { contentType: "application/json", body: { message: "{{message}}" } };
+    expect(createShaper({ name: "said", description: "prints no {{request_id}}", refusal })!.perRequest).toBe(false);
+    expect(createShaper({ name: "prints", refusal: { ...refusal, headers: { "X-Request-Id": "{{request_id}}" } } })!.perRequest).toBe(true);
+  });
+});
