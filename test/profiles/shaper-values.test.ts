@@ -11,8 +11,14 @@ function counted(): { facts: AnswerFacts; reads: { now: number; id: number } } {
   const facts: AnswerFacts = {
     method: inner.method,
     path: inner.path,
-    nowMs: () => (reads.now++, inner.nowMs()),
-    requestId: (make) => (reads.id++, inner.requestId(make)),
+    nowMs: () => {
+      reads.now++;
+      return inner.nowMs();
+    },
+    requestId: (make) => {
+      reads.id++;
+      return inner.requestId(make);
+    },
   };
   return { facts, reads };
 }
@@ -20,7 +26,11 @@ function counted(): { facts: AnswerFacts; reads: { now: number; id: number } } {
 // A shaped answer reads the request's id and clock only when one of its templates prints them.
 describe("a shaper's per-request values", () => {
   it("an answer that prints neither makes no request id and reads no clock", () => {
-    const shaper = createShaper({ name: "plain", headers: { "X-Route": "{{route}}" }, token: { body: { token: "{{access_token}}", m: "{{method}}" } } })!;
+    const shaper = createShaper({
+      name: "plain",
+      headers: { "X-Route": "{{route}}" },
+      token: { body: { token: "{{access_token}}", m: "{{method}}" } },
+    })!;
     const { facts, reads } = counted();
     const answer = shaper.finish(shaper.token(ISSUED, {}, facts)!, facts);
     expect(answer).toEqual({
