@@ -5,7 +5,7 @@ import type { Values } from "./template.js";
 import { TimeValue } from "./time-value.js";
 
 /** The values every part of a profile may print, from the request's facts: `{{request_id}}`, `{{now}}`, `{{method}}`, `{{path}}`. */
-export function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
+function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
   return {
     get request_id() {
       return facts.requestId((nowMs) => newRequestId(shape, nowMs));
@@ -15,13 +15,29 @@ export function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values
     },
     method: facts.method,
     path: facts.path,
-    route: facts.path.replace(/^\//, ""),
+    get route() {
+      return facts.path.replace(/^\//, "");
+    },
   };
+}
+
+/**
+ * One answer's values: `own` (its status, token, refusal...) over the request's. The request's stay
+ * getters behind it, so an id is made and the clock read only when a template prints them (a
+ * spread would call every getter). `own` is defined, not assigned: those getters have no setters.
+ */
+export function answerValues(facts: AnswerFacts, shape: RequestIdShape, own: Values): Record<string, unknown> {
+  return Object.defineProperties(Object.create(requestValues(facts, shape)) as Record<string, unknown>, Object.getOwnPropertyDescriptors(own));
 }
 
 /** `{{status}}` and `{{status_text}}` of an answer ("Method Not Allowed"). */
 export function statusValues(status: number): Values {
-  return { status, status_text: STATUS_CODES[status] ?? "Unknown" };
+  return { status, status_text: statusText(status) };
+}
+
+/** An HTTP status's reason phrase ("Method Not Allowed"), "Unknown" for a status Node names not. */
+export function statusText(status: number): string {
+  return STATUS_CODES[status] ?? "Unknown";
 }
 
 /** The placeholders a template uses that differ per request: such a profile's refusals are rendered each time. */

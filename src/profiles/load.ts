@@ -87,8 +87,8 @@ const REFUSAL_GROUPS = ["token", "protected", "paymentInit", "login"] as const;
 /** The keys of an answer or a refusal layer that hold templates. */
 const TEMPLATE_KEYS = ["body", "headers", "message", "wwwAuthenticate"] as const;
 
-/** Every template of a profile, where it stands, and the part whose placeholders it may use. */
-function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, ProfilePart]> {
+/** Every template of a profile, where it stands, and the part whose placeholders it may use (the renderer reads the same list). */
+export function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, ProfilePart]> {
   const found: Array<[Path, unknown, ProfilePart]> = [[["headers"], data.headers, "headers"]];
   const layer = (path: Path, part: ProfilePart) => {
     for (const key of TEMPLATE_KEYS) found.push([[...path, key], valueAt(data, [...path, key]), part]);

@@ -37,7 +37,11 @@ export function refusalShapes(refusal: RefusalFile | undefined, codes: Readonly<
   };
 }
 
-type Layer = (RefusalShapeFile & Partial<Pick<CodeFile, "status" | "code">>) | undefined;
+/**
+ * One layer as merged: a profile file's (RefusalShapeFile, a code's status and code), or one
+ * calibrate is still writing (cli/calibrate/compare.ts), whose bodies are not yet typed as JSON.
+ */
+type Layer = Omit<RefusalShapeFile, "body"> & Partial<Pick<CodeFile, "status" | "code">> & { readonly body?: unknown };
 
 /** The keys of one refusal's layers merged, as written (templates not compiled): the runtime and the OpenAPI document read the same merge. */
 export interface MergedRefusal {
@@ -56,15 +60,15 @@ export interface MergedRefusal {
 
 /** The layers of one refusal, general to specific: `refusal`, its group's, the code's. */
 export function mergedRefusal(
-  refusal: RefusalFile | undefined,
-  codes: Readonly<Record<string, CodeFile>> | undefined,
+  refusal: (Layer & { readonly groups?: Partial<Readonly<Record<RefusalGroup, Layer>>> }) | undefined,
+  codes: Readonly<Record<string, Layer>> | undefined,
   group: RefusalGroup | undefined,
   code: string,
 ): MergedRefusal {
   return merge([refusal, group && refusal?.groups?.[group], codes?.[code]]);
 }
 
-function merge(layers: Layer[]): MergedRefusal {
+function merge(layers: ReadonlyArray<Layer | undefined>): MergedRefusal {
   let body: unknown;
   let empty = false;
   let contentType: string | undefined;

@@ -1,6 +1,6 @@
-import { STATUS_CODES } from "node:http";
 import type { JsonSchema, RefusalGroup, ShapedAnswer, ShapedRefusal, ShapedSchemas } from "../core/answer-shaper.js";
 import { quotedStringSafe } from "../core/problem.js";
+import { statusText } from "./facts.js";
 import { PLACEHOLDERS, type PlaceholderType } from "./placeholders.js";
 import { type MergedRefusal, mergedRefusal } from "./refusal-shape.js";
 import type { RequestIdShape } from "./request-id.js";
@@ -17,7 +17,7 @@ export function shapedSchemas(profile: ProfileFile): ShapedSchemas {
   const requestId = profile.requestId ?? "uuid";
   const wide = resolver(PLACEHOLDERS.headers, requestId);
   const schemas: ShapedSchemas = {
-    headers: Object.fromEntries(Object.entries(profile.headers ?? {}).map(([name, value]) => [canonical(name), textSchema(value, wide)])),
+    headers: Object.fromEntries(Object.entries(profile.headers ?? {}).map(([name, value]) => [headerCase(name), textSchema(value, wide)])),
     refusal: (group, code, status, errors) => refusalSchema(profile, requestId, group, code, status, errors),
   };
   const token = answerSchema(profile.token, 200, PLACEHOLDERS.token, requestId, TOKEN_KNOWN);
@@ -40,7 +40,7 @@ const TOKEN_KNOWN: Readonly<Record<string, PlaceholderDoc>> = {
 };
 
 const NO_STORE: JsonSchema = { type: "string", const: "no-store" };
-/** The sandbox's fix-it text as a header carries it: printable ASCII (shaper.ts, headerSafe). */
+/** The sandbox's fix-it text as a header carries it: printable ASCII (shaper.ts, core/printable.ts). */
 const EXPLANATION: JsonSchema = { type: "string", pattern: "^[\\x20-\\x7e]*$" };
 
 function answerSchema(
@@ -53,7 +53,7 @@ function answerSchema(
   if (!file) return undefined;
   const status = file.status ?? defaultStatus;
   const resolve = resolver(types, requestId, { status: constantDoc(status), status_text: constantDoc(statusText(status)), ...known });
-  const own = Object.fromEntries(Object.entries(file.headers ?? {}).map(([name, value]) => [canonical(name), value]));
+  const own = Object.fromEntries(Object.entries(file.headers ?? {}).map(([name, value]) => [headerCase(name), value]));
   return {
     status,
     content:
@@ -96,7 +96,7 @@ function refusalSchema(
   // The layers' header names are lower-case (refusal-shape.ts): the runtime's no-store goes unless one sets Cache-Control.
   const headers: Record<string, JsonSchema> = {
     "Cache-Control": NO_STORE,
-    ...headerSchemas(Object.fromEntries([...merged.headers].map(([name, value]) => [canonical(name), value])), resolve),
+    ...headerSchemas(Object.fromEntries([...merged.headers].map(([name, value]) => [headerCase(name), value])), resolve),
     "X-Sandbox-Explanation": EXPLANATION,
   };
   return {
@@ -147,11 +147,10 @@ function headerSchemas(headers: Readonly<Record<string, string>> | undefined, re
   return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, textSchema(value, resolve)]));
 }
 
-/** A header name as the document writes it: X-Request-Id, Cache-Control (HTTP names are case-insensitive). */
-export function canonical(name: string): string {
+/**
+ * A header name as the document and a profile file write it: X-Request-Id, Cache-Control (HTTP
+ * names are case-insensitive; calibrate writes the names it records so too).
+ */
+export function headerCase(name: string): string {
   return name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
-}
-
-function statusText(status: number): string {
-  return STATUS_CODES[status] ?? "Unknown";
 }

@@ -1,8 +1,10 @@
 import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
 import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
+import { printable } from "../core/printable.js";
 import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
-import { PER_REQUEST_PLACEHOLDERS, requestValues, statusValues } from "./facts.js";
+import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
+import { templatesOf } from "./load.js";
 import { refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
@@ -27,7 +29,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
   const shape = profile.requestId ?? "uuid";
   const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
-    const values = { ...requestValues(facts, shape), ...statusValues(answer.status), ...own };
+    const values = answerValues(facts, shape, { ...statusValues(answer.status), ...own });
     const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
     if (answer.body) headers["content-type"] = answer.contentType;
     else delete headers["content-type"];
@@ -37,7 +39,8 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
 
   return {
     profile: profile.name,
-    perRequest: placeholdersIn(profile).some((p) => PER_REQUEST_PLACEHOLDERS.has(p.name)),
+    // The templates only: a description or a jwt claim that mentions {{now}} prints nothing.
+    perRequest: templatesOf(profile).some(([, template]) => placeholdersIn(template).some((p) => PER_REQUEST_PLACEHOLDERS.has(p.name))),
     token: (issued, headers, facts) => answers.token && render(answers.token, tokenValues(issued), headers, facts),
     login: (issued, headers, facts) => answers.login && render(answers.login, tokenValues(issued), headers, facts),
     paymentInit: (body, headers, facts) => answers.paymentInit && render(answers.paymentInit, { ...body, sandbox: body }, headers, facts),
@@ -48,8 +51,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
       const own = shapeOf(group, err.code);
       if (!own.shaped) return undefined;
       const status = own.status ?? err.status;
-      const values: Record<string, unknown> = {
-        ...requestValues(facts, shape),
+      const values = answerValues(facts, shape, {
         ...statusValues(status),
         code: own.code ?? err.code,
         sandbox_code: err.code,
@@ -58,7 +60,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
         error: err.error ?? null,
         instance,
         token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
-      };
+      });
       values.message = own.message ? own.message(values) : err.description;
       const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
       let body = "";
@@ -70,12 +72,12 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
       if (challenge) headers["www-authenticate"] = challenge;
       for (const [name, value] of own.headers) headers[name] = value(values);
       // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
-      headers["x-sandbox-explanation"] = headerSafe(err.description);
+      headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
       return { status, headers, body };
     },
     finish(response, facts) {
       if (wide.length === 0) return response;
-      const values = { ...requestValues(facts, shape), ...statusValues(response.status) };
+      const values = answerValues(facts, shape, statusValues(response.status));
       const headers = { ...response.headers };
       for (const [name, value] of wide) headers[name] = value(values);
       return { ...response, headers };
@@ -99,11 +101,6 @@ function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer
     headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const),
     body: file.empty || file.body === undefined ? undefined : compileTemplate(file.body),
   };
-}
-
-/** A header value from any text: printable ASCII on one line, what a header may carry. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?");
 }
 
 function tokenValues(issued: IssuedToken): Values {

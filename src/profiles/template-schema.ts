@@ -2,7 +2,7 @@ import type { JsonSchema } from "../core/answer-shaper.js";
 import type { PlaceholderType } from "./placeholders.js";
 import { REQUEST_ID_PATTERNS, type RequestIdShape } from "./request-id.js";
 import { PLACEHOLDER, wholePlaceholder } from "./template.js";
-import { isTimeFormat, type TimeFormat } from "./time-value.js";
+import { isTimeFormat, TIME_PATTERNS, type TimeFormat } from "./time-value.js";
 
 /**
  * The JSON Schema of what a template renders, for the OpenAPI document: constants as `const`,
@@ -22,17 +22,6 @@ export interface PlaceholderDoc {
 export type Resolve = (name: string, format: string | undefined) => PlaceholderDoc;
 
 const ANY_TEXT = "[\\s\\S]*";
-const DATE = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}";
-const TIME_PATTERNS: Readonly<Record<TimeFormat, string>> = {
-  rfc3339: `${DATE}Z`,
-  "rfc3339-ms": `${DATE}\\.\\d{3}Z`,
-  "rfc3339-offset": `${DATE}\\+00:00`,
-  "rfc3339-ms-offset": `${DATE}\\.\\d{3}\\+00:00`,
-  unix: "\\d+",
-  "unix-ms": "\\d+",
-  "http-date": "[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT",
-};
-
 /** A literal as a regular expression of Unicode mode (which allows escaping syntax characters only). */
 export function escapePattern(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");

@@ -7,6 +7,21 @@
 export const TIME_FORMATS = ["rfc3339", "rfc3339-ms", "rfc3339-offset", "rfc3339-ms-offset", "unix", "unix-ms", "http-date"] as const;
 export type TimeFormat = (typeof TIME_FORMATS)[number];
 
+const DATE = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}";
+/**
+ * What each format prints, as a regular expression (unanchored, Unicode mode): the OpenAPI
+ * document's time patterns (template-schema.ts) and the times calibrate reads (cli/calibrate/per-request.ts).
+ */
+export const TIME_PATTERNS: Readonly<Record<TimeFormat, string>> = {
+  rfc3339: `${DATE}Z`,
+  "rfc3339-ms": `${DATE}\\.\\d{3}Z`,
+  "rfc3339-offset": `${DATE}\\+00:00`,
+  "rfc3339-ms-offset": `${DATE}\\.\\d{3}\\+00:00`,
+  unix: "\\d+",
+  "unix-ms": "\\d+",
+  "http-date": "[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT",
+};
+
 export function isTimeFormat(name: string): name is TimeFormat {
   return (TIME_FORMATS as readonly string[]).includes(name);
 }

@@ -1,3 +1,4 @@
+import { headerCase } from "../../profiles/shaped-schemas.js";
 import type { Answer } from "./observations.js";
 import { perRequestPlaceholder, type Varying } from "./per-request.js";
 
@@ -23,11 +24,6 @@ const NOT_RECORDED: ReadonlySet<string> = new Set([
 
 export function recorded(name: string): boolean {
   return !NOT_RECORDED.has(name) && !name.startsWith("x-sandbox-");
-}
-
-/** `x-request-id` -> `X-Request-Id`: how a profile file writes names (HTTP compares them case-insensitively). */
-export function headerCase(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 }
 
 /**

@@ -1,9 +1,9 @@
 import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
 import { parseDurationSeconds } from "../../core/duration.js";
+import { mergedRefusal } from "../../profiles/refusal-shape.js";
 import type { CalibratedProfile } from "./infer.js";
 import { isObject, leaves, pathText } from "./json-paths.js";
 import { type Group, type Observations, PROBE_CODES, PROBE_GROUPS, type ProbeName } from "./observations.js";
-import type { RefusalEntry } from "./refusals.js";
 
 /**
  * `calibrate --check`: the profile on file against the one the provider's answers give today,
@@ -97,30 +97,18 @@ function answerOf(p: Partial<CalibratedProfile>, part: keyof typeof DEFAULT_STAT
   };
 }
 
-/** A refusal's effective shape: `codes.<code>` over `refusal.groups.<group>` over `refusal` over the sandbox's. */
+/** A refusal's effective shape: its layers merged as the runtime merges them (refusal-shape.ts), over the sandbox's. */
 function refusalOf(p: Partial<CalibratedProfile>, group: Group, code: CatalogueCode): Effective {
-  const layers: RefusalEntry[] = [p.refusal ?? {}, p.refusal?.groups?.[group] ?? {}, p.codes?.[code] ?? {}];
-  let body: unknown;
-  let empty = false;
-  let contentType: string | undefined;
-  let challenge: string | undefined;
-  let message: string | undefined;
-  for (const l of layers) {
-    if (l.body !== undefined) [body, empty] = [l.body, false];
-    if (l.empty) [body, empty] = [undefined, true];
-    contentType = l.contentType ?? contentType;
-    challenge = l.wwwAuthenticate ?? challenge;
-    message = l.message ?? message;
-  }
+  const merged = mergedRefusal(p.refusal, p.codes, group, code);
   return {
-    status: p.codes?.[code]?.status ?? ERROR_CATALOGUE[code].status[0],
-    code: p.codes?.[code]?.code ?? "(the sandbox's code)",
-    message: message ?? "(the sandbox's explanation)",
-    empty,
-    contentType: contentType ?? "application/problem+json",
-    challenge: challenge ?? "keep",
-    headers: lowerHeaders(p.headers, ...layers.map((l) => l.headers)),
-    body,
+    status: merged.status ?? ERROR_CATALOGUE[code].status[0],
+    code: merged.code ?? "(the sandbox's code)",
+    message: merged.message ?? "(the sandbox's explanation)",
+    empty: merged.empty,
+    contentType: merged.contentType ?? "application/problem+json",
+    challenge: merged.challenge,
+    headers: new Map([...lowerHeaders(p.headers), ...merged.headers]),
+    body: merged.body,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RequestIdShape } from "../../profiles/request-id.js";
-import { commonHeaders, headerCase, headersObject, headerTemplates } from "./answer-headers.js";
+import { headerCase } from "../../profiles/shaped-schemas.js";
+import { commonHeaders, headersObject, headerTemplates } from "./answer-headers.js";
 import { leaves, pathText } from "./json-paths.js";
 import type { Answer, Group, Observation, Observations, ProbeName } from "./observations.js";
 import { isEmpty, varyingBetween } from "./per-request.js";

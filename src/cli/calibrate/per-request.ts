@@ -1,5 +1,5 @@
 import { REQUEST_ID_PATTERNS, REQUEST_ID_SHAPES, type RequestIdShape } from "../../profiles/request-id.js";
-import type { TimeFormat } from "../../profiles/time-value.js";
+import { TIME_FORMATS, TIME_PATTERNS, type TimeFormat } from "../../profiles/time-value.js";
 import { keyOf, leaves, pathText } from "./json-paths.js";
 import type { Answer, Observation } from "./observations.js";
 
@@ -38,13 +38,11 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
   return { headers, keys };
 }
 
-const TIME_SHAPES: ReadonlyArray<[TimeFormat, RegExp]> = [
-  ["rfc3339", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/],
-  ["rfc3339-ms", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/],
-  ["rfc3339-offset", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/],
-  ["rfc3339-ms-offset", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/],
-  ["http-date", /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/],
-];
+/** The formats a time takes as text (unix and unix-ms are numbers), each with its pattern anchored. */
+const TEXT_TIME_FORMATS = TIME_FORMATS.filter((format) => !format.startsWith("unix"));
+const TIME_SHAPES: ReadonlyArray<[TimeFormat, RegExp]> = TEXT_TIME_FORMATS.map((format) => [format, new RegExp(`^${TIME_PATTERNS[format]}$`, "u")]);
+/** Any of them inside a longer text. */
+const TIME_IN_TEXT = new RegExp(TEXT_TIME_FORMATS.map((format) => TIME_PATTERNS[format]).join("|"), "gu");
 
 /** The format of a time written as text, and the time in seconds; undefined for anything else. */
 export function readTime(value: string): { format: TimeFormat; seconds: number } | undefined {
@@ -104,7 +102,6 @@ export function nowPlaceholder(value: unknown, nowS: number): string | undefined
  * the placeholder of the moment each stands for, in its format.
  */
 export function timesInText(text: string, moments: ReadonlyArray<{ name: string; seconds: number | undefined }>): string {
-  const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?(?:Z|\+00:00)|[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT/g;
   return text.replace(TIME_IN_TEXT, (found) => {
     const t = readTime(found);
     if (!t) return found;

@@ -1,4 +1,5 @@
 import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
+import { headerCase } from "../../profiles/shaped-schemas.js";
 import { constantPaths, type Full, oauthErrorsSeen, providerCodePath, type RefusalContext, wholeRefusal } from "./refusal-reading.js";
 import { type Group, INFERRED_CODES, type Observation, PROBE_CODES, type ProbeName } from "./observations.js";
 
@@ -141,7 +142,7 @@ function entryOf(shared: Shared, over: Shared | undefined): RefusalEntry {
   if (shared.payload !== undefined && differs(shared.payload, over?.payload)) Object.assign(entry, shared.payload);
   if (shared.wwwAuthenticate !== undefined && differs(shared.wwwAuthenticate, over?.wwwAuthenticate)) entry.wwwAuthenticate = shared.wwwAuthenticate;
   const headers = [...shared.headers].filter(([n, v]) => over?.headers.get(n) !== v);
-  if (headers.length > 0) entry.headers = Object.fromEntries(headers.map(([n, v]) => [headerName(n), v]));
+  if (headers.length > 0) entry.headers = Object.fromEntries(headers.map(([n, v]) => [headerCase(n), v]));
   return entry;
 }
 
@@ -163,10 +164,6 @@ function codeEntry(f: Full, group: Shared, code: CatalogueCode): RefusalEntry {
     ...(f.message !== undefined && { message: f.message }),
     ...own,
   };
-}
-
-function headerName(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_, d: string, c: string) => d + c.toUpperCase());
 }
 
 function mostCommon<T>(values: readonly T[]): T | undefined {
