@@ -5,11 +5,11 @@ import { isSandboxPath } from "../app/sandbox-paths.js";
 import type { SandboxRequest } from "../core/http-types.js";
 import { problemResponse } from "../core/problem.js";
 import { redactUrl } from "../core/redact.js";
-import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
 import { hostMissing } from "./http-refusals.js";
 import { SERVER_LIMIT_DEFAULTS } from "./node-http.js";
 import { distinctHeaders, hasNoBody, NO_BODY, pathOf, readBody, sandboxRequestOf } from "./node-request.js";
 import { stream, write } from "./node-response.js";
+import { sessionMount } from "./session-mount.js";
 import { WriteStallGuard } from "./write-stall.js";
 
 /**
@@ -41,12 +41,7 @@ export interface SandboxMiddlewareOptions {
 export type SandboxMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 export function sandboxMiddleware(sandbox: Sandbox, options: SandboxMiddlewareOptions = {}): SandboxMiddleware {
-  if (options.session !== undefined && !SESSION_ID_PATTERN.test(options.session)) {
-    throw new TypeError(
-      `session '${String(options.session).slice(0, 64)}' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'`,
-    );
-  }
-  const sessionBase = options.session === undefined ? "" : sessionBasePath(options.session);
+  const mounted = sessionMount(options.session);
   const fallthrough = options.fallthrough ?? true;
   // The event streams this middleware has open; each leaves the set when its response closes.
   const openStreams = new Set<() => void>();
@@ -58,7 +53,7 @@ export function sandboxMiddleware(sandbox: Sandbox, options: SandboxMiddlewareOp
       next();
       return;
     }
-    translate(sandbox, req, res, sessionBase, openStreams, stalls).catch(next);
+    translate(sandbox, req, res, mounted, openStreams, stalls).catch(next);
   };
 }
 
@@ -66,7 +61,7 @@ async function translate(
   sandbox: Sandbox,
   req: IncomingMessage,
   res: ServerResponse,
-  sessionBase: string,
+  mounted: (path: string) => string,
   openStreams: Set<() => void>,
   stalls: WriteStallGuard,
 ): Promise<void> {
@@ -92,7 +87,7 @@ async function translate(
     }
   }
   const request = sandboxRequestOf(req, headers, body, secretsAtArrival);
-  if (sessionBase && !request.path.startsWith("/__sandbox/")) request.path = sessionBase + request.path;
+  request.path = mounted(request.path);
   const response = await sandbox.handle(request);
   if (response.dropConnection) req.socket.destroy();
   else if (response.stream) stream(res, response, openStreams, stalls);

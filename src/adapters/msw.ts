@@ -2,7 +2,7 @@ import { HttpResponse, http, type RequestHandler } from "msw";
 import type { ResponseStream, SandboxRequest } from "../core/http-types.js";
 import { internalsOf } from "../app/internals.js";
 import type { Sandbox } from "../app/sandbox.js";
-import { SESSION_ID_PATTERN, sessionBasePath } from "../core/session-path.js";
+import { sessionMount } from "./session-mount.js";
 
 /**
  * msw handlers built from the core, for in-process use (`setupServer(...createMswHandlers(sb, {
@@ -36,12 +36,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
     );
   }
   const prefix = new URL(base || "http://x").pathname.replace(/\/+$/, "");
-  if (options.session !== undefined && !SESSION_ID_PATTERN.test(options.session)) {
-    throw new TypeError(
-      `session '${String(options.session).slice(0, 64)}' is not a session id: pass the id of sandbox.sessions.create(), e.g. 'ses_0123456789abcdef'`,
-    );
-  }
-  const sessionBase = options.session === undefined ? "" : sessionBasePath(options.session);
+  const mounted = sessionMount(options.session);
   // Intercepted in-process (setupServer), a request went to the base URL and no DNS answer chose
   // where: its Host (a client may send one) is no name the control plane should judge. Mounted in a
   // server (@mswjs/http-middleware, base "/"), the Host is the network's and is kept.
@@ -50,7 +45,7 @@ export function createMswHandlers(sandbox: Sandbox, options: MswHandlerOptions):
     http.all(`${base}/*`, async ({ request }) => {
       const url = new URL(request.url);
       const underBase = url.pathname.slice(prefix.length) || "/";
-      const path = sessionBase && !underBase.startsWith("/__sandbox/") ? sessionBase + underBase : underBase;
+      const path = mounted(underBase);
       // No body stream (GET, HEAD): no need to read one. Else the secrets are taken before the
       // body is waited for (see SandboxRequest).
       const secretsAtArrival = request.body === null ? undefined : internalsOf(sandbox).merchants.secrets.view();

@@ -1,10 +1,11 @@
-import { InvalidRequest, NotFound } from "../../core/errors.js";
+import { InvalidRequest } from "../../core/errors.js";
 import { headerValue } from "../../core/http-types.js";
 import { echo } from "../../core/echo.js";
 import type { ControlContext, ControlEndpoint } from "../context.js";
 import { eventFrame } from "../events.js";
 import { analyze } from "../report.js";
 import { historyAfter, type StreamPosition, streamPosition } from "../session-history.js";
+import { unknownSession } from "./sessions.js";
 
 /**
  * GET /__sandbox/events[?session=&since=]: Server-Sent Events of the journal (request), a watched
@@ -23,11 +24,7 @@ export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
     }
   }
   const session = q.get("session") ?? undefined;
-  if (session !== undefined && !ctx.sessions.get(session)) {
-    throw new NotFound(
-      `There is no session '${echo(session, 64)}': it was deleted, reaped after being idle, or never created. Create one with POST /__sandbox/sessions.`,
-    );
-  }
+  if (session !== undefined && !ctx.sessions.get(session)) throw unknownSession(session);
   const since = q.get("since") ?? headerValue(request, "last-event-id") ?? undefined;
   const from = since ? streamPosition(since) : undefined;
   if (since !== undefined && since !== "" && from === undefined) {
