@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startCliServer } from "../support/cli.js";
+import { type FinishedRun, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import type { Drift, FrameworkOptions } from "../support/providers/framework-kit.js";
 import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
@@ -24,17 +24,8 @@ import { FRAMEWORK_TRANSCRIPTS } from "../support/providers/transcripts.js";
  * token may reach the profile, calibrate's output or a transcript.
  */
 
-interface Run {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[]): Promise<Run> {
-  const p = runCli(args);
-  const code = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
+type Run = FinishedRun;
+const cli = (args: string[]): Promise<Run> => runCliToEnd(args);
 
 /** Everything calibrate is given: the same for writing and for --check. */
 async function calibrateArgs(p: RunningProvider): Promise<{ args: string[]; expired: string }> {

@@ -5,7 +5,7 @@ import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { BUILT_IN_PROFILES } from "../../src/profiles/builtins.js";
-import { runCli, startCliServer } from "../support/cli.js";
+import { runCliToEnd, startCliServer } from "../support/cli.js";
 
 /**
  * The round trip on ourselves: `calibrate` against the sandbox serving a built-in profile writes a
@@ -27,11 +27,7 @@ const PROTECTED = "/api/v2/payment/status";
 
 type Server = Awaited<ReturnType<typeof startCliServer>>;
 
-async function cli(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const p = runCli(args);
-  const code = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
+const cli = (args: string[]) => runCliToEnd(args);
 
 async function stop(server: Server): Promise<void> {
   server.child.kill();

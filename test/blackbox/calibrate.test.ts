@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { runCli, runCliMeasured, startCliServer } from "../support/cli.js";
+import { type FinishedRun, runCliMeasured, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientConfig, ProviderClient } from "../support/providers/client.js";
 import { ECHO_CREDENTIALS, encodings, startEchoProvider } from "../support/providers/echo.js";
 import { envelopeClient } from "../support/providers/envelope-client.js";
@@ -22,17 +22,8 @@ import { startNestedProvider } from "../support/providers/nested.js";
  * through its whole flow exactly as it does against the provider.
  */
 
-interface Run {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[]): Promise<Run> {
-  const p = runCli(args);
-  const code = await p.exited;
-  return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
+type Run = FinishedRun;
+const cli = (args: string[]): Promise<Run> => runCliToEnd(args);
 
 function providerArgs(p: RunningProvider): string[] {
   return ["--url", p.url, "--api-key", p.credentials.apiKey, "--api-secret", p.credentials.apiSecret];
@@ -286,11 +277,7 @@ describe("calibrate when the provider cannot be reached or slows it down, or the
 
 describe("calibrate's --url has its own variable: MERCHANT_SANDBOX_URL is the sandbox's (report, scan-logs)", () => {
   const credentials = (p: RunningProvider) => ["--api-key", p.credentials.apiKey, "--api-secret", p.credentials.apiSecret];
-  async function withEnv(args: string[], env: Record<string, string>): Promise<Run> {
-    const p = runCli(args, env);
-    const code = await p.exited;
-    return { code, stdout: p.stdout(), stderr: p.stderr() };
-  }
+  const withEnv = runCliToEnd;
 
   it("wrong variable feeds nothing: MERCHANT_SANDBOX_URL (set for report and scan-logs, as the compose example does) is not calibrate's --url, exit 2, nothing sent", async () => {
     const provider = await startEnvelopeProvider();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import { EXPIRE_BY_MS, FLOW_PROTECTED_PATH, frameworkFlow } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
@@ -44,6 +44,15 @@ function decodePart(jwt: string, i: 0 | 1): string {
 function badSignature(jwt: string): string {
   const dot = jwt.lastIndexOf(".");
   return `${jwt.slice(0, dot + 1)}${jwt[dot + 1] === "A" ? "B" : "A"}${jwt.slice(dot + 2)}`;
+}
+
+/**
+ * Moves a fake's clock, shared by the tests of its describe, for the current test only: moved back
+ * by as much when the test ends, passed or failed, so no other test (in any order) sees it moved.
+ */
+function advanceForTest(p: RunningProvider, ms: number): void {
+  p.advanceClock(ms);
+  onTestFinished(() => p.advanceClock(-ms));
 }
 
 const FRAMEWORKS: Array<{
@@ -103,11 +112,10 @@ describe("the lexik fake sends what LexikJWTAuthenticationBundle 3.x sends", () 
     expect((await raw(url(), bearer(badSignature(expired)))).body).toBe('{"code":401,"message":"Expired JWT Token"}');
     expect((await raw(url(), bearer(badSignature(token)))).body).toBe('{"code":401,"message":"Invalid JWT Token"}');
     const { exp } = JSON.parse(decodePart(token, 1)) as { exp: number };
-    p.advanceClock(exp * 1000 - Date.now() - 1500);
+    advanceForTest(p, exp * 1000 - Date.now() - 1500);
     expect((await raw(url(), bearer(token))).status).toBe(200);
-    p.advanceClock(1500);
+    advanceForTest(p, 1500);
     expect((await raw(url(), bearer(token))).body).toBe('{"code":401,"message":"Expired JWT Token"}');
-    p.advanceClock(-(exp * 1000 - Date.now()));
   });
 
   it("the token: header {typ, alg} without kid, claims iat, exp, roles, username (the e-mail) in that order, one hour", () => {
@@ -182,9 +190,9 @@ describe("the spring fake sends what Spring Security 6.5's resource server and S
     );
     const { exp } = JSON.parse(decodePart(token, 1)) as { exp: number };
     const atExp = exp * 1000 - Date.now();
-    p.advanceClock(atExp + 59_000);
+    advanceForTest(p, atExp + 59_000);
     expect((await raw(url(), bearer(token))).status).toBe(200);
-    p.advanceClock(2_000);
+    advanceForTest(p, 2_000);
     const late = await raw(url(), bearer(token));
     const at = new Date(exp * 1000).toISOString().replace(".000Z", "Z");
     expect([late.status, late.body, late.headers.get("www-authenticate")]).toEqual([
@@ -192,7 +200,6 @@ describe("the spring fake sends what Spring Security 6.5's resource server and S
       "",
       `Bearer error="invalid_token", error_description="An error occurred while attempting to decode the Jwt: Jwt expired at ${at}", ${URI}`,
     ]);
-    p.advanceClock(-(atExp + 61_000));
   });
 
   it("controller errors are Boot's body: timestamp (Jackson, .SSS+00:00), status, error, path, in that order; 405 with Allow", async () => {
@@ -245,11 +252,10 @@ describe("the laravel fake sends what tymon/jwt-auth 2.1 and Laravel send", () =
     expect((await raw(url(), bearer(expired))).body).toBe('{\n    "message": "Token has expired"\n}');
     const { exp } = JSON.parse(decodePart(token, 1)) as { exp: number };
     const atExp = exp * 1000 - Date.now();
-    p.advanceClock(atExp - 1000);
+    advanceForTest(p, atExp - 1000);
     expect((await raw(url(), bearer(token))).status).toBe(200);
-    p.advanceClock(1500);
+    advanceForTest(p, 1500);
     expect((await raw(url(), bearer(token))).body).toBe('{\n    "message": "Token has expired"\n}');
-    p.advanceClock(-(atExp + 500));
   });
 
   it("the protected 200 is the app's envelope, request_id = X-Request-Id; validation is a compact 422", async () => {

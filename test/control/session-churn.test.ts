@@ -1,6 +1,6 @@
 import { internalsOf } from "../../src/app/internals.js";
 import { decodeProtectedHeader } from "jose";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ScenarioKeys } from "../../src/core/scenario-keys.js";
 import { postJson, problem, type Reply, type TestServer, serversPerTest } from "../support/server.js";
 import { bearer, expectProblem, RENEW_HINT } from "../support/expect.js";
@@ -171,11 +171,12 @@ describe("key ring bounded against rotations", () => {
     const afterDelete = new Promise<void>((resolve) => {
       deleted = resolve;
     });
-    vi.spyOn(ring, "generate").mockImplementation(async (alg) => {
+    const spy = vi.spyOn(ring, "generate").mockImplementation(async (alg) => {
       generating();
       await afterDelete;
       return generate(alg);
     });
+    onTestFinished(() => spy.mockRestore());
     const rotation = rotateNow(t, s.id);
     await started;
     expect((await t.call(`/__sandbox/sessions/${s.id}`, { method: "DELETE" })).status).toBe(204);

@@ -32,10 +32,20 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliPro
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-export interface MeasuredRun {
+export interface FinishedRun {
   code: number | string;
   stdout: string;
   stderr: string;
+}
+
+/** Runs the CLI to its end: its exit code (or signal name) and everything it printed. */
+export async function runCliToEnd(args: string[], env: Record<string, string> = {}): Promise<FinishedRun> {
+  const cli = runCli(args, env);
+  const code = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+export interface MeasuredRun extends FinishedRun {
   /** The process's peak resident memory, in bytes. */
   maxRssBytes: number;
 }

@@ -39,6 +39,19 @@ export async function call(url: string, init: RequestInit): Promise<{ status: nu
   return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
 }
 
+/** The requests every provider client sends, the same bytes for each (only the reading of the answers differs). */
+export function providerRequests(config: ClientConfig) {
+  const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    call(config.baseUrl + path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return {
+    token: () => postJson("/api/v2/auth/token", { api_key: config.apiKey, api_secret: config.apiSecret }),
+    get: (path: string, jwt: string) => call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } }),
+    initPayment: (amount: number) =>
+      postJson("/api/v2/payment/init", { amount, currency: "EUR" }, { authorization: `Bearer ${config.paymentToken}` }),
+    login: (email: string, password: string) => postJson("/api/login_check", { username: email, password }),
+  };
+}
+
 /** The client refuses answers it does not understand: that is what a renamed field breaks. */
 export function expectString(value: unknown, what: string): string {
   if (typeof value !== "string" || value === "") throw new Error(`unexpected answer: ${what} is not a string`);

@@ -1,4 +1,4 @@
-import { type ClientConfig, ClientError, call, expectNumber, expectString, type ProviderClient } from "./client.js";
+import { type ClientConfig, ClientError, expectNumber, expectString, type ProviderClient, providerRequests } from "./client.js";
 
 /**
  * A client written for the envelope provider: it checks `status` and `code` of every envelope,
@@ -8,6 +8,7 @@ import { type ClientConfig, ClientError, call, expectNumber, expectString, type 
 export function envelopeClient(config: ClientConfig): ProviderClient {
   let token: string | undefined;
   const events: string[] = [];
+  const send = providerRequests(config);
   const open = (status: number, body: unknown, ok: number): Record<string, unknown> => {
     const b = body as { status?: unknown; code?: unknown; message?: unknown; data?: unknown };
     if (b?.code !== status || typeof b.message !== "string") throw new Error(`unexpected envelope for HTTP ${status}`);
@@ -21,11 +22,7 @@ export function envelopeClient(config: ClientConfig): ProviderClient {
   const client = {
     events,
     async token() {
-      const r = await call(`${config.baseUrl}/api/v2/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ api_key: config.apiKey, api_secret: config.apiSecret }),
-      });
+      const r = await send.token();
       const data = open(r.status, r.body, 200);
       expectNumber(data.expires_in, "data.expires_in");
       if (data.token_type !== "Bearer") throw new Error("unexpected token_type");
@@ -33,7 +30,7 @@ export function envelopeClient(config: ClientConfig): ProviderClient {
       return token;
     },
     async getWith(path: string, jwt: string) {
-      const r = await call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } });
+      const r = await send.get(path, jwt);
       if (r.status !== 200) open(r.status, r.body, 200);
       return r.body;
     },
@@ -47,11 +44,7 @@ export function envelopeClient(config: ClientConfig): ProviderClient {
       }
     },
     async initPayment(amount: number) {
-      const r = await call(`${config.baseUrl}/api/v2/payment/init`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${config.paymentToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ amount, currency: "EUR" }),
-      });
+      const r = await send.initPayment(amount);
       const data = open(r.status, r.body, 200);
       return { id: expectString(data.payment_id, "data.payment_id"), url: expectString(data.checkout_url, "data.checkout_url") };
     },

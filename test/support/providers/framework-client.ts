@@ -132,3 +132,59 @@ export function merchantRequests(settings: ClientSettings, statuses: number[]) {
     login: () => post("/api/login_check", { username: settings.email, password: settings.password }),
   };
 }
+
+/**
+ * How one framework's clients read its answers; the requests, the kept token and the retry are
+ * the same for every framework (`frameworkClient`). `path` is the route the answer came from.
+ */
+export interface FrameworkReading {
+  /** A refusal (any status but the route's success) in the framework's terms: act on it, or the step's result. */
+  classify(r: Reply, path: string): Verdict;
+  /** An answer of the token or login route: the token to keep, or the step's result (a refusal read with `classify`). */
+  tokenOf(r: Reply, path: string): string | StepResult;
+  /** A protected GET's 200. */
+  protectedAnswer(r: Reply): StepResult;
+  /** payment/init's 201. */
+  created(r: Reply): StepResult;
+  /** What a refused payment/init that asks to renew or re-authenticate is reported as, e.g. "payment/init refused". */
+  initRefused: string;
+}
+
+export function frameworkClient(settings: ClientSettings, read: FrameworkReading): FrameworkClient {
+  const statuses: number[] = [];
+  const send = merchantRequests(settings, statuses);
+  const keepToken = (r: Reply, path: string): StepResult => {
+    const token = read.tokenOf(r, path);
+    if (typeof token !== "string") return token;
+    client.token = token;
+    return ok("kept the token");
+  };
+  const client: FrameworkClient = {
+    statuses,
+    token: undefined,
+    startStep: () => {
+      statuses.length = 0;
+    },
+    async authenticate(via, omit) {
+      return keepToken(await send.token(via, omit), "/api/v2/auth/token");
+    },
+    callProtected(path) {
+      return protectedWithRetry(
+        client,
+        () => send.get(path, client.token),
+        read.protectedAnswer,
+        (r) => read.classify(r, path),
+      );
+    },
+    async initPayment(bearer) {
+      const r = await send.initPayment(bearer);
+      if (r.status === 201) return read.created(r);
+      const v = read.classify(r, "/api/v2/payment/init");
+      return "act" in v ? refused(`${read.initRefused}: ${v.why}`) : v;
+    },
+    async login() {
+      return keepToken(await send.login(), "/api/login_check");
+    },
+  };
+  return client;
+}

@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Credentials, ProviderOptions, RunningProvider } from "./kit.js";
+import { type Credentials, listenProvider, type ProviderOptions, type RunningProvider } from "./kit.js";
 
 /**
  * The harness of the framework fakes (lexik.ts, spring.ts, laravel.ts): a bare node:http server
@@ -83,9 +81,6 @@ export async function startFrameworkProvider(
   publicOrigin?: string,
 ): Promise<RunningProvider> {
   let offsetMs = 0;
-  let count = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
   const issued: string[] = [];
   const clock: Clock = {
     nowMs: () => Date.now() + offsetMs,
@@ -93,64 +88,28 @@ export async function startFrameworkProvider(
   };
   const app = await makeApp({ clock, credentials, issued, drift: options.drift });
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const n = ++count;
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    let body = "";
-    req.setEncoding("utf8").on("data", (d: string) => (body += d));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", publicOrigin ?? `http://${req.headers.host ?? "localhost"}`);
-      const headers: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
-      const limited = options.rateLimit?.requests.includes(n);
-      const answer: Promise<RawAnswer> = limited
-        ? Promise.resolve({
-            status: 429,
-            headers: { "Content-Type": "application/json", "Retry-After": options.rateLimit!.retryAfter },
-            body: '{"message":"Slow down"}',
-          })
-        : Promise.resolve(
-            app.handle({
-              method: req.method ?? "GET",
-              path: url.pathname,
-              query: url.searchParams,
-              url: `${url.origin}${url.pathname}`,
-              headers,
-              body,
-            }),
-          );
-      void answer.then(
-        (a) => {
-          inFlight--;
-          res.writeHead(a.status, a.headers);
-          res.end(a.body);
-        },
-        (e: unknown) => {
-          inFlight--;
-          res.writeHead(500, { "Content-Type": "text/plain" });
-          res.end(`fake provider crashed: ${(e as Error).message}`);
-        },
-      );
-    });
+  const listening = await listenProvider((req, body, n) => {
+    const url = new URL(req.url ?? "/", publicOrigin ?? `http://${req.headers.host ?? "localhost"}`);
+    const headers: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
+    if (options.rateLimit?.requests.includes(n))
+      return Promise.resolve({
+        status: 429,
+        headers: { "Content-Type": "application/json", "Retry-After": options.rateLimit.retryAfter },
+        body: '{"message":"Slow down"}',
+      });
+    return Promise.resolve(
+      app.handle({ method: req.method ?? "GET", path: url.pathname, query: url.searchParams, url: `${url.origin}${url.pathname}`, headers, body }),
+    );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...listening,
     credentials,
     issued,
-    requests: () => count,
-    maxInFlight: () => maxInFlight,
     expiredToken: async () => app.expiredToken(),
     advanceClock: (ms) => {
       offsetMs += ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

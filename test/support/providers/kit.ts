@@ -77,9 +77,6 @@ export async function startProvider(spec: ProviderSpec, credentials: Credentials
   const verifyKey = publicKey ?? privateKey;
   const kid = `${spec.alg.toLowerCase()}-key-1`;
   let offsetMs = 0;
-  let count = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
   const issued: string[] = [];
   const nowSeconds = () => Math.floor((Date.now() + offsetMs) / 1000);
 
@@ -136,36 +133,70 @@ export async function startProvider(spec: ProviderSpec, credentials: Credentials
     return { status: 404, body: { message: "Not Found" } };
   };
 
+  const listening = await listenProvider((req, raw, n) => {
+    const limited = options.rateLimit?.requests.includes(n);
+    const answer: Promise<Answer> = limited
+      ? Promise.resolve({ status: 429, body: { message: "Slow down" }, headers: { "retry-after": options.rateLimit!.retryAfter } })
+      : handle(req, raw);
+    return answer.then((a) => ({ status: a.status, headers: { "content-type": "application/json", ...a.headers }, body: JSON.stringify(a.body) }));
+  });
+  return {
+    ...listening,
+    credentials,
+    issued,
+    expiredToken: () => sign(nowSeconds() - spec.ttlSeconds - 60),
+    advanceClock: (ms) => {
+      offsetMs += ms;
+    },
+  };
+}
+
+/** One answer of a fake provider as it goes on the wire: status, headers in order, the body's exact text (none if undefined). */
+export interface WireAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The server of every fake provider (startProvider here, startFrameworkProvider in framework-kit.ts):
+ * listens on a free loopback port and answers each request, once its body is read, with `answer`
+ * (given the request's number, from 1); a failed answer is a 500 saying so. It counts the requests
+ * and the most it had in flight at once.
+ */
+export async function listenProvider(
+  answer: (req: IncomingMessage, body: string, n: number) => Promise<WireAnswer>,
+): Promise<Pick<RunningProvider, "url" | "requests" | "maxInFlight" | "close">> {
+  let count = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const n = ++count;
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    let raw = "";
-    req.setEncoding("utf8").on("data", (d: string) => (raw += d));
+    let body = "";
+    req.setEncoding("utf8").on("data", (d: string) => (body += d));
     req.on("end", () => {
-      const limited = options.rateLimit?.requests.includes(n);
-      const answer: Promise<Answer> = limited
-        ? Promise.resolve({ status: 429, body: { message: "Slow down" }, headers: { "retry-after": options.rateLimit!.retryAfter } })
-        : handle(req, raw);
-      void answer.then((a) => {
-        inFlight--;
-        res.writeHead(a.status, { "content-type": "application/json", ...a.headers });
-        res.end(JSON.stringify(a.body));
-      });
+      void answer(req, body, n).then(
+        (a) => {
+          inFlight--;
+          res.writeHead(a.status, a.headers);
+          res.end(a.body);
+        },
+        (e: unknown) => {
+          inFlight--;
+          res.writeHead(500, { "Content-Type": "text/plain" });
+          res.end(`fake provider crashed: ${(e as Error).message}`);
+        },
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    credentials,
-    issued,
     requests: () => count,
     maxInFlight: () => maxInFlight,
-    expiredToken: () => sign(nowSeconds() - spec.ttlSeconds - 60),
-    advanceClock: (ms) => {
-      offsetMs += ms;
-    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

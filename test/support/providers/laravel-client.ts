@@ -3,11 +3,10 @@ import {
   described,
   type FrameworkClient,
   failed,
+  frameworkClient,
   isJwt,
   isObject,
-  merchantRequests,
   ok,
-  protectedWithRetry,
   type Reply,
   refused,
   type StepResult,
@@ -27,8 +26,6 @@ import {
 const REAUTHENTICATE = ["Token Signature could not be verified.", "Wrong number of segments", "Malformed token", "The token has been blacklisted"];
 
 export function laravelClient(settings: ClientSettings): FrameworkClient {
-  const statuses: number[] = [];
-  const send = merchantRequests(settings, statuses);
   const requestId = (r: Reply): string | undefined => {
     const id = r.headers.get("x-request-id");
     return id !== null && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) ? id : undefined;
@@ -56,55 +53,32 @@ export function laravelClient(settings: ClientSettings): FrameworkClient {
     }
     return failed(`unexpected answer: ${described(r)}`);
   };
-  const keepToken = (r: Reply): StepResult => {
-    if (r.status !== 200) {
-      const v = classify(r);
-      return "act" in v ? failed(`unexpected ${v.why} from the token route`) : v;
-    }
-    if (requestId(r) === undefined) return failed(`no X-Request-Id: ${described(r)}`);
-    const b = r.json;
-    if (!isObject(b) || !isJwt(b.access_token) || b.token_type !== "bearer" || typeof b.expires_in !== "number")
-      return failed(`unexpected answer: ${described(r)}`);
-    client.token = b.access_token;
-    return ok("kept the token");
-  };
 
-  const client: FrameworkClient = {
-    statuses,
-    token: undefined,
-    startStep: () => {
-      statuses.length = 0;
-    },
-    async authenticate(via, omit) {
-      return keepToken(await send.token(via, omit));
-    },
-    callProtected(path) {
-      return protectedWithRetry(
-        client,
-        () => send.get(path, client.token),
-        (r) => {
-          const e = envelope(r);
-          return "fail" in e ? e.fail : ok("read the answer");
-        },
-        classify,
-      );
-    },
-    async initPayment(bearer) {
-      const r = await send.initPayment(bearer);
-      if (r.status === 201) {
-        const e = envelope(r);
-        if ("fail" in e) return e.fail;
-        const data = e.data;
-        return typeof data.payment_id === "string" && typeof data.checkout_url === "string" && data.checkout_url.startsWith("https://")
-          ? ok("payment created")
-          : failed(`unexpected answer: ${described(r)}`);
+  return frameworkClient(settings, {
+    classify,
+    tokenOf(r) {
+      if (r.status !== 200) {
+        const v = classify(r);
+        return "act" in v ? failed(`unexpected ${v.why} from the token route`) : v;
       }
-      const v = classify(r);
-      return "act" in v ? refused(`payment/init refused: ${v.why}`) : v;
+      if (requestId(r) === undefined) return failed(`no X-Request-Id: ${described(r)}`);
+      const b = r.json;
+      if (!isObject(b) || !isJwt(b.access_token) || b.token_type !== "bearer" || typeof b.expires_in !== "number")
+        return failed(`unexpected answer: ${described(r)}`);
+      return b.access_token;
     },
-    async login() {
-      return keepToken(await send.login());
+    protectedAnswer(r) {
+      const e = envelope(r);
+      return "fail" in e ? e.fail : ok("read the answer");
     },
-  };
-  return client;
+    created(r) {
+      const e = envelope(r);
+      if ("fail" in e) return e.fail;
+      const data = e.data;
+      return typeof data.payment_id === "string" && typeof data.checkout_url === "string" && data.checkout_url.startsWith("https://")
+        ? ok("payment created")
+        : failed(`unexpected answer: ${described(r)}`);
+    },
+    initRefused: "payment/init refused",
+  });
 }

@@ -3,14 +3,12 @@ import {
   described,
   type FrameworkClient,
   failed,
+  frameworkClient,
   isJwt,
   isObject,
-  merchantRequests,
   ok,
-  protectedWithRetry,
   type Reply,
   refused,
-  type StepResult,
   type Verdict,
 } from "./framework-client.js";
 
@@ -23,9 +21,6 @@ import {
  * problem body `{"type","title","status","detail"}`. Anything else fails the step, saying what came.
  */
 export function lexikClient(settings: ClientSettings): FrameworkClient {
-  const statuses: number[] = [];
-  const send = merchantRequests(settings, statuses);
-
   /** A refusal in Lexik's terms, or undefined when the answer is not one. */
   const refusal = (r: Reply): { message: string } | { detail: string } | undefined => {
     const b = r.json;
@@ -51,47 +46,23 @@ export function lexikClient(settings: ClientSettings): FrameworkClient {
         return failed(`unexpected message: ${JSON.stringify(why.message)} (${described(r)})`);
     }
   };
-  const keepToken = (r: Reply): StepResult => {
-    if (r.status !== 200) {
-      const v = classify(r);
-      return "act" in v ? failed(`unexpected ${v.why} from the token route`) : v;
-    }
-    if (!isObject(r.json) || !isJwt(r.json.token)) return failed(`unexpected answer: ${described(r)}`);
-    client.token = r.json.token;
-    return ok("kept the token");
-  };
-
-  const client: FrameworkClient = {
-    statuses,
-    token: undefined,
-    startStep: () => {
-      statuses.length = 0;
-    },
-    async authenticate(via, omit) {
-      return keepToken(await send.token(via, omit));
-    },
-    callProtected(path) {
-      return protectedWithRetry(
-        client,
-        () => send.get(path, client.token),
-        (r) => (isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`)),
-        classify,
-      );
-    },
-    async initPayment(bearer) {
-      const r = await send.initPayment(bearer);
-      if (r.status === 201) {
-        const b = r.json;
-        return isObject(b) && typeof b.id === "string" && typeof b.url === "string" && b.url.startsWith("https://")
-          ? ok("payment created")
-          : failed(`unexpected answer: ${described(r)}`);
+  return frameworkClient(settings, {
+    classify,
+    tokenOf(r) {
+      if (r.status !== 200) {
+        const v = classify(r);
+        return "act" in v ? failed(`unexpected ${v.why} from the token route`) : v;
       }
-      const v = classify(r);
-      return "act" in v ? refused(`payment/init refused: ${v.why}`) : v;
+      return isObject(r.json) && isJwt(r.json.token) ? r.json.token : failed(`unexpected answer: ${described(r)}`);
     },
-    async login() {
-      return keepToken(await send.login());
+    protectedAnswer: (r) =>
+      isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`),
+    created(r) {
+      const b = r.json;
+      return isObject(b) && typeof b.id === "string" && typeof b.url === "string" && b.url.startsWith("https://")
+        ? ok("payment created")
+        : failed(`unexpected answer: ${described(r)}`);
     },
-  };
-  return client;
+    initRefused: "payment/init refused",
+  });
 }

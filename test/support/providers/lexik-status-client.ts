@@ -1,4 +1,4 @@
-import { type ClientConfig, ClientError, call, expectString, type ProviderClient } from "./client.js";
+import { type ClientConfig, ClientError, expectString, type ProviderClient, providerRequests } from "./client.js";
 
 /**
  * A lenient client for the Lexik provider (issue 12's calibrate test): the token is `body.token`; a refusal is
@@ -8,6 +8,7 @@ import { type ClientConfig, ClientError, call, expectString, type ProviderClient
 export function lexikStatusClient(config: ClientConfig): ProviderClient & { login(email: string, password: string): Promise<string> } {
   let token: string | undefined;
   const events: string[] = [];
+  const send = providerRequests(config);
   const refusal = (status: number, body: unknown) => {
     const b = body as { code?: unknown; message?: unknown };
     if (b?.code !== status || typeof b.message !== "string") throw new Error(`unexpected refusal body for HTTP ${status}`);
@@ -16,17 +17,13 @@ export function lexikStatusClient(config: ClientConfig): ProviderClient & { logi
   const client = {
     events,
     async token() {
-      const r = await call(`${config.baseUrl}/api/v2/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ api_key: config.apiKey, api_secret: config.apiSecret }),
-      });
+      const r = await send.token();
       if (r.status !== 200) throw refusal(r.status, r.body);
       token = expectString((r.body as { token?: unknown }).token, "token");
       return token;
     },
     async getWith(path: string, jwt: string) {
-      const r = await call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } });
+      const r = await send.get(path, jwt);
       if (r.status !== 200) throw refusal(r.status, r.body);
       return r.body;
     },
@@ -40,21 +37,13 @@ export function lexikStatusClient(config: ClientConfig): ProviderClient & { logi
       }
     },
     async initPayment(amount: number) {
-      const r = await call(`${config.baseUrl}/api/v2/payment/init`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${config.paymentToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ amount, currency: "EUR" }),
-      });
+      const r = await send.initPayment(amount);
       if (r.status !== 201) throw refusal(r.status, r.body);
       const b = r.body as { id?: unknown; url?: unknown };
       return { id: expectString(b.id, "id"), url: expectString(b.url, "url") };
     },
     async login(email: string, password: string) {
-      const r = await call(`${config.baseUrl}/api/login_check`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: email, password }),
-      });
+      const r = await send.login(email, password);
       if (r.status !== 200) throw refusal(r.status, r.body);
       return expectString((r.body as { token?: unknown }).token, "token");
     },

@@ -1,4 +1,4 @@
-import { type ClientConfig, ClientError, call, expectNumber, expectString, type ProviderClient } from "./client.js";
+import { type ClientConfig, ClientError, expectNumber, expectString, type ProviderClient, providerRequests } from "./client.js";
 
 /**
  * A client written for the nested provider: the token is `result.accessToken`, valid for
@@ -9,6 +9,7 @@ export function nestedClient(config: ClientConfig): ProviderClient {
   let token: string | undefined;
   let renewAt = 0;
   const events: string[] = [];
+  const send = providerRequests(config);
   const refusal = (status: number, body: unknown) => {
     const e = (body as { error?: { code?: unknown; message?: unknown } })?.error;
     expectString(e?.message, "error.message");
@@ -17,11 +18,7 @@ export function nestedClient(config: ClientConfig): ProviderClient {
   const client = {
     events,
     async token() {
-      const r = await call(`${config.baseUrl}/api/v2/auth/token`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ api_key: config.apiKey, api_secret: config.apiSecret }),
-      });
+      const r = await send.token();
       if (r.status !== 200) throw refusal(r.status, r.body);
       const result = (r.body as { result?: Record<string, unknown> }).result ?? {};
       const minutes = expectNumber(result.validity, "result.validity");
@@ -31,7 +28,7 @@ export function nestedClient(config: ClientConfig): ProviderClient {
       return token;
     },
     async getWith(path: string, jwt: string) {
-      const r = await call(config.baseUrl + path, { headers: { authorization: `Bearer ${jwt}` } });
+      const r = await send.get(path, jwt);
       if (r.status !== 200) throw refusal(r.status, r.body);
       return r.body;
     },
@@ -46,11 +43,7 @@ export function nestedClient(config: ClientConfig): ProviderClient {
       }
     },
     async initPayment(amount: number) {
-      const r = await call(`${config.baseUrl}/api/v2/payment/init`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${config.paymentToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ amount, currency: "EUR" }),
-      });
+      const r = await send.initPayment(amount);
       if (r.status !== 201) throw refusal(r.status, r.body);
       const result = (r.body as { result?: Record<string, unknown> }).result ?? {};
       return { id: expectString(result.paymentId, "result.paymentId"), url: expectString(result.redirectUrl, "result.redirectUrl") };

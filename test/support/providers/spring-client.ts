@@ -3,14 +3,12 @@ import {
   described,
   type FrameworkClient,
   failed,
+  frameworkClient,
   isJwt,
   isObject,
-  merchantRequests,
   ok,
-  protectedWithRetry,
   type Reply,
   refused,
-  type StepResult,
   type Verdict,
 } from "./framework-client.js";
 
@@ -24,9 +22,6 @@ import {
  * `{"timestamp","status","error","path"}`: 401 wrong credentials, 400 a rejected request.
  */
 export function springClient(settings: ClientSettings): FrameworkClient {
-  const statuses: number[] = [];
-  const send = merchantRequests(settings, statuses);
-
   const classify = (r: Reply, path: string): Verdict => {
     const challenge = r.headers.get("www-authenticate");
     if (challenge !== null) {
@@ -50,53 +45,30 @@ export function springClient(settings: ClientSettings): FrameworkClient {
     }
     return failed(`unexpected answer: ${described(r)}`);
   };
-  const keepToken = (r: Reply, path: string): StepResult => {
-    if (r.status !== 200) {
-      const v = classify(r, path);
-      if (!("act" in v)) return v;
-      return v.why === "no token taken (Bearer)" ? refused("wrong credentials (Bearer)") : failed(`unexpected ${v.why} from ${path}`);
-    }
-    const b = r.json;
-    if (!isObject(b) || !isJwt(b.access_token) || b.token_type !== "Bearer" || typeof b.expires_in !== "number")
-      return failed(`unexpected answer: ${described(r)}`);
-    client.token = b.access_token;
-    return ok("kept the token");
-  };
 
-  const client: FrameworkClient = {
-    statuses,
-    token: undefined,
-    startStep: () => {
-      statuses.length = 0;
-    },
-    async authenticate(via, omit) {
-      return keepToken(await send.token(via, omit), "/api/v2/auth/token");
-    },
-    callProtected(path) {
-      return protectedWithRetry(
-        client,
-        () => send.get(path, client.token),
-        (r) => (isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`)),
-        (r) => classify(r, path),
-      );
-    },
-    async initPayment(bearer) {
-      const path = "/api/v2/payment/init";
-      const r = await send.initPayment(bearer);
-      if (r.status === 201) {
-        const b = r.json;
-        return isObject(b) && typeof b.paymentId === "string" && typeof b.checkoutUrl === "string" && b.checkoutUrl.startsWith("https://")
-          ? ok("payment created")
-          : failed(`unexpected answer: ${described(r)}`);
+  return frameworkClient(settings, {
+    classify,
+    tokenOf(r, path) {
+      if (r.status !== 200) {
+        const v = classify(r, path);
+        if (!("act" in v)) return v;
+        return v.why === "no token taken (Bearer)" ? refused("wrong credentials (Bearer)") : failed(`unexpected ${v.why} from ${path}`);
       }
-      const v = classify(r, path);
-      return "act" in v ? refused(`payment token refused: ${v.why}`) : v;
+      const b = r.json;
+      if (!isObject(b) || !isJwt(b.access_token) || b.token_type !== "Bearer" || typeof b.expires_in !== "number")
+        return failed(`unexpected answer: ${described(r)}`);
+      return b.access_token;
     },
-    async login() {
-      return keepToken(await send.login(), "/api/login_check");
+    protectedAnswer: (r) =>
+      isObject(r.json) && typeof r.json.operation === "string" ? ok("read the answer") : failed(`unexpected answer: ${described(r)}`),
+    created(r) {
+      const b = r.json;
+      return isObject(b) && typeof b.paymentId === "string" && typeof b.checkoutUrl === "string" && b.checkoutUrl.startsWith("https://")
+        ? ok("payment created")
+        : failed(`unexpected answer: ${described(r)}`);
     },
-  };
-  return client;
+    initRefused: "payment token refused",
+  });
 }
 
 /**
