@@ -4,15 +4,19 @@
  * journal filled with long-path requests, then clients that ask for the journal or replay it as
  * events and never read a byte. Prints the server's RSS over time, how many of its sockets are
  * still open, and whether health answers. Bounded: at most NON_READING_SECONDS (default 15) of
- * holding, then the server is stopped.
+ * holding, then the server is stopped. Writes bench/results/non-reading.{json,md} (the run quoted by
+ * docs/reliability.md's "memory with clients that never read" row). Builds nothing: run
+ * `npm run build` first.
  *
  *   node bench/non-reading.mjs            # 1,000 × 15 KB paths, 40 journal readers, 32 event streams
  *   NON_READING_SECONDS=30 node bench/non-reading.mjs -- --write-timeout 2s
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { ROOT, machineDescription } from "./support.mjs";
 
 const CLI = fileURLToPath(new URL("../dist/bin/main.js", import.meta.url));
 const seconds = Number(process.env.NON_READING_SECONDS ?? 15);
@@ -100,18 +104,38 @@ const late = await fetch(`http://127.0.0.1:${port}/__sandbox/events`, { signal: 
     return r.status;
   })
   .catch((e) => e.name);
-console.log(
-  JSON.stringify(
-    {
-      rssMb: { start: baseline.rss, journalFull: filled, peak, end: rssMb() },
-      samples,
-      serverSocketsOpenAtEnd: sockets() - baseline.sockets,
-      health: await health(),
-      newEventStream: late,
-    },
-    null,
-    1,
-  ),
-);
+const results = {
+  date: new Date().toISOString(),
+  machine: machineDescription(),
+  loadAverage1m: +loadavg()[0].toFixed(1),
+  seconds,
+  serveArgs: extra,
+  rssMb: { start: baseline.rss, journalFull: filled, peak, end: rssMb() },
+  samples,
+  serverSocketsOpenAtEnd: sockets() - baseline.sockets,
+  health: await health(),
+  newEventStream: late,
+};
+console.log(JSON.stringify(results, null, 1));
+mkdirSync(`${ROOT}bench/results`, { recursive: true });
+writeFileSync(`${ROOT}bench/results/non-reading.json`, `${JSON.stringify(results, null, 2)}\n`);
+const md = [
+  "# Memory held for clients that never read (issue 23, finding 1)",
+  "",
+  `${results.date}, ${results.machine}, load average ${results.loadAverage1m}. \`node bench/non-reading.mjs${extra.length ? ` -- ${extra.join(" ")}` : ""}\`: 1,000 requests with 15 KB paths fill the journal, then 40 clients ask for \`GET /__sandbox/requests\` and 32 replay it as events (\`since=req_0\`), none reading, for ${seconds} s.`,
+  "",
+  "| | |",
+  "|---|---|",
+  `| server RSS: start, journal full, peak, end | ${results.rssMb.start}, ${results.rssMb.journalFull}, ${results.rssMb.peak}, ${results.rssMb.end} MB |`,
+  `| server sockets still open at the end | ${results.serverSocketsOpenAtEnd} |`,
+  `| health, then | ${results.health} |`,
+  `| a new event stream, then | ${results.newEventStream} |`,
+  "",
+  "Each second: RSS and the server's sockets open beyond its start's:",
+  "",
+  ...samples.map((s) => `- ${s}`),
+  "",
+];
+writeFileSync(`${ROOT}bench/results/non-reading.md`, md.join("\n"));
 for (const s of held) s.destroy();
 child.kill("SIGKILL");
