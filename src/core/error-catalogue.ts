@@ -463,6 +463,13 @@ export const ERROR_CATALOGUE = {
     meaning: "A control-plane POST without `Content-Type: application/json` (an empty body needs it too), so a web page cannot send it unasked.",
     fix: "Send `Content-Type: application/json` with every control-plane POST, even with an empty body.",
   },
+  state_unavailable: {
+    status: [503],
+    error: ["temporarily_unavailable"],
+    meaning:
+      "The shared state store (`--state redis://…`) did not answer in time, or the request lost the race for the state it changes too often in a row. The replica answers nothing from memory instead: it fails closed, and its health check answers 503 until the store is back.",
+    fix: "Retry after the `Retry-After` seconds. If it lasts, check that the store is up and reachable from every replica (`redis-cli -u <url> ping`).",
+  },
   too_many_sessions: {
     status: [429],
     error: ["rate_limited"],

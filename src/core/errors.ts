@@ -280,3 +280,16 @@ export class RequestTimeout extends SandboxError {
   readonly error = "invalid_request" as const;
   readonly code = "request_timeout";
 }
+
+/**
+ * 503 when the shared state store (`--state`) does not answer in time: the replica fails closed,
+ * never answering from memory, and its health check says so, so a balancer drains it.
+ */
+export class StateUnavailable extends SandboxError {
+  readonly status = 503;
+  readonly error = "temporarily_unavailable" as const;
+  readonly code = "state_unavailable";
+  constructor(description: string, retryAfterSeconds = 1) {
+    super(description, { headers: { "retry-after": String(retryAfterSeconds) } });
+  }
+}
