@@ -30,6 +30,7 @@ export const GENERATED_PAGES = [
   "docs/findings.md",
   "docs/in-process.md",
   "docs/qa-page.md",
+  "docs/deployment.md",
 ];
 
 /**

@@ -152,7 +152,13 @@ describe("every snippet of the README, docs/ and examples/ still parses", () => 
     );
     console.log(`${snippets.length} snippets:\n${lines.join("\n")}`);
     expect(snippets.filter((s) => s.file === "README.md" && checkerOf(s)).length).toBeGreaterThan(0);
-    for (const file of ["examples/docker-compose.yml", "examples/github-actions/merchant-api.yml", "examples/gitlab-ci/.gitlab-ci.yml"]) {
+    for (const file of [
+      "examples/docker-compose.yml",
+      "examples/github-actions/merchant-api.yml",
+      "examples/gitlab-ci/.gitlab-ci.yml",
+      "examples/cluster/docker-compose.yml",
+      "examples/kubernetes/merchant-sandbox.yaml",
+    ]) {
       expect(snippets.map((s) => s.where)).toContain(file);
     }
   });
