@@ -20,6 +20,10 @@ if not epoch then
   epoch = t[1] .. string.format('%06d', tonumber(t[2]))
   redis.call('SET', KEYS[2], epoch)
 end
+local function pastDeadline(ms)
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ms)
+end
 local function logChange(change, cap)
   if #change == 0 then return end
   local n = redis.call('INCR', KEYS[6])
@@ -113,9 +117,7 @@ return out`;
  * events. Answers {1, seq (0: none)} or {0, "late"|"conflict"}, having applied nothing then.
  */
 export const COMMIT_LUA = `${PRELUDE}
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if now > tonumber(ARGV[2]) then return {0, 'late'} end
+if pastDeadline(ARGV[2]) then return {0, 'late'} end
 local i = 11
 local n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do
@@ -169,8 +171,12 @@ for _ = 1, n do
 end
 return {1, seq}`;
 
-/** ARGV: 2 idleBeforeMs, 3 limit, 4 changeLogSize. Answers the ids of the sessions ended. */
+/**
+ * ARGV: 2 idleBeforeMs, 3 limit, 4 changeLogSize, 5 deadline. Answers the ids of the sessions
+ * ended, or "late" with nothing done.
+ */
 export const REAP_LUA = `${PRELUDE}
+if pastDeadline(ARGV[5]) then return 'late' end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[12], '-inf', '(' .. ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
 local change = {}
 for _, id in ipairs(ids) do
@@ -181,10 +187,12 @@ logChange(change, ARGV[4])
 return ids`;
 
 /**
- * ARGV: 2 feedSize, 3 the reset event. The journal, the change log (and the records it carries)
- * and the feed emptied; the change count moves on, so every replica's next sync is a full one.
+ * ARGV: 2 feedSize, 3 the reset event, 4 deadline. The journal, the change log (and the records it
+ * carries) and the feed emptied; the change count moves on, so every replica's next sync is a full
+ * one. Answers "late" with nothing done past the deadline.
  */
 export const CLEAR_LUA = `${PRELUDE}
+if pastDeadline(ARGV[4]) then return 'late' end
 redis.call('DEL', KEYS[9])
 redis.call('XTRIM', KEYS[5], 'MAXLEN', 0)
 redis.call('INCR', KEYS[6])

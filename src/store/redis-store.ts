@@ -131,8 +131,10 @@ export class RedisStore implements StateStore {
 
   async reap(idleBeforeMs: number, limit: number): Promise<string[]> {
     checkReapArgs(idleBeforeMs, limit);
-    const args = [String(idleBeforeMs), String(limit), String(this.#limits.changeLogSize)];
-    return (await this.#run("reap", () => this.#script("msbReap", args))) as string[];
+    const args = [String(idleBeforeMs), String(limit), String(this.#limits.changeLogSize), this.#deadline()];
+    const answer = await this.#run("reap", () => this.#script("msbReap", args));
+    if (answer === "late") throw this.#late("reap");
+    return answer as string[];
   }
 
   async lastUse(sessions: readonly string[]): Promise<Array<number | undefined>> {
@@ -146,7 +148,8 @@ export class RedisStore implements StateStore {
   }
 
   async clear(): Promise<void> {
-    await this.#run("clear", () => this.#script("msbClear", [String(this.#limits.feedSize), RESET_EVENT]));
+    const answer = await this.#run("clear", () => this.#script("msbClear", [String(this.#limits.feedSize), RESET_EVENT, this.#deadline()]));
+    if (answer === "late") throw this.#late("clear");
   }
 
   async close(): Promise<void> {
@@ -259,7 +262,7 @@ export class RedisStore implements StateStore {
 
   #unavailable(op: string, error: unknown): StateUnavailable {
     const message = error instanceof Error ? error.message : String(error);
-    const last = this.#lastError ? `; the last connection error: ${this.#lastError.message}` : "";
+    const last = this.#lastError ? ` (the last connection error: ${this.#lastError.message.replace(/\.+$/, "")})` : "";
     let why: string;
     if (this.#closed) why = "the store was closed";
     else if (message === "Command timed out") why = `no answer within ${this.#timeoutMs} ms`;
@@ -267,8 +270,24 @@ export class RedisStore implements StateStore {
       why = `not connected${last}`;
     } else if (/^no (answer|connection) within/.test(message)) why = `${message}${last}`;
     else why = error instanceof Error && error.name === "ReplyError" ? `Redis answered: ${message}` : message;
+    why = why.replace(/\.+$/, "");
     const text = `The state store ${this.shownAs} is unavailable: ${op} failed, ${why}. The replica reconnects by itself; requests that need the shared state are refused until then.`;
     return new StateUnavailable(this.#hidePassword(text));
+  }
+
+  /**
+   * When a write the caller was not given a deadline for must no longer apply: once this replica
+   * has given up on it. A reap or clear that timed out here and reached Redis later is then not
+   * applied, as a late commit is not.
+   */
+  #deadline(): string {
+    return String(Date.now() + this.#timeoutMs);
+  }
+
+  #late(op: string): StateUnavailable {
+    return new StateUnavailable(
+      `The state store ${this.shownAs} ran ${op} after its deadline, so did nothing: Redis's clock is ahead of this replica's by more than commandTimeoutMs (${this.#timeoutMs} ms), or Redis was that slow. Keep the clocks in sync (NTP).`,
+    );
   }
 
   #layoutMessage(found: string): string {

@@ -28,10 +28,14 @@ export function parseRedisUrl(text: string): RedisTarget {
   try {
     url = new URL(text);
   } catch {
-    throw new TypeError(`The state URL ${quoted} is not a URL: write it as ${FORM}.`);
+    throw new TypeError(
+      `The state URL ${quoted} is not a URL: write it as ${FORM}; in a password, write / ? # @ and other reserved characters %-escaped (%2F %3F %23 %40).`,
+    );
   }
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
-    throw new TypeError(`The state URL ${quoted} starts with ${url.protocol}// : only redis:// and rediss:// (TLS) are supported, as ${FORM}.`);
+    throw new TypeError(
+      `The state URL ${quoted} is not a redis:// or rediss:// URL (its scheme is ${JSON.stringify(url.protocol)}): write it as ${FORM}.`,
+    );
   }
   if (url.hostname === "") {
     throw new TypeError(`The state URL ${quoted} names no host: write it as ${FORM}.`);
