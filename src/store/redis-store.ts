@@ -94,7 +94,9 @@ export class RedisStore implements StateStore {
   async start(): Promise<void> {
     const bound = Math.max(this.#timeoutMs, OPEN_MIN_MS);
     await this.#connect(this.#main, bound, "connect");
-    this.#idleReaders.push(await this.#reader(bound));
+    const reader = await this.#reader(bound);
+    this.#busyReaders.delete(reader);
+    this.#idleReaders.push(reader);
     try {
       await this.#script("msbOpen", []);
     } catch (error) {
@@ -204,19 +206,30 @@ export class RedisStore implements StateStore {
     }
   }
 
-  /** A connection for waiting reads: an idle one, or a new one. */
+  /**
+   * A connection for a waiting read, counted busy until the caller is done with it (so close()
+   * ends it, even while it connects): an idle one, or a new one.
+   */
   async #reader(boundMs = this.#timeoutMs): Promise<Redis> {
     const idle = this.#idleReaders.pop();
-    if (idle && idle.status === "ready") return idle;
+    if (idle && idle.status === "ready") {
+      this.#busyReaders.add(idle);
+      return idle;
+    }
     idle?.disconnect();
     const reader = this.#connection(undefined);
-    await this.#connect(reader, boundMs, "feed");
+    this.#busyReaders.add(reader);
+    try {
+      await this.#connect(reader, boundMs, "feed");
+    } catch (error) {
+      this.#busyReaders.delete(reader);
+      throw error;
+    }
     return reader;
   }
 
   async #waitingRead(from: string, limit: number, waitMs: number): Promise<unknown> {
     const reader = await this.#reader();
-    this.#busyReaders.add(reader);
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     const read = reader.xread("COUNT", limit, "BLOCK", waitMs, "STREAMS", this.#names.feed, from);

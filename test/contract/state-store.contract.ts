@@ -414,10 +414,15 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await store.journal()).toEqual([]);
     });
 
-    it("answers ping while open; after close() every call is refused as unavailable", async () => {
+    it("answers ping while open; close() ends a waiting feed read, and after it every call is refused as unavailable", async () => {
       const { store } = await open();
       await expect(store.ping()).resolves.toBeUndefined();
+      const started = performance.now();
+      const waiting = store.feed("", 10, LONG_WAIT_MS);
+      waiting.catch(() => {});
       await store.close();
+      await expect(waiting).rejects.toThrow(StateUnavailable);
+      expect(performance.now() - started).toBeLessThan(LONG_WAIT_MS);
       await expect(store.ping()).rejects.toThrow(StateUnavailable);
       await expect(store.sync("")).rejects.toThrow(StateUnavailable);
       await expect(store.commit(request({}))).rejects.toThrow(StateUnavailable);
