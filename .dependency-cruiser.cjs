@@ -1,6 +1,6 @@
 /**
  * The layering rules of src/, checked in CI (`npm run lint:layers`). docs/architecture.md is the map they keep true:
- * core <- scenarios, endpoints, profiles; scenarios, endpoints <- control <- app <- adapters, log, cli.
+ * core <- scenarios, endpoints, profiles, store; scenarios, endpoints <- control <- app <- adapters, log, cli.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -43,6 +43,14 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(core|profiles)/" },
     },
     {
+      name: "store-sees-only-core",
+      severity: "error",
+      comment:
+        "The state stores (memory, Redis) keep what the replicas share behind core's StateStore; src/app picks one and hands it to the sandbox.",
+      from: { path: "^src/store/" },
+      to: { path: "^src/", pathNot: "^src/(core|store)/" },
+    },
+    {
       name: "control-is-below-app",
       severity: "error",
       comment: "The control plane uses core, scenarios and endpoints; only src/app wires it in, and the adapters and CLI sit above both.",
@@ -62,7 +70,15 @@ module.exports = {
       comment: "A module nothing imports is dead code or a forgotten entry point.",
       from: {
         orphan: true,
-        pathNot: ["\\.d\\.ts$", "^src/index\\.ts$", "^src/cli/main\\.ts$", "^src/adapters/msw\\.ts$", "^src/adapters/express\\.ts$"],
+        pathNot: [
+          "\\.d\\.ts$",
+          "^src/index\\.ts$",
+          "^src/cli/main\\.ts$",
+          "^src/adapters/msw\\.ts$",
+          "^src/adapters/express\\.ts$",
+          // The state stores' entry: src/app will import it to open the store the `state` option names.
+          "^src/store/index\\.ts$",
+        ],
       },
       to: {},
     },

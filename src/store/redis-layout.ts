@@ -1,0 +1,74 @@
+/**
+ * Where the Redis store keeps what, and under which layout version. Every key carries the hash
+ * tag `{sb}`, so one script can touch all of them on a Redis Cluster too (they share a slot).
+ * The layout key sits outside the versioned names, so a replica of any version can read it and
+ * refuse a store written in a layout it does not know, rather than misread it.
+ */
+
+/** The layout this code reads and writes; a change to what a key holds makes it the next one. */
+export const LAYOUT_VERSION = "1";
+
+export const DEFAULT_PREFIX = "msb:";
+
+/**
+ * The keys every script is given, in this order (KEYS[1] … KEYS[12] in the Lua scripts): a script
+ * names all its keys so Redis, and a Cluster's router, know which it touches.
+ */
+export const KEY_ORDER = [
+  "layout",
+  "epoch",
+  "parts",
+  "versions",
+  "changes",
+  "changeSeq",
+  "keys",
+  "keyOrder",
+  "journal",
+  "journalSeq",
+  "feed",
+  "lastUse",
+] as const;
+
+export type KeyName = (typeof KEY_ORDER)[number];
+
+export function keyNames(prefix: string): Record<KeyName, string> {
+  const base = `${prefix}{sb}:`;
+  const versioned = `${base}v${LAYOUT_VERSION}:`;
+  return {
+    /** The layout version the store was written in. */
+    layout: `${base}layout`,
+    /** Made when the store is first written (or after Redis lost its data): cursors of another epoch sync in full. */
+    epoch: `${versioned}epoch`,
+    /** Hash: part name → JSON. */
+    parts: `${versioned}parts`,
+    /** Hash: part name → version. */
+    versions: `${versioned}versions`,
+    /** Stream: one entry per commit that changed something, with ids `<n>-0` numbered by changeSeq. */
+    changes: `${versioned}changes`,
+    changeSeq: `${versioned}changes:n`,
+    /** Hash: kid → key JSON; keyOrder lists the kids oldest first. */
+    keys: `${versioned}keys`,
+    keyOrder: `${versioned}keys:order`,
+    /** Stream: journal records, with ids `<seq>-0`. */
+    journal: `${versioned}journal`,
+    journalSeq: `${versioned}journal:seq`,
+    /** Stream: journal records and events, in commit order. */
+    feed: `${versioned}feed`,
+    /** Sorted set: session id → last use (wall-clock ms). */
+    lastUse: `${versioned}sessions:last-use`,
+  };
+}
+
+export function keyList(prefix: string): string[] {
+  const names = keyNames(prefix);
+  return KEY_ORDER.map((k) => names[k]);
+}
+
+export function checkPrefix(prefix: string): string {
+  if (typeof prefix !== "string" || !/^[A-Za-z0-9:._-]{1,64}$/.test(prefix)) {
+    throw new TypeError(
+      `The Redis key prefix ${JSON.stringify(prefix)} is not usable: give 1 to 64 letters, digits or ":._-" (default ${JSON.stringify(DEFAULT_PREFIX)}); braces would change the keys' hash tag.`,
+    );
+  }
+  return prefix;
+}

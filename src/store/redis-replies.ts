@@ -1,0 +1,97 @@
+import type { CommitRequest, CommitResult, FeedEntry, StateChanges, StoredPart } from "../core/state-store.js";
+import type { ResolvedLimits } from "./store-limits.js";
+
+/**
+ * The Redis store's arguments to its scripts and readings of their answers (redis-scripts.ts says
+ * the shapes): kept apart from the connection handling so each side reads on its own.
+ */
+
+type Flat = ReadonlyArray<string | number | null>;
+
+/** Reads the sync script's flat answer. Parts and removed names come sorted by name, as the memory store gives them. */
+export function readSyncAnswer(answer: unknown): StateChanges {
+  const flat = answer as Flat;
+  let i = 0;
+  const next = () => flat[i++];
+  const full = next() === 1;
+  const cursor = String(next());
+  const parts: StoredPart[] = [];
+  const partCount = Number(next());
+  for (let p = 0; p < partCount; p++) {
+    const name = String(next());
+    const version = Number(next());
+    parts.push({ name, version, json: String(next()) });
+  }
+  const list = () => {
+    const n = Number(next());
+    const out: string[] = [];
+    for (let k = 0; k < n; k++) out.push(String(next()));
+    return out;
+  };
+  const removed = list();
+  const records = list();
+  const keys = list();
+  parts.sort((a, b) => byText(a.name, b.name));
+  removed.sort(byText);
+  return { cursor, full, parts, removed, records, keys };
+}
+
+/** The commit script's arguments after the layout version (ARGV[2] on). */
+export function commitArgs(request: CommitRequest, limits: ResolvedLimits): string[] {
+  const args = [
+    String(request.deadlineMs),
+    String(limits.changeLogSize),
+    String(limits.journalSize),
+    String(limits.feedSize),
+    String(limits.keysSize),
+    request.touch?.session ?? "",
+    request.touch ? String(request.touch.atMs) : "0",
+    request.journal !== undefined ? "1" : "0",
+    request.journal ?? "",
+  ];
+  const reads = Object.entries(request.read);
+  args.push(String(reads.length));
+  for (const [name, version] of reads) args.push(name, String(version));
+  args.push(String(request.writes.length));
+  for (const write of request.writes) args.push(write.name, write.json === undefined ? "d" : "w", write.json ?? "");
+  args.push(String(request.records.length), ...request.records);
+  args.push(String(request.keys.length));
+  for (const key of request.keys) args.push(key.kid, key.json);
+  args.push(String(request.events.length), ...request.events);
+  return args;
+}
+
+export function readCommitAnswer(answer: unknown): CommitResult {
+  const [applied, detail] = answer as [number, number | string];
+  if (applied === 1) return { ok: true, seq: Number(detail) === 0 ? undefined : Number(detail) };
+  if (detail === "late" || detail === "conflict") return { ok: false, reason: detail };
+  throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late nor a conflict.`);
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+export function readFeedEntries(entries: unknown): FeedEntry[] {
+  return ((entries as StreamEntry[] | null) ?? []).map(([id, fields]) => {
+    const seq = field(fields, "s");
+    return { id, seq: seq === undefined ? undefined : Number(seq), json: field(fields, "j") ?? "" };
+  });
+}
+
+export function readJournal(entries: unknown): Array<{ seq: number; json: string }> {
+  return ((entries as StreamEntry[] | null) ?? []).map(([id, fields]) => ({ seq: Number(id.split("-")[0]), json: field(fields, "j") ?? "" }));
+}
+
+/** XREAD's answer for one stream: its entries, none when it timed out. */
+export function readXread(answer: unknown): FeedEntry[] {
+  const streams = answer as Array<[key: string, entries: StreamEntry[]]> | null;
+  return readFeedEntries(streams?.[0]?.[1] ?? []);
+}
+
+function field(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,8 @@
+import { MemoryStore } from "../../src/store/index.js";
+import { describeStateStore } from "./state-store.contract.js";
+
+// Two handles on one MemoryStore are two replicas in one process: the same object.
+describeStateStore("MemoryStore", async (limits) => {
+  const store = new MemoryStore(limits);
+  return { store, replica: async () => store };
+});

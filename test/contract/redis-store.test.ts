@@ -1,0 +1,13 @@
+import { randomUUID } from "node:crypto";
+import { openRedisStore } from "../../src/store/index.js";
+import { redisServerPerFile } from "../support/redis-server.js";
+import { describeStateStore } from "./state-store.contract.js";
+
+const server = redisServerPerFile();
+
+// Each test's store under a prefix of its own on the file's redis-server: an empty store, whatever ran before.
+describeStateStore("RedisStore", async (limits) => {
+  const options = { ...limits, prefix: `t-${randomUUID()}:` };
+  const store = await openRedisStore(server().url, options);
+  return { store, replica: () => openRedisStore(server().url, options) };
+});

@@ -1,0 +1,431 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { StateUnavailable } from "../../src/core/errors.js";
+import type { CommitRequest, StateStore } from "../../src/core/state-store.js";
+import type { StoreLimits } from "../../src/store/index.js";
+
+/**
+ * The contract every StateStore keeps (src/core/state-store.ts), run against each implementation
+ * by its own test file. `makeStore` gives a new, empty store and a way to open another handle on
+ * the same state: two handles are two replicas.
+ */
+export type MakeStore = (limits?: StoreLimits) => Promise<{ store: StateStore; replica: () => Promise<StateStore> }>;
+
+const RESET = '{"kind":"reset"}';
+/** Far enough ahead that no commit of these tests is late unless it means to be. */
+const AHEAD_MS = 60_000;
+/** How long a feed read waits in the waking tests: far longer than they take, so waking early shows. */
+const LONG_WAIT_MS = 10_000;
+
+export function request(fields: Partial<CommitRequest>): CommitRequest {
+  return { read: {}, writes: [], records: [], keys: [], events: [], deadlineMs: Date.now() + AHEAD_MS, ...fields };
+}
+
+export function describeStateStore(name: string, makeStore: MakeStore): void {
+  describe(`StateStore contract: ${name}`, () => {
+    const opened: StateStore[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+
+    async function open(limits?: StoreLimits) {
+      const made = await makeStore(limits);
+      opened.push(made.store);
+      return {
+        store: made.store,
+        replica: async () => {
+          const other = await made.replica();
+          opened.push(other);
+          return other;
+        },
+      };
+    }
+
+    it("answers a sync from the start of an empty store in full, with nothing in it, and then nothing new", async () => {
+      const { store } = await open();
+      const first = await store.sync("");
+      expect({ ...first, cursor: "" }).toEqual({ cursor: "", full: true, parts: [], removed: [], records: [], keys: [] });
+      expect(first.cursor).not.toBe("");
+      expect(await store.sync(first.cursor)).toEqual({ cursor: first.cursor, full: false, parts: [], removed: [], records: [], keys: [] });
+    });
+
+    it("commits new parts at version 1, counts each write, and syncs only what changed since a cursor", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      const c0 = (await store.sync("")).cursor;
+      expect(
+        await store.commit(
+          request({
+            read: { sandbox: 0, "s:a": 0 },
+            writes: [
+              { name: "sandbox", json: '{"v":1}' },
+              { name: "s:a", json: "A1" },
+            ],
+          }),
+        ),
+      ).toEqual({
+        ok: true,
+        seq: undefined,
+      });
+      const afterFirst = await other.sync(c0);
+      expect(afterFirst).toMatchObject({ full: false, removed: [], records: [], keys: [] });
+      expect(afterFirst.parts).toEqual([
+        { name: "s:a", version: 1, json: "A1" },
+        { name: "sandbox", version: 1, json: '{"v":1}' },
+      ]);
+      expect(await other.commit(request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: '{"v":2}' }] }))).toEqual({
+        ok: true,
+        seq: undefined,
+      });
+      const second = await store.sync(afterFirst.cursor);
+      expect(second.parts).toEqual([{ name: "sandbox", version: 2, json: '{"v":2}' }]);
+      expect(second.full).toBe(false);
+      expect(await store.sync(second.cursor)).toEqual({ cursor: second.cursor, full: false, parts: [], removed: [], records: [], keys: [] });
+      const full = await store.sync("");
+      expect(full.full).toBe(true);
+      expect(full.parts).toEqual([
+        { name: "s:a", version: 1, json: "A1" },
+        { name: "sandbox", version: 2, json: '{"v":2}' },
+      ]);
+      expect(full.cursor).toBe(second.cursor);
+    });
+
+    it("gives a part changed several times since the cursor once, at its latest version", async () => {
+      const { store } = await open();
+      const c0 = (await store.sync("")).cursor;
+      for (let v = 0; v < 3; v++) await store.commit(request({ read: { ledger: v }, writes: [{ name: "ledger", json: `L${v + 1}` }] }));
+      expect((await store.sync(c0)).parts).toEqual([{ name: "ledger", version: 3, json: "L3" }]);
+    });
+
+    it("applies exactly one of two replicas' commits read at the same version; the other is a conflict with nothing applied", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      await store.commit(request({ read: { ledger: 0 }, writes: [{ name: "ledger", json: "L1" }] }));
+      const c1 = (await other.sync("")).cursor;
+      expect(
+        await store.commit(request({ read: { ledger: 1 }, writes: [{ name: "ledger", json: "from a" }], journal: "ja", events: ["ea"] })),
+      ).toEqual({
+        ok: true,
+        seq: 1,
+      });
+      const losing = request({
+        read: { ledger: 1 },
+        writes: [{ name: "ledger", json: "from b" }],
+        records: ["rb"],
+        keys: [{ kid: "kb", json: "KB" }],
+        journal: "jb",
+        events: ["eb"],
+        touch: { session: "b", atMs: 5 },
+      });
+      expect(await other.commit(losing)).toEqual({ ok: false, reason: "conflict" });
+      expect(await other.sync(c1)).toEqual({
+        cursor: expect.any(String),
+        full: false,
+        parts: [{ name: "ledger", version: 2, json: "from a" }],
+        removed: [],
+        records: [],
+        keys: [],
+      });
+      expect(await other.journal()).toEqual([{ seq: 1, json: "ja" }]);
+      expect((await other.feed("", 10)).map((e) => e.json)).toEqual(["ja", "ea"]);
+      expect(await other.lastUse(["b"])).toEqual([undefined]);
+      expect(await other.commit(request({ read: { "s:new": 1 }, writes: [{ name: "s:new", json: "x" }] }))).toEqual({
+        ok: false,
+        reason: "conflict",
+      });
+      expect(await other.commit(request({ read: { ledger: 0 }, writes: [{ name: "ledger", json: "x" }] }))).toEqual({
+        ok: false,
+        reason: "conflict",
+      });
+    });
+
+    it("lets exactly one of 30 concurrent commits against the same read version through, on two replicas", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      await store.commit(request({ read: { "s:x": 0 }, writes: [{ name: "s:x", json: "start" }] }));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          (i % 2 === 0 ? store : other).commit(request({ read: { "s:x": 1 }, writes: [{ name: "s:x", json: `w${i}` }], journal: `j${i}` })),
+        ),
+      );
+      const applied = results.flatMap((r, i) => (r.ok ? [i] : []));
+      expect(applied).toHaveLength(1);
+      expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 29 }, () => ({ ok: false, reason: "conflict" })));
+      expect(results[applied[0]!]).toEqual({ ok: true, seq: 1 });
+      expect((await store.sync("")).parts).toEqual([{ name: "s:x", version: 2, json: `w${applied[0]}` }]);
+      expect(await other.journal()).toEqual([{ seq: 1, json: `j${applied[0]}` }]);
+    });
+
+    it("refuses a commit past its deadline as late, with nothing applied", async () => {
+      const { store } = await open();
+      const c0 = (await store.sync("")).cursor;
+      const late = request({
+        read: { sandbox: 0 },
+        writes: [{ name: "sandbox", json: "S" }],
+        records: ["r"],
+        keys: [{ kid: "k", json: "K" }],
+        journal: "j",
+        events: ["e"],
+        touch: { session: "a", atMs: 1 },
+        deadlineMs: Date.now() - 1,
+      });
+      expect(await store.commit(late)).toEqual({ ok: false, reason: "late" });
+      expect(await store.sync(c0)).toEqual({ cursor: c0, full: false, parts: [], removed: [], records: [], keys: [] });
+      expect(await store.journal()).toEqual([]);
+      expect(await store.feed("", 10)).toEqual([]);
+      expect(await store.lastUse(["a"])).toEqual([undefined]);
+      expect(await store.commit(request({ journal: "next" }))).toEqual({ ok: true, seq: 1 });
+    });
+
+    it("appends records and keys in order, keeps the first key of a kid, and bounds the keys kept", async () => {
+      const { store, replica } = await open({ keysSize: 2 });
+      const other = await replica();
+      const c0 = (await store.sync("")).cursor;
+      await store.commit(request({ records: ["r1", "r2"], keys: [{ kid: "k1", json: "K1" }] }));
+      await other.commit(
+        request({
+          records: ["r3"],
+          keys: [
+            { kid: "k1", json: "K1 again" },
+            { kid: "k2", json: "K2" },
+          ],
+        }),
+      );
+      const since = await other.sync(c0);
+      expect({ records: since.records, keys: since.keys, full: since.full }).toEqual({
+        records: ["r1", "r2", "r3"],
+        keys: ["K1", "K2"],
+        full: false,
+      });
+      const full = await store.sync("");
+      expect({ records: full.records, keys: full.keys }).toEqual({ records: ["r1", "r2", "r3"], keys: ["K1", "K2"] });
+      await store.commit(request({ keys: [{ kid: "k2", json: "K2 again" }] }));
+      expect((await store.sync(since.cursor)).keys).toEqual([]);
+      await store.commit(request({ keys: [{ kid: "k3", json: "K3" }] }));
+      expect((await store.sync("")).keys).toEqual(["K2", "K3"]);
+      await store.commit(request({ keys: [{ kid: "k1", json: "K1 anew" }] }));
+      expect((await store.sync("")).keys).toEqual(["K3", "K1 anew"]);
+    });
+
+    it("numbers journal entries from 1, keeps the newest journalSize, and never reuses a number, clear() or not", async () => {
+      const { store, replica } = await open({ journalSize: 3 });
+      const other = await replica();
+      const seqs: Array<number | undefined> = [];
+      for (let i = 1; i <= 5; i++) {
+        const result = await (i % 2 ? store : other).commit(request({ journal: `J${i}` }));
+        seqs.push(result.ok ? result.seq : -1);
+      }
+      expect(seqs).toEqual([1, 2, 3, 4, 5]);
+      expect(await other.journal()).toEqual([
+        { seq: 3, json: "J3" },
+        { seq: 4, json: "J4" },
+        { seq: 5, json: "J5" },
+      ]);
+      expect(await store.commit(request({ events: ["no journal"] }))).toEqual({ ok: true, seq: undefined });
+      await store.clear();
+      expect(await store.journal()).toEqual([]);
+      expect(await other.commit(request({ journal: "J6" }))).toEqual({ ok: true, seq: 6 });
+      expect(await store.journal()).toEqual([{ seq: 6, json: "J6" }]);
+    });
+
+    it("feeds journal records and events in commit order, from any position, within a limit and a bound", async () => {
+      const { store, replica } = await open({ journalSize: 10, feedSize: 4 });
+      const other = await replica();
+      await store.commit(request({ journal: "J1", events: ["E1a", "E1b"] }));
+      await other.commit(request({ events: ["E2"] }));
+      const all = await other.feed("", 10);
+      expect(all.map(({ seq, json }) => ({ seq, json }))).toEqual([
+        { seq: 1, json: "J1" },
+        { seq: undefined, json: "E1a" },
+        { seq: undefined, json: "E1b" },
+        { seq: undefined, json: "E2" },
+      ]);
+      expect(new Set(all.map((e) => e.id)).size).toBe(4);
+      expect(await store.feed(all[0]!.id, 2)).toEqual(all.slice(1, 3));
+      expect(await store.feed(all[3]!.id, 10)).toEqual([]);
+      await store.commit(request({ journal: "J2", events: ["E3"] }));
+      const bounded = await store.feed("", 10);
+      expect(bounded.map((e) => e.json)).toEqual(["E1b", "E2", "J2", "E3"]);
+      expect(bounded[2]!.seq).toBe(2);
+      expect(bounded.slice(0, 2)).toEqual(all.slice(2, 4));
+      await expect(store.feed("", 0)).rejects.toThrow(TypeError);
+      await expect(store.feed("not a position", 1)).rejects.toThrow(TypeError);
+    });
+
+    it("waits in feed() for a new entry and wakes when one is committed, on the same handle or another", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      await store.commit(request({ journal: "J1" }));
+      const [first] = await store.feed("", 10);
+      const started = performance.now();
+      const waiting = store.feed(first!.id, 10, LONG_WAIT_MS);
+      const waitingToo = other.feed(first!.id, 10, LONG_WAIT_MS);
+      // The store's own connection still answers while its feed read waits.
+      expect(await store.commit(request({ events: ["E1"] }))).toEqual({ ok: true, seq: undefined });
+      const [woken, wokenToo] = await Promise.all([waiting, waitingToo]);
+      expect(performance.now() - started).toBeLessThan(LONG_WAIT_MS);
+      expect(woken.map(({ seq, json }) => ({ seq, json }))).toEqual([{ seq: undefined, json: "E1" }]);
+      expect(wokenToo).toEqual(woken);
+      const quiet = performance.now();
+      expect(await other.feed(woken[0]!.id, 10, 50)).toEqual([]);
+      expect(performance.now() - quiet).toBeGreaterThanOrEqual(45);
+      expect(await other.feed(first!.id, 10, 50)).toEqual(woken);
+    });
+
+    it("answers in full, every part and key, a cursor older than the change log keeps; a newer one incrementally", async () => {
+      const { store } = await open({ changeLogSize: 2 });
+      const c0 = (await store.sync("")).cursor;
+      await store.commit(request({ read: { p1: 0 }, writes: [{ name: "p1", json: "1" }], keys: [{ kid: "k", json: "K" }], records: ["r1"] }));
+      const c1 = (await store.sync(c0)).cursor;
+      await store.commit(request({ read: { p2: 0 }, writes: [{ name: "p2", json: "2" }] }));
+      const c2 = (await store.sync(c1)).cursor;
+      await store.commit(request({ read: { p3: 0 }, writes: [{ name: "p3", json: "3" }], records: ["r3"] }));
+      await store.commit(
+        request({
+          read: { p4: 0, p1: 1 },
+          writes: [
+            { name: "p4", json: "4" },
+            { name: "p1", json: undefined },
+          ],
+        }),
+      );
+      expect(await store.sync(c2)).toEqual({
+        cursor: expect.any(String),
+        full: false,
+        parts: [
+          { name: "p3", version: 1, json: "3" },
+          { name: "p4", version: 1, json: "4" },
+        ],
+        removed: ["p1"],
+        records: ["r3"],
+        keys: [],
+      });
+      const full = await store.sync(c1);
+      expect(full).toEqual({
+        cursor: expect.any(String),
+        full: true,
+        parts: [
+          { name: "p2", version: 1, json: "2" },
+          { name: "p3", version: 1, json: "3" },
+          { name: "p4", version: 1, json: "4" },
+        ],
+        removed: [],
+        records: ["r3"],
+        keys: ["K"],
+      });
+      expect(await store.sync("not a cursor")).toEqual(full);
+    });
+
+    it("keeps each session's last use, the latest one, and reaps the idle oldest first, removing their parts", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      for (const [session, atMs] of [
+        ["a", 1000],
+        ["b", 2000],
+        ["c", 3000],
+      ] as const) {
+        await store.commit(request({ read: { [`s:${session}`]: 0 }, writes: [{ name: `s:${session}`, json: session }], touch: { session, atMs } }));
+      }
+      await other.commit(request({ touch: { session: "a", atMs: 500 } }));
+      expect(await other.lastUse(["a", "b", "c", "unknown"])).toEqual([1000, 2000, 3000, undefined]);
+      expect(await store.lastUse([])).toEqual([]);
+      const c0 = (await other.sync("")).cursor;
+      expect(await other.reap(2500, 1)).toEqual(["a"]);
+      expect(await store.reap(2500, 10)).toEqual(["b"]);
+      expect(await store.reap(2500, 10)).toEqual([]);
+      expect(await store.lastUse(["a", "b", "c"])).toEqual([undefined, undefined, 3000]);
+      expect(await store.sync(c0)).toMatchObject({ full: false, parts: [], removed: ["s:a", "s:b"] });
+      expect((await store.sync("")).parts).toEqual([{ name: "s:c", version: 1, json: "c" }]);
+      expect(await store.commit(request({ read: { "s:c": 1 }, writes: [{ name: "s:c", json: undefined }] }))).toEqual({ ok: true, seq: undefined });
+      expect(await store.lastUse(["c"])).toEqual([undefined]);
+      expect(await store.reap(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    });
+
+    it("clear() empties the journal, records and feed, leaves one reset event, keeps parts and keys, and sends replicas a full sync", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      await store.commit(
+        request({
+          read: { sandbox: 0 },
+          writes: [{ name: "sandbox", json: "S" }],
+          records: ["r"],
+          keys: [{ kid: "k", json: "K" }],
+          journal: "J",
+          events: ["E"],
+        }),
+      );
+      const cursor = (await other.sync("")).cursor;
+      const [, last] = await other.feed("", 10);
+      const following = other.feed(last!.id, 10, LONG_WAIT_MS);
+      await store.clear();
+      const reset = await following;
+      expect(reset.map(({ seq, json }) => ({ seq, json }))).toEqual([{ seq: undefined, json: RESET }]);
+      expect(await other.feed("", 10)).toEqual(reset);
+      expect(await other.journal()).toEqual([]);
+      const after = await other.sync(cursor);
+      expect({ ...after, cursor: "" }).toEqual({
+        cursor: "",
+        full: true,
+        parts: [{ name: "sandbox", version: 1, json: "S" }],
+        removed: [],
+        records: [],
+        keys: ["K"],
+      });
+      expect(await other.sync(after.cursor)).toMatchObject({ full: false, parts: [], records: [] });
+    });
+
+    it("removes a part: synced as removed, gone from a full sync, and at version 0 again", async () => {
+      const { store, replica } = await open();
+      const other = await replica();
+      await store.commit(
+        request({
+          read: { "s:gone": 0, sandbox: 0 },
+          writes: [
+            { name: "s:gone", json: "G" },
+            { name: "sandbox", json: "S" },
+          ],
+        }),
+      );
+      const c0 = (await other.sync("")).cursor;
+      expect(await other.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: undefined }] }))).toEqual({
+        ok: true,
+        seq: undefined,
+      });
+      expect(await store.sync(c0)).toEqual({ cursor: expect.any(String), full: false, parts: [], removed: ["s:gone"], records: [], keys: [] });
+      expect((await store.sync("")).parts).toEqual([{ name: "sandbox", version: 1, json: "S" }]);
+      expect(await store.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual({
+        ok: false,
+        reason: "conflict",
+      });
+      expect(await store.commit(request({ read: { "s:gone": 0 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual({
+        ok: true,
+        seq: undefined,
+      });
+      expect((await other.sync("")).parts).toEqual([
+        { name: "s:gone", version: 1, json: "again" },
+        { name: "sandbox", version: 1, json: "S" },
+      ]);
+    });
+
+    it("refuses a write of a part the commit did not read, before anything is applied", async () => {
+      const { store } = await open();
+      await expect(store.commit(request({ writes: [{ name: "sandbox", json: "S" }], journal: "J" }))).rejects.toThrow(
+        'A commit writes part "sandbox" without having read it',
+      );
+      expect(await store.journal()).toEqual([]);
+    });
+
+    it("answers ping while open; close() ends a waiting feed read, and after it every call is refused as unavailable", async () => {
+      const { store } = await open();
+      await expect(store.ping()).resolves.toBeUndefined();
+      const started = performance.now();
+      const waiting = store.feed("", 10, LONG_WAIT_MS);
+      waiting.catch(() => {});
+      await store.close();
+      await expect(waiting).rejects.toThrow(StateUnavailable);
+      expect(performance.now() - started).toBeLessThan(LONG_WAIT_MS);
+      await expect(store.ping()).rejects.toThrow(StateUnavailable);
+      await expect(store.sync("")).rejects.toThrow(StateUnavailable);
+      await expect(store.commit(request({}))).rejects.toThrow(StateUnavailable);
+    });
+  });
+}
