@@ -76,8 +76,6 @@ module.exports = {
           "^src/cli/main\\.ts$",
           "^src/adapters/msw\\.ts$",
           "^src/adapters/express\\.ts$",
-          // The state stores' entry: src/app will import it to open the store the `state` option names.
-          "^src/store/index\\.ts$",
         ],
       },
       to: {},

@@ -1,7 +1,7 @@
 import { answerFacts } from "../core/answer-shaper.js";
 import type { RequestTrace } from "../core/context.js";
 import { attributeMerchant, namesMerchant, presentedTokenId, type AttributionDeps } from "../core/attribution.js";
-import { SandboxError } from "../core/errors.js";
+import { SandboxError, type StateUnavailable } from "../core/errors.js";
 import type { ResponseStream, SandboxRequest, SandboxResponse } from "../core/http-types.js";
 import { RequestBody } from "../core/json-body.js";
 import { printable } from "../core/printable.js";
@@ -9,6 +9,7 @@ import { redactUrl } from "../core/redact.js";
 import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
+import { scopePart } from "./shared/parts.js";
 import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
@@ -148,13 +149,19 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     }
     let response: SandboxResponse;
     let thrown: unknown;
+    // Only a proven identity fires the merchant's rules (and counts towards their `calls`): a
+    // request that merely names a merchant must not script what its real client sees. Nor does
+    // a token in the query: the endpoint refuses it whatever a rule would answer.
+    const proven = refusal === undefined && trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
+    const rulesFire = refusal === undefined && rulesMayFire(trace, proven);
+    // Shared state: a request that may change it runs alone on this replica, and its commit holds
+    // only if what it read is unchanged (app/shared/shared-state.ts).
+    if (ctx.shared && refusal === undefined) {
+      if (r.name === "control" ? !READS.has(request.method) : rulesFire) await ctx.shared.exclusive(r.name === "control" ? undefined : scopePart(scenario.sessionId));
+    }
     try {
       if (refusal) throw refusal;
-      // Only a proven identity fires the merchant's rules (and counts towards their `calls`): a
-      // request that merely names a merchant must not script what its real client sees. Nor does
-      // a token in the query: the endpoint refuses it whatever a rule would answer.
-      const proven = trace.identityProven && !claimed!.fromQuery ? attributed : undefined;
-      const scripted = rulesMayFire(trace, proven) ? await runRules(request, ctx, trace, proven) : undefined;
+      const scripted = rulesFire ? await runRules(request, ctx, trace, proven) : undefined;
       response = scripted ?? (await r.endpoint(answered, ctx, trace));
       if (r.headers) response = { ...response, headers: { ...response.headers, ...r.headers } };
       // A HEAD has GET's headers (no content-length either) and no body: the stream is never opened.
@@ -189,15 +196,22 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     };
     // The log line is built only when something listens (formatting a date costs more than the rest).
     if (hooks.onRequest || outcome.code === "internal_error") {
-      const entry = logEntry(request.method, trace, outcome, isoTime(outcome.arrivedMs));
-      if (outcome.code === "internal_error") hooks.onInternalError?.(thrown, entry);
-      hooks.onRequest?.(entry);
+      const log = (unavailable: StateUnavailable | undefined) => {
+        const entry = logEntry(request.method, trace, unavailable ? { ...outcome, status: unavailable.status, code: unavailable.code } : outcome, isoTime(outcome.arrivedMs));
+        if (outcome.code === "internal_error") hooks.onInternalError?.(thrown, entry);
+        hooks.onRequest?.(entry);
+      };
+      // Shared state: logged once the request's commit is stored (a run that lost a race is not).
+      if (!ctx.shared?.whenCommitted(log)) log(undefined);
     }
     // The journal is about the integration's requests; control-plane calls would only drown them.
     if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response);
     return response;
   };
 }
+
+/** Control-plane methods that change nothing. */
+const READS = new Set(["GET", "HEAD"]);
 
 /** A stream that ends as soon as it is opened: what a HEAD of a streaming answer sends. */
 const ENDED_STREAM: ResponseStream = {
@@ -261,7 +275,10 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   // one refused for carrying another merchant's: that is another client's mistake, and changes
   // nothing here.
   const ownClient = trace.identityProven || (outcome.viaSessionUrl && outcome.code !== "session_credentials_mismatch");
-  if (session && ownClient) ctx.sessions.touch(session);
+  if (session && ownClient) {
+    ctx.sessions.touch(session);
+    ctx.shared?.touch(session);
+  }
   const rec: JournalRecord = {
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
@@ -295,6 +312,11 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (trace.loginToken) rec.loginToken = true;
   if (outcome.query !== request.query) rec.secretInQuery = true;
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
+  // Shared state: stored with the request's commit, and journaled on every replica from the feed.
+  if (ctx.shared) {
+    ctx.shared.journalRecord(rec);
+    return;
+  }
   ctx.journal.add(rec);
   // One test when no event stream is open: nothing is built for streams nobody reads.
   if (ctx.events.active) publishRequest(ctx, session);

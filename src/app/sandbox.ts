@@ -24,6 +24,11 @@ import { seededFaker } from "./seeded-faker.js";
 import { INTERNALS, type SandboxInternals } from "./internals.js";
 import { VERSION } from "../core/version.js";
 import type { SandboxContext } from "./context.js";
+import type { StateStore } from "../core/state-store.js";
+import { problemResponse } from "../core/problem.js";
+import { SharedEventHub } from "./shared/shared-events.js";
+import { SharedState } from "./shared/shared-state.js";
+import { adoptStoredKeys, firstSync, openState } from "./shared/open-state.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
 import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioRegistry } from "../scenarios/registry.js";
@@ -107,6 +112,12 @@ export interface SandboxOptions extends SettingsInput {
   eventBufferSize?: number;
   /** How often open event streams get a keep-alive comment, in ms (default 15000, EVENT_LIMIT_DEFAULTS; 0: never). */
   eventHeartbeatMs?: number;
+  /**
+   * Where the state lives when replicas share it: `redis://[:password@]host:port[/db]` (or
+   * `rediss://`), or a StateStore. Default: this sandbox's own objects, in memory. With a store,
+   * call `close()` when done: the sandbox holds its connections.
+   */
+  state?: string | StateStore;
 }
 
 export type { RequestLogEntry } from "./pipeline.js";
@@ -133,6 +144,10 @@ export interface Sandbox {
   mintToken(request?: MintRequest): Promise<MintedToken>;
   /** The whole sandbox back to how it started (as POST /__sandbox/reset). */
   reset(): void;
+  /** Where the state lives: `memory`, or the shared store (a password in its URL shown as ***). */
+  readonly state: string;
+  /** Stops following the shared state and closes its store (nothing to do in memory). */
+  close(): Promise<void>;
   /**
    * Resolves when every signing key is in: at once, unless createSandbox was given a
    * `pregeneratedKey` still being made. Rejects with the error when a key cannot be made (requests
@@ -157,21 +172,30 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
+  const journalSize = positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize");
+  const store = options.state === undefined ? undefined : await openState(options.state, journalSize);
+  // Shared state: the keys the other replicas made come first, so this one starts on theirs.
+  const first = store && (await firstSync(store));
   const ring = new KeyRing(
     options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey },
-    options.pregeneratedKey,
+    store ? undefined : options.pregeneratedKey,
     options.keySource,
   );
+  const ledger = new TokenLedger();
+  if (store && first) {
+    ring.shareKeys();
+    ledger.shareRecords();
+    await adoptStoredKeys(ring, first);
+  }
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what
   // signs or verifies waits for it (ring.ready). Otherwise a configured key that cannot be used
   // fails here, at start.
-  const keysLater = options.pregeneratedKey !== undefined && options.signingKey === undefined;
+  const keysLater = store === undefined && options.pregeneratedKey !== undefined && options.signingKey === undefined;
   if (!keysLater) await ring.startKey(settings.algorithm);
   const merchants = new MerchantRegistry([]);
   // The admin token is a secret like a merchant's: redacted wherever a URL, a journal entry or an
   // echoed value carries it (a client that put it in a path or a query by mistake).
   if (control.adminToken !== undefined) merchants.secrets.add(control.adminToken);
-  const ledger = new TokenLedger();
   const scenarioSet = new ScenarioRegistry({ base: settings, parentClock: clock, ring, registry: merchants, profileFor: profileChooser(profile) });
   for (const loaded of await scenarioList(options)) {
     if (scenarioSet.byName(loaded.scenario.name)) {
@@ -182,18 +206,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = new AccessTokens(settings, ring, merchants, ledger, (m) => scenarioSet.of(m), profile.profile.tokenFormat);
   // A Faker of this sandbox's own (seeded independently); its English definitions load when first needed.
   const { faker, english: fakerEnglish } = seededFaker(seed);
-  const journal = new Journal(positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize"));
-  const events = new EventHub({
+  const journal = new Journal(journalSize);
+  const eventLimits = {
     maxSubscribers: positiveInt(options.maxEventSubscribers ?? EVENT_LIMIT_DEFAULTS.maxSubscribers, "maxEventSubscribers"),
     bufferSize: positiveInt(options.eventBufferSize ?? EVENT_LIMIT_DEFAULTS.bufferSize, "eventBufferSize"),
     heartbeatMs: heartbeatMs(options.eventHeartbeatMs ?? EVENT_LIMIT_DEFAULTS.heartbeatMs),
-  });
+  };
+  let shared: SharedState | undefined;
+  const sharedEvents = store ? new SharedEventHub(eventLimits, () => shared?.collectEvents()) : undefined;
+  const events = sharedEvents ?? new EventHub(eventLimits);
+  const idleMs = sessionIdleMs(options.sessionIdleTtl ?? SANDBOX_DEFAULTS.sessionIdleTtl);
   const sessions = new SessionStore(
     scenarioSet,
     ledger,
     {
       maxSessions: positiveInt(options.maxSessions ?? SANDBOX_DEFAULTS.maxSessions, "maxSessions"),
-      idleMs: sessionIdleMs(options.sessionIdleTtl ?? SANDBOX_DEFAULTS.sessionIdleTtl),
+      idleMs,
     },
     (change) => {
       if (!events.active) return;
@@ -203,6 +231,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     (entry) => {
       if (events.active) events.publish("history", entry.id, entry, entry.session);
     },
+    store !== undefined,
   );
   const initialFrozenAt = options.frozenAt === undefined ? undefined : toInstant(options.frozenAt);
 
@@ -217,6 +246,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       for (const m of scenario.merchants) ledger.revokeAllOf(m.id, scenario.clock.nowSeconds());
     }
     journal.clear();
+    // Shared: the store's journal and feed start again too, for every replica.
+    shared?.clearAfterCommit();
     // The sandbox clock went back to its start: the streams hear of it like of any other move.
     if (events.active) events.publish("clock", journal.lastId(), clockView(clock), undefined);
   }
@@ -243,7 +274,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     resetAll,
   };
 
-  const handle = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
+  const pipeline = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
+  let handle = pipeline;
+  if (store && first && sharedEvents) {
+    shared = new SharedState(store, ctx, sessions, sharedEvents, journal, idleMs);
+    ctx.shared = shared;
+    try {
+      await shared.begin(first);
+    } catch (e) {
+      await store.close().catch(() => {});
+      throw e;
+    }
+    handle = shared.wrap(pipeline, (error, request) => problemResponse(error, request.path, merchants.secrets.view()));
+  }
 
   const sandbox: Sandbox & { readonly [INTERNALS]: SandboxInternals } = {
     handle,
@@ -261,6 +304,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     report: (filter = {}) => analyze(journal.list(filter)),
     mintToken: (request = {}) => mintToken(ctx, request),
     reset: resetAll,
+    state: store?.shownAs ?? "memory",
+    close: async () => {
+      await shared?.close();
+    },
     ready: ring.ready ?? Promise.resolve(),
   };
   return sandbox;

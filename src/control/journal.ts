@@ -115,10 +115,18 @@ export class Journal {
 
   constructor(readonly capacity: number) {}
 
-  /** Keeps `record`, its path and query cut to the cap (already redacted by the pipeline). */
-  add(record: JournalRecord): void {
+  /**
+   * Keeps `record`, its path and query cut to the cap (already redacted by the pipeline). `seq`:
+   * the number the shared store gave it (a replica's journal mirrors the store's), never below
+   * one kept already; else the next.
+   */
+  add(record: JournalRecord, seq?: number): void {
     if (record.path.length > JOURNAL_TEXT_CAP || record.query.length > JOURNAL_TEXT_CAP) {
       record = { ...record, path: capJournalText(record.path), query: capJournalText(record.query) };
+    }
+    if (seq !== undefined) {
+      if (seq < this.next) return;
+      this.next = seq;
     }
     const stored = { seq: this.next++, record };
     if (this.entries.length < this.capacity) this.entries.push(stored);

@@ -54,6 +54,11 @@ export class SessionStore {
     private readonly onChange: (change: SessionChange) => void = () => {},
     /** Told of every history entry (the event stream's `history` events). */
     private readonly onHistory: (entry: HistoryEntry) => void = () => {},
+    /**
+     * Replicas share the sessions (`--state`): idle sessions are reaped by the store, which alone
+     * knows their last use on every replica, and history ids must not repeat across replicas.
+     */
+    private readonly shared = false,
   ) {}
 
   /** A session of a loaded scenario, or of a library scenario by name; `default` when none is named. */
@@ -112,6 +117,7 @@ export class SessionStore {
    * if it has been idle too long (a request must not bring it back), without reaping the others.
    */
   active(id: string): Session | undefined {
+    if (this.shared) return this.sessions.get(id);
     return this.endIfIdle(id) ? undefined : this.sessions.get(id);
   }
 
@@ -120,6 +126,7 @@ export class SessionStore {
    * merchants' credentials, so an expired session cannot come back to life before the next reap.
    */
   endIfIdle(id: string): boolean {
+    if (this.shared) return false;
     const s = this.sessions.get(id);
     if (!s || s.lastUsedAt >= Date.now() - this.limits.idleMs) return false;
     this.end(s, "reaped");
@@ -167,7 +174,7 @@ export class SessionStore {
   ): HistoryEntry {
     const clock = session.instance.clock;
     const entry: HistoryEntry = {
-      id: `${afterId}.${++this.historyCount}`,
+      id: `${afterId}.${this.nextHistoryNumber()}`,
       session: session.id,
       time: new Date().toISOString(),
       sandboxTime: new Date(sandboxTimeMs).toISOString(),
@@ -177,6 +184,43 @@ export class SessionStore {
     addToHistory(session.history, entry);
     this.onHistory(entry);
     return entry;
+  }
+
+  /**
+   * The `m` of the next history id `req_<n>.<m>`. Shared: from the wall clock, so replicas' ids
+   * neither repeat nor go back (a replica's counter alone would give two replicas the same id).
+   */
+  private nextHistoryNumber(): number {
+    const count = ++this.historyCount;
+    return this.shared ? (Date.now() - HISTORY_EPOCH_MS) * 1000 + (count % 1000) : count;
+  }
+
+  /**
+   * A session another replica made (shared state): its scenario instance made here from the same
+   * file, its history as stored. No event: the replica that made it told the streams.
+   */
+  async adopt(stored: { id: string; file: ScenarioFile; source: string; profile: string; createdAt: number; history: SessionHistory }): Promise<Session> {
+    const known = this.sessions.get(stored.id);
+    if (known) return known;
+    const instance = await this.scenarios.add(stored.file, stored.source, { sessionId: stored.id, profile: stored.profile });
+    const session = { id: stored.id, instance, createdAt: stored.createdAt, lastUsedAt: Date.now(), history: stored.history };
+    this.sessions.set(stored.id, session);
+    return session;
+  }
+
+  /** Ends a session another replica ended (shared state), without telling the streams again. */
+  endQuietly(id: string): void {
+    const s = this.sessions.get(id);
+    if (!s) return;
+    this.sessions.delete(s.id);
+    this.scenarios.remove(s.instance);
+    for (const m of s.instance.merchants) this.ledger.forgetMerchant(m.id);
+  }
+
+  /** Ends a session the store reaped (shared state): told to the streams as a reaping. */
+  endReaped(id: string): void {
+    const s = this.sessions.get(id);
+    if (s) this.end(s, "reaped");
   }
 
   deleteAll(): void {
@@ -216,6 +260,7 @@ export class SessionStore {
 
   /** Ends the sessions idle longer than the limit (wall-clock time: the sandbox clock may be frozen). */
   private reap(): void {
+    if (this.shared) return;
     const cutoff = Date.now() - this.limits.idleMs;
     if (this.oldestUse >= cutoff) return;
     let oldest = Number.POSITIVE_INFINITY;
@@ -226,6 +271,9 @@ export class SessionStore {
     this.oldestUse = oldest;
   }
 }
+
+/** History numbers of shared sessions count milliseconds from here, to stay within 15 digits. */
+const HISTORY_EPOCH_MS = 1_700_000_000_000;
 
 function isScenarioName(name: string): boolean {
   return /^[a-z0-9][a-z0-9-]*$/.test(name);

@@ -112,7 +112,11 @@ export interface StateStore {
   lastUse(sessions: readonly string[]): Promise<Array<number | undefined>>;
   /** Resolves when the store answers; rejects (StateUnavailable) when it does not in time. */
   ping(): Promise<void>;
-  /** Everything gone: parts, logs, journal, feed (POST /__sandbox/reset on any replica). */
+  /**
+   * The journal, the records and the feed emptied, for POST /__sandbox/reset on any replica: the
+   * feed then holds one event `{"kind":"reset"}`, and every replica's next sync is a full one.
+   * Parts and keys stay (the reset's commit wrote the parts as they start).
+   */
   clear(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { MemoryStore } from "../../src/store/index.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
 import { describeStateStore } from "./state-store.contract.js";
 
 // Two handles on one MemoryStore are two replicas in one process: the same object.

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { StateStore } from "../../src/core/state-store.js";
-import { openRedisStore, StoreLayoutMismatch } from "../../src/store/index.js";
+import { openRedisStore, StoreLayoutMismatch } from "../../src/store/redis-store.js";
 import { type RedisServer, redisServerPerFile, startRedisServer } from "../support/redis-server.js";
 import { request } from "./state-store.contract.js";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { openRedisStore } from "../../src/store/index.js";
+import { openRedisStore } from "../../src/store/redis-store.js";
 import { redisServerPerFile } from "../support/redis-server.js";
 import { describeStateStore } from "./state-store.contract.js";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { CommitRequest, StateStore } from "../../src/core/state-store.js";
-import type { StoreLimits } from "../../src/store/index.js";
+import type { StoreLimits } from "../../src/store/store-limits.js";
 
 /**
  * The contract every StateStore keeps (src/core/state-store.ts), run against each implementation

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRedisUrl } from "../../src/store/index.js";
+import { parseRedisUrl } from "../../src/store/redis-url.js";
 import { redactUrlText } from "../../src/store/redis-url.js";
 
 const FORM = "redis://[:PASSWORD@]HOST:PORT[/DB] (or rediss:// for TLS)";

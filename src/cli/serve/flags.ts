@@ -46,6 +46,7 @@ export interface ServeArgs {
   adminToken?: string;
   allowedHosts?: string;
   journalSize: number;
+  state?: string;
   maxSessions: number;
   maxEventSubscribers: number;
   eventBufferSize: number;
@@ -194,6 +195,13 @@ export const SERVE_COMMAND = {
         group: "Control plane:",
         describe:
           "Comma-separated Host names the control plane answers to, beyond localhost, IP addresses, single-label names (docker/CI service names) and --host: 'sandbox.ci.example', '.example.test' for a domain and its subdomains, '*' for any (unsafe: web pages get in through DNS rebinding)",
+      })
+      .option("state", {
+        coerce: last,
+        type: "string",
+        group: "Shared state:",
+        describe:
+          "Share sessions, clocks, keys, revocations, the journal and the event streams with other replicas through Redis: redis://[:password@]host:port[/db] or rediss:// (docs/deployment.md). Default: in memory, this process only",
       })
       .option("journal-size", {
         coerce: last,

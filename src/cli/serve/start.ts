@@ -48,6 +48,7 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
     ...(args.adminToken !== undefined ? { adminToken: args.adminToken } : {}),
     allowedHosts: allowedHosts(args),
     journalSize: args.journalSize,
+    ...(args.state !== undefined ? { state: args.state } : {}),
     maxSessions: args.maxSessions,
     maxEventSubscribers: args.maxEventSubscribers,
     eventBufferSize: args.eventBufferSize,
@@ -90,7 +91,7 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
   const eventFormat = format === "off" ? "text" : format;
   // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
   // and a signal that comes before the handlers kills the process without a drain.
-  stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)));
+  stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)), () => sandbox.close());
   const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
   out(
     formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
@@ -101,6 +102,7 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
       merchants: apiKeys,
       alg: sandbox.settings.algorithm,
       token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
+      state: sandbox.state,
     }),
   );
 }
@@ -111,7 +113,12 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
  * stops at once with 128 + its number (143 for SIGTERM, 130 for SIGINT), as a shell reports a
  * process killed by it. One log line when the drain starts, one when it ends.
  */
-function stopOnSignals(running: RunningServer, graceMs: number, log: (msg: string, fields: Record<string, unknown>) => void): void {
+function stopOnSignals(
+  running: RunningServer,
+  graceMs: number,
+  log: (msg: string, fields: Record<string, unknown>) => void,
+  closeSandbox: () => Promise<void>,
+): void {
   let stopping = false;
   const requests = (n: number) => `${n} request${n === 1 ? "" : "s"}`;
   const stop = (signal: "SIGTERM" | "SIGINT") => {
@@ -125,7 +132,11 @@ function stopOnSignals(running: RunningServer, graceMs: number, log: (msg: strin
     // Closed before the line is written: whoever reads it finds new connections refused.
     const closed = running.close(graceMs);
     log(`received ${signal}, stopping: answering ${requests(inFlight)} in flight`, { in_flight: inFlight, grace: `${graceMs / 1000}s` });
-    void closed.then(({ answered, cut }) => {
+    // The shared state's connections close once the last request is answered (and committed).
+    void closed.then(async (drained) => {
+      await closeSandbox().catch(() => {});
+      return drained;
+    }).then(({ answered, cut }) => {
       const ms = Math.round(performance.now() - startedAt);
       if (cut === 0) log(`stopped: ${requests(answered)} answered while draining`, { answered, cut, drain_ms: ms });
       else log(`stopped: the ${graceMs / 1000}s shutdown grace ran out, ${requests(cut)} cut`, { answered, cut, drain_ms: ms });

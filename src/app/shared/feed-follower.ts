@@ -1,0 +1,58 @@
+import type { FeedEntry, StateStore } from "../../core/state-store.js";
+import { compareIds } from "./log-position.js";
+
+/** Entries read per call while catching up, and per wait while following. */
+const PAGE = 500;
+/** How long one read of the feed waits for a new entry before asking again. */
+const WAIT_MS = 1000;
+/** After a failed read (the store away), the pause before the next. */
+const RETRY_MS = 200;
+
+export interface FeedFollower {
+  /** Resolves once every entry the feed held when it was called has been delivered. */
+  catchUp(): Promise<void>;
+  /** Stops following; `done` resolves when the last read has returned. */
+  stop(): void;
+  readonly done: Promise<void>;
+}
+
+/**
+ * Follows the store's feed from its end as it is now: each entry committed after that, by any
+ * replica, is delivered once, in order, however many readers (the follower's wait, a request's
+ * catch-up) fetched it.
+ */
+export async function followFeed(store: StateStore, deliver: (entries: readonly FeedEntry[]) => void): Promise<FeedFollower> {
+  let cursor = "";
+  for (;;) {
+    const page = await store.feed(cursor, PAGE);
+    if (page.length > 0) cursor = page[page.length - 1]!.id;
+    if (page.length < PAGE) break;
+  }
+  const take = (page: readonly FeedEntry[]): number => {
+    const fresh = page.filter((e) => compareIds(e.id, cursor) > 0);
+    if (fresh.length > 0) {
+      cursor = fresh[fresh.length - 1]!.id;
+      deliver(fresh);
+    }
+    return page.length;
+  };
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      try {
+        take(await store.feed(cursor, PAGE, WAIT_MS));
+      } catch {
+        if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+  })();
+  return {
+    async catchUp() {
+      while (take(await store.feed(cursor, PAGE)) >= PAGE) {}
+    },
+    stop() {
+      stopped = true;
+    },
+    done,
+  };
+}

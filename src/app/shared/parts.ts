@@ -1,0 +1,105 @@
+import type { Algorithm } from "../../core/config.js";
+import type { Session, SessionStore } from "../../control/sessions.js";
+import type { SessionHistory } from "../../control/session-history.js";
+import { instanceState, restoreInstance } from "../../scenarios/instance-state.js";
+import type { ScenarioFile } from "../../scenarios/schema.js";
+import type { SandboxContext } from "../context.js";
+
+/**
+ * The parts a sandbox's shared state is stored in, and how each is written from and read into
+ * the live objects: `sandbox` (the sandbox clock, the start keys, the loaded scenarios' state),
+ * `ledger` (revocations and early expiries) and `s:<id>` (a session: how to make it, its
+ * scenario's state, its history). A request that changes state writes only the parts it changed.
+ */
+
+export const SANDBOX_PART = "sandbox";
+export const LEDGER_PART = "ledger";
+const SESSION_PREFIX = "s:";
+/** Stored layout of the parts' JSON; a replica refuses a part of another. */
+const PART_VERSION = 1;
+
+export function sessionPart(id: string): string {
+  return `${SESSION_PREFIX}${id}`;
+}
+
+export function sessionOfPart(name: string): string | undefined {
+  return name.startsWith(SESSION_PREFIX) ? name.slice(SESSION_PREFIX.length) : undefined;
+}
+
+/** The part a scenario's state is in: its session's, or the sandbox's. */
+export function scopePart(sessionId: string | undefined): string {
+  return sessionId === undefined ? SANDBOX_PART : sessionPart(sessionId);
+}
+
+/** The part's JSON as the live objects are now; undefined when it is gone (an ended session). */
+export function writePart(ctx: SandboxContext, name: string): string | undefined {
+  if (name === SANDBOX_PART) {
+    const scenarios: Record<string, unknown> = {};
+    for (const instance of ctx.scenarios.loaded) scenarios[instance.name] = instanceState(instance);
+    return JSON.stringify({ v: PART_VERSION, clock: ctx.clock.toState(), startKids: ctx.ring.startKids(), scenarios });
+  }
+  if (name === LEDGER_PART) return JSON.stringify({ v: PART_VERSION, ledger: ctx.ledger.revocationsState() });
+  const id = sessionOfPart(name);
+  const session = id === undefined ? undefined : ctx.sessions.get(id);
+  return session ? JSON.stringify(storedSession(session)) : undefined;
+}
+
+/** The names of every part the live objects make now. */
+export function partNames(ctx: SandboxContext): string[] {
+  return [SANDBOX_PART, LEDGER_PART, ...ctx.sessions.list().map((s) => sessionPart(s.id))];
+}
+
+interface StoredSession {
+  v: number;
+  id: string;
+  file: ScenarioFile;
+  source: string;
+  profile: string;
+  createdAt: number;
+  history: SessionHistory;
+  state: ReturnType<typeof instanceState>;
+}
+
+function storedSession(session: Session): StoredSession {
+  const { instance } = session;
+  return {
+    v: PART_VERSION,
+    id: session.id,
+    file: instance.file,
+    source: instance.source,
+    profile: instance.profile,
+    createdAt: session.createdAt,
+    history: session.history,
+    state: instanceState(instance),
+  };
+}
+
+/** Brings the live objects to a stored part (another replica's change). */
+export async function readPart(ctx: SandboxContext, sessions: SessionStore, name: string, json: string): Promise<void> {
+  const data = JSON.parse(json) as { v?: number };
+  if (data.v !== PART_VERSION) throw new Error(`the stored part '${name}' is of layout ${String(data.v)}; this replica reads layout ${PART_VERSION}`);
+  if (name === SANDBOX_PART) {
+    const part = data as { clock: Parameters<typeof ctx.clock.restore>[0]; startKids: Record<string, string>; scenarios: Record<string, unknown> };
+    for (const [alg, kid] of Object.entries(part.startKids)) ctx.ring.adoptStartKey(alg as Algorithm, kid);
+    ctx.clock.restore(part.clock);
+    for (const instance of ctx.scenarios.loaded) {
+      const state = part.scenarios[instance.name];
+      if (state !== undefined) restoreInstance(instance, state as ReturnType<typeof instanceState>, ctx.merchants);
+    }
+    return;
+  }
+  if (name === LEDGER_PART) {
+    ctx.ledger.restoreRevocations((data as { ledger: Parameters<typeof ctx.ledger.restoreRevocations>[0] }).ledger);
+    return;
+  }
+  const stored = data as StoredSession;
+  const session = await sessions.adopt(stored);
+  session.history = stored.history;
+  restoreInstance(session.instance, stored.state, ctx.merchants);
+}
+
+/** An ended session's part is gone: the session ends here too. */
+export function dropPart(sessions: SessionStore, name: string): void {
+  const id = sessionOfPart(name);
+  if (id !== undefined) sessions.endQuietly(id);
+}

@@ -1,0 +1,346 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { StateUnavailable } from "../../core/errors.js";
+import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
+import type { StateChanges, StateStore, StoredPart } from "../../core/state-store.js";
+import type { Journal, JournalRecord } from "../../control/journal.js";
+import type { SessionStore } from "../../control/sessions.js";
+import type { SandboxContext } from "../context.js";
+import { type FeedFollower, followFeed } from "./feed-follower.js";
+import { dropPart, LEDGER_PART, partNames, readPart, SANDBOX_PART, sessionOfPart, writePart } from "./parts.js";
+import type { FeedEvent, SharedEventHub } from "./shared-events.js";
+
+/** How long a store call may take before the request is answered 503 (the store's command timeout). */
+export const STATE_TIMEOUT_MS = 2000;
+/** Runs of one request that lost the race for the parts it changes before it is answered 503. */
+const MAX_ATTEMPTS = 25;
+/** How often a replica asks the store to end idle sessions. */
+const REAP_EVERY_MS = 1000;
+
+/** One run of a request, and what its commit carries. */
+interface Attempt {
+  events: FeedEvent[];
+  journal: JournalRecord | undefined;
+  touch: string | undefined;
+  /** Parts this run may change, at the versions it found them (set once it holds the lock). */
+  read: Map<string, number> | undefined;
+  /** Every part may change (a control-plane write); else only those in `read`. */
+  allParts: boolean;
+  release: (() => void) | undefined;
+  clearStore: boolean;
+  /** The log line, told of the status the client finally got. */
+  logged: ((unavailable: StateUnavailable | undefined) => void) | undefined;
+}
+
+/**
+ * A replica's side of the shared state (`--state`): before a request, the changes other replicas
+ * made are applied to this replica's objects (`sync`); the request runs on them as in memory; then
+ * its changes, journal entry and events are committed in one atomic call. A request that changes
+ * state (a control-plane write, a scenario rule that may fire) holds this replica's lock and
+ * commits only if the parts it read are still as it read them; else it is undone and run again.
+ * Every other request commits its journal entry (and the tokens it issued) unconditionally.
+ */
+export class SharedState {
+  private cursor = "";
+  /** Each part as last synced or committed: its version and JSON. */
+  private readonly parts = new Map<string, { version: number; json: string }>();
+  private readonly attempts = new AsyncLocalStorage<Attempt>();
+  private lock: Promise<void> = Promise.resolve();
+  private syncing: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private follower: FeedFollower | undefined;
+  private reaper: ReturnType<typeof setInterval> | undefined;
+  private reaping = false;
+
+  constructor(
+    readonly store: StateStore,
+    private readonly ctx: SandboxContext,
+    private readonly sessions: SessionStore,
+    private readonly hub: SharedEventHub,
+    private readonly journal: Journal,
+    private readonly idleMs: number,
+  ) {}
+
+  /** The events the current request collects (SharedEventHub's source). */
+  readonly collectEvents = (): FeedEvent[] | undefined => this.attempts.getStore()?.events;
+
+  /**
+   * Applies the store's state as this replica starts (`first`: the sync made before the
+   * scenarios, for the keys), stores the parts when it is the first replica, loads the journal and
+   * starts following the feed.
+   */
+  async begin(first: StateChanges): Promise<void> {
+    await this.apply(first);
+    if (!this.parts.has(SANDBOX_PART)) {
+      const writes = [SANDBOX_PART, LEDGER_PART].map((name) => ({ name, json: writePart(this.ctx, name) }));
+      const result = await this.store.commit({
+        read: { [SANDBOX_PART]: 0, [LEDGER_PART]: 0 },
+        writes,
+        records: [],
+        keys: this.ctx.ring.takeNewKeys(),
+        events: [],
+        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
+      });
+      if (result.ok) for (const w of writes) this.parts.set(w.name, { version: 1, json: w.json! });
+      // Another replica stored its parts first: this one takes them.
+      else await this.sync();
+    }
+    for (const { seq, json } of await this.store.journal()) this.journal.add(JSON.parse(json) as JournalRecord, seq);
+    this.follower = await followFeed(this.store, (entries) => this.fromFeed(entries));
+    this.reaper = setInterval(() => void this.reap(), REAP_EVERY_MS);
+    this.reaper.unref?.();
+  }
+
+  async close(): Promise<void> {
+    if (this.reaper) clearInterval(this.reaper);
+    this.follower?.stop();
+    await this.store.close();
+    await this.follower?.done;
+  }
+
+  /** The request handler over the in-memory pipeline `inner`. */
+  wrap(inner: (request: SandboxRequest) => Promise<SandboxResponse>, unavailable: (error: StateUnavailable, request: SandboxRequest) => SandboxResponse) {
+    return async (request: SandboxRequest): Promise<SandboxResponse> => {
+      if (request.path === "/__sandbox/health") {
+        try {
+          await this.store.ping();
+        } catch (e) {
+          return unavailable(asUnavailable(e, this.store), request);
+        }
+        return inner(request);
+      }
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        try {
+          await this.sync();
+          if (request.path.startsWith("/__sandbox/")) await this.follower?.catchUp();
+        } catch (e) {
+          return unavailable(asUnavailable(e, this.store), request);
+        }
+        const run: Attempt = { events: [], journal: undefined, touch: undefined, read: undefined, allParts: false, release: undefined, clearStore: false, logged: undefined };
+        let response: SandboxResponse;
+        try {
+          response = await this.attempts.run(run, () => inner(request));
+        } catch (e) {
+          run.release?.();
+          throw e;
+        }
+        const outcome = await this.commit(run);
+        if (outcome === "ok") {
+          run.logged?.(undefined);
+          return response;
+        }
+        response.stream?.cancel();
+        if (outcome !== "conflict") {
+          run.logged?.(outcome);
+          return unavailable(outcome, request);
+        }
+      }
+      const busy = new StateUnavailable(
+        `This request lost the race for the state it changes ${MAX_ATTEMPTS} times in a row: other requests change the same session at the same time. Retry it.`,
+      );
+      return unavailable(busy, request);
+    };
+  }
+
+  /**
+   * The current request will change state: it waits for this replica's other such requests, and
+   * its commit applies only if the parts it may change are still as they are now. `scope`: the
+   * part its scenario's state is in; undefined: any part (a control-plane write).
+   */
+  async exclusive(scope: string | undefined): Promise<void> {
+    const run = this.attempts.getStore();
+    if (!run || run.release) return;
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const before = this.lock;
+    this.lock = before.then(() => mine);
+    run.release = release;
+    await before;
+    run.allParts = scope === undefined;
+    const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
+    run.read = new Map(names.map((name) => [name, this.parts.get(name)?.version ?? 0]));
+  }
+
+  /** The request's journal record: numbered by the store when committed. */
+  journalRecord(record: JournalRecord): void {
+    const run = this.attempts.getStore();
+    if (run) run.journal = record;
+  }
+
+  /** The request was its session's use (its idle time starts again, on every replica). */
+  touch(session: string): void {
+    const run = this.attempts.getStore();
+    if (run) run.touch = session;
+  }
+
+  /** The request's log line waits for its commit: a run that lost a race is not logged. */
+  whenCommitted(log: (unavailable: StateUnavailable | undefined) => void): boolean {
+    const run = this.attempts.getStore();
+    if (!run) return false;
+    run.logged = log;
+    return true;
+  }
+
+  /** The whole sandbox was reset: the journal and the feed start again on every replica. */
+  clearAfterCommit(): void {
+    const run = this.attempts.getStore();
+    if (run) run.clearStore = true;
+  }
+
+  /** Applies what other replicas changed since the last sync; concurrent callers share one. */
+  sync(): Promise<void> {
+    if (!this.syncing) {
+      this.syncing = this.syncOnce().finally(() => {
+        this.syncing = undefined;
+      });
+      return this.syncing;
+    }
+    // A sync under way may have been sent before this request came: one more, shared by all who wait.
+    this.queued ??= this.syncing
+      .catch(() => {})
+      .then(() => {
+        this.queued = undefined;
+        return this.sync();
+      });
+    return this.queued;
+  }
+
+  private async syncOnce(): Promise<void> {
+    await this.apply(await this.store.sync(this.cursor));
+  }
+
+  private async apply(changes: StateChanges): Promise<void> {
+    await this.attempts.exit(async () => {
+      if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
+      if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records);
+      // The sandbox's part first (start keys), then the ledger, then the sessions.
+      const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));
+      for (const part of ordered) {
+        if ((this.parts.get(part.name)?.version ?? 0) >= part.version && !changes.full) continue;
+        await readPart(this.ctx, this.sessions, part.name, part.json);
+        this.parts.set(part.name, { version: part.version, json: part.json });
+      }
+      const gone = new Set(changes.removed);
+      if (changes.full) {
+        const kept = new Set(changes.parts.map((p) => p.name));
+        for (const name of this.parts.keys()) if (!kept.has(name)) gone.add(name);
+      }
+      for (const name of gone) {
+        dropPart(this.sessions, name);
+        this.parts.delete(name);
+      }
+      // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
+      this.cursor = changes.cursor;
+    });
+  }
+
+  private async commit(run: Attempt): Promise<"ok" | "conflict" | StateUnavailable> {
+    const read: Record<string, number> = {};
+    const writes: Array<{ name: string; json: string | undefined }> = [];
+    try {
+      if (run.read) {
+        const names = new Set(run.read.keys());
+        if (run.allParts) for (const name of partNames(this.ctx)) names.add(name);
+        for (const name of names) {
+          const json = writePart(this.ctx, name);
+          const stored = this.parts.get(name);
+          if (json === stored?.json) continue;
+          read[name] = run.read.get(name) ?? 0;
+          writes.push({ name, json });
+        }
+      }
+    } catch (e) {
+      run.release?.();
+      throw e;
+    }
+    // A session made now starts its idle time now: the store reaps only sessions it saw used.
+    const made = writes.find((w) => w.json !== undefined && read[w.name] === 0 && sessionOfPart(w.name) !== undefined);
+    const touched = run.touch ?? (made && sessionOfPart(made.name));
+    const records = this.ctx.ledger.takeNewRecords();
+    const keys = this.ctx.ring.takeNewKeys();
+    try {
+      const result = await this.store.commit({
+        read,
+        writes,
+        records,
+        keys,
+        ...(run.journal && { journal: JSON.stringify(run.journal) }),
+        events: run.events.map((e) => JSON.stringify(e)),
+        ...(touched && { touch: { session: touched, atMs: Date.now() } }),
+        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
+      });
+      if (result.ok) {
+        for (const w of writes) {
+          if (w.json === undefined) this.parts.delete(w.name);
+          else this.parts.set(w.name, { version: read[w.name]! + 1, json: w.json });
+        }
+        if (run.clearStore) await this.store.clear();
+        return "ok";
+      }
+      await this.undo(writes, records, keys);
+      return result.reason === "conflict" ? "conflict" : new StateUnavailable(`The shared state store (${this.store.shownAs}) took too long to store this request's changes; nothing was stored. Retry it.`);
+    } catch (e) {
+      await this.undo(writes, records, keys);
+      return asUnavailable(e, this.store);
+    } finally {
+      run.release?.();
+    }
+  }
+
+  /** A run whose commit failed: its changes leave this replica's objects too. */
+  private async undo(writes: ReadonlyArray<{ name: string }>, records: string[], keys: Array<{ kid: string; json: string }>): Promise<void> {
+    this.ctx.ledger.requeueRecords(records);
+    this.ctx.ring.requeueKeys(keys);
+    await this.attempts.exit(async () => {
+      for (const { name } of writes) {
+        const stored = this.parts.get(name);
+        if (stored) await readPart(this.ctx, this.sessions, name, stored.json);
+        else dropPart(this.sessions, name);
+      }
+    });
+  }
+
+  private fromFeed(entries: ReadonlyArray<{ seq: number | undefined; json: string }>): void {
+    for (const entry of entries) {
+      if (entry.seq !== undefined) {
+        const before = this.journal.lastId();
+        this.journal.add(JSON.parse(entry.json) as JournalRecord, entry.seq);
+        if (this.journal.lastId() !== before) this.hub.fromJournal(this.journal);
+        continue;
+      }
+      const event = JSON.parse(entry.json) as FeedEvent;
+      if (event.kind === "reset") this.journal.clear();
+      else this.hub.fromFeed(event);
+    }
+  }
+
+  /** Sessions no replica used within the idle limit end, once, told to every replica's streams. */
+  private async reap(): Promise<void> {
+    if (this.reaping) return;
+    this.reaping = true;
+    try {
+      const ids = await this.store.reap(Date.now() - this.idleMs, 100);
+      if (ids.length === 0) return;
+      const run: Attempt = { events: [], journal: undefined, touch: undefined, read: undefined, allParts: false, release: undefined, clearStore: false, logged: undefined };
+      this.attempts.run(run, () => {
+        for (const id of ids) this.sessions.endReaped(id);
+      });
+      for (const id of ids) this.parts.delete(`s:${id}`);
+      await this.store.commit({ read: {}, writes: [], records: [], keys: [], events: run.events.map((e) => JSON.stringify(e)), deadlineMs: Date.now() + STATE_TIMEOUT_MS });
+    } catch {
+      // The store is away: the next round tries again.
+    } finally {
+      this.reaping = false;
+    }
+  }
+}
+
+function rank(part: StoredPart): number {
+  return part.name === SANDBOX_PART ? 0 : part.name === LEDGER_PART ? 1 : sessionOfPart(part.name) === undefined ? 2 : 3;
+}
+
+function asUnavailable(e: unknown, store: StateStore): StateUnavailable {
+  if (e instanceof StateUnavailable) return e;
+  return new StateUnavailable(`The shared state store (${store.shownAs}) did not answer: ${(e as Error)?.message ?? String(e)}. Retry later.`);
+}
