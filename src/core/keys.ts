@@ -2,14 +2,7 @@ import type { JWK } from "jose";
 import type { Algorithm } from "./config.js";
 import { InternalError } from "./errors.js";
 import { printable } from "./printable.js";
-import {
-  exportSigningKey,
-  generateSigningKey,
-  importSharedKey,
-  importSigningKey,
-  type SigningKey,
-  type VerifyingKey,
-} from "./signing-keys.js";
+import { exportSigningKey, generateSigningKey, importSharedKey, importSigningKey, type SigningKey, type VerifyingKey } from "./signing-keys.js";
 
 /**
  * The signing keys. Keys are generated at start unless one is given by configuration, so several
@@ -66,9 +59,9 @@ export class KeyRing {
   /** The keys still on their way that `ready` waits for; undefined once all are in. */
   private arriving: Promise<void> | undefined;
   /**
-   * How many keys other replicas made (`absorbKeys`) the ring holds before any scenario here uses
-   * them (`held`): past it, the oldest of those leave, so keys of scenarios this replica never
-   * sees (a session made and ended between two syncs) cannot grow the ring.
+   * How many keys other replicas made (`absorbKeys`) wait for a scenario here to use them (`held`):
+   * past it, the oldest of those are kept only to verify (as retired keys), so keys of scenarios
+   * this replica never uses (rotated away or ended before it synced) cannot grow the ring.
    */
   static readonly MAX_UNCLAIMED = 1024;
   /** The kid of each start key that is in, by algorithm. */
@@ -77,8 +70,14 @@ export class KeyRing {
   private configuredKid: string | undefined;
   /** Keys made here since the last `takeNewKeys`; undefined until `shareKeys`. */
   private newKeys: SigningKey[] | undefined;
-  /** Kids of absorbed keys no scenario here has used yet, oldest first. */
-  private readonly unclaimed = new Set<string>();
+  /**
+   * Absorbed keys no scenario here has used yet, oldest first: outside the ring (not found, not
+   * published, no algorithm of its) until one does, as they are outside it on a replica that let
+   * them go.
+   */
+  private readonly waiting = new Map<string, SigningKey>();
+  /** The keys other replicas made: theirs to share, never this ring's. */
+  private readonly absorbed = new WeakSet<SigningKey>();
   private readonly source: KeySource;
 
   /**
@@ -173,13 +172,16 @@ export class KeyRing {
    * Throws when the ring lacks it: the keys must be absorbed before the states that name them.
    */
   held(kid: string): SigningKey {
-    const key = this.byKid.get(kid);
+    const held = this.byKid.get(kid);
+    if (held) return held;
+    const key = this.waiting.get(kid);
     if (!key) {
       throw new Error(
         `the key ring holds no key '${printable(kid, 80)}' that a shared scenario state names; absorb the shared keys (absorbKeys) before restoring the states`,
       );
     }
-    this.unclaimed.delete(kid);
+    this.waiting.delete(kid);
+    this.byKid.set(kid, key);
     return key;
   }
 
@@ -190,7 +192,7 @@ export class KeyRing {
    */
   shareKeys(): void {
     if (this.newKeys) return;
-    this.newKeys = [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid);
+    this.newKeys = [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid && !this.absorbed.has(k));
   }
 
   /** The keys made since the last take, oldest first, as JSON (secret: never log it); empty unless `shareKeys`. */
@@ -209,23 +211,26 @@ export class KeyRing {
   absorbKeys(jsons: readonly string[]): Promise<void> {
     const fresh = jsons.filter((json) => {
       const kid = kidOf(json);
-      return kid === undefined || !(this.byKid.has(kid) || this.retired.has(kid) || this.ended.has(kid));
+      return kid === undefined || !(this.byKid.has(kid) || this.waiting.has(kid) || this.retired.has(kid) || this.ended.has(kid));
     });
     if (fresh.length === 0) return Promise.resolve();
     return Promise.allSettled(fresh.map(importSharedKey)).then((results) => {
       const problems: string[] = [];
       for (const r of results) {
         if (r.status === "rejected") problems.push((r.reason as Error).message);
-        else if (!this.byKid.has(r.value.kid)) this.takeIn(r.value);
+        else if (!this.byKid.has(r.value.kid) && !this.waiting.has(r.value.kid)) this.takeIn(r.value);
       }
       if (problems.length > 0) throw new Error(`${problems.length} shared signing key(s) could not be absorbed: ${problems.join("; ")}`);
     });
   }
 
   private takeIn(key: SigningKey): void {
-    this.byKid.set(key.kid, key);
-    this.unclaimed.add(key.kid);
-    if (this.unclaimed.size > KeyRing.MAX_UNCLAIMED) this.retire([this.unclaimed.values().next().value!], false);
+    this.absorbed.add(key);
+    this.waiting.set(key.kid, key);
+    if (this.waiting.size <= KeyRing.MAX_UNCLAIMED) return;
+    const oldest = this.waiting.values().next().value!;
+    this.waiting.delete(oldest.kid);
+    this.keepVerifier(oldest);
   }
 
   /** The kid of each start key made (or adopted) so far, by algorithm, in algorithm order. */
@@ -261,21 +266,24 @@ export class KeyRing {
       const key = this.byKid.get(kid);
       if (!key) continue;
       this.byKid.delete(kid);
-      this.unclaimed.delete(kid);
-      this.retired.set(kid, { kid, alg: key.alg, verifyKey: key.verifyKey, publicJwk: key.publicJwk });
-      if (this.retired.size > KeyRing.MAX_RETIRED_VERIFIERS) this.retired.delete(this.retired.keys().next().value!);
+      this.keepVerifier(key);
       if (!scenarioEnded) continue;
       this.ended.add(kid);
       if (this.ended.size > KeyRing.MAX_ENDED) this.ended.delete(this.ended.values().next().value!);
     }
   }
 
+  private keepVerifier(key: SigningKey): void {
+    this.retired.set(key.kid, { kid: key.kid, alg: key.alg, verifyKey: key.verifyKey, publicJwk: key.publicJwk });
+    if (this.retired.size > KeyRing.MAX_RETIRED_VERIFIERS) this.retired.delete(this.retired.keys().next().value!);
+  }
+
   /**
-   * What verifies the signatures of a key this sandbox made, in the ring or retired (the most recent
+   * What verifies the signatures of a key this sandbox made, in the ring, absorbed, or retired (the most recent
    * MAX_RETIRED_VERIFIERS): for the log scan, never for accepting a token.
    */
   verifier(kid: string): VerifyingKey | undefined {
-    return this.byKid.get(kid) ?? this.retired.get(kid);
+    return this.byKid.get(kid) ?? this.waiting.get(kid) ?? this.retired.get(kid);
   }
 
   /** How many retired keys are kept to verify (bounded by MAX_RETIRED_VERIFIERS). */

@@ -228,7 +228,8 @@ export class MerchantRegistry {
    * rotated away is held as after a rotation here, and one it no longer holds is let go.
    */
   restoreMerchant(merchant: Merchant, state: MerchantState): void {
-    if (this.byId.get(merchant.id) !== merchant) throw new Error(`merchant '${merchant.id}' is not in this registry; restore only merchants it holds`);
+    if (this.byId.get(merchant.id) !== merchant)
+      throw new Error(`merchant '${merchant.id}' is not in this registry; restore only merchants it holds`);
     const problem = merchantStateProblem(merchant.id, state);
     if (problem) throw new TypeError(`the state of merchant '${merchant.id}' ${problem}; give what merchantState() returned`);
     if (state.paymentToken !== merchant.paymentToken) {

@@ -105,7 +105,10 @@ export class ScenarioKeys {
   }
 
   toState(): ScenarioKeysState {
-    const state: { start?: string; current?: string; accepted: string[]; own: string[] } = { accepted: [...this.acceptedKids], own: [...this.ownKids] };
+    const state: { start?: string; current?: string; accepted: string[]; own: string[] } = {
+      accepted: [...this.acceptedKids],
+      own: [...this.ownKids],
+    };
     if (this.start) state.start = this.start.kid;
     if (this.currentKey) state.current = this.currentKey.kid;
     return state;

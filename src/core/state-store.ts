@@ -76,8 +76,7 @@ export interface CommitRequest {
 
 export type CommitResult =
   /** Applied. `seq`: the journal entry's number (`req_<seq>`), when one was given. */
-  | { readonly ok: true; readonly seq: number | undefined }
-  | { readonly ok: false; readonly reason: "conflict" | "late" };
+  { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly reason: "conflict" | "late" };
 
 /** One entry of the feed every replica's event streams read: requests journaled and events, in commit order. */
 export interface FeedEntry {

@@ -304,11 +304,6 @@ function revocationsProblem(state: RevocationsState): string | undefined {
 
 function isCutoffState(c: unknown): boolean {
   return (
-    Array.isArray(c) &&
-    c.length === 4 &&
-    typeof c[0] === "string" &&
-    Number.isSafeInteger(c[1]) &&
-    Number.isFinite(c[2]) &&
-    Number.isFinite(c[3])
+    Array.isArray(c) && c.length === 4 && typeof c[0] === "string" && Number.isSafeInteger(c[1]) && Number.isFinite(c[2]) && Number.isFinite(c[3])
   );
 }

@@ -73,11 +73,11 @@ export function restoreInstance(instance: ScenarioInstance, state: InstanceState
   const next = state.next.map((entry) => actionRule(instance, entry));
   instance.keys.restore(state.keys);
   instance.clock.restore(state.clock);
-  instance.merchants.forEach((merchant, i) => registry.restoreMerchant(merchant, state.merchants[i]!));
+  for (const [i, merchant] of instance.merchants.entries()) registry.restoreMerchant(merchant, state.merchants[i]!);
   instance.replaceActionRules(next, state.nextAdded);
-  next.forEach((rule, i) => rule.restoreCount(state.next[i]!.calls));
-  const fileRules = instance.rules;
-  state.counts.forEach((calls, i) => fileRules[next.length + i]!.restoreCount(calls));
+  const rules = instance.rules;
+  for (const [i, entry] of state.next.entries()) rules[i]!.restoreCount(entry.calls);
+  for (const [i, calls] of state.counts.entries()) rules[next.length + i]!.restoreCount(calls);
   instance.state = state.state;
   instance.startedAtMs = state.startedAtMs;
   instance.settings.loginMode = state.loginMode;
