@@ -7,9 +7,9 @@
  * "All of a merchant's tokens" means the tokens issued before the call, counted by issue order, not
  * by second: with a frozen clock a token issued right after a revocation has the same `iat` as the
  * revoked ones, and must still work. The order is a number each record and cutoff takes when made,
- * strictly increasing in one ledger, and comparable across the ledgers of replicas on one host:
- * wall-clock milliseconds times 1000, or one more than the last number this ledger made or saw, if
- * that is more (see `nextOrder`).
+ * strictly increasing in one ledger; once it shares its records, comparable across the ledgers of
+ * replicas on one host too: wall-clock milliseconds times 1000, or one more than the last number
+ * this ledger made or saw, if that is more (see `nextOrder`).
  */
 export interface IssuedToken {
   jti: string;
@@ -55,7 +55,10 @@ export class TokenLedger {
   private readonly issued = new Map<string, Recorded>();
   /** The last order made or seen (see nextOrder). */
   private lastOrder = 0;
-  /** The JSON of records made since the last `takeNewRecords`; undefined until `shareRecords`. */
+  /**
+   * The JSON of records made since the last `takeNewRecords`; undefined until `shareRecords`,
+   * and until then orders are counted without reading the wall clock.
+   */
   private newRecords: string[] | undefined;
   private readonly revoked = new Set<string>();
   private readonly revokedAll = new Map<string, Cutoff>();
@@ -169,7 +172,8 @@ export class TokenLedger {
 
   /**
    * From now on, keeps the JSON of each record made (tokens issued and minted) for
-   * `takeNewRecords`. Without it nothing is kept.
+   * `takeNewRecords`, and orders records and cutoffs by the wall clock, as every sharing replica
+   * does. Without it nothing is kept. Call it before restoring or absorbing anything.
    */
   shareRecords(): void {
     this.newRecords ??= [];
@@ -221,11 +225,12 @@ export class TokenLedger {
   }
 
   /**
-   * Strictly more than every order this ledger made or saw, and at least the wall clock's (so two
-   * replicas' orders compare as the times they were made, to the millisecond). The wall clock, not
-   * the sandbox clock, which may stand still or go back.
+   * Strictly more than every order this ledger made or saw; once shared, at least the wall clock's
+   * (so two replicas' orders compare as the times they were made, to the millisecond). The wall
+   * clock, not the sandbox clock, which may stand still or go back.
    */
   private nextOrder(): number {
+    if (this.newRecords === undefined) return ++this.lastOrder;
     const wall = Date.now() * ORDERS_PER_MS;
     // A wall clock faked centuries ahead would give orders too large to count by one.
     this.lastOrder = wall > this.lastOrder && wall <= Number.MAX_SAFE_INTEGER ? wall : this.lastOrder + 1;

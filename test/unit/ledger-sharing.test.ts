@@ -18,15 +18,25 @@ function token(jti: string, merchantId = "m1", issuedAt = SEC): IssuedToken {
   return { jti, merchantId, issuedAt, expiresAt: issuedAt + 900 };
 }
 
+/** A ledger as a replica that shares makes it. */
+function sharing(): TokenLedger {
+  const ledger = new TokenLedger();
+  ledger.shareRecords();
+  return ledger;
+}
+
 /** The jtis among `jtis` the ledger answers revoked (all issued at SEC to m1). */
 function revokedOf(ledger: TokenLedger, jtis: string[]): string[] {
   return jtis.filter((jti) => ledger.isRevoked(jti, "m1", SEC));
 }
 
-describe("issue order in one ledger", () => {
+describe.each([
+  ["alone", () => new TokenLedger()],
+  ["sharing", sharing],
+])("issue order in one ledger (%s)", (_, make) => {
   it("a token issued right after a revoke-all, in the same second and millisecond, still works", () => {
     vi.useFakeTimers({ now: WALL, toFake: ["Date"] });
-    const ledger = new TokenLedger();
+    const ledger = make();
     ledger.record(token("before"), SEC);
     ledger.revokeAllOf("m1", SEC);
     ledger.record(token("after"), SEC);
@@ -38,7 +48,7 @@ describe("issue order in one ledger", () => {
 
   it("stays in order past a thousand tokens in one millisecond, and when the wall clock goes back", () => {
     vi.useFakeTimers({ now: WALL, toFake: ["Date"] });
-    const ledger = new TokenLedger();
+    const ledger = make();
     const first = Array.from({ length: 1500 }, (_, i) => `t${i}`);
     for (const jti of first) ledger.record(token(jti), SEC);
     vi.setSystemTime(WALL - 60_000);
@@ -51,10 +61,8 @@ describe("issue order in one ledger", () => {
 describe("issue order across ledgers (replicas on one host)", () => {
   it("a cutoff made on one replica covers the records made earlier on another, not those made later", () => {
     vi.useFakeTimers({ now: WALL, toFake: ["Date"] });
-    const a = new TokenLedger();
-    const b = new TokenLedger();
-    a.shareRecords();
-    b.shareRecords();
+    const a = sharing();
+    const b = sharing();
     a.record(token("a-early"), SEC);
     vi.setSystemTime(WALL + 1);
     b.revokeAllOf("m1", SEC);
@@ -68,15 +76,15 @@ describe("issue order across ledgers (replicas on one host)", () => {
 
   it("a token issued after a replica saw another's cutoff is after it, even with the wall clock behind", () => {
     vi.useFakeTimers({ now: WALL + 5, toFake: ["Date"] });
-    const b = new TokenLedger();
+    const b = sharing();
     b.revokeAllOf("m1", SEC);
     vi.setSystemTime(WALL);
-    const a = new TokenLedger();
+    const a = sharing();
     a.restoreRevocations(b.revocationsState());
     a.record(token("after"), SEC);
     expect(a.isRevoked("after", "m1", SEC)).toBe(false);
     // Absorbing a record moves the order on too: a cutoff made here next covers it.
-    const c = new TokenLedger();
+    const c = sharing();
     c.absorbRecords([JSON.stringify({ jti: "far", merchant: "m1", iat: SEC, exp: SEC + 900, order: (WALL + 9) * 1000 })], SEC);
     c.revokeAllOf("m1", SEC);
     expect(c.isRevoked("far", "m1", SEC)).toBe(true);
@@ -86,7 +94,7 @@ describe("issue order across ledgers (replicas on one host)", () => {
 describe("revocations as JSON", () => {
   it("a restored state reads back as the same text, and answers as the ledger it came from", () => {
     vi.useFakeTimers({ now: WALL, toFake: ["Date"] });
-    const a = new TokenLedger();
+    const a = sharing();
     for (const jti of ["t1", "t2", "t3"]) a.record(token(jti), SEC);
     a.revoke("t2");
     a.expire("t3", SEC + 10);
@@ -99,7 +107,7 @@ describe("revocations as JSON", () => {
       expiredEarly: [["t3", SEC + 10]],
       expiredAll: [["m3", WALL * 1000 + 4, SEC + 5, SEC + 5]],
     });
-    const b = new TokenLedger();
+    const b = sharing();
     b.revoke("only-here");
     b.restoreRevocations(JSON.parse(json));
     expect(JSON.stringify(b.revocationsState())).toBe(json);
@@ -139,17 +147,17 @@ describe("issued-token records shared", () => {
     vi.useFakeTimers({ now: WALL, toFake: ["Date"] });
     const a = new TokenLedger();
     a.record(token("before-sharing"), SEC);
+    // From here on, orders follow the wall clock.
     a.shareRecords();
     a.record(token("t1"), SEC);
     a.record(token("t2", "m2", SEC + 1), SEC);
     const taken = a.takeNewRecords();
     expect(taken).toEqual([
-      `{"jti":"t1","merchant":"m1","iat":${SEC},"exp":${SEC + 900},"order":${WALL * 1000 + 1}}`,
-      `{"jti":"t2","merchant":"m2","iat":${SEC + 1},"exp":${SEC + 901},"order":${WALL * 1000 + 2}}`,
+      `{"jti":"t1","merchant":"m1","iat":${SEC},"exp":${SEC + 900},"order":${WALL * 1000}}`,
+      `{"jti":"t2","merchant":"m2","iat":${SEC + 1},"exp":${SEC + 901},"order":${WALL * 1000 + 1}}`,
     ]);
     expect(a.takeNewRecords()).toEqual([]);
-    const b = new TokenLedger();
-    b.shareRecords();
+    const b = sharing();
     expect(b.absorbRecords(taken, SEC)).toBe(0);
     expect(b.absorbRecords(taken, SEC)).toBe(0);
     expect(b.size).toBe(2);
