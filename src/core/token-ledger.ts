@@ -8,8 +8,8 @@
  * by second: with a frozen clock a token issued right after a revocation has the same `iat` as the
  * revoked ones, and must still work. The order is a number each record and cutoff takes when made,
  * strictly increasing in one ledger; once it shares its records, comparable across the ledgers of
- * replicas on one host too: wall-clock milliseconds times 1000, or one more than the last number
- * this ledger made or saw, if that is more (see `nextOrder`).
+ * replicas on one host too: wall-clock milliseconds times ORDERS_PER_MS, or one more than the last
+ * number this ledger made or saw, if that is more (see `nextOrder`).
  */
 export interface IssuedToken {
   jti: string;
