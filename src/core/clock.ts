@@ -51,6 +51,16 @@ export function isoOfSeconds(seconds: number): string {
  */
 export const CLOCK_MOVES_KEPT = 32;
 
+/**
+ * A clock's own state, as replicas share it: its offset from its base (never its reading, which
+ * the base's passing time changes), where it stands if frozen, and its latest moves.
+ */
+export interface ClockState {
+  readonly offsetMs: number;
+  readonly frozenAtMs?: number;
+  readonly moves?: ReadonlyArray<readonly [number, number]>;
+}
+
 export class SandboxClock {
   private offsetMs = 0;
   /**
@@ -189,6 +199,31 @@ export class SandboxClock {
     this.frozenAtMs = undefined;
   }
 
+  /**
+   * This clock's own state: what `restore` takes. Its parent's is the parent's own; a reading
+   * is the parent's plus this offset, so each clock is shared and restored on its own.
+   */
+  toState(): ClockState {
+    const state: { offsetMs: number; frozenAtMs?: number; moves?: ReadonlyArray<readonly [number, number]> } = { offsetMs: this.offsetMs };
+    if (this.frozenAtMs !== undefined) state.frozenAtMs = this.frozenAtMs;
+    // A pair is never changed once kept: copying the list is enough.
+    if (this.moves !== undefined) state.moves = this.moves.slice();
+    return state;
+  }
+
+  /**
+   * Takes the state another replica's copy of this clock had (`toState`). Sets this clock alone:
+   * its followers are restored from their own states, and already moved with it there.
+   */
+  restore(state: ClockState): void {
+    const problem = clockStateProblem(state);
+    if (problem) throw new RangeError(`a clock state ${problem}; give what SandboxClock.toState() returned`);
+    const { offsetMs, frozenAtMs, moves } = state;
+    this.offsetMs = offsetMs;
+    this.frozenAtMs = frozenAtMs;
+    this.moves = moves?.slice(-CLOCK_MOVES_KEPT).map(([from, to]) => [from, to]);
+  }
+
   /** Back to the base clock, running, with no offset. */
   reset(): void {
     const from = this.now();
@@ -196,6 +231,20 @@ export class SandboxClock {
     this.frozenAtMs = undefined;
     this.moved(from);
   }
+}
+
+/** What a clock state lacks (see SandboxClock.restore), or undefined when it is one. */
+export function clockStateProblem(state: ClockState): string | undefined {
+  if (typeof state !== "object" || state === null) return "is not an object";
+  const { offsetMs, frozenAtMs, moves } = state;
+  if (!Number.isFinite(offsetMs)) return "needs a finite offsetMs";
+  if (frozenAtMs !== undefined && !Number.isFinite(frozenAtMs)) return "needs a finite frozenAtMs, or none";
+  if (moves !== undefined && !(Array.isArray(moves) && moves.every(isMove))) return "needs moves as [from, to] pairs of finite numbers, or none";
+  return undefined;
+}
+
+function isMove(move: unknown): boolean {
+  return Array.isArray(move) && move.length === 2 && Number.isFinite(move[0]) && Number.isFinite(move[1]);
 }
 
 function toMs(instant: Date | number): number {

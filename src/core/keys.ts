@@ -2,7 +2,7 @@ import type { JWK } from "jose";
 import type { Algorithm } from "./config.js";
 import { InternalError } from "./errors.js";
 import { printable } from "./printable.js";
-import { generateSigningKey, importSigningKey, type SigningKey, type VerifyingKey } from "./signing-keys.js";
+import { exportSigningKey, generateSigningKey, importSharedKey, importSigningKey, type SigningKey, type VerifyingKey } from "./signing-keys.js";
 
 /**
  * The signing keys. Keys are generated at start unless one is given by configuration, so several
@@ -13,7 +13,20 @@ import { generateSigningKey, importSigningKey, type SigningKey, type VerifyingKe
  * for it, the rest does not.
  */
 
-export { generateSigningKey, importSigningKey, type SigningKey, type VerifyingKey } from "./signing-keys.js";
+export {
+  exportSigningKey,
+  generateSigningKey,
+  importSharedKey,
+  importSigningKey,
+  type SigningKey,
+  type VerifyingKey,
+} from "./signing-keys.js";
+
+/** A key as replicas share it: its kid, and its JSON (`exportSigningKey`; secret). */
+export interface SharedKey {
+  readonly kid: string;
+  readonly json: string;
+}
 
 /**
  * Where a ring's new keys come from: generated (`generateSigningKey`) unless a source is given.
@@ -45,6 +58,27 @@ export class KeyRing {
   private readonly ended = new Set<string>();
   /** The keys still on their way that `ready` waits for; undefined once all are in. */
   private arriving: Promise<void> | undefined;
+  /**
+   * How many keys other replicas made (`absorbKeys`) wait for a scenario here to use them (`held`):
+   * past it, the oldest of those are kept only to verify (as retired keys), so keys of scenarios
+   * this replica never uses (rotated away or ended before it synced) cannot grow the ring.
+   */
+  static readonly MAX_UNCLAIMED = 1024;
+  /** The kid of each start key that is in, by algorithm. */
+  private readonly startKidOf = new Map<Algorithm, string>();
+  /** The kid of the configured key: it is each replica's by configuration, never shared. */
+  private configuredKid: string | undefined;
+  /** Keys made here since the last `takeNewKeys`; undefined until `shareKeys`. */
+  private newKeys: SigningKey[] | undefined;
+  /**
+   * Absorbed keys no scenario here has used yet, oldest first: outside the ring (not found, not
+   * published, no algorithm of its) until one does, as they are outside it on a replica that let
+   * them go.
+   */
+  private readonly waiting = new Map<string, SigningKey>();
+  /** The keys other replicas made: theirs to share, never this ring's. */
+  private readonly absorbed = new WeakSet<SigningKey>();
+  private readonly source: KeySource;
 
   /**
    * @param configured A key given by configuration, used as the start key of its algorithm.
@@ -54,23 +88,30 @@ export class KeyRing {
   constructor(
     private readonly configured?: { alg: Algorithm; text: string },
     private readonly pregenerated?: { alg: Algorithm; key: Promise<SigningKey> },
-    private readonly source: KeySource = generateSigningKey,
-  ) {}
+    source?: KeySource,
+  ) {
+    this.source = source ?? ((alg) => generateSigningKey(alg, { extractable: this.newKeys !== undefined }));
+  }
 
   /** The start key for an algorithm: the configured one if it is of that algorithm, else generated once. */
   startKey(alg: Algorithm): Promise<SigningKey> {
     let key = this.startKeys.get(alg);
     if (!key) {
-      const source =
-        this.configured?.alg === alg
-          ? importSigningKey(alg, this.configured.text)
-          : this.pregenerated?.alg === alg
-            ? this.pregenerated.key
-            : this.source(alg);
-      key = source.then((k) => {
+      const configured = this.configured?.alg === alg;
+      const source = configured
+        ? importSigningKey(alg, this.configured!.text)
+        : this.pregenerated?.alg === alg
+          ? this.pregenerated.key
+          : this.source(alg);
+      const made: Promise<SigningKey> = source.then((k) => {
         this.byKid.set(k.kid, k);
+        // A start key another replica made may have been adopted meanwhile: it stays the start key.
+        if (this.startKeys.get(alg) === made) this.startKidOf.set(alg, k.kid);
+        if (configured) this.configuredKid = k.kid;
+        else this.newKeys?.push(k);
         return k;
       });
+      key = made;
       this.startKeys.set(alg, key);
     }
     return key;
@@ -113,6 +154,7 @@ export class KeyRing {
   async generate(alg: Algorithm): Promise<SigningKey> {
     const key = await this.source(alg);
     this.byKid.set(key.kid, key);
+    this.newKeys?.push(key);
     return key;
   }
 
@@ -123,6 +165,90 @@ export class KeyRing {
 
   find(kid: string): SigningKey | undefined {
     return this.byKid.get(kid);
+  }
+
+  /**
+   * The key of `kid` for a scenario restored from another replica's state: it is used here now.
+   * Throws when the ring lacks it: the keys must be absorbed before the states that name them.
+   */
+  held(kid: string): SigningKey {
+    const held = this.byKid.get(kid);
+    if (held) return held;
+    const key = this.waiting.get(kid);
+    if (!key) {
+      throw new Error(
+        `the key ring holds no key '${printable(kid, 80)}' that a shared scenario state names; absorb the shared keys (absorbKeys) before restoring the states`,
+      );
+    }
+    this.waiting.delete(kid);
+    this.byKid.set(kid, key);
+    return key;
+  }
+
+  /**
+   * From now on, keeps each key made here (start keys and rotations, not the configured key, which
+   * each replica is given) for `takeNewKeys`, and generates them extractable. The keys made so far
+   * are the first taken.
+   */
+  shareKeys(): void {
+    if (this.newKeys) return;
+    this.newKeys = [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid && !this.absorbed.has(k));
+  }
+
+  /** The keys made since the last take, oldest first, as JSON (secret: never log it); empty unless `shareKeys`. */
+  takeNewKeys(): SharedKey[] {
+    const taken = this.newKeys;
+    if (taken === undefined || taken.length === 0) return [];
+    this.newKeys = [];
+    return taken.map((key) => ({ kid: key.kid, json: exportSigningKey(key) }));
+  }
+
+  /**
+   * Adds the keys other replicas made (`takeNewKeys`' JSON), each once: a kid the ring holds, or
+   * held and let go, is skipped without importing anything, so a batch of known keys costs no
+   * more than reading their kids. Rejects, once the others are in, naming the keys it could not read.
+   */
+  absorbKeys(jsons: readonly string[]): Promise<void> {
+    const fresh = jsons.filter((json) => {
+      const kid = kidOf(json);
+      return kid === undefined || !(this.byKid.has(kid) || this.waiting.has(kid) || this.retired.has(kid) || this.ended.has(kid));
+    });
+    if (fresh.length === 0) return Promise.resolve();
+    return Promise.allSettled(fresh.map(importSharedKey)).then((results) => {
+      const problems: string[] = [];
+      for (const r of results) {
+        if (r.status === "rejected") problems.push((r.reason as Error).message);
+        else if (!this.byKid.has(r.value.kid) && !this.waiting.has(r.value.kid)) this.takeIn(r.value);
+      }
+      if (problems.length > 0) throw new Error(`${problems.length} shared signing key(s) could not be absorbed: ${problems.join("; ")}`);
+    });
+  }
+
+  private takeIn(key: SigningKey): void {
+    this.absorbed.add(key);
+    this.waiting.set(key.kid, key);
+    if (this.waiting.size <= KeyRing.MAX_UNCLAIMED) return;
+    const oldest = this.waiting.values().next().value!;
+    this.waiting.delete(oldest.kid);
+    this.keepVerifier(oldest);
+  }
+
+  /** The kid of each start key made (or adopted) so far, by algorithm, in algorithm order. */
+  startKids(): Record<string, string> {
+    const kids: Record<string, string> = {};
+    for (const alg of [...this.startKidOf.keys()].sort()) kids[alg] = this.startKidOf.get(alg)!;
+    return kids;
+  }
+
+  /**
+   * Makes the ring's key `kid` (absorbed from the replica that made it) the start key of `alg`:
+   * scenarios made from now on start on it. Throws when the ring lacks it or it is of another algorithm.
+   */
+  adoptStartKey(alg: Algorithm, kid: string): void {
+    const key = this.held(kid);
+    if (key.alg !== alg) throw new Error(`the key '${printable(kid, 80)}' is an ${key.alg} key, not an ${alg} start key`);
+    this.startKeys.set(alg, Promise.resolve(key));
+    this.startKidOf.set(alg, kid);
   }
 
   /** How many keys the ring holds (start keys and the keys of rotating scenarios). */
@@ -140,20 +266,24 @@ export class KeyRing {
       const key = this.byKid.get(kid);
       if (!key) continue;
       this.byKid.delete(kid);
-      this.retired.set(kid, { kid, alg: key.alg, verifyKey: key.verifyKey, publicJwk: key.publicJwk });
-      if (this.retired.size > KeyRing.MAX_RETIRED_VERIFIERS) this.retired.delete(this.retired.keys().next().value!);
+      this.keepVerifier(key);
       if (!scenarioEnded) continue;
       this.ended.add(kid);
       if (this.ended.size > KeyRing.MAX_ENDED) this.ended.delete(this.ended.values().next().value!);
     }
   }
 
+  private keepVerifier(key: SigningKey): void {
+    this.retired.set(key.kid, { kid: key.kid, alg: key.alg, verifyKey: key.verifyKey, publicJwk: key.publicJwk });
+    if (this.retired.size > KeyRing.MAX_RETIRED_VERIFIERS) this.retired.delete(this.retired.keys().next().value!);
+  }
+
   /**
-   * What verifies the signatures of a key this sandbox made, in the ring or retired (the most recent
+   * What verifies the signatures of a key this sandbox made, in the ring, absorbed, or retired (the most recent
    * MAX_RETIRED_VERIFIERS): for the log scan, never for accepting a token.
    */
   verifier(kid: string): VerifyingKey | undefined {
-    return this.byKid.get(kid) ?? this.retired.get(kid);
+    return this.byKid.get(kid) ?? this.waiting.get(kid) ?? this.retired.get(kid);
   }
 
   /** How many retired keys are kept to verify (bounded by MAX_RETIRED_VERIFIERS). */
@@ -186,4 +316,9 @@ export class KeyRing {
     }
     return { keys };
   }
+}
+
+/** The kid at the head of a key's JSON (exportSigningKey writes it first), read without parsing the key. */
+function kidOf(json: string): string | undefined {
+  return /^\{"kid":"([^"\\]+)"/.exec(json)?.[1];
 }

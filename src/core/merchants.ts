@@ -37,6 +37,30 @@ export interface Merchant {
   paymentTokenState?: "expired" | "revoked";
 }
 
+/**
+ * What rules and actions change of a merchant, as replicas share it (JSON; it holds secrets, so it
+ * is never logged): the rest is the scenario file's.
+ */
+export interface MerchantState {
+  readonly id: string;
+  readonly apiSecret: string;
+  readonly formerSecrets: readonly string[];
+  readonly paymentToken: string;
+  readonly disabled: boolean;
+  readonly paymentTokenState?: "expired" | "revoked";
+}
+
+export function merchantState(m: Merchant): MerchantState {
+  const state: MerchantState = {
+    id: m.id,
+    apiSecret: m.apiSecret,
+    formerSecrets: m.formerSecrets.slice(),
+    paymentToken: m.paymentToken,
+    disabled: m.disabled,
+  };
+  return m.paymentTokenState === undefined ? state : { ...state, paymentTokenState: m.paymentTokenState };
+}
+
 /** The built-in default merchant (docs/architecture.md): published sandbox values, redacted in logs all the same. */
 export const DEFAULT_MERCHANT: Readonly<MerchantInput> = Object.freeze({
   id: "merchant_sandbox_default",
@@ -198,6 +222,34 @@ export class MerchantRegistry {
     if (before !== undefined && !merchant.formerSecrets.includes(before)) this.release(merchant, before);
   }
 
+  /**
+   * Gives a registered merchant the state another replica's copy of it had (`merchantState`), with
+   * the redaction and the log scan in step: the secrets it holds now are redacted, a secret it
+   * rotated away is held as after a rotation here, and one it no longer holds is let go.
+   */
+  restoreMerchant(merchant: Merchant, state: MerchantState): void {
+    if (this.byId.get(merchant.id) !== merchant)
+      throw new Error(`merchant '${merchant.id}' is not in this registry; restore only merchants it holds`);
+    const problem = merchantStateProblem(merchant.id, state);
+    if (problem) throw new TypeError(`the state of merchant '${merchant.id}' ${problem}; give what merchantState() returned`);
+    if (state.paymentToken !== merchant.paymentToken) {
+      const holder = this.byPaymentToken.get(state.paymentToken);
+      if (holder) throw new Error(`merchant '${holder.id}' already holds the payment token the state of merchant '${merchant.id}' gives`);
+      this.setPaymentToken(merchant, state.paymentToken);
+    }
+    const before = [merchant.apiSecret, ...merchant.formerSecrets];
+    const after = [state.apiSecret, ...state.formerSecrets];
+    if (before.length !== after.length || before.some((secret, i) => secret !== after[i])) {
+      merchant.apiSecret = state.apiSecret;
+      merchant.formerSecrets.splice(0, merchant.formerSecrets.length, ...state.formerSecrets);
+      for (const secret of after) this.hold(merchant, secret, "api_secret");
+      for (const secret of before) if (!after.includes(secret)) this.release(merchant, secret);
+    }
+    merchant.disabled = state.disabled;
+    if (state.paymentTokenState === undefined) delete merchant.paymentTokenState;
+    else merchant.paymentTokenState = state.paymentTokenState;
+  }
+
   private hold(merchant: Merchant, secret: string, kind: SecretKind): void {
     const held = this.held.get(merchant);
     if (!held || held.has(secret)) return;
@@ -216,6 +268,20 @@ export class MerchantRegistry {
     this.secrets.delete(secret);
     this.fingerprints.release(secret, { kind, merchant: merchant.id });
   }
+}
+
+/** What does not fit merchant `id` in a merchant state (see restoreMerchant), or undefined. */
+export function merchantStateProblem(id: string, s: MerchantState): string | undefined {
+  if (typeof s !== "object" || s === null) return "is not an object";
+  if (s.id !== id) return `is of merchant '${String(s.id)}'`;
+  if (typeof s.apiSecret !== "string" || s.apiSecret === "") return "needs an apiSecret";
+  if (!Array.isArray(s.formerSecrets) || !s.formerSecrets.every((f) => typeof f === "string" && f !== "")) return "needs formerSecrets: a list";
+  if (s.formerSecrets.length > FORMER_SECRETS_KEPT) return `holds more than ${FORMER_SECRETS_KEPT} formerSecrets`;
+  if (typeof s.paymentToken !== "string" || s.paymentToken === "") return "needs a paymentToken";
+  if (typeof s.disabled !== "boolean") return "needs disabled: true or false";
+  if (s.paymentTokenState !== undefined && s.paymentTokenState !== "expired" && s.paymentTokenState !== "revoked")
+    return "has a paymentTokenState other than expired or revoked";
+  return undefined;
 }
 
 /** How many rotated-away secrets a merchant remembers as proof of identity. */

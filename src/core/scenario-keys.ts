@@ -1,6 +1,18 @@
 import type { KeyRing, SigningKey } from "./keys.js";
 
 /**
+ * A scenario's keys as replicas share them, by kid (the ring holds the keys themselves, shared on
+ * their own): the start key, the one that signs, those accepted (oldest first) and its own.
+ * `start` and `current` are absent only while the start key is on its way.
+ */
+export interface ScenarioKeysState {
+  readonly start?: string;
+  readonly current?: string;
+  readonly accepted: readonly string[];
+  readonly own: readonly string[];
+}
+
+/**
  * The keys of one scenario: the current signing key and the set it still accepts. Rotation makes
  * a new key current; the old one stays accepted only with `keepOld` (an overlap window). Keys the
  * scenario generated are its own: one it stops accepting leaves the ring (its start key stays, as
@@ -92,10 +104,59 @@ export class ScenarioKeys {
     this.acceptedKids.clear();
   }
 
+  toState(): ScenarioKeysState {
+    const state: { start?: string; current?: string; accepted: string[]; own: string[] } = {
+      accepted: [...this.acceptedKids],
+      own: [...this.ownKids],
+    };
+    if (this.start) state.start = this.start.kid;
+    if (this.currentKey) state.current = this.currentKey.kid;
+    return state;
+  }
+
+  /**
+   * Takes the state another replica's copy of this scenario had (`toState`): every kid it names must
+   * be in the ring (absorbed first), else this throws and nothing changed. Keys this scenario made
+   * that the state no longer names leave the ring, as they left there.
+   */
+  restore(state: ScenarioKeysState): void {
+    if (this.released) throw new Error("the scenario ended: its keys take no state any more");
+    const kids = (list: unknown, what: string) => {
+      if (!Array.isArray(list) || !list.every((kid) => typeof kid === "string")) {
+        throw new TypeError(`a scenario's keys state needs ${what}: a list of kids; give what ScenarioKeys.toState() returned`);
+      }
+      return list as string[];
+    };
+    const accepted = kids(state.accepted, "accepted");
+    const own = kids(state.own, "own");
+    if ((state.start === undefined) !== (state.current === undefined)) {
+      throw new TypeError("a scenario's keys state has both a start and a current kid, or neither (its start key was still on its way)");
+    }
+    // Before anything changes: a kid the ring lacks leaves this scenario as it was.
+    const start = state.start === undefined ? undefined : this.ring.held(state.start);
+    const current = state.current === undefined ? undefined : this.ring.held(state.current);
+    for (const kid of accepted) this.ring.held(kid);
+    for (const kid of own) this.ring.held(kid);
+    if (start === undefined) return;
+    const gone = [...this.ownKids].filter((kid) => !own.includes(kid));
+    this.start = start;
+    this.currentKey = current;
+    this.acceptedKids.clear();
+    for (const kid of accepted) this.acceptedKids.add(kid);
+    this.ownKids.clear();
+    for (const kid of own) this.ownKids.add(kid);
+    this.ring.retire(gone, false);
+  }
+
   /** The start key is in: it signs and is accepted (unless the scenario ended while it was made). */
   private begin(start: SigningKey): void {
     if (this.released) {
       if (this.ownStart) this.ring.retire([start.kid], true);
+      return;
+    }
+    if (this.start !== undefined) {
+      // A state restored while this key was being made already chose the scenario's keys.
+      if (this.ownStart && !this.ownKids.has(start.kid)) this.ring.retire([start.kid], false);
       return;
     }
     this.start = start;

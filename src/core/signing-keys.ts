@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, KeyObject, webcrypto } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type CryptoKey as JoseCryptoKey, type JWK } from "jose";
-import { ConfigError, type Algorithm } from "./config.js";
+import { ALGORITHMS, ConfigError, type Algorithm } from "./config.js";
 
 /**
  * One signing key: generated, or imported from configuration (a PKCS#8 PEM, a private JWK, an
@@ -25,9 +25,61 @@ export interface SigningKey {
  */
 export type VerifyingKey = Pick<SigningKey, "kid" | "alg" | "verifyKey" | "publicJwk">;
 
-export async function generateSigningKey(alg: Algorithm): Promise<SigningKey> {
+/**
+ * A new key. `extractable`: its private key may leave the process (`exportSigningKey`), for
+ * replicas that share their keys; otherwise it never does.
+ */
+export async function generateSigningKey(alg: Algorithm, options: { extractable?: boolean } = {}): Promise<SigningKey> {
   if (alg === "HS256") return hmacKey(webcrypto.getRandomValues(new Uint8Array(32)));
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: false });
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: options.extractable ?? false });
+  return asymmetricKey(alg, privateKey, publicKey);
+}
+
+/**
+ * A key as replicas share it, private part included (so never logged): `{kid, alg, jwk}` with the
+ * private JWK, or `{kid, alg, secret}` with an HS256 key's bytes in base64url. Synchronous: it
+ * reads the KeyObject the key signs with.
+ */
+export function exportSigningKey(key: SigningKey): string {
+  if (key.alg === "HS256") return JSON.stringify({ kid: key.kid, alg: key.alg, secret: key.signer.export().toString("base64url") });
+  return JSON.stringify({ kid: key.kid, alg: key.alg, jwk: key.signer.export({ format: "jwk" }) });
+}
+
+/**
+ * The key `exportSigningKey` gave, as it was (same kid). Asynchronous: a CryptoKey is imported.
+ * Throws an Error naming what is wrong (never the key material) for a JSON that is not one.
+ */
+export async function importSharedKey(json: string): Promise<SigningKey> {
+  const fail = (why: string) => new Error(`a shared signing key ${why}; it must be what exportSigningKey made`);
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    throw fail("is not JSON");
+  }
+  const { kid, alg, jwk, secret } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
+  if (typeof kid !== "string" || !(ALGORITHMS as readonly unknown[]).includes(alg)) throw fail("has no kid or no known alg");
+  let key: SigningKey;
+  try {
+    if (alg === "HS256") {
+      if (typeof secret !== "string") throw fail(`'${kid}' has no secret`);
+      key = await hmacKey(Buffer.from(secret, "base64url"));
+    } else {
+      if (typeof jwk !== "object" || jwk === null || !("d" in jwk)) throw fail(`'${kid}' has no private JWK`);
+      key = await fromPrivateJwk(alg as Algorithm, jwk as JWK);
+    }
+  } catch (e) {
+    if (e instanceof Error && e.message.startsWith("a shared signing key")) throw e;
+    throw fail(`'${kid}' cannot be imported (${(e as Error).message})`);
+  }
+  if (key.kid !== kid) throw fail(`'${kid}' holds the key of kid '${key.kid}'`);
+  return key;
+}
+
+async function fromPrivateJwk(alg: Algorithm, jwk: JWK): Promise<SigningKey> {
+  const privateKey = (await importJWK({ ...jwk, alg }, alg, { extractable: true })) as JoseCryptoKey;
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
+  const publicKey = (await importJWK({ ...pub, alg }, alg)) as JoseCryptoKey;
   return asymmetricKey(alg, privateKey, publicKey);
 }
 
@@ -42,10 +94,7 @@ export async function importSigningKey(alg: Algorithm, text: string): Promise<Si
     if (trimmed.startsWith("{")) {
       const jwk = JSON.parse(trimmed) as JWK;
       if (!jwk.d) throw new ConfigError("the signing key JWK has no private part ('d'); give the private key");
-      const privateKey = (await importJWK({ ...jwk, alg }, alg)) as JoseCryptoKey;
-      const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
-      const publicKey = (await importJWK({ ...pub, alg }, alg)) as JoseCryptoKey;
-      return asymmetricKey(alg, privateKey, publicKey);
+      return await fromPrivateJwk(alg, jwk);
     }
     const privateKey = await importPKCS8(trimmed, alg, { extractable: true });
     const jwk = await exportJWK(privateKey);

@@ -190,6 +190,24 @@ export class ScenarioInstance {
     return this.pendingActionRules;
   }
 
+  /** How many `next` rules were ever added (since the start or a reset): the `n` of the last `action-<n>`. */
+  get actionRulesEverAdded(): number {
+    return this.actionRulesAdded;
+  }
+
+  /**
+   * Replaces the `next` rules still to fire, and the count of those ever added, with another
+   * replica's (the scenario's shared state): the file's rules stay.
+   */
+  replaceActionRules(rules: readonly CompiledRule[], everAdded: number): void {
+    if (!Number.isSafeInteger(everAdded) || everAdded < rules.length) {
+      throw new RangeError(`scenario '${this.name}': ${everAdded} next rules ever added, fewer than the ${rules.length} still to fire`);
+    }
+    this.rules.splice(0, this.pendingActionRules, ...rules);
+    this.pendingActionRules = rules.length;
+    this.actionRulesAdded = everAdded;
+  }
+
   /** The session's `next` rules still to fire, oldest first. */
   get actionRules(): readonly CompiledRule[] {
     return this.rules.slice(0, this.pendingActionRules);

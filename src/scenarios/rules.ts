@@ -76,6 +76,13 @@ export class CompiledRule {
   resetCount(): void {
     this.calls = 0;
   }
+
+  /** Takes the count another replica's copy of this rule reached (its state, shared). */
+  restoreCount(calls: number): void {
+    if (!Number.isSafeInteger(calls) || calls < 0)
+      throw new RangeError(`rule '${this.name}': a call count is a whole number of 0 or more, got ${calls}`);
+    this.calls = calls;
+  }
 }
 
 function toList<T extends string>(value: T | T[] | undefined): T[] | undefined {
