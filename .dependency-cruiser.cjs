@@ -70,13 +70,7 @@ module.exports = {
       comment: "A module nothing imports is dead code or a forgotten entry point.",
       from: {
         orphan: true,
-        pathNot: [
-          "\\.d\\.ts$",
-          "^src/index\\.ts$",
-          "^src/cli/main\\.ts$",
-          "^src/adapters/msw\\.ts$",
-          "^src/adapters/express\\.ts$",
-        ],
+        pathNot: ["\\.d\\.ts$", "^src/index\\.ts$", "^src/cli/main\\.ts$", "^src/adapters/msw\\.ts$", "^src/adapters/express\\.ts$"],
       },
       to: {},
     },

@@ -1,6 +1,6 @@
 import type { ControlContext } from "../control/context.js";
 import type { RuleContext } from "../scenarios/actions.js";
-import type { SharedState } from "./shared/shared-state.js";
+import type { SharedRun } from "./shared/shared-run.js";
 
 /**
  * The whole state of one sandbox, as createSandbox builds it and the pipeline holds it. Each part
@@ -9,5 +9,5 @@ import type { SharedState } from "./shared/shared-state.js";
  */
 export interface SandboxContext extends ControlContext, RuleContext {
   /** The state shared with other replicas (`--state`); undefined: this sandbox's objects are the state. */
-  shared?: SharedState;
+  shared?: SharedRun;
 }

@@ -157,7 +157,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // Shared state: a request that may change it runs alone on this replica, and its commit holds
     // only if what it read is unchanged (app/shared/shared-state.ts).
     if (ctx.shared && refusal === undefined) {
-      if (r.name === "control" ? !READS.has(request.method) : rulesFire) await ctx.shared.exclusive(r.name === "control" ? undefined : scopePart(scenario.sessionId));
+      if (r.name === "control" ? !READS.has(request.method) : rulesFire)
+        await ctx.shared.exclusive(r.name === "control" ? undefined : scopePart(scenario.sessionId));
     }
     try {
       if (refusal) throw refusal;
@@ -197,7 +198,12 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // The log line is built only when something listens (formatting a date costs more than the rest).
     if (hooks.onRequest || outcome.code === "internal_error") {
       const log = (unavailable: StateUnavailable | undefined) => {
-        const entry = logEntry(request.method, trace, unavailable ? { ...outcome, status: unavailable.status, code: unavailable.code } : outcome, isoTime(outcome.arrivedMs));
+        const entry = logEntry(
+          request.method,
+          trace,
+          unavailable ? { ...outcome, status: unavailable.status, code: unavailable.code } : outcome,
+          isoTime(outcome.arrivedMs),
+        );
         if (outcome.code === "internal_error") hooks.onInternalError?.(thrown, entry);
         hooks.onRequest?.(entry);
       };

@@ -8,6 +8,7 @@ import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
 import { dropPart, LEDGER_PART, partNames, readPart, SANDBOX_PART, sessionOfPart, writePart } from "./parts.js";
 import type { FeedEvent, SharedEventHub } from "./shared-events.js";
+import type { SharedRun } from "./shared-run.js";
 
 /** How long a store call may take before the request is answered 503 (the store's command timeout). */
 export const STATE_TIMEOUT_MS = 2000;
@@ -25,6 +26,8 @@ interface Attempt {
   read: Map<string, number> | undefined;
   /** Every part may change (a control-plane write); else only those in `read`. */
   allParts: boolean;
+  /** The part of the run's scenario, whose state its answer depends on. */
+  scope: string | undefined;
   release: (() => void) | undefined;
   clearStore: boolean;
   /** The log line, told of the status the client finally got. */
@@ -39,7 +42,7 @@ interface Attempt {
  * commits only if the parts it read are still as it read them; else it is undone and run again.
  * Every other request commits its journal entry (and the tokens it issued) unconditionally.
  */
-export class SharedState {
+export class SharedState implements SharedRun {
   private cursor = "";
   /** Each part as last synced or committed: its version and JSON. */
   private readonly parts = new Map<string, { version: number; json: string }>();
@@ -98,7 +101,10 @@ export class SharedState {
   }
 
   /** The request handler over the in-memory pipeline `inner`. */
-  wrap(inner: (request: SandboxRequest) => Promise<SandboxResponse>, unavailable: (error: StateUnavailable, request: SandboxRequest) => SandboxResponse) {
+  wrap(
+    inner: (request: SandboxRequest) => Promise<SandboxResponse>,
+    unavailable: (error: StateUnavailable, request: SandboxRequest) => SandboxResponse,
+  ) {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
       if (request.path === "/__sandbox/health") {
         try {
@@ -115,7 +121,17 @@ export class SharedState {
         } catch (e) {
           return unavailable(asUnavailable(e, this.store), request);
         }
-        const run: Attempt = { events: [], journal: undefined, touch: undefined, read: undefined, allParts: false, release: undefined, clearStore: false, logged: undefined };
+        const run: Attempt = {
+          events: [],
+          journal: undefined,
+          touch: undefined,
+          read: undefined,
+          allParts: false,
+          scope: undefined,
+          release: undefined,
+          clearStore: false,
+          logged: undefined,
+        };
         let response: SandboxResponse;
         try {
           response = await this.attempts.run(run, () => inner(request));
@@ -158,6 +174,7 @@ export class SharedState {
     run.release = release;
     await before;
     run.allParts = scope === undefined;
+    run.scope = scope;
     const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
     run.read = new Map(names.map((name) => [name, this.parts.get(name)?.version ?? 0]));
   }
@@ -213,7 +230,7 @@ export class SharedState {
   private async apply(changes: StateChanges): Promise<void> {
     await this.attempts.exit(async () => {
       if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
-      if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records);
+      if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records, this.ctx.clock.nowSeconds());
       // The sandbox's part first (start keys), then the ledger, then the sessions.
       const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));
       for (const part of ordered) {
@@ -245,9 +262,16 @@ export class SharedState {
         for (const name of names) {
           const json = writePart(this.ctx, name);
           const stored = this.parts.get(name);
-          if (json === stored?.json) continue;
-          read[name] = run.read.get(name) ?? 0;
-          writes.push({ name, json });
+          const found = run.read.get(name) ?? 0;
+          if (json !== stored?.json) {
+            read[name] = found;
+            writes.push({ name, json });
+          } else if ((stored?.version ?? 0) !== found || name === run.scope) {
+            // Unchanged now, yet the run read it: another replica's change, applied here while
+            // the run was under way, may have overwritten what the run did (it then holds only
+            // if nobody changed the part since the run found it).
+            read[name] = found;
+          }
         }
       }
     } catch (e) {
@@ -279,7 +303,11 @@ export class SharedState {
         return "ok";
       }
       await this.undo(writes, records, keys);
-      return result.reason === "conflict" ? "conflict" : new StateUnavailable(`The shared state store (${this.store.shownAs}) took too long to store this request's changes; nothing was stored. Retry it.`);
+      return result.reason === "conflict"
+        ? "conflict"
+        : new StateUnavailable(
+            `The shared state store (${this.store.shownAs}) took too long to store this request's changes; nothing was stored. Retry it.`,
+          );
     } catch (e) {
       await this.undo(writes, records, keys);
       return asUnavailable(e, this.store);
@@ -322,12 +350,29 @@ export class SharedState {
     try {
       const ids = await this.store.reap(Date.now() - this.idleMs, 100);
       if (ids.length === 0) return;
-      const run: Attempt = { events: [], journal: undefined, touch: undefined, read: undefined, allParts: false, release: undefined, clearStore: false, logged: undefined };
+      const run: Attempt = {
+        events: [],
+        journal: undefined,
+        touch: undefined,
+        read: undefined,
+        allParts: false,
+        scope: undefined,
+        release: undefined,
+        clearStore: false,
+        logged: undefined,
+      };
       this.attempts.run(run, () => {
         for (const id of ids) this.sessions.endReaped(id);
       });
       for (const id of ids) this.parts.delete(`s:${id}`);
-      await this.store.commit({ read: {}, writes: [], records: [], keys: [], events: run.events.map((e) => JSON.stringify(e)), deadlineMs: Date.now() + STATE_TIMEOUT_MS });
+      await this.store.commit({
+        read: {},
+        writes: [],
+        records: [],
+        keys: [],
+        events: run.events.map((e) => JSON.stringify(e)),
+        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
+      });
     } catch {
       // The store is away: the next round tries again.
     } finally {
