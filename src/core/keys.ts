@@ -203,6 +203,13 @@ export class KeyRing {
     return taken.map((key) => ({ kid: key.kid, json: exportSigningKey(key) }));
   }
 
+  /** Keys taken whose commit failed: taken again, first, by the next commit (those still held). */
+  requeueKeys(keys: readonly SharedKey[]): void {
+    if (this.newKeys === undefined || keys.length === 0) return;
+    const held = keys.map((k) => this.byKid.get(k.kid)).filter((k): k is SigningKey => k !== undefined);
+    this.newKeys = [...held, ...this.newKeys];
+  }
+
   /**
    * Adds the keys other replicas made (`takeNewKeys`' JSON), each once: a kid the ring holds, or
    * held and let go, is skipped without importing anything, so a batch of known keys costs no

@@ -179,6 +179,12 @@ export class TokenLedger {
     this.newRecords ??= [];
   }
 
+  /** Records taken whose commit failed: taken again, first, by the next commit. */
+  requeueRecords(records: readonly string[]): void {
+    if (this.newRecords === undefined || records.length === 0) return;
+    this.newRecords = [...records, ...this.newRecords];
+  }
+
   /** The JSON of the records made since the last take (oldest first); empty unless `shareRecords`. */
   takeNewRecords(): string[] {
     const taken = this.newRecords;
