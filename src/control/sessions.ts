@@ -199,7 +199,14 @@ export class SessionStore {
    * A session another replica made (shared state): its scenario instance made here from the same
    * file, its history as stored. No event: the replica that made it told the streams.
    */
-  async adopt(stored: { id: string; file: ScenarioFile; source: string; profile: string; createdAt: number; history: SessionHistory }): Promise<Session> {
+  async adopt(stored: {
+    id: string;
+    file: ScenarioFile;
+    source: string;
+    profile: string;
+    createdAt: number;
+    history: SessionHistory;
+  }): Promise<Session> {
     const known = this.sessions.get(stored.id);
     if (known) return known;
     const instance = await this.scenarios.add(stored.file, stored.source, { sessionId: stored.id, profile: stored.profile });

@@ -91,7 +91,12 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
   const eventFormat = format === "off" ? "text" : format;
   // Before the line that says it listens: a supervisor may signal as soon as it reads that line,
   // and a signal that comes before the handlers kills the process without a drain.
-  stopOnSignals(running, graceMs, (msg, fields) => out(formatEvent(eventFormat, msg, fields)), () => sandbox.close());
+  stopOnSignals(
+    running,
+    graceMs,
+    (msg, fields) => out(formatEvent(eventFormat, msg, fields)),
+    () => sandbox.close(),
+  );
   const bound = running.url.endsWith(`${running.host}:${running.port}`) ? {} : { bound: `${running.host}:${running.port}` };
   out(
     formatEvent(eventFormat, `merchant-sandbox ${sandbox.version} listening on ${running.url}`, {
@@ -133,15 +138,17 @@ function stopOnSignals(
     const closed = running.close(graceMs);
     log(`received ${signal}, stopping: answering ${requests(inFlight)} in flight`, { in_flight: inFlight, grace: `${graceMs / 1000}s` });
     // The shared state's connections close once the last request is answered (and committed).
-    void closed.then(async (drained) => {
-      await closeSandbox().catch(() => {});
-      return drained;
-    }).then(({ answered, cut }) => {
-      const ms = Math.round(performance.now() - startedAt);
-      if (cut === 0) log(`stopped: ${requests(answered)} answered while draining`, { answered, cut, drain_ms: ms });
-      else log(`stopped: the ${graceMs / 1000}s shutdown grace ran out, ${requests(cut)} cut`, { answered, cut, drain_ms: ms });
-      process.exit(cut === 0 ? 0 : 1);
-    });
+    void closed
+      .then(async (drained) => {
+        await closeSandbox().catch(() => {});
+        return drained;
+      })
+      .then(({ answered, cut }) => {
+        const ms = Math.round(performance.now() - startedAt);
+        if (cut === 0) log(`stopped: ${requests(answered)} answered while draining`, { answered, cut, drain_ms: ms });
+        else log(`stopped: the ${graceMs / 1000}s shutdown grace ran out, ${requests(cut)} cut`, { answered, cut, drain_ms: ms });
+        process.exit(cut === 0 ? 0 : 1);
+      });
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
