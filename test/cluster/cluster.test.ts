@@ -93,7 +93,9 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
     return answer;
   }
 
-  async function newSession(scenario?: string): Promise<{ id: string; key: string; secret: string; login: { email: string; password: string }; madeBy: string }> {
+  async function newSession(
+    scenario?: string,
+  ): Promise<{ id: string; key: string; secret: string; login: { email: string; password: string }; madeBy: string }> {
     const r = await send(undefined, "/__sandbox/sessions", json(scenario ? { scenario } : {}));
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     const m = r.json.merchant;
@@ -188,7 +190,7 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
       const rotated = await send(undefined, `/__sandbox/sessions/${s.id}/actions`, json({ now: { rotate_signing_key: true } }), replicas[0]!.url);
       expect(rotated.status, JSON.stringify(rotated.json)).toBe(200);
       const jwks = [];
-      for (const r of replicas) jwks.push((await send(undefined, `/s/${s.id}/.well-known/jwks.json`, {}, r.url)).json);
+      for (const r of replicas) jwks.push((await send(s.id, `/s/${s.id}/.well-known/jwks.json`, {}, r.url)).json);
       expect(jwks[1]).toEqual(jwks[0]);
       expect(jwks[2]).toEqual(jwks[0]);
       const fresh = await token(s, replicas[0]!.url);
@@ -227,7 +229,11 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
   it("fires a one-shot rule exactly once among 30 concurrent calls spread over the replicas", async () => {
     const s = await newSession();
     const t = await token(s);
-    const next = await send(undefined, `/__sandbox/sessions/${s.id}/actions`, json({ next: { endpoint: "payment", times: 1, then: { respond: { status: 503, retry_after: "30s" } } } }));
+    const next = await send(
+      undefined,
+      `/__sandbox/sessions/${s.id}/actions`,
+      json({ next: { endpoint: "payment", times: 1, then: { respond: { status: 503, retry_after: "30s" } } } }),
+    );
     expect(next.status, JSON.stringify(next.json)).toBe(200);
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(s.id, `/s/${s.id}/api/v2/payment/burst_${i}`, bearer(t))));
     const ruled = answers.filter((a) => a.headers.get("x-sandbox-rule") !== null);

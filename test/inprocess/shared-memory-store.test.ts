@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createSandbox, MemoryStore, type Sandbox } from "../../src/index.js";
+
+/**
+ * Two sandboxes in one process given one MemoryStore behave as two replicas behind a balancer: what
+ * one changes, the other answers from at once. (The Redis store is the same contract:
+ * test/contract/; the real cluster is test/cluster/.)
+ */
+
+const opened: Sandbox[] = [];
+
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+
+async function replicas(store = new MemoryStore()): Promise<[Sandbox, Sandbox]> {
+  const a = await createSandbox({ state: store, algorithm: "ES256" });
+  const b = await createSandbox({ state: store, algorithm: "ES256" });
+  opened.push(a, b);
+  return [a, b];
+}
+
+async function call(s: Sandbox, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const [pathOnly, query = ""] = path.split("?");
+  const r = await s.handle({
+    method,
+    path: pathOnly!,
+    query,
+    headers: { host: "localhost", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? new Uint8Array() : Buffer.from(JSON.stringify(body)),
+  });
+  const text = typeof r.body === "string" ? r.body : Buffer.from(r.body ?? "").toString("utf8");
+  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+describe("two sandboxes sharing one MemoryStore", () => {
+  it("sign with the same key and publish the same JWKS", async () => {
+    const [a, b] = await replicas();
+    const jwksA = await call(a, "GET", "/.well-known/jwks.json");
+    const jwksB = await call(b, "GET", "/.well-known/jwks.json");
+    expect(jwksA.status).toBe(200);
+    expect(jwksB.json).toEqual(jwksA.json);
+    expect(a.state).toBe("memory");
+  });
+
+  it("share a session: made on one, used on the other, revoked on one, refused on both", async () => {
+    const [a, b] = await replicas();
+    const made = await call(a, "POST", "/__sandbox/sessions", {});
+    expect(made.status).toBe(201);
+    const { id, merchant } = made.json;
+    const tokenOnB = await call(b, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret });
+    expect(tokenOnB.status).toBe(200);
+    const bearer = { authorization: `Bearer ${tokenOnB.json.access_token}` };
+    expect((await call(a, "GET", `/s/${id}/api/v2/payment/p_1`, undefined, bearer)).status).toBe(200);
+    const revoked = await call(a, "POST", `/__sandbox/sessions/${id}/actions`, { now: { revoke_token: "all" } });
+    expect(revoked.status).toBe(200);
+    const onB = await call(b, "GET", `/s/${id}/api/v2/payment/p_2`, undefined, bearer);
+    expect([onB.status, onB.json.code]).toEqual([401, "token_revoked"]);
+    const journalA = await call(a, "GET", `/__sandbox/requests?session=${id}`);
+    const journalB = await call(b, "GET", `/__sandbox/requests?session=${id}`);
+    expect(journalA.json.requests.map((e: { path: string; status: number }) => `${e.path} ${e.status}`)).toEqual([
+      "/api/v2/auth/token 200",
+      "/api/v2/payment/p_1 200",
+      "/api/v2/payment/p_2 401",
+    ]);
+    expect(journalB.json).toEqual(journalA.json);
+    const ended = await call(b, "DELETE", `/__sandbox/sessions/${id}`);
+    expect(ended.status).toBe(204);
+    expect((await call(a, "GET", `/__sandbox/sessions/${id}`)).status).toBe(404);
+  });
+
+  it("move one clock for both", async () => {
+    const [a, b] = await replicas();
+    const moved = await call(a, "POST", "/__sandbox/clock", { freeze: true, set: "2030-01-01T00:00:00Z" });
+    expect(moved.status).toBe(200);
+    const seen = await call(b, "GET", "/__sandbox/clock");
+    expect(seen.json).toEqual(moved.json);
+  });
+
+  it("fire a one-shot rule once among concurrent calls on both", async () => {
+    const [a, b] = await replicas();
+    const made = await call(a, "POST", "/__sandbox/sessions", {});
+    const { id, merchant } = made.json;
+    const token = await call(a, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret });
+    const bearer = { authorization: `Bearer ${token.json.access_token}` };
+    const next = await call(b, "POST", `/__sandbox/sessions/${id}/actions`, {
+      next: { endpoint: "payment", times: 1, then: { respond: { status: 503 } } },
+    });
+    expect(next.status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(i % 2 ? a : b, "GET", `/s/${id}/api/v2/payment/x_${i}`, undefined, bearer)),
+    );
+    expect(answers.map((r) => [r.status, r.json?.code, r.headers["x-sandbox-rule"]]).filter(([s]) => s !== 200)).toEqual([
+      [503, "service_unavailable", "default/action-1"],
+    ]);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(19);
+  });
+});
