@@ -1,5 +1,5 @@
 import { EventHub, type EventHubLimits, type EventKind } from "../../control/events.js";
-import type { Journal } from "../../control/journal.js";
+import type { Journal, JournalRecord } from "../../control/journal.js";
 import { analyze } from "../../control/report.js";
 
 /** What a request's changes tell the streams of every replica, kept with its commit. */
@@ -43,6 +43,25 @@ export class SharedEventHub extends EventHub {
 
   /** Streams of an ended session end when the feed says so, on every replica. */
   override closeSession(_session: string): void {}
+
+  /**
+   * The store's feed, in commit order: a journal record joins this replica's journal (the store's
+   * number kept; one already there is skipped) and goes to the streams; an event goes to the streams;
+   * a reset empties the journal.
+   */
+  fromFeedEntries(entries: ReadonlyArray<{ seq: number | undefined; json: string }>, journal: Journal): void {
+    for (const entry of entries) {
+      if (entry.seq !== undefined) {
+        const before = journal.lastId();
+        journal.add(JSON.parse(entry.json) as JournalRecord, entry.seq);
+        if (journal.lastId() !== before) this.fromJournal(journal);
+        continue;
+      }
+      const event = JSON.parse(entry.json) as FeedEvent;
+      if (event.kind === "reset") journal.clear();
+      else this.fromFeed(event);
+    }
+  }
 
   /** An event from the store's feed, for this replica's streams. */
   fromFeed(event: FeedEvent): void {

@@ -1,13 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { StateUnavailable } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
-import type { StateChanges, StateStore, StoredPart } from "../../core/state-store.js";
+import type { StateChanges, StateStore } from "../../core/state-store.js";
 import type { Journal, JournalRecord } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
-import { dropPart, LEDGER_PART, partNames, readPart, SANDBOX_PART, sessionOfPart, writePart } from "./parts.js";
+import { LEDGER_PART, partNames, SANDBOX_PART, sessionOfPart, sessionPart, writePart } from "./parts.js";
+import { StoredParts } from "./stored-parts.js";
 import type { FeedEvent, SharedEventHub } from "./shared-events.js";
+import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
 import type { SharedRun } from "./shared-run.js";
 
 /** How long a store call may take before the request is answered 503 (the store's command timeout). */
@@ -16,23 +18,6 @@ export const STATE_TIMEOUT_MS = 2000;
 const MAX_ATTEMPTS = 25;
 /** How often a replica asks the store to end idle sessions. */
 const REAP_EVERY_MS = 1000;
-
-/** One run of a request, and what its commit carries. */
-interface Attempt {
-  events: FeedEvent[];
-  journal: JournalRecord | undefined;
-  touch: string | undefined;
-  /** Parts this run may change, at the versions it found them (set once it holds the lock). */
-  read: Map<string, number> | undefined;
-  /** Every part may change (a control-plane write); else only those in `read`. */
-  allParts: boolean;
-  /** The part of the run's scenario, whose state its answer depends on. */
-  scope: string | undefined;
-  release: (() => void) | undefined;
-  clearStore: boolean;
-  /** The log line, told of the status the client finally got. */
-  logged: ((unavailable: StateUnavailable | undefined) => void) | undefined;
-}
 
 /**
  * A replica's side of the shared state (`--state`): before a request, the changes other replicas
@@ -45,7 +30,7 @@ interface Attempt {
 export class SharedState implements SharedRun {
   private cursor = "";
   /** Each part as last synced or committed: its version and JSON. */
-  private readonly parts = new Map<string, { version: number; json: string }>();
+  private readonly parts: StoredParts;
   private readonly attempts = new AsyncLocalStorage<Attempt>();
   private lock: Promise<void> = Promise.resolve();
   private syncing: Promise<void> | undefined;
@@ -61,7 +46,9 @@ export class SharedState implements SharedRun {
     private readonly hub: SharedEventHub,
     private readonly journal: Journal,
     private readonly idleMs: number,
-  ) {}
+  ) {
+    this.parts = new StoredParts(ctx, sessions);
+  }
 
   /** The events the current request collects (SharedEventHub's source). */
   readonly collectEvents = (): FeedEvent[] | undefined => this.attempts.getStore()?.events;
@@ -83,12 +70,12 @@ export class SharedState implements SharedRun {
         events: [],
         deadlineMs: Date.now() + STATE_TIMEOUT_MS,
       });
-      if (result.ok) for (const w of writes) this.parts.set(w.name, { version: 1, json: w.json! });
+      if (result.ok) for (const w of writes) this.parts.committed(w.name, 1, w.json);
       // Another replica stored its parts first: this one takes them.
       else await this.sync();
     }
     for (const { seq, json } of await this.store.journal()) this.journal.add(JSON.parse(json) as JournalRecord, seq);
-    this.follower = await followFeed(this.store, (entries) => this.fromFeed(entries));
+    this.follower = await followFeed(this.store, (entries) => this.hub.fromFeedEntries(entries, this.journal));
     this.reaper = setInterval(() => void this.reap(), REAP_EVERY_MS);
     this.reaper.unref?.();
   }
@@ -121,17 +108,7 @@ export class SharedState implements SharedRun {
         } catch (e) {
           return unavailable(asUnavailable(e, this.store), request);
         }
-        const run: Attempt = {
-          events: [],
-          journal: undefined,
-          touch: undefined,
-          read: undefined,
-          allParts: false,
-          scope: undefined,
-          release: undefined,
-          clearStore: false,
-          logged: undefined,
-        };
+        const run = newAttempt();
         let response: SandboxResponse;
         try {
           response = await this.attempts.run(run, () => inner(request));
@@ -176,7 +153,7 @@ export class SharedState implements SharedRun {
     run.allParts = scope === undefined;
     run.scope = scope;
     const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
-    run.read = new Map(names.map((name) => [name, this.parts.get(name)?.version ?? 0]));
+    run.read = new Map(names.map((name) => [name, this.parts.version(name)]));
   }
 
   /** The request's journal record: numbered by the store when committed. */
@@ -227,29 +204,11 @@ export class SharedState implements SharedRun {
     await this.apply(await this.store.sync(this.cursor));
   }
 
+  /** Another replica's changes reach this replica's objects outside any request's collecting. */
   private async apply(changes: StateChanges): Promise<void> {
-    await this.attempts.exit(async () => {
-      if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
-      if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records, this.ctx.clock.nowSeconds());
-      // The sandbox's part first (start keys), then the ledger, then the sessions.
-      const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));
-      for (const part of ordered) {
-        if ((this.parts.get(part.name)?.version ?? 0) >= part.version && !changes.full) continue;
-        await readPart(this.ctx, this.sessions, part.name, part.json);
-        this.parts.set(part.name, { version: part.version, json: part.json });
-      }
-      const gone = new Set(changes.removed);
-      if (changes.full) {
-        const kept = new Set(changes.parts.map((p) => p.name));
-        for (const name of this.parts.keys()) if (!kept.has(name)) gone.add(name);
-      }
-      for (const name of gone) {
-        dropPart(this.sessions, name);
-        this.parts.delete(name);
-      }
-      // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
-      this.cursor = changes.cursor;
-    });
+    await this.attempts.exit(() => this.parts.apply(changes));
+    // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
+    this.cursor = changes.cursor;
   }
 
   private async commit(run: Attempt): Promise<"ok" | "conflict" | StateUnavailable> {
@@ -261,12 +220,11 @@ export class SharedState implements SharedRun {
         if (run.allParts) for (const name of partNames(this.ctx)) names.add(name);
         for (const name of names) {
           const json = writePart(this.ctx, name);
-          const stored = this.parts.get(name);
           const found = run.read.get(name) ?? 0;
-          if (json !== stored?.json) {
+          if (json !== this.parts.json(name)) {
             read[name] = found;
             writes.push({ name, json });
-          } else if ((stored?.version ?? 0) !== found || name === run.scope) {
+          } else if (this.parts.version(name) !== found || name === run.scope) {
             // Unchanged now, yet the run read it: another replica's change, applied here while
             // the run was under way, may have overwritten what the run did (it then holds only
             // if nobody changed the part since the run found it).
@@ -295,10 +253,7 @@ export class SharedState implements SharedRun {
         deadlineMs: Date.now() + STATE_TIMEOUT_MS,
       });
       if (result.ok) {
-        for (const w of writes) {
-          if (w.json === undefined) this.parts.delete(w.name);
-          else this.parts.set(w.name, { version: read[w.name]! + 1, json: w.json });
-        }
+        for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
         if (run.clearStore) await this.store.clear();
         return "ok";
       }
@@ -320,27 +275,7 @@ export class SharedState implements SharedRun {
   private async undo(writes: ReadonlyArray<{ name: string }>, records: string[], keys: Array<{ kid: string; json: string }>): Promise<void> {
     this.ctx.ledger.requeueRecords(records);
     this.ctx.ring.requeueKeys(keys);
-    await this.attempts.exit(async () => {
-      for (const { name } of writes) {
-        const stored = this.parts.get(name);
-        if (stored) await readPart(this.ctx, this.sessions, name, stored.json);
-        else dropPart(this.sessions, name);
-      }
-    });
-  }
-
-  private fromFeed(entries: ReadonlyArray<{ seq: number | undefined; json: string }>): void {
-    for (const entry of entries) {
-      if (entry.seq !== undefined) {
-        const before = this.journal.lastId();
-        this.journal.add(JSON.parse(entry.json) as JournalRecord, entry.seq);
-        if (this.journal.lastId() !== before) this.hub.fromJournal(this.journal);
-        continue;
-      }
-      const event = JSON.parse(entry.json) as FeedEvent;
-      if (event.kind === "reset") this.journal.clear();
-      else this.hub.fromFeed(event);
-    }
+    await this.attempts.exit(() => this.parts.restore(writes.map((w) => w.name)));
   }
 
   /** Sessions no replica used within the idle limit end, once, told to every replica's streams. */
@@ -350,21 +285,11 @@ export class SharedState implements SharedRun {
     try {
       const ids = await this.store.reap(Date.now() - this.idleMs, 100);
       if (ids.length === 0) return;
-      const run: Attempt = {
-        events: [],
-        journal: undefined,
-        touch: undefined,
-        read: undefined,
-        allParts: false,
-        scope: undefined,
-        release: undefined,
-        clearStore: false,
-        logged: undefined,
-      };
+      const run = newAttempt();
       this.attempts.run(run, () => {
         for (const id of ids) this.sessions.endReaped(id);
       });
-      for (const id of ids) this.parts.delete(`s:${id}`);
+      for (const id of ids) this.parts.forget(sessionPart(id));
       await this.store.commit({
         read: {},
         writes: [],
@@ -379,13 +304,4 @@ export class SharedState implements SharedRun {
       this.reaping = false;
     }
   }
-}
-
-function rank(part: StoredPart): number {
-  return part.name === SANDBOX_PART ? 0 : part.name === LEDGER_PART ? 1 : sessionOfPart(part.name) === undefined ? 2 : 3;
-}
-
-function asUnavailable(e: unknown, store: StateStore): StateUnavailable {
-  if (e instanceof StateUnavailable) return e;
-  return new StateUnavailable(`The shared state store (${store.shownAs}) did not answer: ${(e as Error)?.message ?? String(e)}. Retry later.`);
 }

@@ -1,0 +1,75 @@
+import type { StateChanges, StoredPart } from "../../core/state-store.js";
+import type { SessionStore } from "../../control/sessions.js";
+import type { SandboxContext } from "../context.js";
+import { dropPart, LEDGER_PART, readPart, SANDBOX_PART, sessionOfPart } from "./parts.js";
+
+/**
+ * Each part as this replica last synced or committed it (its version and JSON), and the two ways
+ * the replica's objects are brought to the store's: a sync's changes applied, and a failed run's
+ * changes undone (its parts read back as stored).
+ */
+export class StoredParts {
+  private readonly parts = new Map<string, { version: number; json: string }>();
+
+  constructor(
+    private readonly ctx: SandboxContext,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  version(name: string): number {
+    return this.parts.get(name)?.version ?? 0;
+  }
+
+  json(name: string): string | undefined {
+    return this.parts.get(name)?.json;
+  }
+
+  has(name: string): boolean {
+    return this.parts.has(name);
+  }
+
+  /** A part this replica committed (undefined: removed). */
+  committed(name: string, version: number, json: string | undefined): void {
+    if (json === undefined) this.parts.delete(name);
+    else this.parts.set(name, { version, json });
+  }
+
+  /** Applies a sync's changes: keys and records first, then the sandbox's part, the ledger, the sessions. */
+  async apply(changes: StateChanges): Promise<void> {
+    if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
+    if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records, this.ctx.clock.nowSeconds());
+    const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));
+    for (const part of ordered) {
+      if (this.version(part.name) >= part.version && !changes.full) continue;
+      await readPart(this.ctx, this.sessions, part.name, part.json);
+      this.parts.set(part.name, { version: part.version, json: part.json });
+    }
+    const gone = new Set(changes.removed);
+    if (changes.full) {
+      const kept = new Set(changes.parts.map((p) => p.name));
+      for (const name of this.parts.keys()) if (!kept.has(name)) gone.add(name);
+    }
+    for (const name of gone) {
+      dropPart(this.sessions, name);
+      this.parts.delete(name);
+    }
+  }
+
+  /** The named parts back to how they are stored (a run whose commit failed changed them). */
+  async restore(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const stored = this.parts.get(name);
+      if (stored) await readPart(this.ctx, this.sessions, name, stored.json);
+      else dropPart(this.sessions, name);
+    }
+  }
+
+  /** Sessions the store ended (reaped): their parts are gone. */
+  forget(name: string): void {
+    this.parts.delete(name);
+  }
+}
+
+function rank(part: StoredPart): number {
+  return part.name === SANDBOX_PART ? 0 : part.name === LEDGER_PART ? 1 : sessionOfPart(part.name) === undefined ? 2 : 3;
+}
