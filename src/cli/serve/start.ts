@@ -107,7 +107,8 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
       merchants: apiKeys,
       alg: sandbox.settings.algorithm,
       token_ttl: `${sandbox.settings.tokenTtlSeconds}s`,
-      state: sandbox.state,
+      // Only when shared: the in-memory default's start line stays as it was.
+      ...(sandbox.state !== "memory" && { state: sandbox.state }),
     }),
   );
 }
