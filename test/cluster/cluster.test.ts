@@ -210,6 +210,14 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
       const journal = await journalOn(watcher, s.id);
       const requests = await requestEvents(stream, journal.length);
       expect(requests).toEqual(journal.map((e) => e.id));
+      // A page that reconnects to another replica with Last-Event-ID gets the rest, no gap.
+      const elsewhere = replicas.find((r) => r !== watcher)!;
+      const resumed = await openEventStream(`${elsewhere.url}/__sandbox/events?session=${s.id}`, { "last-event-id": journal[4]!.id });
+      try {
+        expect(await requestEvents(resumed, journal.length - 5)).toEqual(journal.slice(5).map((e) => e.id));
+      } finally {
+        resumed.close();
+      }
     } finally {
       stream.close();
     }
