@@ -282,7 +282,8 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   // nothing here.
   const ownClient = trace.identityProven || (outcome.viaSessionUrl && outcome.code !== "session_credentials_mismatch");
   if (session && ownClient) {
-    ctx.sessions.touch(session);
+    // Shared: at the request's arrival, the time every replica reads from its journal entry.
+    ctx.sessions.touch(session, ctx.shared ? outcome.arrivedMs : undefined);
     ctx.shared?.touch(session);
   }
   const rec: JournalRecord = {

@@ -133,11 +133,12 @@ export class SessionStore {
     return true;
   }
 
-  /** Marks a session as used (a request of one of its merchants), postponing its reaping. */
-  touch(id: string): void {
+  /** Marks a session as used (a request of one of its merchants), postponing its reaping. `atMs`: when (shared: another replica's use). */
+  touch(id: string, atMs?: number): void {
     const s = this.sessions.get(id);
-    if (!s) return;
-    s.lastUsedAt = Date.now();
+    // Another replica's use reported late never moves the last use back.
+    if (!s || (atMs !== undefined && atMs < s.lastUsedAt)) return;
+    s.lastUsedAt = atMs ?? Date.now();
     // Only lowers it if the wall clock went back (a test's fake timers).
     if (s.lastUsedAt < this.oldestUse) this.oldestUse = s.lastUsedAt;
   }

@@ -95,4 +95,33 @@ describe("two sandboxes sharing one MemoryStore", () => {
     ]);
     expect(answers.filter((r) => r.status === 200)).toHaveLength(19);
   });
+
+  it("reset through one: sessions, journal and clock start again on both", async () => {
+    const [a, b] = await replicas();
+    const made = await call(a, "POST", "/__sandbox/sessions", {});
+    const { id, merchant } = made.json;
+    expect((await call(b, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret })).status).toBe(200);
+    expect((await call(a, "POST", "/__sandbox/clock", { advance: "1h" })).status).toBe(200);
+    const reset = await call(b, "POST", "/__sandbox/reset", {});
+    expect(reset.status).toBe(200);
+    expect((await call(a, "GET", `/__sandbox/sessions/${id}`)).status).toBe(404);
+    expect((await call(a, "GET", "/__sandbox/requests")).json.requests).toEqual([]);
+    // The hour moved through A is gone on both: each reads its wall clock again.
+    for (const replica of [a, b]) {
+      const clock = (await call(replica, "GET", "/__sandbox/clock")).json;
+      expect(clock.frozen).toBe(false);
+      expect(Math.abs(Date.parse(clock.now) - Date.now())).toBeLessThan(60_000);
+    }
+  });
+
+  it("agree on a session's expires_at, whichever replica its client used", async () => {
+    const [a, b] = await replicas();
+    const made = await call(a, "POST", "/__sandbox/sessions", {});
+    const { id, merchant } = made.json;
+    expect((await call(b, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret })).status).toBe(200);
+    const onA = await call(a, "GET", `/__sandbox/sessions/${id}`);
+    const onB = await call(b, "GET", `/__sandbox/sessions/${id}`);
+    expect(onA.json.expires_at).toBe(onB.json.expires_at);
+    expect(Date.parse(onA.json.expires_at)).toBeGreaterThan(Date.parse(made.json.expires_at) - 1);
+  });
 });

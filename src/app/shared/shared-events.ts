@@ -49,12 +49,19 @@ export class SharedEventHub extends EventHub {
    * number kept; one already there is skipped) and goes to the streams; an event goes to the streams;
    * a reset empties the journal.
    */
-  fromFeedEntries(entries: ReadonlyArray<{ seq: number | undefined; json: string }>, journal: Journal): void {
+  fromFeedEntries(
+    entries: ReadonlyArray<{ seq: number | undefined; json: string }>,
+    journal: Journal,
+    journaled: (record: JournalRecord) => void,
+  ): void {
     for (const entry of entries) {
       if (entry.seq !== undefined) {
         const before = journal.lastId();
-        journal.add(JSON.parse(entry.json) as JournalRecord, entry.seq);
-        if (journal.lastId() !== before) this.fromJournal(journal);
+        const record = JSON.parse(entry.json) as JournalRecord;
+        journal.add(record, entry.seq);
+        if (journal.lastId() === before) continue;
+        this.fromJournal(journal);
+        journaled(record);
         continue;
       }
       const event = JSON.parse(entry.json) as FeedEvent;

@@ -75,9 +75,19 @@ export class SharedState implements SharedRun {
       else await this.sync();
     }
     for (const { seq, json } of await this.store.journal()) this.journal.add(JSON.parse(json) as JournalRecord, seq);
-    this.follower = await followFeed(this.store, (entries) => this.hub.fromFeedEntries(entries, this.journal));
+    this.follower = await followFeed(this.store, (entries) => this.hub.fromFeedEntries(entries, this.journal, (r) => this.usedBy(r)));
     this.reaper = setInterval(() => void this.reap(), REAP_EVERY_MS);
     this.reaper.unref?.();
+  }
+
+  /**
+   * A journaled request of a session's own client, answered by any replica, is its use here too:
+   * the session's `expires_at` is the same on every replica (the store reaps by the same uses).
+   */
+  private usedBy(record: JournalRecord): void {
+    if (record.session === undefined) return;
+    const own = record.viaSessionUrl ? record.code !== "session_credentials_mismatch" : record.merchant !== undefined && !record.unverified;
+    if (own) this.sessions.touch(record.session, record.timeMs);
   }
 
   async close(): Promise<void> {
