@@ -70,6 +70,8 @@ export class KeyRing {
   private configuredKid: string | undefined;
   /** Keys made here since the last `takeNewKeys`; undefined until `shareKeys`. */
   private newKeys: SigningKey[] | undefined;
+  /** Takes a key for the request that made it (true), or leaves it for `takeNewKeys` (false). */
+  private keySink: ((key: SigningKey) => boolean) | undefined;
   /**
    * Absorbed keys no scenario here has used yet, oldest first: outside the ring (not found, not
    * published, no algorithm of its) until one does, as they are outside it on a replica that let
@@ -108,7 +110,7 @@ export class KeyRing {
         // A start key another replica made may have been adopted meanwhile: it stays the start key.
         if (this.startKeys.get(alg) === made) this.startKidOf.set(alg, k.kid);
         if (configured) this.configuredKid = k.kid;
-        else this.newKeys?.push(k);
+        else this.madeHere(k);
         return k;
       });
       key = made;
@@ -154,7 +156,7 @@ export class KeyRing {
   async generate(alg: Algorithm): Promise<SigningKey> {
     const key = await this.source(alg);
     this.byKid.set(key.kid, key);
-    this.newKeys?.push(key);
+    this.madeHere(key);
     return key;
   }
 
@@ -190,7 +192,8 @@ export class KeyRing {
    * each replica is given) for `takeNewKeys`, and generates them extractable. The keys made so far
    * are the first taken.
    */
-  shareKeys(): void {
+  shareKeys(sink?: (key: SigningKey) => boolean): void {
+    this.keySink = sink;
     if (this.newKeys) return;
     this.newKeys = [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid && !this.absorbed.has(k));
   }
@@ -201,6 +204,11 @@ export class KeyRing {
     if (taken === undefined || taken.length === 0) return [];
     this.newKeys = [];
     return taken.map((key) => ({ kid: key.kid, json: exportSigningKey(key) }));
+  }
+
+  /** A key made here: for the request that made it (its sink), or for `takeNewKeys`. */
+  private madeHere(key: SigningKey): void {
+    if (this.newKeys !== undefined && !this.keySink?.(key)) this.newKeys.push(key);
   }
 
   /** Keys taken whose commit failed: taken again, first, by the next commit (those still held). */

@@ -60,6 +60,8 @@ export class TokenLedger {
    * and until then orders are counted without reading the wall clock.
    */
   private newRecords: string[] | undefined;
+  /** Takes a record for the request that made it (true), or leaves it for `takeNewRecords` (false). */
+  private recordSink: ((json: string) => boolean) | undefined;
   private readonly revoked = new Set<string>();
   private readonly revokedAll = new Map<string, Cutoff>();
   private readonly expiredEarly = new Map<string, number>();
@@ -75,7 +77,10 @@ export class TokenLedger {
     if (this.issued.size >= this.maxRecords) this.prune(nowSeconds);
     const order = this.nextOrder();
     this.issued.set(token.jti, { merchantId: token.merchantId, issuedAt: token.issuedAt, expiresAt: token.expiresAt, order });
-    this.newRecords?.push(recordJson(token, order));
+    if (this.newRecords === undefined) return;
+    const json = recordJson(token, order);
+    // The request that issued it carries it in its own commit; one outside any request waits here.
+    if (!this.recordSink?.(json)) this.newRecords.push(json);
   }
 
   get(jti: string): IssuedToken | undefined {
@@ -172,11 +177,13 @@ export class TokenLedger {
 
   /**
    * From now on, keeps the JSON of each record made (tokens issued and minted) for
-   * `takeNewRecords`, and orders records and cutoffs by the wall clock, as every sharing replica
-   * does. Without it nothing is kept. Call it before restoring or absorbing anything.
+   * `takeNewRecords` (or hands it to `sink`, the request that made it), and orders records and
+   * cutoffs by the wall clock, as every sharing replica does. Without it nothing is kept. Call it
+   * before restoring or absorbing anything.
    */
-  shareRecords(): void {
+  shareRecords(sink?: (json: string) => boolean): void {
     this.newRecords ??= [];
+    this.recordSink = sink;
   }
 
   /** Records taken whose commit failed: taken again, first, by the next commit. */
