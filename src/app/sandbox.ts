@@ -161,6 +161,18 @@ export interface Sandbox {
  * cannot be used, ScenarioLoadError for a scenario that does not validate.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const journalSize = positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize");
+  const store = options.state === undefined ? undefined : await openState(options.state, journalSize);
+  try {
+    return await assemble(options, journalSize, store);
+  } catch (e) {
+    // Whatever stops the start after the store is open leaves no connection behind.
+    await store?.close().catch(() => {});
+    throw e;
+  }
+}
+
+async function assemble(options: SandboxOptions, journalSize: number, store: StateStore | undefined): Promise<Sandbox> {
   const profile = await sandboxProfile(options.profile);
   const settings = resolveSettings({ ...profile.profile.settings, ...givenSettings(options) });
   const control = {
@@ -171,8 +183,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
   if (!Number.isSafeInteger(seed)) throw new ConfigError(`seed must be a whole number, got ${String(options.seed)}`, "seed");
   const clock = new SandboxClock(options.frozenAt === undefined ? {} : { frozenAt: toInstant(options.frozenAt) });
-  const journalSize = positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize");
-  const store = options.state === undefined ? undefined : await openState(options.state, journalSize);
+  // Made last (it needs the whole context); the sinks and the event hub below reach it once it is.
+  let shared: SharedState | undefined;
   // Shared state: the keys the other replicas made come first, so this one starts on theirs.
   const first = store && (await firstSync(store));
   const ring = new KeyRing(
@@ -182,8 +194,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   );
   const ledger = new TokenLedger();
   if (store && first) {
-    ring.shareKeys();
-    ledger.shareRecords();
+    // Tokens and keys a request makes go with that request's commit.
+    ring.shareKeys((key) => shared?.runs.collectKey(key) ?? false);
+    ledger.shareRecords((json) => shared?.runs.collectRecord(json) ?? false);
     await adoptStoredKeys(ring, first);
   }
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what
@@ -211,9 +224,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     bufferSize: positiveInt(options.eventBufferSize ?? EVENT_LIMIT_DEFAULTS.bufferSize, "eventBufferSize"),
     heartbeatMs: heartbeatMs(options.eventHeartbeatMs ?? EVENT_LIMIT_DEFAULTS.heartbeatMs),
   };
-  let shared: SharedState | undefined;
-  const sharedEvents = store ? new SharedEventHub(eventLimits, () => shared?.collectEvents()) : undefined;
+  const sharedEvents = store ? new SharedEventHub(eventLimits, () => shared?.runs.collectEvents()) : undefined;
   const events = sharedEvents ?? new EventHub(eventLimits);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const idleMs = sessionIdleMs(options.sessionIdleTtl ?? SANDBOX_DEFAULTS.sessionIdleTtl);
   const sessions = new SessionStore(
     scenarioSet,
@@ -263,7 +276,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fakerEnglish,
     newTokenId: tokenIdSource(faker, options.seededTokenIds ?? false),
     scenarios: scenarioSet,
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    // Shared: a rule's delay is waited for after the request's commit (SharedState.deferredSleep).
+    sleep: (ms) => (shared ? shared.runs.deferredSleep(sleep)(ms) : sleep(ms)),
     journal,
     sessions,
     events,
@@ -278,12 +292,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (store && first && sharedEvents) {
     shared = new SharedState(store, ctx, sessions, sharedEvents, journal, idleMs);
     ctx.shared = shared;
-    try {
-      await shared.begin(first);
-    } catch (e) {
-      await store.close().catch(() => {});
-      throw e;
-    }
+    await shared.begin(first);
     handle = shared.wrap(pipeline, (error, request) => problemResponse(error, request.path, merchants.secrets.view()));
   }
 

@@ -173,6 +173,17 @@ export class Journal {
     this.entries.length = 0;
     this.start = 0;
   }
+
+  /** Empty, and numbering from the store's numbers again (a replica reloading the shared journal). */
+  restart(): void {
+    this.clear();
+    this.next = 1;
+  }
+
+  /** The number the next entry gets, unless the store gives one. */
+  get nextSeq(): number {
+    return this.next;
+  }
 }
 
 function toEntry({ seq, record }: Stored): JournalEntry {

@@ -1,5 +1,6 @@
 import { StateUnavailable } from "../../core/errors.js";
 import type { StateStore } from "../../core/state-store.js";
+import type { SigningKey } from "../../core/signing-keys.js";
 import type { JournalRecord } from "../../control/journal.js";
 import type { FeedEvent } from "./shared-events.js";
 
@@ -18,6 +19,11 @@ export interface Attempt {
   clearStore: boolean;
   /** The log line, told of the status the client finally got. */
   logged: ((unavailable: StateUnavailable | undefined) => void) | undefined;
+  /** Tokens this run issued (their records) and keys it made: stored with its commit, or with nothing when it fails. */
+  records: string[];
+  keys: SigningKey[];
+  /** Scenario delays of a locking run: waited for after its commit, not while it holds the lock. */
+  delayMs: number;
 }
 
 /** A run about to start: nothing collected, no lock held. */
@@ -32,11 +38,24 @@ export function newAttempt(): Attempt {
     release: undefined,
     clearStore: false,
     logged: undefined,
+    records: [],
+    keys: [],
+    delayMs: 0,
   };
 }
 
-/** What a store that failed answers the client: its own StateUnavailable, or one naming the store. */
-export function asUnavailable(e: unknown, store: StateStore): StateUnavailable {
-  if (e instanceof StateUnavailable) return e;
-  return new StateUnavailable(`The shared state store (${store.shownAs}) did not answer: ${(e as Error)?.message ?? String(e)}. Retry later.`);
+/**
+ * What a client is told when the store failed: that the sandbox's shared state did not answer,
+ * never the store's address or an internal message (those are for the replica's operator: the
+ * health check and the replica's stderr).
+ */
+export function asUnavailable(e: unknown, store: StateStore, detailed = false): StateUnavailable {
+  // The health check is the operator's: it says which store and what failed (its password hidden).
+  if (detailed) {
+    const why = e instanceof StateUnavailable ? e.description : `${(e as Error)?.message ?? String(e)}`;
+    return new StateUnavailable(`The shared state at ${store.shownAs} is not usable from this replica: ${why}`);
+  }
+  return new StateUnavailable(
+    "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.",
+  );
 }

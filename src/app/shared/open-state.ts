@@ -38,6 +38,7 @@ export async function adoptStoredKeys(ring: KeyRing, first: StateChanges): Promi
   if (first.keys.length > 0) await ring.absorbKeys(first.keys);
   const sandbox = first.parts.find((p) => p.name === SANDBOX_PART);
   if (!sandbox) return;
-  const { startKids } = JSON.parse(sandbox.json) as { startKids?: Record<string, string> };
+  const { startKids, keys } = JSON.parse(sandbox.json) as { startKids?: Record<string, string>; keys?: string[] };
+  if (keys !== undefined && keys.length > 0) await ring.absorbKeys(keys);
   for (const [alg, kid] of Object.entries(startKids ?? {})) ring.adoptStartKey(alg as Algorithm, kid);
 }

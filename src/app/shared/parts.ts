@@ -31,17 +31,43 @@ export function scopePart(sessionId: string | undefined): string {
   return sessionId === undefined ? SANDBOX_PART : sessionPart(sessionId);
 }
 
-/** The part's JSON as the live objects are now; undefined when it is gone (an ended session). */
-export function writePart(ctx: SandboxContext, name: string): string | undefined {
+/** A key as stored (secret: the store holds it, nothing prints it), by kid; undefined when the ring lacks it. */
+export type KeyJson = (kid: string) => string | undefined;
+
+/**
+ * The part's JSON as the live objects are now; undefined when it is gone (an ended session). A
+ * part carries the keys its state names, so a replica that reads it never lacks one, however long
+ * ago the key was made.
+ */
+export function writePart(ctx: SandboxContext, name: string, keyJson: KeyJson): string | undefined {
   if (name === SANDBOX_PART) {
-    const scenarios: Record<string, unknown> = {};
+    const scenarios: Record<string, ReturnType<typeof instanceState>> = {};
     for (const instance of ctx.scenarios.loaded) scenarios[instance.name] = instanceState(instance);
-    return JSON.stringify({ v: PART_VERSION, clock: ctx.clock.toState(), startKids: ctx.ring.startKids(), scenarios });
+    const startKids = ctx.ring.startKids();
+    const kids = [...Object.values(startKids), ...Object.values(scenarios).flatMap((state) => kidsOf(state))];
+    return JSON.stringify({ v: PART_VERSION, clock: ctx.clock.toState(), startKids, scenarios, keys: keysOf(kids, keyJson) });
   }
   if (name === LEDGER_PART) return JSON.stringify({ v: PART_VERSION, ledger: ctx.ledger.revocationsState() });
   const id = sessionOfPart(name);
   const session = id === undefined ? undefined : ctx.sessions.get(id);
-  return session ? JSON.stringify(storedSession(session)) : undefined;
+  if (!session) return undefined;
+  const stored = storedSession(session);
+  return JSON.stringify({ ...stored, keys: keysOf(kidsOf(stored.state), keyJson) });
+}
+
+function kidsOf(state: ReturnType<typeof instanceState>): string[] {
+  const { start, current, accepted, own } = state.keys;
+  return [...(start ? [start] : []), ...(current ? [current] : []), ...accepted, ...own];
+}
+
+/** Each kid once, in the order first named, with its key. */
+function keysOf(kids: readonly string[], keyJson: KeyJson): string[] {
+  const keys: string[] = [];
+  for (const kid of new Set(kids)) {
+    const json = keyJson(kid);
+    if (json !== undefined) keys.push(json);
+  }
+  return keys;
 }
 
 /** The names of every part the live objects make now. */
@@ -76,8 +102,15 @@ function storedSession(session: Session): StoredSession {
 
 /** Brings the live objects to a stored part (another replica's change). */
 export async function readPart(ctx: SandboxContext, sessions: SessionStore, name: string, json: string): Promise<void> {
-  const data = JSON.parse(json) as { v?: number };
+  let data: { v?: number; keys?: string[] };
+  try {
+    data = JSON.parse(json) as typeof data;
+  } catch {
+    // Never the parser's message: it quotes the text, which holds merchants' secrets.
+    throw new Error(`the stored part '${name}' is not JSON`);
+  }
   if (data.v !== PART_VERSION) throw new Error(`the stored part '${name}' is of layout ${String(data.v)}; this replica reads layout ${PART_VERSION}`);
+  if (data.keys !== undefined && data.keys.length > 0) await ctx.ring.absorbKeys(data.keys);
   if (name === SANDBOX_PART) {
     const part = data as { clock: Parameters<typeof ctx.clock.restore>[0]; startKids: Record<string, string>; scenarios: Record<string, unknown> };
     for (const [alg, kid] of Object.entries(part.startKids)) ctx.ring.adoptStartKey(alg as Algorithm, kid);

@@ -47,15 +47,18 @@ export class SharedEventHub extends EventHub {
   /**
    * The store's feed, in commit order: a journal record joins this replica's journal (the store's
    * number kept; one already there is skipped) and goes to the streams; an event goes to the streams;
-   * a reset empties the journal.
+   * a reset empties the journal. True when records were missed (a gap in the numbers).
    */
   fromFeedEntries(
     entries: ReadonlyArray<{ seq: number | undefined; json: string }>,
     journal: Journal,
     journaled: (record: JournalRecord) => void,
-  ): void {
+  ): boolean {
+    let gap = false;
     for (const entry of entries) {
       if (entry.seq !== undefined) {
+        // A number past the next one: entries in between never came (true: the journal needs reading again).
+        if (entry.seq > journal.nextSeq && journal.size > 0) gap = true;
         const before = journal.lastId();
         const record = JSON.parse(entry.json) as JournalRecord;
         journal.add(record, entry.seq);
@@ -68,6 +71,7 @@ export class SharedEventHub extends EventHub {
       if (event.kind === "reset") journal.clear();
       else this.fromFeed(event);
     }
+    return gap;
   }
 
   /** An event from the store's feed, for this replica's streams. */

@@ -1,19 +1,27 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { StateUnavailable } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
+import { exportSigningKey } from "../../core/signing-keys.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
 import type { Journal, JournalRecord } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
-import { LEDGER_PART, partNames, SANDBOX_PART, sessionOfPart, sessionPart, writePart } from "./parts.js";
+import { type KeyJson, LEDGER_PART, partNames, SANDBOX_PART, sessionOfPart, sessionPart, writePart } from "./parts.js";
+import { keyExports, Runs } from "./runs.js";
 import { StoredParts } from "./stored-parts.js";
-import type { FeedEvent, SharedEventHub } from "./shared-events.js";
+import type { SharedEventHub } from "./shared-events.js";
+import { JournalMirror } from "./journal-mirror.js";
 import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
 import type { SharedRun } from "./shared-run.js";
 
 /** How long a store call may take before the request is answered 503 (the store's command timeout). */
 export const STATE_TIMEOUT_MS = 2000;
+/**
+ * A commit must reach the store within half the timeout, or the store refuses it: its answer then
+ * still reaches this replica before the timeout, so a client answered 503 is never one whose commit
+ * was stored after all.
+ */
+const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS / 2;
 /** Runs of one request that lost the race for the parts it changes before it is answered 503. */
 const MAX_ATTEMPTS = 25;
 /** How often a replica asks the store to end idle sessions. */
@@ -31,8 +39,13 @@ export class SharedState implements SharedRun {
   private cursor = "";
   /** Each part as last synced or committed: its version and JSON. */
   private readonly parts: StoredParts;
-  private readonly attempts = new AsyncLocalStorage<Attempt>();
+  /** The request runs under way, and what each collects for its commit. */
+  readonly runs = new Runs();
+  private readonly keyJson: KeyJson;
+  private readonly mirror: JournalMirror;
   private lock: Promise<void> = Promise.resolve();
+  /** Reading parts into the objects (a sync's, an undo's): one at a time. */
+  private turn: Promise<void> = Promise.resolve();
   private syncing: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private follower: FeedFollower | undefined;
@@ -43,15 +56,14 @@ export class SharedState implements SharedRun {
     readonly store: StateStore,
     private readonly ctx: SandboxContext,
     private readonly sessions: SessionStore,
-    private readonly hub: SharedEventHub,
-    private readonly journal: Journal,
+    hub: SharedEventHub,
+    journal: Journal,
     private readonly idleMs: number,
   ) {
     this.parts = new StoredParts(ctx, sessions);
+    this.keyJson = keyExports(ctx.ring);
+    this.mirror = new JournalMirror(store, journal, hub, sessions);
   }
-
-  /** The events the current request collects (SharedEventHub's source). */
-  readonly collectEvents = (): FeedEvent[] | undefined => this.attempts.getStore()?.events;
 
   /**
    * Applies the store's state as this replica starts (`first`: the sync made before the
@@ -61,33 +73,33 @@ export class SharedState implements SharedRun {
   async begin(first: StateChanges): Promise<void> {
     await this.apply(first);
     if (!this.parts.has(SANDBOX_PART)) {
-      const writes = [SANDBOX_PART, LEDGER_PART].map((name) => ({ name, json: writePart(this.ctx, name) }));
-      const result = await this.store.commit({
-        read: { [SANDBOX_PART]: 0, [LEDGER_PART]: 0 },
-        writes,
-        records: [],
-        keys: this.ctx.ring.takeNewKeys(),
-        events: [],
-        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
-      });
-      if (result.ok) for (const w of writes) this.parts.committed(w.name, 1, w.json);
-      // Another replica stored its parts first: this one takes them.
-      else await this.sync();
+      await this.storeOwnParts();
     }
-    for (const { seq, json } of await this.store.journal()) this.journal.add(JSON.parse(json) as JournalRecord, seq);
-    this.follower = await followFeed(this.store, (entries) => this.hub.fromFeedEntries(entries, this.journal, (r) => this.usedBy(r)));
+    // The feed's end first, then the journal: a request committed in between is in both, and
+    // kept once (by its number), rather than in neither.
+    this.follower = await followFeed(this.store, (entries) => this.mirror.fromFeed(entries));
+    await this.mirror.reload();
     this.reaper = setInterval(() => void this.reap(), REAP_EVERY_MS);
     this.reaper.unref?.();
   }
 
   /**
-   * A journaled request of a session's own client, answered by any replica, is its use here too:
-   * the session's `expires_at` is the same on every replica (the store reaps by the same uses).
+   * The sandbox's own parts, stored as this replica holds them: by the first replica, and again
+   * after the store lost its data (a Redis restarted without persistence), so a replica started
+   * later finds the keys and clocks the running ones use. Another replica that stored them first wins.
    */
-  private usedBy(record: JournalRecord): void {
-    if (record.session === undefined) return;
-    const own = record.viaSessionUrl ? record.code !== "session_credentials_mismatch" : record.merchant !== undefined && !record.unverified;
-    if (own) this.sessions.touch(record.session, record.timeMs);
+  private async storeOwnParts(): Promise<void> {
+    const writes = [SANDBOX_PART, LEDGER_PART].map((name) => ({ name, json: writePart(this.ctx, name, this.keyJson) }));
+    const result = await this.store.commit({
+      read: { [SANDBOX_PART]: 0, [LEDGER_PART]: 0 },
+      writes,
+      records: [],
+      keys: this.ctx.ring.takeNewKeys(),
+      events: [],
+      deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
+    });
+    if (result.ok) for (const w of writes) this.parts.committed(w.name, 1, w.json);
+    else await this.sync();
   }
 
   async close(): Promise<void> {
@@ -104,10 +116,11 @@ export class SharedState implements SharedRun {
   ) {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
       if (request.path === "/__sandbox/health") {
+        // Healthy only when this replica can read the shared state and apply it, not just reach the store.
         try {
-          await this.store.ping();
+          await this.sync();
         } catch (e) {
-          return unavailable(asUnavailable(e, this.store), request);
+          return unavailable(asUnavailable(e, this.store, true), request);
         }
         return inner(request);
       }
@@ -121,13 +134,14 @@ export class SharedState implements SharedRun {
         const run = newAttempt();
         let response: SandboxResponse;
         try {
-          response = await this.attempts.run(run, () => inner(request));
+          response = await this.runs.run(run, () => inner(request));
         } catch (e) {
           run.release?.();
           throw e;
         }
         const outcome = await this.commit(run);
         if (outcome === "ok") {
+          if (run.delayMs > 0) await this.runs.sleep(run.delayMs);
           run.logged?.(undefined);
           return response;
         }
@@ -150,7 +164,7 @@ export class SharedState implements SharedRun {
    * part its scenario's state is in; undefined: any part (a control-plane write).
    */
   async exclusive(scope: string | undefined): Promise<void> {
-    const run = this.attempts.getStore();
+    const run = this.runs.current();
     if (!run || run.release) return;
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -168,19 +182,19 @@ export class SharedState implements SharedRun {
 
   /** The request's journal record: numbered by the store when committed. */
   journalRecord(record: JournalRecord): void {
-    const run = this.attempts.getStore();
+    const run = this.runs.current();
     if (run) run.journal = record;
   }
 
   /** The request was its session's use (its idle time starts again, on every replica). */
   touch(session: string): void {
-    const run = this.attempts.getStore();
+    const run = this.runs.current();
     if (run) run.touch = session;
   }
 
   /** The request's log line waits for its commit: a run that lost a race is not logged. */
   whenCommitted(log: (unavailable: StateUnavailable | undefined) => void): boolean {
-    const run = this.attempts.getStore();
+    const run = this.runs.current();
     if (!run) return false;
     run.logged = log;
     return true;
@@ -188,7 +202,7 @@ export class SharedState implements SharedRun {
 
   /** The whole sandbox was reset: the journal and the feed start again on every replica. */
   clearAfterCommit(): void {
-    const run = this.attempts.getStore();
+    const run = this.runs.current();
     if (run) run.clearStore = true;
   }
 
@@ -214,11 +228,26 @@ export class SharedState implements SharedRun {
     await this.apply(await this.store.sync(this.cursor));
   }
 
-  /** Another replica's changes reach this replica's objects outside any request's collecting. */
+  /**
+   * Another replica's changes reach this replica's objects outside any request's collecting, one
+   * batch at a time, in turn with undoing failed runs (both read parts into the objects).
+   */
   private async apply(changes: StateChanges): Promise<void> {
-    await this.attempts.exit(() => this.parts.apply(changes));
+    await this.inTurn(() => this.parts.apply(changes));
     // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
     this.cursor = changes.cursor;
+    // A full answer: the store lost its data, or this replica was away longer than it keeps
+    // changes. Its journal is read again, and the sandbox's parts stored again if they are gone.
+    if (changes.full && this.follower !== undefined) {
+      await this.mirror.reload();
+      if (!this.parts.has(SANDBOX_PART)) await this.storeOwnParts();
+    }
+  }
+
+  private inTurn(work: () => Promise<void>): Promise<void> {
+    const run = this.turn.then(() => this.runs.exit(work));
+    this.turn = run.catch(() => {});
+    return run;
   }
 
   private async commit(run: Attempt): Promise<"ok" | "conflict" | StateUnavailable> {
@@ -229,7 +258,7 @@ export class SharedState implements SharedRun {
         const names = new Set(run.read.keys());
         if (run.allParts) for (const name of partNames(this.ctx)) names.add(name);
         for (const name of names) {
-          const json = writePart(this.ctx, name);
+          const json = writePart(this.ctx, name, this.keyJson);
           const found = run.read.get(name) ?? 0;
           if (json !== this.parts.json(name)) {
             read[name] = found;
@@ -249,8 +278,10 @@ export class SharedState implements SharedRun {
     // A session made now starts its idle time now: the store reaps only sessions it saw used.
     const made = writes.find((w) => w.json !== undefined && read[w.name] === 0 && sessionOfPart(w.name) !== undefined);
     const touched = run.touch ?? (made && sessionOfPart(made.name));
-    const records = this.ctx.ledger.takeNewRecords();
-    const keys = this.ctx.ring.takeNewKeys();
+    // The run's own tokens and keys, and any made outside a request (taken back if this fails).
+    const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
+    const records = [...run.records, ...spare.records];
+    const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
     try {
       const result = await this.store.commit({
         read,
@@ -260,21 +291,17 @@ export class SharedState implements SharedRun {
         ...(run.journal && { journal: JSON.stringify(run.journal) }),
         events: run.events.map((e) => JSON.stringify(e)),
         ...(touched && { touch: { session: touched, atMs: Date.now() } }),
-        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
+        deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
       });
       if (result.ok) {
         for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
         if (run.clearStore) await this.store.clear();
         return "ok";
       }
-      await this.undo(writes, records, keys);
-      return result.reason === "conflict"
-        ? "conflict"
-        : new StateUnavailable(
-            `The shared state store (${this.store.shownAs}) took too long to store this request's changes; nothing was stored. Retry it.`,
-          );
+      await this.undo(writes, spare);
+      return result.reason === "conflict" ? "conflict" : asUnavailable(undefined, this.store);
     } catch (e) {
-      await this.undo(writes, records, keys);
+      await this.undo(writes, spare);
       return asUnavailable(e, this.store);
     } finally {
       run.release?.();
@@ -282,10 +309,13 @@ export class SharedState implements SharedRun {
   }
 
   /** A run whose commit failed: its changes leave this replica's objects too. */
-  private async undo(writes: ReadonlyArray<{ name: string }>, records: string[], keys: Array<{ kid: string; json: string }>): Promise<void> {
-    this.ctx.ledger.requeueRecords(records);
-    this.ctx.ring.requeueKeys(keys);
-    await this.attempts.exit(() => this.parts.restore(writes.map((w) => w.name)));
+  private async undo(
+    writes: ReadonlyArray<{ name: string }>,
+    spare: { records: string[]; keys: Array<{ kid: string; json: string }> },
+  ): Promise<void> {
+    this.ctx.ledger.requeueRecords(spare.records);
+    this.ctx.ring.requeueKeys(spare.keys);
+    await this.inTurn(() => this.parts.restore(writes.map((w) => w.name)));
   }
 
   /** Sessions no replica used within the idle limit end, once, told to every replica's streams. */
@@ -296,7 +326,7 @@ export class SharedState implements SharedRun {
       const ids = await this.store.reap(Date.now() - this.idleMs, 100);
       if (ids.length === 0) return;
       const run = newAttempt();
-      this.attempts.run(run, () => {
+      this.runs.run(run, () => {
         for (const id of ids) this.sessions.endReaped(id);
       });
       for (const id of ids) this.parts.forget(sessionPart(id));
@@ -306,7 +336,7 @@ export class SharedState implements SharedRun {
         records: [],
         keys: [],
         events: run.events.map((e) => JSON.stringify(e)),
-        deadlineMs: Date.now() + STATE_TIMEOUT_MS,
+        deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
       });
     } catch {
       // The store is away: the next round tries again.
