@@ -13,9 +13,9 @@ afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
 
-async function replicas(store = new MemoryStore()): Promise<[Sandbox, Sandbox]> {
-  const a = await createSandbox({ state: store, algorithm: "ES256" });
-  const b = await createSandbox({ state: store, algorithm: "ES256" });
+async function replicas(store = new MemoryStore(), sleep?: (ms: number) => Promise<void>): Promise<[Sandbox, Sandbox]> {
+  const a = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
+  const b = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   opened.push(a, b);
   return [a, b];
 }
@@ -123,5 +123,35 @@ describe("two sandboxes sharing one MemoryStore", () => {
     const onB = await call(b, "GET", `/__sandbox/sessions/${id}`);
     expect(onA.json.expires_at).toBe(onB.json.expires_at);
     expect(Date.parse(onA.json.expires_at)).toBeGreaterThan(Date.parse(made.json.expires_at) - 1);
+  });
+
+  it("start a new replica however many keys rotated away since: a part carries the keys it names", async () => {
+    const store = new MemoryStore({ keysSize: 3 });
+    const [a] = await replicas(store);
+    for (let i = 0; i < 4; i++) {
+      const { id } = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+      expect((await call(a, "POST", `/__sandbox/sessions/${id}/actions`, { now: { rotate_signing_key: true } })).status).toBe(200);
+      expect((await call(a, "DELETE", `/__sandbox/sessions/${id}`)).status).toBe(204);
+    }
+    const late = await createSandbox({ state: store, algorithm: "ES256" });
+    opened.push(late);
+    expect((await call(late, "GET", "/.well-known/jwks.json")).json).toEqual((await call(a, "GET", "/.well-known/jwks.json")).json);
+  });
+
+  it("wait out a rule's delay after the commit: other changes on the replica go on meanwhile", async () => {
+    const waiting: Array<() => void> = [];
+    const held = (_ms: number) => new Promise<void>((resolve) => waiting.push(resolve));
+    const [a] = await replicas(new MemoryStore(), held);
+    const { id, merchant } = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    const token = await call(a, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret });
+    const bearer = { authorization: `Bearer ${token.json.access_token}` };
+    await call(a, "POST", `/__sandbox/sessions/${id}/actions`, { next: { endpoint: "payment", times: 1, then: { delay: "3s" } } });
+    const slow = call(a, "GET", `/s/${id}/api/v2/payment/slow`, undefined, bearer);
+    // The slow call's rule has fired and its delay is owed; the replica still makes a session.
+    while (waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect((await call(a, "POST", "/__sandbox/sessions", {})).status).toBe(201);
+    waiting.shift()!();
+    const answered = await slow;
+    expect([answered.status, answered.headers["x-sandbox-rule"]]).toEqual([200, "default/action-1"]);
   });
 });
