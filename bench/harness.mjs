@@ -12,7 +12,7 @@ import { ROOT, rssKb } from "./support.mjs";
 export const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 // The cache-miss row: more distinct tokens than a verified-token cache should keep.
 export const ROTATION_TOKENS = 5000;
-const CLK_TCK = 100; // Linux USER_HZ
+export const CLK_TCK = 100; // Linux USER_HZ
 const benchStarted = Date.now();
 
 /** A line on stderr as each part starts: a run of minutes says where it is (and where it stopped). */
@@ -128,7 +128,8 @@ function sumOverTree(pid, read) {
   }, 0);
 }
 
-function cpuTicks(pid) {
+/** CPU time (utime + stime, in clock ticks of 1/100 s) of the process and its descendants. */
+export function cpuTicks(pid) {
   return sumOverTree(pid, (p) => {
     const fields = statFields(p);
     return Number(fields[11]) + Number(fields[12]); // utime + stime

@@ -42,6 +42,7 @@ const SECTIONS = {
   "docs/configuration.md": { "serve-flags": serveFlagsTable },
   "docs/scenarios.md": { "scenario-keys": scenarioKeysTable, "scenario-library": scenarioLibraryTable },
   "docs/performance.md": { "bench-latest": benchLatest },
+  "docs/deployment.md": { "bench-cluster": benchCluster },
 };
 
 /** Pages at least this long get a table of contents (doctoc markers required). */
@@ -159,4 +160,9 @@ export function scenarioLibraryTable() {
 /** The recorded benchmark run, whole, as `npm run bench` wrote it. */
 export function benchLatest() {
   return read("bench/results/latest.md");
+}
+
+/** The recorded cluster bench run (memory store, Redis store, replicas behind haproxy), whole, as `npm run bench:cluster` wrote it. */
+export function benchCluster() {
+  return read("bench/results/cluster.md");
 }
