@@ -117,7 +117,7 @@ export async function mintToken(ctx: ControlContext, request: MintRequest): Prom
     if (variant === "bad_signature") token = tamper(token);
   }
   if (variant === "valid" || variant === "login_token") {
-    ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, now);
+    ctx.ledger.record({ jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, now, true);
   }
   // The login's kind is refused only where the merchant's scenario sets loginToken: refused.
   const loginTokenAccepted = variant === "login_token" && scenario.settings.loginToken === "accepted";

@@ -61,7 +61,7 @@ export class TokenLedger {
    */
   private newRecords: string[] | undefined;
   /** Takes a record for the request that made it (true), or leaves it for `takeNewRecords` (false). */
-  private recordSink: ((json: string) => boolean) | undefined;
+  private recordSink: ((json: string, minted: boolean) => boolean) | undefined;
   private readonly revoked = new Set<string>();
   private readonly revokedAll = new Map<string, Cutoff>();
   private readonly expiredEarly = new Map<string, number>();
@@ -73,14 +73,15 @@ export class TokenLedger {
    */
   constructor(private readonly maxRecords = 20_000) {}
 
-  record(token: IssuedToken, nowSeconds: number): void {
+  /** `minted`: made by the control plane's minting, not issued by the exchange or the login. */
+  record(token: IssuedToken, nowSeconds: number, minted = false): void {
     if (this.issued.size >= this.maxRecords) this.prune(nowSeconds);
     const order = this.nextOrder();
     this.issued.set(token.jti, { merchantId: token.merchantId, issuedAt: token.issuedAt, expiresAt: token.expiresAt, order });
     if (this.newRecords === undefined) return;
     const json = recordJson(token, order);
     // The request that issued it carries it in its own commit; one outside any request waits here.
-    if (!this.recordSink?.(json)) this.newRecords.push(json);
+    if (!this.recordSink?.(json, minted)) this.newRecords.push(json);
   }
 
   get(jti: string): IssuedToken | undefined {
@@ -181,7 +182,7 @@ export class TokenLedger {
    * cutoffs by the wall clock, as every sharing replica does. Without it nothing is kept. Call it
    * before restoring or absorbing anything.
    */
-  shareRecords(sink?: (json: string) => boolean): void {
+  shareRecords(sink?: (json: string, minted: boolean) => boolean): void {
     this.newRecords ??= [];
     this.recordSink = sink;
   }
