@@ -158,7 +158,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // only if what it read is unchanged (app/shared/shared-state.ts).
     if (ctx.shared && refusal === undefined) {
       if (r.name === "control" ? !READS.has(request.method) : rulesFire)
-        await ctx.shared.exclusive(r.name === "control" ? undefined : scopePart(scenario.sessionId));
+        await ctx.shared.exclusive(received, r.name === "control" ? undefined : scopePart(scenario.sessionId));
     }
     try {
       if (refusal) throw refusal;
@@ -208,10 +208,10 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
         hooks.onRequest?.(entry);
       };
       // Shared state: logged once the request's commit is stored (a run that lost a race is not).
-      if (!ctx.shared?.whenCommitted(log)) log(undefined);
+      if (!ctx.shared?.whenCommitted(received, log)) log(undefined);
     }
     // The journal is about the integration's requests; control-plane calls would only drown them.
-    if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response);
+    if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response, received);
     return response;
   };
 }
@@ -273,7 +273,15 @@ interface Outcome {
  * The journal record of a request of the integration (control-plane calls are not journaled).
  * Times stay numbers here; the journal formats them when it is read, not on every request.
  */
-function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTrace, outcome: Outcome, response: SandboxResponse): void {
+function record(
+  ctx: SandboxContext,
+  request: SandboxRequest,
+  trace: ScenarioTrace,
+  outcome: Outcome,
+  response: SandboxResponse,
+  /** The request as received: what the shared state knows its run by. */
+  received: SandboxRequest,
+): void {
   const session = trace.scenario.sessionId;
   // Only the session's own client keeps it alive; a request that just names its merchant does not.
   // A request under the session's base URL is its client's (the URL comes from the control plane
@@ -284,7 +292,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (session && ownClient) {
     // Shared: at the request's arrival, the time every replica reads from its journal entry.
     ctx.sessions.touch(session, ctx.shared ? outcome.arrivedMs : undefined);
-    ctx.shared?.touch(session);
+    ctx.shared?.touch(received, session);
   }
   const rec: JournalRecord = {
     timeMs: outcome.arrivedMs,
@@ -321,7 +329,7 @@ function record(ctx: SandboxContext, request: SandboxRequest, trace: ScenarioTra
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   // Shared state: stored with the request's commit, and journaled on every replica from the feed.
   if (ctx.shared) {
-    ctx.shared.journalRecord(rec);
+    ctx.shared.journalRecord(received, rec);
     return;
   }
   ctx.journal.add(rec);

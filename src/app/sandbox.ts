@@ -196,7 +196,7 @@ async function assemble(options: SandboxOptions, journalSize: number, store: Sta
   if (store && first) {
     // Tokens and keys a request makes go with that request's commit.
     ring.shareKeys((key) => shared?.runs.collectKey(key) ?? false);
-    ledger.shareRecords((json) => shared?.runs.collectRecord(json) ?? false);
+    ledger.shareRecords((json, minted) => shared?.runs.collectRecord(json, minted) ?? false);
     await adoptStoredKeys(ring, first);
   }
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what

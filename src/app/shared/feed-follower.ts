@@ -5,6 +5,8 @@ import { compareIds } from "./log-position.js";
 const PAGE = 500;
 /** How long one read of the feed waits for a new entry before asking again. */
 const WAIT_MS = 1000;
+/** After a read that brought entries, the pause before the next. */
+const GATHER_MS = 20;
 /** After a failed read (the store away), the pause before the next. */
 const RETRY_MS = 200;
 
@@ -40,7 +42,9 @@ export async function followFeed(store: StateStore, deliver: (entries: readonly 
   const done = (async () => {
     while (!stopped) {
       try {
-        take(await store.feed(cursor, PAGE, WAIT_MS));
+        // Busy: a pause lets entries gather, read many per call rather than one per request
+        // (control-plane reads catch up first, so they never see the pause).
+        if (take(await store.feed(cursor, PAGE, WAIT_MS)) > 0) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       } catch {
         if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }

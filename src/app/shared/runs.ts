@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { KeyRing } from "../../core/keys.js";
 import { exportSigningKey, type SigningKey } from "../../core/signing-keys.js";
 import type { Attempt } from "./attempt.js";
@@ -8,60 +7,119 @@ import type { FeedEvent } from "./shared-events.js";
 /** Key exports kept (a part carries the keys it names; each is exported once). */
 const MAX_KEY_EXPORTS = 4096;
 
+/** Issued-token records waiting for the commit of the request that issued them. */
+const MAX_WAITING_RECORDS = 20_000;
+
 /**
- * The request runs under way on a replica that shares its state, each with what it collects for
- * its commit: the events, tokens and keys it made, the delays it owes. Code that makes them (the
- * event hub, the ledger, the key ring, rule delays) reaches the run it belongs to through these
- * sinks, whatever it awaits in between; outside a run (a sync applying another replica's changes)
- * nothing is collected.
+ * The request runs under way on a replica that shares its state, and what each collects for its
+ * commit. A run is found by its request (the pipeline hands it over). What the objects below the
+ * pipeline make goes to the run that holds the replica's lock: only such runs change state, and
+ * one at a time (events of clock moves, sessions and history; keys; tokens minted; rule delays).
+ * A token the exchange or the login issues waits here, by jti, for its own request's commit.
+ * No AsyncLocalStorage: its promise hooks cost every promise of the process.
  */
 export class Runs {
-  private readonly storage = new AsyncLocalStorage<Attempt>();
+  private readonly byRequest = new WeakMap<object, Attempt>();
+  private holding: Attempt | undefined;
+  private lock: Promise<void> = Promise.resolve();
+  private readonly issued = new Map<string, string>();
   /** How scenario delays wait (the sandbox's `sleep`). */
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  current(): Attempt | undefined {
-    return this.storage.getStore();
+  /** `attempt` is the run of `request` (an object the pipeline passes on unchanged). */
+  bind(request: object, attempt: Attempt): void {
+    this.byRequest.set(request, attempt);
   }
 
-  run<T>(attempt: Attempt, work: () => T): T {
-    return this.storage.run(attempt, work);
+  of(request: object): Attempt | undefined {
+    return this.byRequest.get(request);
   }
 
-  /** Outside any run: another replica's changes applied to the objects are no request's. */
-  exit<T>(work: () => T): T {
-    return this.storage.exit(work);
+  /** The run that holds the replica's lock, if any. */
+  get holder(): Attempt | undefined {
+    return this.holding;
   }
 
-  /** The events the current run collects (SharedEventHub's source). */
-  readonly collectEvents = (): FeedEvent[] | undefined => this.current()?.events;
+  /** This replica's lock: resolves when it is this caller's, with how to give it back. */
+  async acquire(): Promise<() => void> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const before = this.lock;
+    this.lock = before.then(() => mine);
+    await before;
+    return release;
+  }
 
-  /** The ledger's sink: a token's record goes with the commit of the request that issued it. */
-  readonly collectRecord = (json: string): boolean => {
-    const run = this.current();
-    run?.records.push(json);
-    return run !== undefined;
+  /** The run is done with the lock (if it held it). */
+  release(run: Attempt): void {
+    this.unhold(run);
+    run.release?.();
+  }
+
+  hold(attempt: Attempt): void {
+    this.holding = attempt;
+  }
+
+  unhold(attempt: Attempt): void {
+    if (this.holding === attempt) this.holding = undefined;
+  }
+
+  /** The events the holding run collects (SharedEventHub's source). */
+  readonly collectEvents = (): FeedEvent[] | undefined => this.holding?.events;
+
+  /**
+   * The ledger's sink. A minted token (the control plane's, under the lock) goes with the holding
+   * run; an issued one waits for its request's commit (`takeIssued`).
+   */
+  readonly collectRecord = (json: string, minted: boolean): boolean => {
+    if (minted) {
+      this.holding?.records.push(json);
+      return this.holding !== undefined;
+    }
+    const jti = jtiOf(json);
+    if (jti === undefined) return false;
+    if (this.issued.size >= MAX_WAITING_RECORDS) this.issued.delete(this.issued.keys().next().value!);
+    this.issued.set(jti, json);
+    return true;
   };
 
-  /** The key ring's sink: a key goes with the commit of the request that made it. */
+  /** The record of the token `jti` a request issued, taken for its commit. */
+  takeIssued(jti: string | undefined): string | undefined {
+    if (jti === undefined) return undefined;
+    const json = this.issued.get(jti);
+    this.issued.delete(jti);
+    return json;
+  }
+
+  /** The key ring's sink: a key goes with the commit of the holding run (rotations happen under the lock). */
   readonly collectKey = (key: SigningKey): boolean => {
-    const run = this.current();
-    run?.keys.push(key);
-    return run !== undefined;
+    this.holding?.keys.push(key);
+    return this.holding !== undefined;
   };
 
   /**
-   * Scenario delays: a run that holds the lock waits for them after its commit, so one session's
-   * slow rule never holds up the replica's other changes.
+   * Scenario delays (rules fire only under the lock): waited for after the commit, so one
+   * session's slow rule never holds up the replica's other changes.
    */
   deferredSleep(sleep: (ms: number) => Promise<void>): (ms: number) => Promise<void> {
     this.sleep = sleep;
     return (ms) => {
-      const run = this.current();
-      if (!run?.release) return sleep(ms);
+      const run = this.holding;
+      if (!run) return sleep(ms);
       run.delayMs += ms;
       return Promise.resolve();
     };
+  }
+}
+
+function jtiOf(json: string): string | undefined {
+  try {
+    const { jti } = JSON.parse(json) as { jti?: unknown };
+    return typeof jti === "string" ? jti : undefined;
+  } catch {
+    return undefined;
   }
 }
 

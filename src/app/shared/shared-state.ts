@@ -43,7 +43,6 @@ export class SharedState implements SharedRun {
   readonly runs = new Runs();
   private readonly keyJson: KeyJson;
   private readonly mirror: JournalMirror;
-  private lock: Promise<void> = Promise.resolve();
   /** Reading parts into the objects (a sync's, an undo's): one at a time. */
   private turn: Promise<void> = Promise.resolve();
   private syncing: Promise<void> | undefined;
@@ -134,9 +133,10 @@ export class SharedState implements SharedRun {
         const run = newAttempt();
         let response: SandboxResponse;
         try {
-          response = await this.runs.run(run, () => inner(request));
+          this.runs.bind(request, run);
+          response = await inner(request);
         } catch (e) {
-          run.release?.();
+          this.runs.release(run);
           throw e;
         }
         const outcome = await this.commit(run);
@@ -163,17 +163,11 @@ export class SharedState implements SharedRun {
    * its commit applies only if the parts it may change are still as they are now. `scope`: the
    * part its scenario's state is in; undefined: any part (a control-plane write).
    */
-  async exclusive(scope: string | undefined): Promise<void> {
-    const run = this.runs.current();
+  async exclusive(request: object, scope: string | undefined): Promise<void> {
+    const run = this.runs.of(request);
     if (!run || run.release) return;
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const before = this.lock;
-    this.lock = before.then(() => mine);
-    run.release = release;
-    await before;
+    run.release = await this.runs.acquire();
+    this.runs.hold(run);
     run.allParts = scope === undefined;
     run.scope = scope;
     const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
@@ -181,28 +175,28 @@ export class SharedState implements SharedRun {
   }
 
   /** The request's journal record: numbered by the store when committed. */
-  journalRecord(record: JournalRecord): void {
-    const run = this.runs.current();
+  journalRecord(request: object, record: JournalRecord): void {
+    const run = this.runs.of(request);
     if (run) run.journal = record;
   }
 
   /** The request was its session's use (its idle time starts again, on every replica). */
-  touch(session: string): void {
-    const run = this.runs.current();
+  touch(request: object, session: string): void {
+    const run = this.runs.of(request);
     if (run) run.touch = session;
   }
 
   /** The request's log line waits for its commit: a run that lost a race is not logged. */
-  whenCommitted(log: (unavailable: StateUnavailable | undefined) => void): boolean {
-    const run = this.runs.current();
+  whenCommitted(request: object, log: (unavailable: StateUnavailable | undefined) => void): boolean {
+    const run = this.runs.of(request);
     if (!run) return false;
     run.logged = log;
     return true;
   }
 
-  /** The whole sandbox was reset: the journal and the feed start again on every replica. */
+  /** The whole sandbox was reset (a control-plane write, under the lock): the journal and the feed start again on every replica. */
   clearAfterCommit(): void {
-    const run = this.runs.current();
+    const run = this.runs.holder;
     if (run) run.clearStore = true;
   }
 
@@ -245,7 +239,7 @@ export class SharedState implements SharedRun {
   }
 
   private inTurn(work: () => Promise<void>): Promise<void> {
-    const run = this.turn.then(() => this.runs.exit(work));
+    const run = this.turn.then(work);
     this.turn = run.catch(() => {});
     return run;
   }
@@ -272,7 +266,7 @@ export class SharedState implements SharedRun {
         }
       }
     } catch (e) {
-      run.release?.();
+      this.runs.release(run);
       throw e;
     }
     // A session made now starts its idle time now: the store reaps only sessions it saw used.
@@ -280,7 +274,8 @@ export class SharedState implements SharedRun {
     const touched = run.touch ?? (made && sessionOfPart(made.name));
     // The run's own tokens and keys, and any made outside a request (taken back if this fails).
     const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
-    const records = [...run.records, ...spare.records];
+    const issued = this.runs.takeIssued(run.journal?.tokenId);
+    const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
     const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
     try {
       const result = await this.store.commit({
@@ -304,7 +299,7 @@ export class SharedState implements SharedRun {
       await this.undo(writes, spare);
       return asUnavailable(e, this.store);
     } finally {
-      run.release?.();
+      this.runs.release(run);
     }
   }
 
@@ -325,19 +320,18 @@ export class SharedState implements SharedRun {
     try {
       const ids = await this.store.reap(Date.now() - this.idleMs, 100);
       if (ids.length === 0) return;
+      // Under the lock, as a run of its own: the streams' "ended" events go with its commit.
       const run = newAttempt();
-      this.runs.run(run, () => {
+      run.release = await this.runs.acquire();
+      this.runs.hold(run);
+      try {
         for (const id of ids) this.sessions.endReaped(id);
-      });
-      for (const id of ids) this.parts.forget(sessionPart(id));
-      await this.store.commit({
-        read: {},
-        writes: [],
-        records: [],
-        keys: [],
-        events: run.events.map((e) => JSON.stringify(e)),
-        deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
-      });
+        for (const id of ids) this.parts.forget(sessionPart(id));
+        const events = run.events.map((e) => JSON.stringify(e));
+        await this.store.commit({ read: {}, writes: [], records: [], keys: [], events, deadlineMs: Date.now() + COMMIT_DEADLINE_MS });
+      } finally {
+        this.runs.release(run);
+      }
     } catch {
       // The store is away: the next round tries again.
     } finally {
