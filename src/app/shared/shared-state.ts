@@ -98,7 +98,8 @@ export class SharedState implements SharedRun {
       deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
     });
     if (result.ok) for (const w of writes) this.parts.committed(w.name, 1, w.json);
-    else await this.sync();
+    // Another replica stored them first: read theirs (directly: this may run inside a sync).
+    else await this.syncOnce();
   }
 
   async close(): Promise<void> {
