@@ -9,6 +9,9 @@ import type { SharedEventHub } from "./shared-events.js";
  * when the feed shows entries were missed or the store lost its data.
  */
 export class JournalMirror {
+  /** Feed entries that came during a reload; undefined when none is under way. */
+  private held: FeedEntry[] | undefined;
+
   constructor(
     private readonly store: StateStore,
     private readonly journal: Journal,
@@ -18,12 +21,26 @@ export class JournalMirror {
 
   /** The journal as the store keeps it, numbers included (at start, after a gap or a lost store). */
   async reload(): Promise<void> {
-    const rows = await this.store.journal();
-    this.journal.restart();
-    for (const { seq, json } of rows) this.journal.add(JSON.parse(json) as JournalRecord, seq);
+    if (this.held) return;
+    // What the feed brings while the store's journal is on its way is held, then added after it:
+    // an entry committed after the store read its journal is in the feed only.
+    const held: FeedEntry[] = [];
+    this.held = held;
+    try {
+      const rows = await this.store.journal();
+      this.journal.restart();
+      for (const { seq, json } of rows) this.journal.add(JSON.parse(json) as JournalRecord, seq);
+    } finally {
+      this.held = undefined;
+      if (held.length > 0) this.fromFeed(held);
+    }
   }
 
   fromFeed(entries: readonly FeedEntry[]): void {
+    if (this.held) {
+      this.held.push(...entries);
+      return;
+    }
     const gap = this.hub.fromFeedEntries(entries, this.journal, (r) => this.usedBy(r));
     // The feed moved past entries this replica never got (it was cut off longer than the feed
     // keeps, or the store lost its data): the journal is read again whole.

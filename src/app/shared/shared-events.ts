@@ -58,7 +58,7 @@ export class SharedEventHub extends EventHub {
     for (const entry of entries) {
       if (entry.seq !== undefined) {
         // A number past the next one: entries in between never came (true: the journal needs reading again).
-        if (entry.seq > journal.nextSeq && journal.size > 0) gap = true;
+        if (entry.seq > journal.nextSeq) gap = true;
         const before = journal.lastId();
         const record = JSON.parse(entry.json) as JournalRecord;
         journal.add(record, entry.seq);

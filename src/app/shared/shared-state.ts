@@ -133,9 +133,11 @@ export class SharedState implements SharedRun {
         }
         const run = newAttempt();
         let response: SandboxResponse;
+        // A copy per run: a library user handling one request object twice at once gets two runs.
+        const mine = { ...request };
         try {
-          this.runs.bind(request, run);
-          response = await inner(request);
+          this.runs.bind(mine, run);
+          response = await inner(mine);
         } catch (e) {
           this.runs.release(run);
           throw e;
@@ -284,14 +286,15 @@ export class SharedState implements SharedRun {
         writes,
         records,
         keys,
-        ...(run.journal && { journal: JSON.stringify(run.journal) }),
+        ...(run.journal && { journal: JSON.stringify(withDelay(run.journal, run.delayMs)) }),
         events: run.events.map((e) => JSON.stringify(e)),
         ...(touched && { touch: { session: touched, atMs: Date.now() } }),
         deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
       });
       if (result.ok) {
         for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
-        if (run.clearStore) await this.store.clear();
+        // Stored: whatever the clear that follows does, the client is answered as committed.
+        if (run.clearStore) await this.store.clear().catch(() => {});
         return "ok";
       }
       await this.undo(writes, spare);
@@ -339,4 +342,9 @@ export class SharedState implements SharedRun {
       this.reaping = false;
     }
   }
+}
+
+/** The journal record of a run whose rule delays are waited for after its commit: its duration includes them. */
+function withDelay(record: JournalRecord, delayMs: number): JournalRecord {
+  return delayMs > 0 ? { ...record, durationMs: Math.round((record.durationMs + delayMs) * 1000) / 1000 } : record;
 }
