@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSandbox, MemoryStore, type Sandbox } from "../../src/index.js";
+import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
 
 /**
  * Two sandboxes in one process given one MemoryStore behave as two replicas behind a balancer: what
@@ -153,5 +153,72 @@ describe("two sandboxes sharing one MemoryStore", () => {
     waiting.shift()!();
     const answered = await slow;
     expect([answered.status, answered.headers["x-sandbox-rule"]]).toEqual([200, "default/action-1"]);
+  });
+
+  it("journal a request object handled twice at once twice: each handling is a run of its own", async () => {
+    const [a] = await replicas();
+    const body = Buffer.from(JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" }));
+    const request = {
+      method: "POST",
+      path: "/api/v2/auth/token",
+      query: "",
+      headers: { host: "localhost", "content-type": "application/json" },
+      body,
+    };
+    const answers = await Promise.all([a.handle(request), a.handle(request)]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    expect((await call(a, "GET", "/__sandbox/requests")).json.requests).toHaveLength(2);
+  });
+
+  it("count a deferred rule delay in the journal's durationMs", async () => {
+    const [a] = await replicas(new MemoryStore(), () => Promise.resolve());
+    const { id, merchant } = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    await call(a, "POST", `/__sandbox/sessions/${id}/actions`, { next: { endpoint: "token", times: 1, then: { delay: "300ms" } } });
+    expect((await call(a, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret })).status).toBe(200);
+    const [entry] = (await call(a, "GET", `/__sandbox/requests?session=${id}`)).json.requests;
+    expect(entry.durationMs).toBeGreaterThanOrEqual(300);
+  });
+
+  it("keep a request committed while a starting replica reads the journal", async () => {
+    const inner = new MemoryStore();
+    const [a] = await replicas(inner);
+    let releaseJournal!: () => void;
+    const journalRead = new Promise<void>((resolve) => {
+      releaseJournal = resolve;
+    });
+    let asked = false;
+    let fed = false;
+    // The same store, but its journal answers only when the test says, and it tells when the feed brought something.
+    const slow: StateStore = {
+      shownAs: inner.shownAs,
+      sync: (cursor) => inner.sync(cursor),
+      commit: (request) => inner.commit(request),
+      reap: (before, limit) => inner.reap(before, limit),
+      lastUse: (sessions) => inner.lastUse(sessions),
+      ping: () => inner.ping(),
+      clear: () => inner.clear(),
+      close: async () => {},
+      journal: async () => {
+        const rows = await inner.journal();
+        asked = true;
+        await journalRead;
+        return rows;
+      },
+      feed: async (after, limit, waitMs) => {
+        const entries = await inner.feed(after, limit, waitMs);
+        if (asked && entries.length > 0) fed = true;
+        return entries;
+      },
+    };
+    const starting = createSandbox({ state: slow, algorithm: "ES256" });
+    while (!asked) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await call(a, "POST", "/api/v2/auth/token", { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" })).status).toBe(200);
+    while (!fed) await new Promise((resolve) => setTimeout(resolve, 5));
+    releaseJournal();
+    const b = await starting;
+    opened.push(b);
+    const onB = (await call(b, "GET", "/__sandbox/requests")).json.requests;
+    expect(onB).toEqual((await call(a, "GET", "/__sandbox/requests")).json.requests);
+    expect(onB).toHaveLength(1);
   });
 });
