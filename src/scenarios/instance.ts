@@ -38,6 +38,8 @@ export class ScenarioInstance {
   readonly tokenFormat: TokenFormat;
   private readonly initialLoginMode: SandboxSettings["loginMode"];
   private readonly clockOffsetMs: number;
+  /** The sandbox's merchants: a reset gives secrets back through it, so redaction follows. */
+  private readonly registry: MerchantRegistry;
 
   private constructor(init: {
     file: ScenarioFile;
@@ -51,6 +53,7 @@ export class ScenarioInstance {
     profile: string;
     shaper: AnswerShaper | undefined;
     tokenFormat: TokenFormat;
+    registry: MerchantRegistry;
   }) {
     this.name = init.file.name;
     this.description = init.file.description;
@@ -68,6 +71,7 @@ export class ScenarioInstance {
     this.tokenFormat = init.tokenFormat;
     this.initialLoginMode = init.settings.loginMode;
     this.clockOffsetMs = init.clockOffsetMs;
+    this.registry = init.registry;
   }
 
   /** Where the scenario came from (a file path, or "built-in"). */
@@ -144,6 +148,7 @@ export class ScenarioInstance {
       profile: profile?.name ?? "oauth",
       shaper: profile?.shaper,
       tokenFormat: profile?.tokenFormat ?? DEFAULT_TOKEN_FORMAT,
+      registry: deps.registry,
     });
     for (const m of merchants) deps.owners.set(m.id, instance);
     return instance;
@@ -158,10 +163,14 @@ export class ScenarioInstance {
   reset(): void {
     this.file.merchants.forEach((declared, i) => {
       const merchant = this.merchants[i]!;
-      merchant.apiSecret = declared.api_secret;
-      merchant.formerSecrets.length = 0;
-      merchant.disabled = declared.disabled ?? false;
-      delete merchant.paymentTokenState;
+      // Through the registry: the declared secret is held (redacted) again, the rotated ones let go.
+      this.registry.restoreMerchant(merchant, {
+        id: merchant.id,
+        apiSecret: declared.api_secret,
+        formerSecrets: [],
+        paymentToken: merchant.paymentToken,
+        disabled: declared.disabled ?? false,
+      });
     });
     this.state = "started";
     // As created: the rules a session's actions added are gone, and their numbering starts again.
