@@ -31,12 +31,8 @@ export class TokenIssuer {
   }
 
   async issue(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: AccessClaims }> {
-    // Only while a start key is on its way (see KeyRing.ready); after that, no await.
-    if (this.ring.ready) await this.ring.ready;
-    const scope = this.scopeOf(merchant);
-    const key = scope.keys.signing;
+    const { scope, key } = await this.signingScope(merchant);
     const claims = accessTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
-    if (!scope.tokenFormat.kid) this.kidless = true;
     const token = await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).access, claims, key);
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     // Not put in `verifiedSignatures` here: most tokens of an exchange storm are never sent back,
@@ -48,15 +44,21 @@ export class TokenIssuer {
 
   /** The deprecated login's token: Lexik's claims (`username`, `roles`), typ `JWT`. */
   async issueLoginToken(merchant: Merchant, options: IssueOptions): Promise<{ token: string; claims: LoginClaims }> {
-    if (this.ring.ready) await this.ring.ready;
-    const scope = this.scopeOf(merchant);
-    const key = scope.keys.signing;
+    const { scope, key } = await this.signingScope(merchant);
     const claims = loginTokenClaims(scope.settings, merchant, options, scope.tokenFormat);
-    if (!scope.tokenFormat.kid) this.kidless = true;
     // Recorded like an access token: payment and cashout may accept it, and then revocations and
     // early expiry of "the tokens the merchant holds" must count it by issue order too.
     this.ledger.record({ jti: claims.jti, merchantId: merchant.id, issuedAt: claims.iat, expiresAt: claims.exp }, options.issuedAt);
     return { token: await signWithEncodedHeader(this.headersOf(scope.tokenFormat, key).login, claims, key), claims };
+  }
+
+  /** The merchant's scenario and the key it signs with now; notes a format without kids. */
+  private async signingScope(merchant: Merchant): Promise<{ scope: MerchantScope; key: SigningKey }> {
+    // Only while a start key is on its way (see KeyRing.ready); after that, no await.
+    if (this.ring.ready) await this.ring.ready;
+    const scope = this.scopeOf(merchant);
+    if (!scope.tokenFormat.kid) this.kidless = true;
+    return { scope, key: scope.keys.signing };
   }
 
   private headersOf(format: TokenFormat, key: SigningKey): { access: string; login: string } {
