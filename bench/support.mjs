@@ -1,7 +1,7 @@
-// What the bench scripts share (run.mjs, soak.mjs, faults.mjs): starting the sandbox CLI as users
-// start it, reading a process's RSS, describing the machine, and scanning output for secrets.
+// What the bench scripts share: starting the sandbox CLI as users start it, reading a process's RSS,
+// describing the machine, scanning output for secrets, and writing a recorded run.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -34,6 +34,13 @@ export async function startSandboxCli(label, extraArgs = []) {
   });
   const { hostname, port } = new URL(url);
   return { child, url, host: hostname, port: Number(port), exited, out };
+}
+
+/** Records a run: bench/results/<name>.json (the figures) and <name>.md (what the docs copy or quote). */
+export function writeRecordedRun(name, results, md) {
+  mkdirSync(`${ROOT}/bench/results`, { recursive: true });
+  writeFileSync(`${ROOT}/bench/results/${name}.json`, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(`${ROOT}/bench/results/${name}.md`, md);
 }
 
 export function rssKb(pid) {
