@@ -2,6 +2,7 @@
 // describing the machine, scanning output for secrets, and writing a recorded run.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -41,6 +42,18 @@ export function writeRecordedRun(name, results, md) {
   mkdirSync(`${ROOT}/bench/results`, { recursive: true });
   writeFileSync(`${ROOT}/bench/results/${name}.json`, JSON.stringify(results, null, 2) + "\n");
   writeFileSync(`${ROOT}/bench/results/${name}.md`, md);
+}
+
+/** A port free on loopback now: the kernel's pick for port 0, let go for the program to bind. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 export function rssKb(pid) {
