@@ -4,9 +4,10 @@
 // and test/support/haproxy.ts (TypeScript, for the suite): same flags, same haproxy configuration.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./support.mjs";
 
 export const REDIS_SERVER = {
   path: process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server",
@@ -44,18 +45,6 @@ function track(child) {
   running.add(child);
   child.once("exit", () => running.delete(child));
   return child;
-}
-
-/** A port free on loopback now: the kernel's pick for port 0, let go for the program to bind. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function exited(child) {

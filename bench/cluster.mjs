@@ -6,11 +6,11 @@
 // BENCH_DURATION / BENCH_ROUNDS seconds each (BENCH_DURATION default 10). Writes
 // bench/results/cluster.{json,md}; `npm run docs` copies the table into docs/deployment.md.
 // Without redis-server (or haproxy) the rows needing it are skipped, with a line saying so.
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { HAPROXY, REDIS_SERVER, missingProgram, redisCommandCalls, startHaproxy, startRedis } from "./cluster-processes.mjs";
 import { CLK_TCK, LOADGEN, cpuTicks, endpoints, load, median, progress, startServer, stopServer, tokenFrom } from "./harness.mjs";
-import { ROOT } from "./support.mjs";
+import { writeRecordedRun } from "./support.mjs";
 
 const ALG = process.env.BENCH_ALG ?? "RS256";
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -291,8 +291,6 @@ const md = [
   "",
 ].join("\n");
 
-mkdirSync(`${ROOT}/bench/results`, { recursive: true });
-writeFileSync(`${ROOT}/bench/results/cluster.json`, JSON.stringify(results, null, 2) + "\n");
-writeFileSync(`${ROOT}/bench/results/cluster.md`, md);
+writeRecordedRun("cluster", results, md);
 process.stdout.write(md + `\n(bench:cluster took ${results.benchSeconds} s; written to bench/results/cluster.{json,md})\n`);
 process.exit(0);

@@ -5,12 +5,12 @@
 // own. Builds nothing: run `npm run build` first. Loopback only, bounded (well under 60 s). Writes
 // bench/results/faults.{json,md}; exits 1 when a check fails.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet } from "./support.mjs";
+import { ROOT, machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet, writeRecordedRun } from "./support.mjs";
 
 const DEFAULT_CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
 const PAYMENT_TOKEN = "sandbox-payment-token";
@@ -700,8 +700,6 @@ const md = [
     "",
   ]),
 ].join("\n");
-mkdirSync(`${ROOT}/bench/results`, { recursive: true });
-writeFileSync(`${ROOT}/bench/results/faults.json`, JSON.stringify(results, null, 2) + "\n");
-writeFileSync(`${ROOT}/bench/results/faults.md`, md);
+writeRecordedRun("faults", results, md);
 process.stdout.write(`\n${passed ? "all checks passed" : "some checks FAILED"} in ${results.seconds} s; written to bench/results/faults.{json,md}\n`);
 process.exit(passed ? 0 : 1);

@@ -4,9 +4,8 @@
 // former backtracking regular expression is measured only on short paths, growing them while one
 // match takes under 20 ms: its exponent shows, and it never runs unbounded (at 8 KB it would not
 // come back). Writes bench/results/glob.{json,md}; about 10 s.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { ROOT, machineDescription } from "./support.mjs";
+import { ROOT, machineDescription, writeRecordedRun } from "./support.mjs";
 
 const { compileGlob, GLOB_LIMITS } = await import(`${ROOT}dist/scenarios/glob.js`);
 
@@ -164,7 +163,5 @@ const md = [
   "",
 ].join("\n");
 
-mkdirSync(`${ROOT}/bench/results`, { recursive: true });
-writeFileSync(`${ROOT}/bench/results/glob.json`, JSON.stringify(results, null, 2) + "\n");
-writeFileSync(`${ROOT}/bench/results/glob.md`, md);
+writeRecordedRun("glob", results, md);
 process.stdout.write(md + "\n(written to bench/results/glob.{json,md})\n");

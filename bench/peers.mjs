@@ -4,9 +4,9 @@
 // matching only. Each is skipped, with the reason, when it cannot start here.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./support.mjs";
 
 const TOKEN_BODY = { access_token: "static-peer-token", token_type: "Bearer", expires_in: 3600 };
 const PAYMENT_BODY = { merchant_id: "m", operation: "GET /api/v2/payment/p_1" };
@@ -86,17 +86,6 @@ const PEERS = [
     args: (port, dir) => ["start", "--data", join(dir, "openapi.json"), "--port", String(port)],
   },
 ];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function hasCommand(command, args) {
   try {

@@ -5,10 +5,10 @@
 // cost-growth table, default 2; about 6 minutes in all, the growth table 2 of them). Writes
 // bench/results/latest.{json,md} and prints the sandbox/reference ratio per endpoint.
 import { generateKeyPairSync, sign } from "node:crypto";
-import { readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./support.mjs";
+import { ROOT, writeRecordedRun } from "./support.mjs";
 import {
   CREDENTIALS,
   DURATION,
@@ -613,8 +613,6 @@ const md = [
   "",
 ].join("\n");
 
-mkdirSync(`${ROOT}/bench/results`, { recursive: true });
-writeFileSync(`${ROOT}/bench/results/latest.json`, JSON.stringify(results, null, 2) + "\n");
-writeFileSync(`${ROOT}/bench/results/latest.md`, md);
+writeRecordedRun("latest", results, md);
 process.stdout.write(md + `\n(bench took ${results.benchSeconds} s; written to bench/results/latest.{json,md})\n`);
 process.exit(0);

@@ -5,8 +5,7 @@
 // scanned for secrets in clear. Builds nothing: run `npm run build` first. Loopback only, bounded
 // (about 75 s at the default). Writes bench/results/soak.{json,md}; exits 1 when a criterion fails.
 import autocannon from "autocannon";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { ROOT, machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet } from "./support.mjs";
+import { machineDescription, rssKb, scanForSecrets, startSandboxCli, tokenSegmentSet, writeRecordedRun } from "./support.mjs";
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const PROBE_SECONDS = Number(process.env.SOAK_PROBE_SECONDS ?? 5);
@@ -436,8 +435,6 @@ const md = [
   "",
 ].join("\n");
 
-mkdirSync(`${ROOT}/bench/results`, { recursive: true });
-writeFileSync(`${ROOT}/bench/results/soak.json`, JSON.stringify(results, null, 2) + "\n");
-writeFileSync(`${ROOT}/bench/results/soak.md`, md);
+writeRecordedRun("soak", results, md);
 process.stdout.write(md + `\n(soak took ${results.soakSeconds} s; written to bench/results/soak.{json,md})\n`);
 process.exit(passed ? 0 : 1);

@@ -1,7 +1,8 @@
-// What the bench scripts share (run.mjs, soak.mjs, faults.mjs): starting the sandbox CLI as users
-// start it, reading a process's RSS, describing the machine, and scanning output for secrets.
+// What the bench scripts share: starting the sandbox CLI as users start it, reading a process's RSS,
+// describing the machine, scanning output for secrets, and writing a recorded run.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -34,6 +35,25 @@ export async function startSandboxCli(label, extraArgs = []) {
   });
   const { hostname, port } = new URL(url);
   return { child, url, host: hostname, port: Number(port), exited, out };
+}
+
+/** Records a run: bench/results/<name>.json (the figures) and <name>.md (what the docs copy or quote). */
+export function writeRecordedRun(name, results, md) {
+  mkdirSync(`${ROOT}/bench/results`, { recursive: true });
+  writeFileSync(`${ROOT}/bench/results/${name}.json`, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(`${ROOT}/bench/results/${name}.md`, md);
+}
+
+/** A port free on loopback now: the kernel's pick for port 0, let go for the program to bind. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 export function rssKb(pid) {

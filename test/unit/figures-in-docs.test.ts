@@ -79,3 +79,48 @@ describe("figures live in docs, not in comments", () => {
     expect(pointers.filter(({ anchor }) => !anchors.has(anchor))).toEqual([]);
   });
 });
+
+/**
+ * The prose of docs/ that reads a recorded run quotes it: each req/s, ratio, time,
+ * share and size there is a number of that run's file, so a figure from a run that was since
+ * overwritten (or never recorded) shows up here, and a new recorded run asks for the prose again.
+ */
+const QUOTING_SECTIONS = [
+  { page: "docs/performance.md", heading: "Where the targets are not met, and why", results: "bench/results/latest.md" },
+  { page: "docs/performance.md", heading: "Met in this run", results: "bench/results/latest.md" },
+  { page: "docs/performance.md", heading: "What this means for a test suite", results: "bench/results/latest.md" },
+  { page: "docs/performance.md", heading: "More than one process", results: "bench/results/cluster.md" },
+  { page: "docs/deployment.md", heading: "Sizing", results: "bench/results/cluster.md" },
+];
+
+/** Figures worked out from a recorded run's numbers rather than copied, with the working. */
+const DERIVED = new Map([["9×", "the peers' start, 2,977 to 3,040 ms, ÷ the sandbox's 329 ms (latest.md)"]]);
+
+/** A section of a page: from its `## ` heading to the next one. */
+function section(path: string, heading: string): string {
+  const page = readFileSync(join(ROOT, path), "utf8");
+  const start = page.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`${path} has no section "## ${heading}"`);
+  const end = page.indexOf("\n## ", start + 1);
+  return page.slice(start, end < 0 ? undefined : end);
+}
+
+/** Every number of a text, as a number (1,234 and 0.70 read as 1234 and 0.7), dates left out. */
+function numbersOf(text: string): Set<number> {
+  const undated = text.replace(/\d{4}-\d\d-\d\d/g, "");
+  return new Set([...undated.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((match) => Number(match[0].replaceAll(",", ""))));
+}
+
+describe("figures in the docs' reading of a run are that run's", () => {
+  it.each(QUOTING_SECTIONS)("$page, $heading: every ×, µs, ms, %, MB, /s and per-request count is in $results", ({ page, heading, results }) => {
+    const recorded = numbersOf(readFileSync(join(ROOT, results), "utf8"));
+    const figures = [
+      ...section(page, heading).matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s?(?:×|µs|ms|%|MB|\/s)| (?:[a-z]+ ){1,2}per (?:request|protected call))/g),
+    ];
+    expect(figures.length).toBeGreaterThan(0);
+    const unrecorded = figures
+      .filter((match) => !DERIVED.has(match[0]) && !recorded.has(Number((match[1] ?? "").replaceAll(",", ""))))
+      .map((match) => match[0]);
+    expect(unrecorded).toEqual([]);
+  });
+});
