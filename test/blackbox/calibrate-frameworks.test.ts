@@ -14,6 +14,7 @@ import { LEXIK_DRIFTS, startLexikProvider } from "../support/providers/lexik.js"
 import { springClient } from "../support/providers/spring-client.js";
 import { SPRING_DRIFTS, startSpringProvider } from "../support/providers/spring.js";
 import { FRAMEWORK_TRANSCRIPTS } from "../support/providers/transcripts.js";
+import { postJson } from "../support/server.js";
 
 /**
  * Issue 24, Tests: `calibrate` against each framework fake (Symfony + Lexik, Spring resource
@@ -148,11 +149,7 @@ describe.each(FRAMEWORKS)("calibrate against the $name fake", (f) => {
     const sandbox = await startCliServer(["--profile", file]);
     try {
       const lines = await frameworkFlow(f.client, { baseUrl: sandbox.url, ...SANDBOX_MERCHANT }, async () => {
-        const r = await fetch(`${sandbox.url}/__sandbox/clock`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ advance: `${EXPIRE_BY_MS / 60_000}m` }),
-        });
+        const r = await fetch(`${sandbox.url}/__sandbox/clock`, postJson({ advance: `${EXPIRE_BY_MS / 60_000}m` }));
         expect(r.status).toBe(200);
       });
       outputs.push(lines.join("\n"));

@@ -15,6 +15,7 @@ import { lexikStatusClient } from "../support/providers/lexik-status-client.js";
 import { startLexikProvider } from "../support/providers/lexik.js";
 import { nestedClient } from "../support/providers/nested-client.js";
 import { startNestedProvider } from "../support/providers/nested.js";
+import { postJson } from "../support/server.js";
 
 /**
  * `calibrate` against three providers of different shapes (test/support/providers/), then the
@@ -142,11 +143,7 @@ describe.each(PROVIDERS)("calibrate against the $name provider", (p) => {
     const sandbox = await startCliServer(["--profile", file]);
     try {
       const viaSandbox = await clientFlow(p.client, { baseUrl: sandbox.url, ...SANDBOX_CLIENT }, async () => {
-        const r = await fetch(`${sandbox.url}/__sandbox/clock`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ advance: "61m" }),
-        });
+        const r = await fetch(`${sandbox.url}/__sandbox/clock`, postJson({ advance: "61m" }));
         expect(r.status).toBe(200);
       });
       expect(viaSandbox).toEqual(p.transcript);
