@@ -2,25 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, createSandbox, type Sandbox } from "../../src/index.js";
 import { REDIS_SERVER, type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { needsProgram } from "../support/system-program.js";
+import { call } from "../support/in-process.js";
 
 /**
  * Replicas in this process on a real redis-server that dies and comes back empty (no persistence,
  * as the examples run it): the running replica notices at its next sync, starts its journal again
  * and stores the sandbox's own state again, so a replica started afterwards signs with its key.
  */
-
-async function call(s: Sandbox, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const [pathOnly, query = ""] = path.split("?");
-  const r = await s.handle({
-    method,
-    path: pathOnly!,
-    query,
-    headers: { host: "localhost", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? new Uint8Array() : Buffer.from(JSON.stringify(body)),
-  });
-  const text = typeof r.body === "string" ? r.body : Buffer.from(r.body ?? "").toString("utf8");
-  return { status: r.status, json: text ? JSON.parse(text) : undefined };
-}
 
 const CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { call } from "../support/in-process.js";
 
 /**
  * Two sandboxes in one process given one MemoryStore behave as two replicas behind a balancer: what
@@ -18,19 +19,6 @@ async function replicas(store = new MemoryStore(), sleep?: (ms: number) => Promi
   const b = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   opened.push(a, b);
   return [a, b];
-}
-
-async function call(s: Sandbox, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const [pathOnly, query = ""] = path.split("?");
-  const r = await s.handle({
-    method,
-    path: pathOnly!,
-    query,
-    headers: { host: "localhost", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? new Uint8Array() : Buffer.from(JSON.stringify(body)),
-  });
-  const text = typeof r.body === "string" ? r.body : Buffer.from(r.body ?? "").toString("utf8");
-  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined };
 }
 
 describe("two sandboxes sharing one MemoryStore", () => {
