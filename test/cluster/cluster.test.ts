@@ -1,7 +1,7 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliProcess, startCliServer } from "../support/cli.js";
 import { type EventStream, openEventStream } from "../support/event-stream.js";
+import { freePort } from "../support/free-port.js";
 import { HAPROXY, type RunningHaproxy, SERVED_BY, startHaproxy } from "../support/haproxy.js";
 import { REDIS_SERVER, type RedisServer as RunningRedis, startRedisServer } from "../support/redis-server.js";
 import { needsProgram } from "../support/system-program.js";
@@ -356,14 +356,7 @@ async function requestEvents(stream: EventStream, count: number): Promise<string
 async function freePorts(n: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < n) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+    const port = await freePort();
     if (!ports.includes(port)) ports.push(port);
   }
   return ports;
