@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
 
-async function replicas(store = new MemoryStore(), sleep?: (ms: number) => Promise<void>): Promise<[Sandbox, Sandbox]> {
+async function replicas(store: StateStore = new MemoryStore(), sleep?: (ms: number) => Promise<void>): Promise<[Sandbox, Sandbox]> {
   const a = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   const b = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   opened.push(a, b);
@@ -177,15 +177,7 @@ describe("two sandboxes sharing one MemoryStore", () => {
     let asked = false;
     let fed = false;
     // The same store, but its journal answers only when the test says, and it tells when the feed brought something.
-    const slow: StateStore = {
-      shownAs: inner.shownAs,
-      sync: (cursor) => inner.sync(cursor),
-      commit: (request) => inner.commit(request),
-      reap: (before, limit) => inner.reap(before, limit),
-      lastUse: (sessions) => inner.lastUse(sessions),
-      ping: () => inner.ping(),
-      clear: () => inner.clear(),
-      close: async () => {},
+    const slow = over(inner, {
       journal: async () => {
         const rows = await inner.journal();
         asked = true;
@@ -197,7 +189,7 @@ describe("two sandboxes sharing one MemoryStore", () => {
         if (asked && entries.length > 0) fed = true;
         return entries;
       },
-    };
+    });
     const starting = createSandbox({ state: slow, algorithm: "ES256" });
     while (!asked) await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await call(a, "POST", "/api/v2/auth/token", { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" })).status).toBe(200);
@@ -210,3 +202,20 @@ describe("two sandboxes sharing one MemoryStore", () => {
     expect(onB).toHaveLength(1);
   });
 });
+
+/** `inner` with some of its operations replaced; close() leaves it open (the replicas share it). */
+function over(inner: StateStore, replaced: Partial<StateStore>): StateStore {
+  return {
+    shownAs: inner.shownAs,
+    sync: (cursor) => inner.sync(cursor),
+    commit: (request) => inner.commit(request),
+    reap: (before, limit) => inner.reap(before, limit),
+    lastUse: (sessions) => inner.lastUse(sessions),
+    ping: () => inner.ping(),
+    clear: () => inner.clear(),
+    close: async () => {},
+    journal: () => inner.journal(),
+    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
+    ...replaced,
+  };
+}
