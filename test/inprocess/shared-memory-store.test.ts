@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { StateUnavailable } from "../../src/core/errors.js";
 import { call } from "../support/in-process.js";
+import { problem } from "../support/server.js";
 
 /**
  * Two sandboxes in one process given one MemoryStore behave as two replicas behind a balancer: what
@@ -201,7 +203,50 @@ describe("two sandboxes sharing one MemoryStore", () => {
     expect(onB).toEqual((await call(a, "GET", "/__sandbox/requests")).json.requests);
     expect(onB).toHaveLength(1);
   });
+
+  it("answer 503 state_unavailable with Retry-After while the store fails, and recover by themselves", async () => {
+    let down = false;
+    const refuse = () => Promise.reject(new StateUnavailable("the test's store is down"));
+    const inner = new MemoryStore();
+    const [a] = await replicas(
+      over(inner, {
+        sync: (cursor) => (down ? refuse() : inner.sync(cursor)),
+        commit: (request) => (down ? refuse() : inner.commit(request)),
+      }),
+    );
+    const { id, merchant } = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    const { access_token } = (await call(a, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret }))
+      .json;
+    const paying = [`/s/${id}/api/v2/payment/status`, undefined, { authorization: `Bearer ${access_token}` }] as const;
+    const headers = { "content-type": "application/problem+json", "cache-control": "no-store", "retry-after": "1" };
+    down = true;
+    expect(await call(a, "GET", ...paying)).toEqual({
+      status: 503,
+      headers,
+      json: problem(503, "Service Unavailable", "state_unavailable", CLIENT_DETAIL, paying[0], "temporarily_unavailable"),
+    });
+    // The health check is the operator's: it names the store and says what failed.
+    expect(await call(a, "GET", "/__sandbox/health")).toEqual({
+      status: 503,
+      headers,
+      json: problem(
+        503,
+        "Service Unavailable",
+        "state_unavailable",
+        "The shared state at memory is not usable from this replica: the test's store is down",
+        "/__sandbox/health",
+        "temporarily_unavailable",
+      ),
+    });
+    down = false;
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    expect((await call(a, "GET", ...paying)).status).toBe(200);
+  });
 });
+
+/** What a client is told when the store failed (never the store's own message). */
+const CLIENT_DETAIL =
+  "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
 
 /** `inner` with some of its operations replaced; close() leaves it open (the replicas share it). */
 function over(inner: StateStore, replaced: Partial<StateStore>): StateStore {
