@@ -276,8 +276,8 @@ async function assemble(options: SandboxOptions, journalSize: number, store: Sta
     fakerEnglish,
     newTokenId: tokenIdSource(faker, options.seededTokenIds ?? false),
     scenarios: scenarioSet,
-    // Shared: a rule's delay is waited for after the request's commit (SharedState.deferredSleep).
-    sleep: (ms) => (shared ? shared.runs.deferredSleep(sleep)(ms) : sleep(ms)),
+    // Shared: a rule's delay is waited for after the request's commit (Runs.deferredSleep).
+    sleep: (ms) => (shared ? shared.runs.deferredSleep(ms) : sleep(ms)),
     journal,
     sessions,
     events,
@@ -291,6 +291,7 @@ async function assemble(options: SandboxOptions, journalSize: number, store: Sta
   let handle = pipeline;
   if (store && first && sharedEvents) {
     shared = new SharedState(store, ctx, sessions, sharedEvents, journal, idleMs);
+    shared.runs.sleep = sleep;
     ctx.shared = shared;
     await shared.begin(first);
     handle = shared.wrap(pipeline, (error, request) => problemResponse(error, request.path, merchants.secrets.view()));

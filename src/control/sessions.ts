@@ -24,6 +24,16 @@ export interface Session {
   history: SessionHistory;
 }
 
+/** What a session is made again from on another replica (shared state): the stored part holds these. */
+export interface SessionRecord {
+  id: string;
+  file: ScenarioFile;
+  source: string;
+  profile: string;
+  createdAt: number;
+  history: SessionHistory;
+}
+
 export interface SessionLimits {
   maxSessions: number;
   idleMs: number;
@@ -200,14 +210,7 @@ export class SessionStore {
    * A session another replica made (shared state): its scenario instance made here from the same
    * file, its history as stored. No event: the replica that made it told the streams.
    */
-  async adopt(stored: {
-    id: string;
-    file: ScenarioFile;
-    source: string;
-    profile: string;
-    createdAt: number;
-    history: SessionHistory;
-  }): Promise<Session> {
+  async adopt(stored: SessionRecord): Promise<Session> {
     const known = this.sessions.get(stored.id);
     if (known) return known;
     const instance = await this.scenarios.add(stored.file, stored.source, { sessionId: stored.id, profile: stored.profile });

@@ -1,9 +1,10 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliProcess, startCliServer } from "../support/cli.js";
 import { type EventStream, openEventStream } from "../support/event-stream.js";
+import { freePort } from "../support/free-port.js";
 import { HAPROXY, type RunningHaproxy, SERVED_BY, startHaproxy } from "../support/haproxy.js";
 import { REDIS_SERVER, type RedisServer as RunningRedis, startRedisServer } from "../support/redis-server.js";
+import { problem } from "../support/server.js";
 import { needsProgram } from "../support/system-program.js";
 
 /**
@@ -294,12 +295,20 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
       for (const r of replicas) {
         const began = performance.now();
         const health = await send(undefined, "/__sandbox/health", {}, r.url);
-        expect(health.status).toBe(503);
-        expect(health.json.code).toBe("state_unavailable");
-        const call = await send(s.id, `/s/${s.id}/api/v2/payment/frozen-${r.name}`, bearer(t), r.url);
-        expect(call.status).toBe(503);
-        expect(call.json.code).toBe("state_unavailable");
-        expect(call.headers.get("retry-after")).toBe("1");
+        // The health check is the operator's: it names the store; what failed depends on when it was asked.
+        const said = expect.stringMatching(new RegExp(`^The shared state at ${escaped(redis.url)} is not usable from this replica: .+`));
+        expect([health.status, health.json, unavailableHeaders(health)]).toEqual([
+          503,
+          problem(503, "Service Unavailable", "state_unavailable", said, "/__sandbox/health", "temporarily_unavailable"),
+          UNAVAILABLE_HEADERS,
+        ]);
+        const path = `/s/${s.id}/api/v2/payment/frozen-${r.name}`;
+        const call = await send(s.id, path, bearer(t), r.url);
+        expect([call.status, call.json, unavailableHeaders(call)]).toEqual([
+          503,
+          problem(503, "Service Unavailable", "state_unavailable", CLIENT_DETAIL, path, "temporarily_unavailable"),
+          UNAVAILABLE_HEADERS,
+        ]);
         // A bound, not a speed: a store that does not answer never holds a request for long.
         expect(performance.now() - began).toBeLessThan(10_000);
       }
@@ -320,6 +329,21 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
     await expectJournalExactlyOnce(s.id);
   }, 90_000);
 });
+
+/** What a client is told when the store failed (never the store's own message). */
+const CLIENT_DETAIL =
+  "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
+
+const UNAVAILABLE_HEADERS = { "content-type": "application/problem+json", "cache-control": "no-store", "retry-after": "1" };
+
+/** The headers a state_unavailable answer sets, as the answer has them. */
+function unavailableHeaders(answer: Answer): Record<string, string | null> {
+  return Object.fromEntries(Object.keys(UNAVAILABLE_HEADERS).map((name) => [name, answer.headers.get(name)]));
+}
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 function json(body: unknown): RequestInit {
   return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
@@ -356,14 +380,7 @@ async function requestEvents(stream: EventStream, count: number): Promise<string
 async function freePorts(n: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < n) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+    const port = await freePort();
     if (!ports.includes(port)) ports.push(port);
   }
   return ports;

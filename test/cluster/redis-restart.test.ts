@@ -1,26 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, createSandbox, type Sandbox } from "../../src/index.js";
 import { REDIS_SERVER, type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { needsProgram } from "../support/system-program.js";
+import { call } from "../support/in-process.js";
 
 /**
  * Replicas in this process on a real redis-server that dies and comes back empty (no persistence,
  * as the examples run it): the running replica notices at its next sync, starts its journal again
  * and stores the sandbox's own state again, so a replica started afterwards signs with its key.
  */
-
-async function call(s: Sandbox, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const [pathOnly, query = ""] = path.split("?");
-  const r = await s.handle({
-    method,
-    path: pathOnly!,
-    query,
-    headers: { host: "localhost", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? new Uint8Array() : Buffer.from(JSON.stringify(body)),
-  });
-  const text = typeof r.body === "string" ? r.body : Buffer.from(r.body ?? "").toString("utf8");
-  return { status: r.status, json: text ? JSON.parse(text) : undefined };
-}
 
 const CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
 
@@ -33,8 +21,16 @@ describe("a redis-server restarted without its data", () => {
     if (haveRedis) redis = await startRedisServer();
   }, 30_000);
 
+  // close() lets the store's connections go without waiting for their sockets: each test waits
+  // (bounded) until they are released, so a test counting sockets never counts another's.
+  let socketsBefore = 0;
+  beforeEach(() => {
+    socketsBefore = sockets();
+  });
+
   afterEach(async () => {
     for (const s of opened.splice(0)) await s.close();
+    await socketsBackTo(socketsBefore);
   });
 
   afterAll(async () => {
@@ -76,12 +72,20 @@ describe("a redis-server restarted without its data", () => {
   }, 60_000);
 
   it("a start that fails after the store is open leaves no connection behind", async () => {
-    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap").length;
     const before = sockets();
     await expect(createSandbox({ state: redis.url, maxEventSubscribers: 0 })).rejects.toBeInstanceOf(ConfigError);
-    // Closed sockets leave the list once their handles are released: a bounded wait, not a sleep.
-    const bound = Date.now() + 5_000;
-    while (sockets() > before && Date.now() < bound) await new Promise((resolve) => setTimeout(resolve, 20));
+    await socketsBackTo(before);
     expect(sockets()).toBe(before);
   });
 });
+
+/** The TCP sockets this process holds now. */
+function sockets(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap").length;
+}
+
+/** Closed sockets leave the list once their handles are released: a bounded wait, not a sleep. */
+async function socketsBackTo(count: number): Promise<void> {
+  const bound = Date.now() + 5_000;
+  while (sockets() > count && Date.now() < bound) await new Promise((resolve) => setTimeout(resolve, 20));
+}

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { StateStore } from "../../src/core/state-store.js";
 import { openRedisStore, StoreLayoutMismatch } from "../../src/store/redis-store.js";
+import { freePort } from "../support/free-port.js";
 import { type RedisServer, redisServerPerFile, startRedisServer } from "../support/redis-server.js";
 import { request } from "./state-store.contract.js";
 
@@ -200,12 +200,7 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
   });
 
   it("refuses to open when nothing answers at the address, within its bound, saying so", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     const { error, ms } = await rejection(open(`redis://127.0.0.1:${port}/0`, { commandTimeoutMs: TIMEOUT_MS }));
     expect(error).toBeInstanceOf(StateUnavailable);
     expect((error as Error).message).toBe(

@@ -16,6 +16,15 @@ const AHEAD_MS = 60_000;
 /** How long a feed read waits in the waking tests: far longer than they take, so waking early shows. */
 const LONG_WAIT_MS = 10_000;
 
+/** A commit applied with no journal entry (so no number). */
+const APPLIED = { ok: true, seq: undefined };
+const CONFLICT = { ok: false, reason: "conflict" };
+
+/** A sync that brings nothing new, at `cursor`. */
+function nothingSince(cursor: string) {
+  return { cursor, full: false, parts: [], removed: [], records: [], keys: [] };
+}
+
 export function request(fields: Partial<CommitRequest>): CommitRequest {
   return { read: {}, writes: [], records: [], keys: [], events: [], deadlineMs: Date.now() + AHEAD_MS, ...fields };
 }
@@ -45,7 +54,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const first = await store.sync("");
       expect({ ...first, cursor: "" }).toEqual({ cursor: "", full: true, parts: [], removed: [], records: [], keys: [] });
       expect(first.cursor).not.toBe("");
-      expect(await store.sync(first.cursor)).toEqual({ cursor: first.cursor, full: false, parts: [], removed: [], records: [], keys: [] });
+      expect(await store.sync(first.cursor)).toEqual(nothingSince(first.cursor));
     });
 
     it("commits new parts at version 1, counts each write, and syncs only what changed since a cursor", async () => {
@@ -62,24 +71,18 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
             ],
           }),
         ),
-      ).toEqual({
-        ok: true,
-        seq: undefined,
-      });
+      ).toEqual(APPLIED);
       const afterFirst = await other.sync(c0);
       expect(afterFirst).toMatchObject({ full: false, removed: [], records: [], keys: [] });
       expect(afterFirst.parts).toEqual([
         { name: "s:a", version: 1, json: "A1" },
         { name: "sandbox", version: 1, json: '{"v":1}' },
       ]);
-      expect(await other.commit(request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: '{"v":2}' }] }))).toEqual({
-        ok: true,
-        seq: undefined,
-      });
+      expect(await other.commit(request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: '{"v":2}' }] }))).toEqual(APPLIED);
       const second = await store.sync(afterFirst.cursor);
       expect(second.parts).toEqual([{ name: "sandbox", version: 2, json: '{"v":2}' }]);
       expect(second.full).toBe(false);
-      expect(await store.sync(second.cursor)).toEqual({ cursor: second.cursor, full: false, parts: [], removed: [], records: [], keys: [] });
+      expect(await store.sync(second.cursor)).toEqual(nothingSince(second.cursor));
       const full = await store.sync("");
       expect(full.full).toBe(true);
       expect(full.parts).toEqual([
@@ -116,7 +119,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         events: ["eb"],
         touch: { session: "b", atMs: 5 },
       });
-      expect(await other.commit(losing)).toEqual({ ok: false, reason: "conflict" });
+      expect(await other.commit(losing)).toEqual(CONFLICT);
       expect(await other.sync(c1)).toEqual({
         cursor: expect.any(String),
         full: false,
@@ -128,14 +131,8 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await other.journal()).toEqual([{ seq: 1, json: "ja" }]);
       expect((await other.feed("", 10)).map((e) => e.json)).toEqual(["ja", "ea"]);
       expect(await other.lastUse(["b"])).toEqual([undefined]);
-      expect(await other.commit(request({ read: { "s:new": 1 }, writes: [{ name: "s:new", json: "x" }] }))).toEqual({
-        ok: false,
-        reason: "conflict",
-      });
-      expect(await other.commit(request({ read: { ledger: 0 }, writes: [{ name: "ledger", json: "x" }] }))).toEqual({
-        ok: false,
-        reason: "conflict",
-      });
+      expect(await other.commit(request({ read: { "s:new": 1 }, writes: [{ name: "s:new", json: "x" }] }))).toEqual(CONFLICT);
+      expect(await other.commit(request({ read: { ledger: 0 }, writes: [{ name: "ledger", json: "x" }] }))).toEqual(CONFLICT);
     });
 
     it("lets exactly one of 30 concurrent commits against the same read version through, on two replicas", async () => {
@@ -149,7 +146,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       );
       const applied = results.flatMap((r, i) => (r.ok ? [i] : []));
       expect(applied).toHaveLength(1);
-      expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 29 }, () => ({ ok: false, reason: "conflict" })));
+      expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 29 }, () => CONFLICT));
       expect(results[applied[0]!]).toEqual({ ok: true, seq: 1 });
       expect((await store.sync("")).parts).toEqual([{ name: "s:x", version: 2, json: `w${applied[0]}` }]);
       expect(await other.journal()).toEqual([{ seq: 1, json: `j${applied[0]}` }]);
@@ -169,7 +166,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         deadlineMs: Date.now() - 1,
       });
       expect(await store.commit(late)).toEqual({ ok: false, reason: "late" });
-      expect(await store.sync(c0)).toEqual({ cursor: c0, full: false, parts: [], removed: [], records: [], keys: [] });
+      expect(await store.sync(c0)).toEqual(nothingSince(c0));
       expect(await store.journal()).toEqual([]);
       expect(await store.feed("", 10)).toEqual([]);
       expect(await store.lastUse(["a"])).toEqual([undefined]);
@@ -220,7 +217,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         { seq: 4, json: "J4" },
         { seq: 5, json: "J5" },
       ]);
-      expect(await store.commit(request({ events: ["no journal"] }))).toEqual({ ok: true, seq: undefined });
+      expect(await store.commit(request({ events: ["no journal"] }))).toEqual(APPLIED);
       await store.clear();
       expect(await store.journal()).toEqual([]);
       expect(await other.commit(request({ journal: "J6" }))).toEqual({ ok: true, seq: 6 });
@@ -260,7 +257,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const waiting = store.feed(first!.id, 10, LONG_WAIT_MS);
       const waitingToo = other.feed(first!.id, 10, LONG_WAIT_MS);
       // The store's own connection still answers while its feed read waits.
-      expect(await store.commit(request({ events: ["E1"] }))).toEqual({ ok: true, seq: undefined });
+      expect(await store.commit(request({ events: ["E1"] }))).toEqual(APPLIED);
       const [woken, wokenToo] = await Promise.all([waiting, waitingToo]);
       expect(performance.now() - started).toBeLessThan(LONG_WAIT_MS);
       expect(woken.map(({ seq, json }) => ({ seq, json }))).toEqual([{ seq: undefined, json: "E1" }]);
@@ -335,7 +332,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await store.lastUse(["a", "b", "c"])).toEqual([undefined, undefined, 3000]);
       expect(await store.sync(c0)).toMatchObject({ full: false, parts: [], removed: ["s:a", "s:b"] });
       expect((await store.sync("")).parts).toEqual([{ name: "s:c", version: 1, json: "c" }]);
-      expect(await store.commit(request({ read: { "s:c": 1 }, writes: [{ name: "s:c", json: undefined }] }))).toEqual({ ok: true, seq: undefined });
+      expect(await store.commit(request({ read: { "s:c": 1 }, writes: [{ name: "s:c", json: undefined }] }))).toEqual(APPLIED);
       expect(await store.lastUse(["c"])).toEqual([undefined]);
       expect(await store.reap(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     });
@@ -386,20 +383,11 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         }),
       );
       const c0 = (await other.sync("")).cursor;
-      expect(await other.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: undefined }] }))).toEqual({
-        ok: true,
-        seq: undefined,
-      });
+      expect(await other.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: undefined }] }))).toEqual(APPLIED);
       expect(await store.sync(c0)).toEqual({ cursor: expect.any(String), full: false, parts: [], removed: ["s:gone"], records: [], keys: [] });
       expect((await store.sync("")).parts).toEqual([{ name: "sandbox", version: 1, json: "S" }]);
-      expect(await store.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual({
-        ok: false,
-        reason: "conflict",
-      });
-      expect(await store.commit(request({ read: { "s:gone": 0 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual({
-        ok: true,
-        seq: undefined,
-      });
+      expect(await store.commit(request({ read: { "s:gone": 1 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual(CONFLICT);
+      expect(await store.commit(request({ read: { "s:gone": 0 }, writes: [{ name: "s:gone", json: "again" }] }))).toEqual(APPLIED);
       expect((await other.sync("")).parts).toEqual([
         { name: "s:gone", version: 1, json: "again" },
         { name: "sandbox", version: 1, json: "S" },

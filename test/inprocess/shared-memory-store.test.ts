@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { StateUnavailable } from "../../src/core/errors.js";
+import { call } from "../support/in-process.js";
+import { problem } from "../support/server.js";
 
 /**
  * Two sandboxes in one process given one MemoryStore behave as two replicas behind a balancer: what
@@ -13,24 +16,11 @@ afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
 
-async function replicas(store = new MemoryStore(), sleep?: (ms: number) => Promise<void>): Promise<[Sandbox, Sandbox]> {
+async function replicas(store: StateStore = new MemoryStore(), sleep?: (ms: number) => Promise<void>): Promise<[Sandbox, Sandbox]> {
   const a = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   const b = await createSandbox({ state: store, algorithm: "ES256", ...(sleep && { sleep }) });
   opened.push(a, b);
   return [a, b];
-}
-
-async function call(s: Sandbox, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const [pathOnly, query = ""] = path.split("?");
-  const r = await s.handle({
-    method,
-    path: pathOnly!,
-    query,
-    headers: { host: "localhost", ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? new Uint8Array() : Buffer.from(JSON.stringify(body)),
-  });
-  const text = typeof r.body === "string" ? r.body : Buffer.from(r.body ?? "").toString("utf8");
-  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : undefined };
 }
 
 describe("two sandboxes sharing one MemoryStore", () => {
@@ -189,15 +179,7 @@ describe("two sandboxes sharing one MemoryStore", () => {
     let asked = false;
     let fed = false;
     // The same store, but its journal answers only when the test says, and it tells when the feed brought something.
-    const slow: StateStore = {
-      shownAs: inner.shownAs,
-      sync: (cursor) => inner.sync(cursor),
-      commit: (request) => inner.commit(request),
-      reap: (before, limit) => inner.reap(before, limit),
-      lastUse: (sessions) => inner.lastUse(sessions),
-      ping: () => inner.ping(),
-      clear: () => inner.clear(),
-      close: async () => {},
+    const slow = over(inner, {
       journal: async () => {
         const rows = await inner.journal();
         asked = true;
@@ -209,7 +191,7 @@ describe("two sandboxes sharing one MemoryStore", () => {
         if (asked && entries.length > 0) fed = true;
         return entries;
       },
-    };
+    });
     const starting = createSandbox({ state: slow, algorithm: "ES256" });
     while (!asked) await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await call(a, "POST", "/api/v2/auth/token", { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" })).status).toBe(200);
@@ -221,4 +203,64 @@ describe("two sandboxes sharing one MemoryStore", () => {
     expect(onB).toEqual((await call(a, "GET", "/__sandbox/requests")).json.requests);
     expect(onB).toHaveLength(1);
   });
+
+  it("answer 503 state_unavailable with Retry-After while the store fails, and recover by themselves", async () => {
+    let down = false;
+    const refuse = () => Promise.reject(new StateUnavailable("the test's store is down"));
+    const inner = new MemoryStore();
+    const [a] = await replicas(
+      over(inner, {
+        sync: (cursor) => (down ? refuse() : inner.sync(cursor)),
+        commit: (request) => (down ? refuse() : inner.commit(request)),
+      }),
+    );
+    const { id, merchant } = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    const { access_token } = (await call(a, "POST", `/s/${id}/api/v2/auth/token`, { api_key: merchant.api_key, api_secret: merchant.api_secret }))
+      .json;
+    const paying = [`/s/${id}/api/v2/payment/status`, undefined, { authorization: `Bearer ${access_token}` }] as const;
+    const headers = { "content-type": "application/problem+json", "cache-control": "no-store", "retry-after": "1" };
+    down = true;
+    expect(await call(a, "GET", ...paying)).toEqual({
+      status: 503,
+      headers,
+      json: problem(503, "Service Unavailable", "state_unavailable", CLIENT_DETAIL, paying[0], "temporarily_unavailable"),
+    });
+    // The health check is the operator's: it names the store and says what failed.
+    expect(await call(a, "GET", "/__sandbox/health")).toEqual({
+      status: 503,
+      headers,
+      json: problem(
+        503,
+        "Service Unavailable",
+        "state_unavailable",
+        "The shared state at memory is not usable from this replica: the test's store is down",
+        "/__sandbox/health",
+        "temporarily_unavailable",
+      ),
+    });
+    down = false;
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    expect((await call(a, "GET", ...paying)).status).toBe(200);
+  });
 });
+
+/** What a client is told when the store failed (never the store's own message). */
+const CLIENT_DETAIL =
+  "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
+
+/** `inner` with some of its operations replaced; close() leaves it open (the replicas share it). */
+function over(inner: StateStore, replaced: Partial<StateStore>): StateStore {
+  return {
+    shownAs: inner.shownAs,
+    sync: (cursor) => inner.sync(cursor),
+    commit: (request) => inner.commit(request),
+    reap: (before, limit) => inner.reap(before, limit),
+    lastUse: (sessions) => inner.lastUse(sessions),
+    ping: () => inner.ping(),
+    clear: () => inner.clear(),
+    close: async () => {},
+    journal: () => inner.journal(),
+    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
+    ...replaced,
+  };
+}

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { freePort } from "./free-port.js";
 import { needsProgram, type SystemProgram } from "./system-program.js";
 
 /**
@@ -127,19 +127,6 @@ export function redisServerPerFile(options: RedisServerOptions = {}): () => Redi
     if (!server) throw new Error("redisServerPerFile: the redis-server did not start (see the beforeAll error)");
     return server;
   };
-}
-
-/** A port free on loopback now: bound on port 0 by the system, then let go for redis-server. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {

@@ -1,8 +1,6 @@
 import type { Algorithm } from "../../core/config.js";
-import type { Session, SessionStore } from "../../control/sessions.js";
-import type { SessionHistory } from "../../control/session-history.js";
+import type { Session, SessionRecord, SessionStore } from "../../control/sessions.js";
 import { instanceState, restoreInstance } from "../../scenarios/instance-state.js";
-import type { ScenarioFile } from "../../scenarios/schema.js";
 import type { SandboxContext } from "../context.js";
 
 /**
@@ -75,14 +73,8 @@ export function partNames(ctx: SandboxContext): string[] {
   return [SANDBOX_PART, LEDGER_PART, ...ctx.sessions.list().map((s) => sessionPart(s.id))];
 }
 
-interface StoredSession {
+interface StoredSession extends SessionRecord {
   v: number;
-  id: string;
-  file: ScenarioFile;
-  source: string;
-  profile: string;
-  createdAt: number;
-  history: SessionHistory;
   state: ReturnType<typeof instanceState>;
 }
 

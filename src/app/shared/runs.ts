@@ -103,15 +103,12 @@ export class Runs {
    * Scenario delays (rules fire only under the lock): waited for after the commit, so one
    * session's slow rule never holds up the replica's other changes.
    */
-  deferredSleep(sleep: (ms: number) => Promise<void>): (ms: number) => Promise<void> {
-    this.sleep = sleep;
-    return (ms) => {
-      const run = this.holding;
-      if (!run) return sleep(ms);
-      run.delayMs += ms;
-      return Promise.resolve();
-    };
-  }
+  readonly deferredSleep = (ms: number): Promise<void> => {
+    const run = this.holding;
+    if (!run) return this.sleep(ms);
+    run.delayMs += ms;
+    return Promise.resolve();
+  };
 }
 
 function jtiOf(json: string): string | undefined {
