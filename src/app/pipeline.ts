@@ -14,7 +14,7 @@ import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
-import type { JournalRecord } from "../control/journal.js";
+import { type JournalRecord, usesItsSession } from "../control/journal.js";
 import { forcedExpiry } from "../core/forced-expiry.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
@@ -283,17 +283,6 @@ function record(
   received: SandboxRequest,
 ): void {
   const session = trace.scenario.sessionId;
-  // Only the session's own client keeps it alive; a request that just names its merchant does not.
-  // A request under the session's base URL is its client's (the URL comes from the control plane
-  // with the session, as its credentials do), so it counts as use whatever its credentials, but
-  // one refused for carrying another merchant's: that is another client's mistake, and changes
-  // nothing here.
-  const ownClient = trace.identityProven || (outcome.viaSessionUrl && outcome.code !== "session_credentials_mismatch");
-  if (session && ownClient) {
-    // Shared: at the request's arrival, the time every replica reads from its journal entry.
-    ctx.sessions.touch(session, ctx.shared ? outcome.arrivedMs : undefined);
-    ctx.shared?.touch(received, session);
-  }
   const rec: JournalRecord = {
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
@@ -327,6 +316,11 @@ function record(
   if (trace.loginToken) rec.loginToken = true;
   if (outcome.query !== request.query) rec.secretInQuery = true;
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
+  if (session && usesItsSession(rec)) {
+    // Shared: at the request's arrival, the time every replica reads from its journal entry.
+    ctx.sessions.touch(session, ctx.shared ? outcome.arrivedMs : undefined);
+    ctx.shared?.touch(received, session);
+  }
   // Shared state: stored with the request's commit, and journaled on every replica from the feed.
   if (ctx.shared) {
     ctx.shared.journalRecord(received, rec);

@@ -98,6 +98,20 @@ export interface JournalFilter {
  */
 export const JOURNAL_TEXT_CAP = 1024;
 
+/**
+ * Whether a journaled request was its session's use (it keeps the session from being reaped): only
+ * the session's own client's. A request that proved a merchant's identity is; one under the
+ * session's base URL is too whatever its credentials (the URL comes from the control plane with
+ * the session, as its credentials do), but one refused for carrying another merchant's: that is
+ * another client's mistake. A request that merely names a merchant is not. The pipeline asks it of
+ * the request it answered, and a replica sharing state of every request the feed brings.
+ */
+export function usesItsSession(record: JournalRecord): boolean {
+  if (record.session === undefined) return false;
+  if (record.viaSessionUrl) return record.code !== "session_credentials_mismatch";
+  return record.merchant !== undefined && !record.unverified;
+}
+
 /** The most entries one listing returns (GET /__sandbox/requests `limit`), also its default. */
 export const JOURNAL_PAGE_MAX = 1000;
 

@@ -1,5 +1,5 @@
 import type { FeedEntry, StateStore } from "../../core/state-store.js";
-import type { Journal, JournalRecord } from "../../control/journal.js";
+import { type Journal, type JournalRecord, usesItsSession } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SharedEventHub } from "./shared-events.js";
 
@@ -52,8 +52,6 @@ export class JournalMirror {
    * the session's `expires_at` is the same on every replica (the store reaps by the same uses).
    */
   private usedBy(record: JournalRecord): void {
-    if (record.session === undefined) return;
-    const own = record.viaSessionUrl ? record.code !== "session_credentials_mismatch" : record.merchant !== undefined && !record.unverified;
-    if (own) this.sessions.touch(record.session, record.timeMs);
+    if (record.session !== undefined && usesItsSession(record)) this.sessions.touch(record.session, record.timeMs);
   }
 }
