@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/scenarios/load.js";
 import { runCli, startCliServer, untilPrinted, type CliProcess } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
 import { LIBRARY } from "../support/library.js";
 import { problem } from "../support/server.js";
 
@@ -53,15 +54,6 @@ const exchange = (url: string, apiKey: string, apiSecret: string) =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ api_key: apiKey, api_secret: apiSecret }),
   });
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** True when something accepts connections on the port. */
 function listening(port: number): Promise<boolean> {
