@@ -183,6 +183,11 @@ export class Journal {
     return this.entries.length;
   }
 
+  /** The records kept, oldest first, with their numbers, as the pipeline made them (a shared store is written from them). */
+  stored(): ReadonlyArray<{ readonly seq: number; readonly record: JournalRecord }> {
+    return [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
+  }
+
   clear(): void {
     this.entries.length = 0;
     this.start = 0;

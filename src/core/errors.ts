@@ -289,7 +289,12 @@ export class StateUnavailable extends SandboxError {
   readonly status = 503;
   readonly error = "temporarily_unavailable" as const;
   readonly code = "state_unavailable";
-  constructor(description: string, retryAfterSeconds = 1) {
+  constructor(
+    description: string,
+    retryAfterSeconds = 1,
+    /** The call was refused before it left this replica (not connected): it changed nothing. */
+    readonly unsent = false,
+  ) {
     super(description, { headers: { "retry-after": String(retryAfterSeconds) } });
   }
 }

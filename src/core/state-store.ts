@@ -3,19 +3,25 @@
  * `createSandbox({ state })`). Without one, a sandbox's state is its own objects in memory and
  * nothing here is used.
  *
- * The store is coarse: a request costs at most two calls, each atomic and one round trip.
+ * The store is coarse: a request costs a sync (shared by the requests that wait for one at once)
+ * and a commit, each atomic and one round trip; `settle` only after a commit whose answer was lost.
  *
  * - `sync(cursor)`: what changed since the replica last looked: parts (the serialized state of the
  *   sandbox's own scenarios, of each session, of the token ledger's revocations), ended sessions,
  *   issued-token records and signing keys. A replica applies it to its objects before it reads
  *   them, so no answer is made from state older than the request.
  * - `commit(…)`: the request's writes, all or nothing: parts written (only if every part it read
- *   is still at the version it read: else `conflict`, and the replica syncs and runs the request
- *   again), records and keys appended, its journal entry and events appended, its session's use
- *   noted. A commit that reaches the store after its deadline is refused (`late`) with nothing
- *   applied: the replica has answered 503 by then, and the journal must not hold what no client saw.
+ *   is still at the version it read, and the store is still in the epoch it read them in: else
+ *   `conflict`, and the replica syncs and runs the request again), records and keys appended, its
+ *   journal entry and events appended, its session's use noted. A commit that reaches the store
+ *   after its deadline is refused (`late`) with nothing applied.
+ * - `settle(id)`: a commit whose answer never came is either applied (its result) or, from now
+ *   on, never will be. A replica answers its client only once it knows which.
+ * - `reseed(…)`: a store that lost its data (a new epoch) is written whole from a replica that
+ *   still holds the state, unless state of an older or the same lineage is there already.
  *
- * Parts are JSON text the store never parses; versions count a part's writes from 1.
+ * Parts are JSON text the store never parses; versions count a part's writes from 1. The store
+ * knows nothing of what a part is: a commit says which parts are live sessions (`touch`, `admit`).
  */
 
 /** A position in the store's change log; "" before anything was read. */
@@ -32,8 +38,19 @@ export interface StateChanges {
   /** Where the next sync starts. */
   readonly cursor: StateCursor;
   /**
-   * True when the cursor was older than the change log keeps: `parts` is then every part there is,
-   * and a part the replica holds that is not among them is gone.
+   * The store's epoch: made when the store is first written, and anew when it lost its data (a
+   * Redis restarted without persistence) or was reseeded. A replica that held another epoch knows
+   * the store's state is not the one it built on.
+   */
+  readonly epoch: string;
+  /**
+   * Which deployment's state the store holds: the epoch in which that state was first seeded, as
+   * a reseed keeps it; undefined while nothing was seeded (a new or emptied store).
+   */
+  readonly lineage: string | undefined;
+  /**
+   * True when the cursor was older than the change log keeps, or of another epoch: `parts` is then
+   * every part there is, and a part the replica holds that is not among them is gone.
    */
   readonly full: boolean;
   /** Parts changed since the cursor, each at its latest version (once, however often it changed). */
@@ -54,6 +71,13 @@ export interface PartWrite {
 
 export interface CommitRequest {
   /**
+   * This commit's own id (1 to 64 of A-Z a-z 0-9 : _ -), never used for another: the store
+   * remembers the outcome by it for a while, for `settle`.
+   */
+  readonly id: string;
+  /** The epoch the request read its parts in; another epoch now is a conflict. */
+  readonly epoch: string;
+  /**
    * The parts the request read, at the versions it read them (0: it did not exist). The commit
    * applies only if each is still at that version.
    */
@@ -68,19 +92,46 @@ export interface CommitRequest {
   readonly journal?: string;
   /** Events for the streams of every replica (JSON each), after the journal entry. */
   readonly events: readonly string[];
-  /** A session used by this request: its idle time starts again (wall-clock ms). */
-  readonly touch?: { readonly session: string; readonly atMs: number };
+  /** A live session's part was used by this request: its idle time starts again (wall-clock ms). */
+  readonly touch?: { readonly part: string; readonly atMs: number };
+  /**
+   * A new session's part joins the live sessions, unless `max` are live already: the commit is
+   * then refused (`full`) with nothing applied. Its idle time starts at `touch`'s time.
+   */
+  readonly admit?: { readonly part: string; readonly max: number };
+  /** The journal, the change log's records and the feed emptied after the writes (a reset). */
+  readonly clearLogs?: boolean;
   /** Wall-clock ms after which the commit must not apply. */
   readonly deadlineMs: number;
 }
 
 export type CommitResult =
   /** Applied. `seq`: the journal entry's number (`req_<seq>`), when one was given. */
-  { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly reason: "conflict" | "late" };
+  { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly reason: "conflict" | "late" | "full" };
+
+/** What `settle` found: the commit applied (and its journal number), or not, and now never. */
+export type SettleResult = { readonly applied: true; readonly seq: number | undefined } | { readonly applied: false };
+
+/** A whole state written into a store that lost its data (see `reseed`). */
+export interface Reseed {
+  /** The lineage the state descends from (StateChanges.lineage as the replica knew it). */
+  readonly lineage: string;
+  readonly parts: ReadonlyArray<{ readonly name: string; readonly json: string }>;
+  readonly keys: ReadonlyArray<{ readonly kid: string; readonly json: string }>;
+  /** The journal as the replica holds it, oldest first, with its numbers. */
+  readonly journal: ReadonlyArray<{ readonly seq: number; readonly json: string }>;
+  /** The last journal number given out: numbering goes on after it. */
+  readonly journalSeq: number;
+  /** The live sessions' parts and their last use (wall-clock ms). */
+  readonly live: ReadonlyArray<{ readonly part: string; readonly atMs: number }>;
+}
+
+/** A reseed applied (the store's new cursor, every part at version 1), or refused: the store holds state of an older or the same lineage. */
+export type ReseedResult = { readonly ok: true; readonly cursor: StateCursor; readonly epoch: string } | { readonly ok: false };
 
 /** One entry of the feed every replica's event streams read: requests journaled and events, in commit order. */
 export interface FeedEntry {
-  /** Its position in the feed, increasing. */
+  /** Its position in the feed, increasing, also across an emptied store ("<ms>-<n>"). */
   readonly id: string;
   /** The journal entry's number for a request; undefined for an event. */
   readonly seq: number | undefined;
@@ -94,6 +145,12 @@ export interface StateStore {
   sync(cursor: StateCursor): Promise<StateChanges>;
   commit(request: CommitRequest): Promise<CommitResult>;
   /**
+   * The outcome of the commit `id` whose answer was lost: applied, or not and never (a commit
+   * `id` that comes later is refused). Waits up to `waitMs` for the store's answer.
+   */
+  settle(id: string, waitMs: number): Promise<SettleResult>;
+  reseed(state: Reseed): Promise<ReseedResult>;
+  /**
    * Feed entries after `after` ("" for the oldest kept), at most `limit`, oldest first. With
    * `waitMs`, waits up to that long for one when there is none yet.
    */
@@ -104,19 +161,9 @@ export interface StateStore {
    */
   journal(): Promise<Array<{ seq: number; json: string }>>;
   /**
-   * Ends sessions unused since before `idleBeforeMs` (wall clock): their parts are removed, as if
-   * committed. Returns their ids.
+   * Ends the live sessions unused since before `idleBeforeMs` (wall clock): their parts are
+   * removed, as if committed. Returns their parts' names.
    */
   reap(idleBeforeMs: number, limit: number): Promise<string[]>;
-  /** The last use of each live session (wall-clock ms), for `expires_at`. */
-  lastUse(sessions: readonly string[]): Promise<Array<number | undefined>>;
-  /** Resolves when the store answers; rejects (StateUnavailable) when it does not in time. */
-  ping(): Promise<void>;
-  /**
-   * The journal, the records and the feed emptied, for POST /__sandbox/reset on any replica: the
-   * feed then holds one event `{"kind":"reset"}`, and every replica's next sync is a full one.
-   * Parts and keys stay (the reset's commit wrote the parts as they start).
-   */
-  clear(): Promise<void>;
   close(): Promise<void>;
 }

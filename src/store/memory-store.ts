@@ -1,6 +1,17 @@
 import { StateUnavailable } from "../core/errors.js";
-import type { CommitRequest, CommitResult, FeedEntry, StateChanges, StateCursor, StateStore, StoredPart } from "../core/state-store.js";
-import { checkCommit, checkFeedArgs, checkReapArgs, RESET_EVENT, SESSION_PART_PREFIX, sessionOfPart } from "./op-checks.js";
+import type {
+  CommitRequest,
+  CommitResult,
+  FeedEntry,
+  Reseed,
+  ReseedResult,
+  SettleResult,
+  StateChanges,
+  StateCursor,
+  StateStore,
+  StoredPart,
+} from "../core/state-store.js";
+import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed, RESET_EVENT } from "./op-checks.js";
 import { type ResolvedLimits, resolveLimits, type StoreLimits } from "./store-limits.js";
 
 /** One commit's mark in the change log: what it changed, by name, and what it appended. */
@@ -16,6 +27,9 @@ interface HeldFeedEntry extends FeedEntry {
   readonly n: number;
 }
 
+/** Commit outcomes remembered for `settle`, the newest. */
+const OUTCOMES_KEPT = 10_000;
+
 /**
  * The state store in this process: sandboxes given the same MemoryStore share their state as
  * replicas on a Redis store do, with the same answers (the contract suite holds both to them).
@@ -24,6 +38,8 @@ interface HeldFeedEntry extends FeedEntry {
 export class MemoryStore implements StateStore {
   readonly shownAs = "memory";
   readonly #limits: ResolvedLimits;
+  #epoch = newEpoch();
+  #lineage: string | undefined;
   readonly #parts = new Map<string, { version: number; json: string }>();
   #changes: Change[] = [];
   /** The number of the newest change; a clear counts one, so every cursor before it syncs in full. */
@@ -33,7 +49,10 @@ export class MemoryStore implements StateStore {
   #journalSeq = 0;
   #feed: HeldFeedEntry[] = [];
   #feedCount = 0;
-  readonly #lastUse = new Map<string, number>();
+  /** Live sessions' parts → last use (wall-clock ms). */
+  readonly #live = new Map<string, number>();
+  /** Commit id → its journal number (0: none), or "void": not applied, and never will be. */
+  readonly #outcomes = new Map<string, number | "void">();
   readonly #waiters = new Set<() => void>();
   #closed = false;
 
@@ -43,13 +62,14 @@ export class MemoryStore implements StateStore {
 
   async sync(cursor: StateCursor): Promise<StateChanges> {
     this.#open("sync");
-    const since = /^\d+$/.test(cursor) ? Number(cursor) : undefined;
+    const at = /^(\d+):(\d+)$/.exec(cursor);
+    const since = at && at[1] === this.#epoch ? Number(at[2]) : undefined;
     const oldestKept = this.#changes[0]?.n ?? this.#changeCount + 1;
     const incremental = since !== undefined && since <= this.#changeCount && oldestKept <= since + 1;
-    const next = String(this.#changeCount);
+    const head = { cursor: `${this.#epoch}:${this.#changeCount}`, epoch: this.#epoch, lineage: this.#lineage };
     if (!incremental) {
       return {
-        cursor: next,
+        ...head,
         full: true,
         parts: [...this.#parts.keys()].sort().map((name) => this.#stored(name)),
         removed: [],
@@ -69,7 +89,7 @@ export class MemoryStore implements StateStore {
     }
     const names = [...last.keys()].sort();
     return {
-      cursor: next,
+      ...head,
       full: false,
       parts: names.filter((name) => this.#parts.has(name)).map((name) => this.#stored(name)),
       removed: names.filter((name) => !this.#parts.has(name)),
@@ -81,11 +101,16 @@ export class MemoryStore implements StateStore {
   async commit(request: CommitRequest): Promise<CommitResult> {
     checkCommit(request);
     this.#open("commit");
+    if (this.#outcomes.has(request.id)) return { ok: false, reason: "late" };
+    this.#remember(request.id, "void");
     if (Date.now() > request.deadlineMs) return { ok: false, reason: "late" };
+    if (request.epoch !== this.#epoch) return { ok: false, reason: "conflict" };
     for (const [name, version] of Object.entries(request.read)) {
       if ((this.#parts.get(name)?.version ?? 0) !== version) return { ok: false, reason: "conflict" };
     }
-    if (request.touch) this.#touch(request.touch.session, request.touch.atMs);
+    if (request.admit && !this.#live.has(request.admit.part) && this.#live.size >= request.admit.max) return { ok: false, reason: "full" };
+    if (request.admit) this.#live.set(request.admit.part, request.touch!.atMs);
+    if (request.touch) this.#touch(request.touch.part, request.touch.atMs);
     const written: string[] = [];
     const removed: string[] = [];
     for (const write of request.writes) {
@@ -112,17 +137,45 @@ export class MemoryStore implements StateStore {
       this.#appendFeed(seq, request.journal);
     }
     for (const event of request.events) this.#appendFeed(undefined, event);
-    if (request.journal !== undefined || request.events.length > 0) this.#wake();
+    if (request.clearLogs) this.#clearLogs();
+    if (request.journal !== undefined || request.events.length > 0 || request.clearLogs) this.#wake();
+    this.#remember(request.id, seq ?? 0);
     return { ok: true, seq };
+  }
+
+  async settle(id: string, _waitMs: number): Promise<SettleResult> {
+    checkCommitId(id);
+    this.#open("settle");
+    const outcome = this.#outcomes.get(id);
+    if (outcome === undefined) this.#remember(id, "void");
+    return outcome === undefined || outcome === "void" ? { applied: false } : { applied: true, seq: outcome === 0 ? undefined : outcome };
+  }
+
+  async reseed(state: Reseed): Promise<ReseedResult> {
+    checkReseed(state);
+    this.#open("reseed");
+    if (this.#lineage !== undefined && BigInt(this.#lineage) <= BigInt(state.lineage)) return { ok: false };
+    this.#epoch = newEpoch(this.#epoch);
+    this.#lineage = state.lineage;
+    this.#parts.clear();
+    for (const part of state.parts) this.#parts.set(part.name, { version: 1, json: part.json });
+    this.#keys.clear();
+    for (const key of state.keys.slice(-this.#limits.keysSize)) this.#keys.set(key.kid, key.json);
+    this.#changes = [];
+    this.#changeCount = 0;
+    this.#journal = state.journal.slice(-this.#limits.journalSize).map((e) => ({ ...e }));
+    this.#journalSeq = Math.max(this.#journalSeq, state.journalSeq);
+    this.#live.clear();
+    for (const { part, atMs } of state.live) if (this.#parts.has(part)) this.#live.set(part, atMs);
+    return { ok: true, cursor: `${this.#epoch}:0`, epoch: this.#epoch };
   }
 
   async feed(after: string, limit: number, waitMs?: number): Promise<FeedEntry[]> {
     checkFeedArgs(limit, waitMs);
-    if (after !== "" && !/^\d+$/.test(after)) {
-      throw new TypeError(`A feed position of the memory store is a whole number or "" (from the oldest kept); got ${JSON.stringify(after)}.`);
+    if (after !== "" && !/^\d+-\d+$/.test(after)) {
+      throw new TypeError(`A feed position of the memory store is "<ms>-<n>" or "" (from the oldest kept); got ${JSON.stringify(after)}.`);
     }
-    const from = after === "" ? 0 : Number(after);
-    const read = () => this.#feed.filter((e) => e.n > from).slice(0, limit);
+    const read = () => this.#feed.filter((e) => after === "" || compareFeedIds(e.id, after) > 0).slice(0, limit);
     this.#open("feed");
     const found = read();
     if (found.length > 0 || !waitMs) return found.map(shown);
@@ -147,37 +200,15 @@ export class MemoryStore implements StateStore {
   async reap(idleBeforeMs: number, limit: number): Promise<string[]> {
     checkReapArgs(idleBeforeMs, limit);
     this.#open("reap");
-    const idle = [...this.#lastUse]
+    const idle = [...this.#live]
       .filter(([, at]) => at < idleBeforeMs)
       .sort(([a, atA], [b, atB]) => atA - atB || (a < b ? -1 : a > b ? 1 : 0))
       .slice(0, limit)
-      .map(([session]) => session);
+      .map(([part]) => part);
     const removed: string[] = [];
-    for (const session of idle) {
-      this.#lastUse.delete(session);
-      if (this.#removePart(SESSION_PART_PREFIX + session)) removed.push(SESSION_PART_PREFIX + session);
-    }
+    for (const part of idle) if (this.#removePart(part)) removed.push(part);
     this.#logChange([], removed, [], []);
     return idle;
-  }
-
-  async lastUse(sessions: readonly string[]): Promise<Array<number | undefined>> {
-    this.#open("lastUse");
-    return sessions.map((s) => this.#lastUse.get(s));
-  }
-
-  async ping(): Promise<void> {
-    this.#open("ping");
-  }
-
-  async clear(): Promise<void> {
-    this.#open("clear");
-    this.#journal = [];
-    this.#changes = [];
-    this.#changeCount++;
-    this.#feed = [];
-    this.#appendFeed(undefined, RESET_EVENT);
-    this.#wake();
   }
 
   async close(): Promise<void> {
@@ -194,15 +225,21 @@ export class MemoryStore implements StateStore {
     return { name, version: part.version, json: part.json };
   }
 
-  #touch(session: string, atMs: number): void {
-    const before = this.#lastUse.get(session);
-    if (before === undefined || atMs > before) this.#lastUse.set(session, atMs);
+  /** A touch of a part that is not live (ended meanwhile) is no use of anything. */
+  #touch(part: string, atMs: number): void {
+    const before = this.#live.get(part);
+    if (before !== undefined && atMs > before) this.#live.set(part, atMs);
   }
 
-  /** Removes a part (and, for a session's, its last use); whether there was one. */
+  #remember(id: string, outcome: number | "void"): void {
+    this.#outcomes.delete(id);
+    this.#outcomes.set(id, outcome);
+    if (this.#outcomes.size > OUTCOMES_KEPT) this.#outcomes.delete(this.#outcomes.keys().next().value as string);
+  }
+
+  /** Removes a part (and its place among the live sessions); whether there was one. */
   #removePart(name: string): boolean {
-    const session = sessionOfPart(name);
-    if (session !== undefined) this.#lastUse.delete(session);
+    this.#live.delete(name);
     return this.#parts.delete(name);
   }
 
@@ -212,15 +249,44 @@ export class MemoryStore implements StateStore {
     if (this.#changes.length > this.#limits.changeLogSize) this.#changes.splice(0, this.#changes.length - this.#limits.changeLogSize);
   }
 
+  /** The journal, the change log and the feed emptied; the change count moves on, so every cursor before syncs in full. */
+  #clearLogs(): void {
+    this.#journal = [];
+    this.#changes = [];
+    this.#changeCount++;
+    this.#feed = [];
+    this.#appendFeed(undefined, RESET_EVENT);
+  }
+
+  /** Feed ids as Redis makes them: `<ms>-<n>`, increasing, across a reseed too. */
   #appendFeed(seq: number | undefined, json: string): void {
-    const n = ++this.#feedCount;
-    this.#feed.push({ n, id: String(n), seq, json });
+    const last = this.#feed[this.#feed.length - 1]?.id ?? this.#lastFeedId;
+    const now = Date.now();
+    const [ms = 0, n = 0] = last.split("-").map(Number);
+    const id = now > ms ? `${now}-0` : `${ms}-${n + 1}`;
+    this.#lastFeedId = id;
+    this.#feed.push({ n: ++this.#feedCount, id, seq, json });
     if (this.#feed.length > this.#limits.feedSize) this.#feed.splice(0, this.#feed.length - this.#limits.feedSize);
   }
+
+  #lastFeedId = "0-0";
 
   #wake(): void {
     for (const waiter of [...this.#waiters]) waiter();
   }
+}
+
+/** A new epoch: wall-clock microseconds as digits (as Redis's TIME gives), later than `before`. */
+function newEpoch(before = "0"): string {
+  const now = BigInt(Date.now()) * 1000n;
+  const next = now > BigInt(before) ? now : BigInt(before) + 1n;
+  return String(next);
+}
+
+function compareFeedIds(a: string, b: string): number {
+  const [a1 = 0, a2 = 0] = a.split("-").map(Number);
+  const [b1 = 0, b2 = 0] = b.split("-").map(Number);
+  return a1 !== b1 ? a1 - b1 : a2 - b2;
 }
 
 function shown(entry: HeldFeedEntry): FeedEntry {

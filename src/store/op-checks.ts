@@ -1,4 +1,4 @@
-import type { CommitRequest } from "../core/state-store.js";
+import type { CommitRequest, Reseed } from "../core/state-store.js";
 
 /**
  * The most parts, records and keys one commit may carry together. The Redis store logs them in one
@@ -36,20 +36,39 @@ export function checkCommit(request: CommitRequest): void {
     }
     written.add(write.name);
   }
+  checkCommitId(request.id);
+  if (typeof request.epoch !== "string" || request.epoch === "") {
+    throw new TypeError("A commit's epoch is empty: give the epoch of the sync the request read its parts in (StateChanges.epoch).");
+  }
+  if (request.admit && (request.admit.part === "" || !Number.isSafeInteger(request.admit.max) || request.admit.max < 1)) {
+    throw new TypeError("A commit's admit needs the new session's part and max, the most live sessions (a whole number, 1 or more).");
+  }
+  if (request.admit && !request.touch) {
+    throw new TypeError("A commit that admits a session needs a touch of it too: its idle time starts then.");
+  }
   if (!Number.isFinite(request.deadlineMs)) {
     throw new TypeError(`A commit's deadlineMs is ${String(request.deadlineMs)}: give the wall-clock time (ms) after which it must not apply.`);
   }
-  if (request.touch && (!Number.isFinite(request.touch.atMs) || request.touch.session === "")) {
-    throw new TypeError("A commit's touch needs a session id and a wall-clock time in ms (atMs).");
+  if (request.touch && (!Number.isFinite(request.touch.atMs) || request.touch.part === "")) {
+    throw new TypeError("A commit's touch needs a live session's part and a wall-clock time in ms (atMs).");
   }
 }
 
-/** The part that holds a session's state, by the name the sandbox gives it. */
-export const SESSION_PART_PREFIX = "s:";
+/** A commit's id, as `commit` and `settle` take it: the store keeps it as part of a key name. */
+export function checkCommitId(id: string): void {
+  if (typeof id !== "string" || !/^[A-Za-z0-9:_-]{1,64}$/.test(id)) {
+    throw new TypeError(`A commit id is ${JSON.stringify(id)}: give 1 to 64 of A-Z a-z 0-9 : _ -, a new one for every commit.`);
+  }
+}
 
-/** The session a part belongs to, when it is a session's part. */
-export function sessionOfPart(name: string): string | undefined {
-  return name.startsWith(SESSION_PART_PREFIX) ? name.slice(SESSION_PART_PREFIX.length) : undefined;
+/** A reseed's state: a lineage, and numbers that go on. */
+export function checkReseed(state: Reseed): void {
+  if (typeof state.lineage !== "string" || !/^\d{1,20}$/.test(state.lineage)) {
+    throw new TypeError(`A reseed's lineage is ${JSON.stringify(state.lineage)}: give the StateChanges.lineage (or epoch) the state descends from.`);
+  }
+  if (!Number.isSafeInteger(state.journalSeq) || state.journalSeq < 0) {
+    throw new TypeError(`A reseed's journalSeq is ${String(state.journalSeq)}: give the last journal number given out, 0 for none.`);
+  }
 }
 
 /** The event clear() leaves as the feed's only entry, so a replica following the feed learns of it. */

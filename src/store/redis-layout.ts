@@ -1,44 +1,25 @@
 /**
- * Where the Redis store keeps what, and under which layout version. Every key carries the hash
- * tag `{sb}`, so one script can touch all of them on a Redis Cluster too (they share a slot).
- * The layout key sits outside the versioned names, so a replica of any version can read it and
- * refuse a store written in a layout it does not know, rather than misread it.
+ * Where the Redis store keeps what, and under which layout version: every key name is made here.
+ * Every key carries the hash tag `{sb}`, so one script can touch all of them on a Redis Cluster too
+ * (they share a slot). The layout key sits outside the versioned names, so a replica of any version
+ * can read it and refuse a store written in a layout it does not know, rather than misread it.
  */
 
 /** The layout this code reads and writes; a change to what a key holds makes it the next one. */
-export const LAYOUT_VERSION = "1";
+export const LAYOUT_VERSION = "2";
 
 export const DEFAULT_PREFIX = "msb:";
 
-/**
- * The keys every script is given, in this order (KEYS[1] … KEYS[12] in the Lua scripts): a script
- * names all its keys so Redis, and a Cluster's router, know which it touches.
- */
-export const KEY_ORDER = [
-  "layout",
-  "epoch",
-  "parts",
-  "versions",
-  "changes",
-  "changeSeq",
-  "keys",
-  "keyOrder",
-  "journal",
-  "journalSeq",
-  "feed",
-  "lastUse",
-] as const;
-
-export type KeyName = (typeof KEY_ORDER)[number];
-
-export function keyNames(prefix: string): Record<KeyName, string> {
+export function keyNames(prefix: string) {
   const base = `${prefix}{sb}:`;
   const versioned = `${base}v${LAYOUT_VERSION}:`;
   return {
     /** The layout version the store was written in. */
     layout: `${base}layout`,
-    /** Made when the store is first written (or after Redis lost its data): cursors of another epoch sync in full. */
+    /** Made when the store is first written, and anew after Redis lost its data or a reseed: cursors of another epoch sync in full. */
     epoch: `${versioned}epoch`,
+    /** The epoch in which the stored state was first seeded; a reseed keeps it (see reseed-12.lua). */
+    lineage: `${versioned}lineage`,
     /** Hash: part name → JSON. */
     parts: `${versioned}parts`,
     /** Hash: part name → version. */
@@ -54,15 +35,14 @@ export function keyNames(prefix: string): Record<KeyName, string> {
     journalSeq: `${versioned}journal:seq`,
     /** Stream: journal records and events, in commit order. */
     feed: `${versioned}feed`,
-    /** Sorted set: session id → last use (wall-clock ms). */
-    lastUse: `${versioned}sessions:last-use`,
+    /** Sorted set: a live session's part name → its last use (wall-clock ms). */
+    live: `${versioned}live`,
+    /** With a commit id after it: that commit's outcome (its journal number, or "void"), kept for a while. */
+    outcomePrefix: `${versioned}outcome:`,
   };
 }
 
-export function keyList(prefix: string): string[] {
-  const names = keyNames(prefix);
-  return KEY_ORDER.map((k) => names[k]);
-}
+export type KeyName = keyof ReturnType<typeof keyNames>;
 
 export function checkPrefix(prefix: string): string {
   if (typeof prefix !== "string" || !/^[A-Za-z0-9:._-]{1,64}$/.test(prefix)) {

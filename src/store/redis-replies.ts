@@ -1,4 +1,5 @@
-import type { CommitRequest, CommitResult, FeedEntry, StateChanges, StoredPart } from "../core/state-store.js";
+import type { CommitRequest, CommitResult, FeedEntry, Reseed, ReseedResult, SettleResult, StateChanges, StoredPart } from "../core/state-store.js";
+import { RESET_EVENT } from "./op-checks.js";
 import type { ResolvedLimits } from "./store-limits.js";
 
 /**
@@ -15,6 +16,8 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const next = () => flat[i++];
   const full = next() === 1;
   const cursor = String(next());
+  const epoch = String(next());
+  const lineage = String(next());
   const parts: StoredPart[] = [];
   const partCount = Number(next());
   for (let p = 0; p < partCount; p++) {
@@ -33,19 +36,26 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const keys = list();
   parts.sort((a, b) => byText(a.name, b.name));
   removed.sort(byText);
-  return { cursor, full, parts, removed, records, keys };
+  return { cursor, epoch, lineage: lineage === "" ? undefined : lineage, full, parts, removed, records, keys };
 }
 
-/** The commit script's arguments after the layout version (ARGV[2] on). */
-export function commitArgs(request: CommitRequest, limits: ResolvedLimits): string[] {
+/** The commit script's arguments after the layout version (ARGV[2] on: commit-13.lua's header). */
+export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outcomeMs: number): string[] {
   const args = [
+    request.id,
+    request.epoch,
     String(request.deadlineMs),
+    String(outcomeMs),
     String(limits.changeLogSize),
     String(limits.journalSize),
     String(limits.feedSize),
     String(limits.keysSize),
-    request.touch?.session ?? "",
+    request.touch?.part ?? "",
     request.touch ? String(request.touch.atMs) : "0",
+    request.admit?.part ?? "",
+    request.admit ? String(request.admit.max) : "0",
+    request.clearLogs ? "1" : "0",
+    RESET_EVENT,
     request.journal !== undefined ? "1" : "0",
     request.journal ?? "",
   ];
@@ -61,11 +71,35 @@ export function commitArgs(request: CommitRequest, limits: ResolvedLimits): stri
   return args;
 }
 
+/** The reseed script's arguments after the layout version (reseed-12.lua's header). */
+export function reseedArgs(state: Reseed, limits: ResolvedLimits): string[] {
+  const args = [state.lineage, String(state.journalSeq), String(limits.keysSize), String(limits.journalSize)];
+  args.push(String(state.parts.length));
+  for (const part of state.parts) args.push(part.name, part.json);
+  args.push(String(state.keys.length));
+  for (const key of state.keys) args.push(key.kid, key.json);
+  args.push(String(state.journal.length));
+  for (const entry of state.journal) args.push(String(entry.seq), entry.json);
+  args.push(String(state.live.length));
+  for (const live of state.live) args.push(live.part, String(live.atMs));
+  return args;
+}
+
+export function readReseedAnswer(answer: unknown): ReseedResult {
+  const [ok, cursor, epoch] = answer as [number, string?, string?];
+  return ok === 1 ? { ok: true, cursor: String(cursor), epoch: String(epoch) } : { ok: false };
+}
+
+export function readSettleAnswer(answer: unknown): SettleResult {
+  const [applied, seq] = answer as [number, number?];
+  return applied === 1 ? { applied: true, seq: Number(seq) === 0 ? undefined : Number(seq) } : { applied: false };
+}
+
 export function readCommitAnswer(answer: unknown): CommitResult {
   const [applied, detail] = answer as [number, number | string];
   if (applied === 1) return { ok: true, seq: Number(detail) === 0 ? undefined : Number(detail) };
-  if (detail === "late" || detail === "conflict") return { ok: false, reason: detail };
-  throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late nor a conflict.`);
+  if (detail === "late" || detail === "conflict" || detail === "full") return { ok: false, reason: detail };
+  throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late, a conflict nor full.`);
 }
 
 type StreamEntry = [id: string, fields: string[]];

@@ -1,10 +1,31 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { StateUnavailable } from "../core/errors.js";
-import type { CommitRequest, CommitResult, FeedEntry, StateChanges, StateCursor, StateStore } from "../core/state-store.js";
-import { checkCommit, checkFeedArgs, checkReapArgs, RESET_EVENT } from "./op-checks.js";
-import { checkPrefix, DEFAULT_PREFIX, type KeyName, keyList, keyNames, LAYOUT_VERSION } from "./redis-layout.js";
-import { commitArgs, readCommitAnswer, readFeedEntries, readJournal, readSyncAnswer, readXread } from "./redis-replies.js";
-import { SCRIPTS, type ScriptName } from "./redis-scripts.js";
+import type {
+  CommitRequest,
+  CommitResult,
+  FeedEntry,
+  Reseed,
+  ReseedResult,
+  SettleResult,
+  StateChanges,
+  StateCursor,
+  StateStore,
+} from "../core/state-store.js";
+import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed } from "./op-checks.js";
+import { checkPrefix, DEFAULT_PREFIX, type KeyName, keyNames, LAYOUT_VERSION } from "./redis-layout.js";
+import {
+  commitArgs,
+  readCommitAnswer,
+  readFeedEntries,
+  readJournal,
+  readReseedAnswer,
+  readSettleAnswer,
+  readSyncAnswer,
+  readXread,
+  reseedArgs,
+} from "./redis-replies.js";
+import { LUA_SCRIPTS } from "./lua/scripts.generated.js";
+import { lateText, layoutText, unavailableText } from "./redis-messages.js";
 import { parseRedisUrl, type RedisTarget } from "./redis-url.js";
 import { type ResolvedLimits, resolveLimits, type StoreLimits } from "./store-limits.js";
 
@@ -22,6 +43,16 @@ const RECONNECT_MAX_MS = 1000;
 const OPEN_MIN_MS = 5000;
 /** Connections kept for waiting feed reads once none is waiting on them. */
 const IDLE_READERS = 2;
+/**
+ * Calls waiting for Redis on the main connection at once: past it a call is refused at once, so a
+ * frozen Redis cannot pile up the replica's memory (a call past its bound stays queued on the
+ * connection until Redis answers or the connection drops).
+ */
+const MAX_IN_FLIGHT = 2000;
+/** How long Redis keeps a commit's outcome for `settle`: far longer than any replica waits for one. */
+const OUTCOME_KEPT_MS = 120_000;
+
+type ScriptName = keyof typeof LUA_SCRIPTS;
 
 /** A store written in a layout this version does not read: the replica must not start on it. */
 export class StoreLayoutMismatch extends Error {
@@ -49,13 +80,14 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
  * The state store on Redis (7.0 or later), through ioredis: each operation is one round trip, a
  * Lua script where it writes or reads several keys (redis-scripts.ts), a plain command otherwise.
  *
- * Nothing waits on Redis unbounded: every command has `commandTimeoutMs`; nothing is queued while
- * the connection is down (`enableOfflineQueue: false`), so calls are refused at once then, and the
- * client reconnects by itself; a command in flight when the connection drops is failed, never sent
- * again (a commit sent twice could journal a request twice). Every such refusal is a
- * StateUnavailable naming the operation and the store, its password hidden. A commit that timed
- * out here may still reach Redis later; its deadline, checked against Redis's clock in the script,
- * keeps it from applying then.
+ * Nothing waits on Redis unbounded: every call has `commandTimeoutMs` (`settle` the wait it is
+ * given), and at most MAX_IN_FLIGHT wait at once; nothing is queued while the connection is down
+ * (`enableOfflineQueue: false`), so calls are refused at once then (`unsent`), and the client
+ * reconnects by itself; a command in flight when the connection drops is failed, never sent again
+ * (a commit sent twice could journal a request twice). Every such refusal is a StateUnavailable
+ * naming the operation and the store, its password hidden. A commit whose answer did not come in
+ * time may still have applied: the replica asks `settle`, which Redis answers after the commit
+ * (one connection keeps their order), and which makes a commit that comes later refused.
  *
  * Feed reads that wait (XREAD BLOCK) use connections of their own, so a waiting read never holds
  * up the commands of the main connection; each has its own bound, the wait plus commandTimeoutMs.
@@ -65,8 +97,8 @@ export class RedisStore implements StateStore {
   readonly #target: RedisTarget;
   readonly #limits: ResolvedLimits;
   readonly #timeoutMs: number;
-  readonly #keys: string[];
   readonly #names: Record<KeyName, string>;
+  #inFlight = 0;
   readonly #main: Redis;
   readonly #idleReaders: Redis[] = [];
   readonly #busyReaders = new Set<Redis>();
@@ -84,10 +116,10 @@ export class RedisStore implements StateStore {
       );
     }
     const prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
-    this.#keys = keyList(prefix);
     this.#names = keyNames(prefix);
-    this.#main = this.#connection(this.#timeoutMs);
-    for (const [name, lua] of Object.entries(SCRIPTS)) this.#main.defineCommand(name, { lua, numberOfKeys: this.#keys.length });
+    this.#main = this.#connection();
+    for (const [name, script] of Object.entries(LUA_SCRIPTS))
+      this.#main.defineCommand(`msb_${name}`, { lua: script.lua, numberOfKeys: script.keys.length });
   }
 
   /** Connects and checks the layout (openRedisStore calls it). */
@@ -98,19 +130,30 @@ export class RedisStore implements StateStore {
     this.#busyReaders.delete(reader);
     this.#idleReaders.push(reader);
     try {
-      await this.#script("msbOpen", []);
+      await this.#script("open", []);
     } catch (error) {
       throw error instanceof StoreLayoutMismatch ? error : this.#unavailable("open", error);
     }
   }
 
   async sync(cursor: StateCursor): Promise<StateChanges> {
-    return readSyncAnswer(await this.#run("sync", () => this.#script("msbSync", [cursor])));
+    return readSyncAnswer(await this.#run("sync", () => this.#script("sync", [cursor])));
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
     checkCommit(request);
-    return readCommitAnswer(await this.#run("commit", () => this.#script("msbCommit", commitArgs(request, this.#limits))));
+    const args = commitArgs(request, this.#limits, OUTCOME_KEPT_MS);
+    return readCommitAnswer(await this.#run("commit", () => this.#script("commit", args)));
+  }
+
+  async settle(id: string, waitMs: number): Promise<SettleResult> {
+    checkCommitId(id);
+    return readSettleAnswer(await this.#run("settle", () => this.#script("settle", [id, String(OUTCOME_KEPT_MS)]), waitMs));
+  }
+
+  async reseed(state: Reseed): Promise<ReseedResult> {
+    checkReseed(state);
+    return readReseedAnswer(await this.#run("reseed", () => this.#script("reseed", reseedArgs(state, this.#limits))));
   }
 
   async feed(after: string, limit: number, waitMs?: number): Promise<FeedEntry[]> {
@@ -124,7 +167,9 @@ export class RedisStore implements StateStore {
       const entries = await this.#run("feed", () => this.#main.xrange(this.#names.feed, after === "" ? "-" : `(${after}`, "+", "COUNT", limit));
       return readFeedEntries(entries);
     }
-    return readXread(await this.#run("feed", () => this.#waitingRead(after === "" ? "0-0" : after, limit, Math.ceil(waitMs))));
+    const wait = Math.ceil(waitMs);
+    // The waiting read has its own bound (the wait and the timeout), on a connection of its own.
+    return readXread(await this.#run("feed", () => this.#waitingRead(after === "" ? "0-0" : after, limit, wait), wait + 2 * this.#timeoutMs));
   }
 
   async journal(): Promise<Array<{ seq: number; json: string }>> {
@@ -134,24 +179,9 @@ export class RedisStore implements StateStore {
   async reap(idleBeforeMs: number, limit: number): Promise<string[]> {
     checkReapArgs(idleBeforeMs, limit);
     const args = [String(idleBeforeMs), String(limit), String(this.#limits.changeLogSize), this.#deadline()];
-    const answer = await this.#run("reap", () => this.#script("msbReap", args));
-    if (answer === "late") throw this.#late("reap");
+    const answer = await this.#run("reap", () => this.#script("reap", args));
+    if (answer === "late") throw new StateUnavailable(lateText(this.shownAs, "reap", this.#timeoutMs));
     return answer as string[];
-  }
-
-  async lastUse(sessions: readonly string[]): Promise<Array<number | undefined>> {
-    if (sessions.length === 0) return [];
-    const scores = await this.#run("lastUse", () => this.#main.zmscore(this.#names.lastUse, ...sessions));
-    return scores.map((s) => (s === null ? undefined : Number(s)));
-  }
-
-  async ping(): Promise<void> {
-    await this.#run("ping", () => this.#main.ping());
-  }
-
-  async clear(): Promise<void> {
-    const answer = await this.#run("clear", () => this.#script("msbClear", [String(this.#limits.feedSize), RESET_EVENT, this.#deadline()]));
-    if (answer === "late") throw this.#late("clear");
   }
 
   async close(): Promise<void> {
@@ -160,7 +190,7 @@ export class RedisStore implements StateStore {
     for (const reader of [...this.#idleReaders.splice(0), ...this.#busyReaders]) reader.disconnect();
   }
 
-  #connection(commandTimeout: number | undefined): Redis {
+  #connection(): Redis {
     const t = this.#target;
     const options: RedisOptions = {
       host: t.host,
@@ -175,7 +205,6 @@ export class RedisStore implements StateStore {
       autoResendUnfulfilledCommands: false,
       retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 5), RECONNECT_MAX_MS),
       connectTimeout: Math.max(this.#timeoutMs, OPEN_MIN_MS),
-      ...(commandTimeout !== undefined ? { commandTimeout } : {}),
       connectionName: "merchant-sandbox",
     };
     const redis = new Redis(options);
@@ -217,7 +246,7 @@ export class RedisStore implements StateStore {
       return idle;
     }
     idle?.disconnect();
-    const reader = this.#connection(undefined);
+    const reader = this.#connection();
     this.#busyReaders.add(reader);
     try {
       await this.#connect(reader, boundMs, "feed");
@@ -256,60 +285,62 @@ export class RedisStore implements StateStore {
   }
 
   #script(name: ScriptName, args: string[]): Promise<unknown> {
-    const call = (this.#main as unknown as Record<ScriptName, (...a: string[]) => Promise<unknown>>)[name];
-    return call.call(this.#main, ...this.#keys, LAYOUT_VERSION, ...args).catch((error: Error) => {
+    const keys = LUA_SCRIPTS[name].keys.map((key) => this.#names[key]);
+    const call = (this.#main as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[`msb_${name}`]!;
+    return call.call(this.#main, ...keys, LAYOUT_VERSION, ...args).catch((error: Error) => {
       const layout = /^MSBLAYOUT (.*)$/.exec(error.message);
-      throw layout ? new StoreLayoutMismatch(this.#layoutMessage(layout[1]!)) : error;
+      throw layout ? new StoreLayoutMismatch(layoutText(this.shownAs, this.#names.layout, layout[1]!, LAYOUT_VERSION)) : error;
     });
   }
 
-  async #run<T>(op: string, call: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw new StateUnavailable(`The state store ${this.shownAs} is closed: ${op} was called after close().`);
+  /**
+   * One call, bounded: refused when it does not answer within `boundMs`. The command itself stays
+   * queued on its connection until Redis answers it (its answer is then dropped), counted among
+   * the calls in flight until then.
+   */
+  async #run<T>(op: string, call: () => Promise<T>, boundMs = this.#timeoutMs): Promise<T> {
+    if (this.#closed) throw new StateUnavailable(`The state store ${this.shownAs} is closed: ${op} was called after close().`, 1, true);
+    if (this.#inFlight >= MAX_IN_FLIGHT) {
+      throw new StateUnavailable(
+        this.#hidePassword(
+          `The state store ${this.shownAs} is unavailable: ${MAX_IN_FLIGHT} calls are waiting for Redis already, so ${op} was not sent.`,
+        ),
+        1,
+        true,
+      );
+    }
+    this.#inFlight++;
+    let timer: NodeJS.Timeout | undefined;
+    const pending = call().finally(() => {
+      this.#inFlight--;
+    });
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("Command timed out")), boundMs);
+    });
+    pending.catch(() => {});
     try {
-      return await call();
+      return await Promise.race([pending, bound]);
     } catch (error) {
       if (error instanceof StateUnavailable) throw error;
-      throw error instanceof StoreLayoutMismatch ? new StateUnavailable(error.message) : this.#unavailable(op, error);
+      throw error instanceof StoreLayoutMismatch ? new StateUnavailable(error.message) : this.#unavailable(op, error, boundMs);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  #unavailable(op: string, error: unknown): StateUnavailable {
-    const message = error instanceof Error ? error.message : String(error);
-    const last = this.#lastError ? ` (the last connection error: ${this.#lastError.message.replace(/\.+$/, "")})` : "";
-    let why: string;
-    if (this.#closed) why = "the store was closed";
-    else if (message === "Command timed out") why = `no answer within ${this.#timeoutMs} ms`;
-    else if (/enableOfflineQueue|Connection is closed|MaxRetriesPerRequest|aborted due to connection close/i.test(message)) {
-      why = `not connected${last}`;
-    } else if (/^no (answer|connection) within/.test(message)) why = `${message}${last}`;
-    else why = error instanceof Error && error.name === "ReplyError" ? `Redis answered: ${message}` : message;
-    why = why.replace(/\.+$/, "");
-    const text = `The state store ${this.shownAs} is unavailable: ${op} failed, ${why}. The replica reconnects by itself; requests that need the shared state are refused until then.`;
-    return new StateUnavailable(this.#hidePassword(text));
+  #unavailable(op: string, error: unknown, boundMs = this.#timeoutMs): StateUnavailable {
+    const facts = { shownAs: this.shownAs, op, closed: this.#closed, boundMs, lastError: this.#lastError };
+    const { text, unsent } = unavailableText(error, facts);
+    return new StateUnavailable(this.#hidePassword(text), 1, unsent);
   }
 
   /**
    * When a write the caller was not given a deadline for must no longer apply: once this replica
-   * has given up on it. A reap or clear that timed out here and reached Redis later is then not
-   * applied, as a late commit is not.
+   * has given up on it. A reap that timed out here and reached Redis later is then not applied, as
+   * a late commit is not.
    */
   #deadline(): string {
     return String(Date.now() + this.#timeoutMs);
-  }
-
-  #late(op: string): StateUnavailable {
-    return new StateUnavailable(
-      `The state store ${this.shownAs} ran ${op} after its deadline, so did nothing: Redis's clock is ahead of this replica's by more than commandTimeoutMs (${this.#timeoutMs} ms), or Redis was that slow. Keep the clocks in sync (NTP).`,
-    );
-  }
-
-  #layoutMessage(found: string): string {
-    return (
-      `The state store ${this.shownAs} holds state in layout version ${found} (key ${this.#names.layout}), and this version of ` +
-      `merchant-sandbox reads and writes layout version ${LAYOUT_VERSION}. Replicas of different layouts cannot share a store: run one ` +
-      `version against it, or give this one a store of its own (another database, redis://HOST:PORT/DB, or another key prefix), or, ` +
-      `if the stored state may be lost, delete its keys (${this.#names.layout.replace(/layout$/, "*")}) and start again.`
-    );
   }
 
   #hidePassword(text: string): string {

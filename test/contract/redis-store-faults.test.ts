@@ -3,10 +3,11 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { StateStore } from "../../src/core/state-store.js";
+import { LAYOUT_VERSION } from "../../src/store/redis-layout.js";
 import { openRedisStore, StoreLayoutMismatch } from "../../src/store/redis-store.js";
 import { freePort } from "../support/free-port.js";
 import { type RedisServer, redisServerPerFile, startRedisServer } from "../support/redis-server.js";
-import { request } from "./state-store.contract.js";
+import { inCurrentEpoch, request } from "./state-store.contract.js";
 
 /**
  * What only the Redis store can meet: a store of another layout, a password, and Redis frozen
@@ -38,7 +39,7 @@ async function ownServer(options?: { password?: string }): Promise<RedisServer> 
 async function open(url: string, options: Parameters<typeof openRedisStore>[1] = {}) {
   const store = await openRedisStore(url, { prefix: `t-${randomUUID()}:`, ...options });
   stores.push(store);
-  return store;
+  return inCurrentEpoch(store);
 }
 
 /** How long a promise takes to reject, and with what. */
@@ -52,12 +53,12 @@ async function rejection(promise: Promise<unknown>): Promise<{ error: unknown; m
   throw new Error("expected a rejection, and the call resolved");
 }
 
-/** Polls `ping` until the store answers, within a bound. */
+/** Polls with a sync until the store answers, within a bound. */
 async function recovered(store: StateStore, boundMs = RECOVERY_MS): Promise<void> {
   const until = performance.now() + boundMs;
   for (;;) {
     try {
-      await store.ping();
+      await store.sync("");
       return;
     } catch (error) {
       if (performance.now() > until) throw new Error(`the store did not recover within ${boundMs} ms: ${(error as Error).message}`);
@@ -77,11 +78,12 @@ describe("the Redis store's layout version", () => {
     expect(await store.commit(request({ journal: "J" }))).toEqual({ ok: true, seq: 1 });
     const raw = new Redis(shared().port, "127.0.0.1");
     try {
-      expect(await raw.get(`${prefix}{sb}:layout`)).toBe("1");
+      expect(await raw.get(`${prefix}{sb}:layout`)).toBe(LAYOUT_VERSION);
       await raw.set(`${prefix}{sb}:layout`, "7");
       const message =
         `The state store ${shared().url} holds state in layout version 7 (key ${prefix}{sb}:layout), and this version of merchant-sandbox ` +
-        "reads and writes layout version 1. Replicas of different layouts cannot share a store: run one version against it, or give this one " +
+        `reads and writes layout version ${LAYOUT_VERSION}. Replicas` +
+        " of different layouts cannot share a store: run one version against it, or give this one " +
         "a store of its own (another database, redis://HOST:PORT/DB, or another key prefix), or, if the stored state may be lost, delete its " +
         `keys (${prefix}{sb}:*) and start again.`;
       const refused = openRedisStore(shared().url, { prefix });
@@ -90,7 +92,7 @@ describe("the Redis store's layout version", () => {
       const { error } = await rejection(store.commit(request({ journal: "J2" })));
       expect(error).toBeInstanceOf(StateUnavailable);
       expect((error as StateUnavailable).message).toBe(message);
-      await raw.set(`${prefix}{sb}:layout`, "1");
+      await raw.set(`${prefix}{sb}:layout`, LAYOUT_VERSION);
       expect(await store.commit(request({ journal: "J2" }))).toEqual({ ok: true, seq: 2 });
     } finally {
       raw.disconnect();
@@ -111,10 +113,18 @@ describe("the Redis store with a password", () => {
       unavailable(
         store.shownAs,
         "connect",
-        "not connected (the last connection error: WRONGPASS invalid username-password pair or user is disabled)",
+        'not connected (the last connection error: Redis answered "WRONGPASS invalid username-password pair or user is disabled": the user name or password in the URL is not one Redis knows: check --state (MERCHANT_SANDBOX_STATE))',
       ),
     );
     expect((wrong.error as Error).message).not.toContain(PASSWORD);
+    const none = await rejection(open(`redis://127.0.0.1:${server.port}/0`, { commandTimeoutMs: TIMEOUT_MS }));
+    expect((none.error as Error).message).toBe(
+      unavailable(
+        `redis://127.0.0.1:${server.port}/0`,
+        "connect",
+        'not connected (the last connection error: Redis answered "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time": Redis asks for a password: give it in the URL (redis://:PASSWORD@HOST:PORT, or redis://USER:PASSWORD@… for an ACL user))',
+      ),
+    );
     server.freeze();
     const frozen = await rejection(store.sync(""));
     expect((frozen.error as Error).message).toBe(unavailable(store.shownAs, "sync", `no answer within ${TIMEOUT_MS} ms`));
@@ -130,22 +140,24 @@ describe("the Redis store while Redis is frozen (SIGSTOP)", () => {
       ok: true,
       seq: 1,
     });
+    const { epoch } = await store.sync("");
     server.freeze();
-    const commit = await rejection(
-      store.commit(
-        request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: "frozen" }], journal: "frozen", deadlineMs: Date.now() + TIMEOUT_MS }),
-      ),
-    );
+    const frozenCommit = request({
+      epoch,
+      read: { sandbox: 1 },
+      writes: [{ name: "sandbox", json: "frozen" }],
+      journal: "frozen",
+      deadlineMs: Date.now() + TIMEOUT_MS,
+    });
+    const commit = await rejection(store.commit(frozenCommit));
     expect(commit.error).toBeInstanceOf(StateUnavailable);
     expect((commit.error as Error).message).toBe(unavailable(server.url, "commit", `no answer within ${TIMEOUT_MS} ms`));
     expect(commit.ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
     const others = await Promise.all([
       rejection(store.sync("")),
-      rejection(store.ping()),
+      rejection(store.settle("frozen", TIMEOUT_MS)),
       rejection(store.journal()),
-      rejection(store.lastUse(["a"])),
       rejection(store.reap(0, 1)),
-      rejection(store.clear()),
       rejection(store.feed("", 10)),
     ]);
     for (const { error, ms } of others) {
@@ -157,6 +169,8 @@ describe("the Redis store while Redis is frozen (SIGSTOP)", () => {
     expect(waiting.ms).toBeLessThan(200 + TIMEOUT_MS + SLACK_MS);
     server.thaw();
     await recovered(store);
+    // Redis ran the frozen commit once thawed, past its deadline: refused, and settled as not applied.
+    expect(await store.settle(frozenCommit.id, TIMEOUT_MS)).toEqual({ applied: false });
     expect(await store.commit(request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: "S2" }], journal: "J2" }))).toEqual({
       ok: true,
       seq: 2,
@@ -178,8 +192,9 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
     const cursor = (await store.sync("")).cursor;
     const [last] = await store.feed("", 10);
     const waiting = rejection(store.feed(last!.id, 10, 10_000));
+    const { epoch } = await store.sync("");
     await server.kill();
-    const commit = await rejection(store.commit(request({ journal: "J2" })));
+    const commit = await rejection(store.commit(request({ epoch, journal: "J2" })));
     expect(commit.error).toBeInstanceOf(StateUnavailable);
     expect((commit.error as Error).message).toMatch(
       new RegExp(
@@ -192,7 +207,18 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
     expect(fed.ms).toBeLessThan(10_000);
     await server.restart();
     await recovered(store);
-    expect(await store.sync(cursor)).toEqual({ cursor: expect.any(String), full: true, parts: [], removed: [], records: [], keys: [] });
+    const emptied = await store.sync(cursor);
+    expect(emptied).toEqual({
+      cursor: expect.any(String),
+      epoch: expect.any(String),
+      lineage: undefined,
+      full: true,
+      parts: [],
+      removed: [],
+      records: [],
+      keys: [],
+    });
+    expect(emptied.epoch).not.toBe(epoch);
     expect(await store.commit(request({ read: { sandbox: 0 }, writes: [{ name: "sandbox", json: "S1 again" }], journal: "J1 again" }))).toEqual({
       ok: true,
       seq: 1,

@@ -2,7 +2,7 @@ import { type Algorithm, ConfigError } from "../../core/config.js";
 import type { KeyRing } from "../../core/keys.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
 import { SANDBOX_PART } from "./parts.js";
-import { STATE_TIMEOUT_MS } from "./shared-state.js";
+import { STATE_TIMEOUT_MS } from "./state-timeout.js";
 
 /**
  * The store of the `state` option: a Redis URL (the client is loaded only then), or a store given

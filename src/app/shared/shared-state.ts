@@ -1,27 +1,32 @@
-import { StateUnavailable } from "../../core/errors.js";
+import { randomBytes } from "node:crypto";
+import { type SandboxError, StateUnavailable } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import { exportSigningKey } from "../../core/signing-keys.js";
-import type { StateChanges, StateStore } from "../../core/state-store.js";
+import type { CommitRequest, PartWrite, StateChanges, StateStore } from "../../core/state-store.js";
 import type { Journal, JournalRecord } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
-import { type KeyJson, LEDGER_PART, partNames, SANDBOX_PART, sessionOfPart, sessionPart, writePart } from "./parts.js";
+import { type KeyJson, LEDGER_PART, partNames, sessionOfPart, sessionPart } from "./parts.js";
 import { keyExports, Runs } from "./runs.js";
 import { StoredParts } from "./stored-parts.js";
 import type { SharedEventHub } from "./shared-events.js";
 import { JournalMirror } from "./journal-mirror.js";
 import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
 import type { SharedRun } from "./shared-run.js";
+import { snapshot } from "./reseed.js";
+import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
+import { STATE_TIMEOUT_MS } from "./state-timeout.js";
+import { changedParts } from "./changed-parts.js";
+import { Reaper } from "./reaper.js";
+import { coalesced } from "./coalesced.js";
 
-/** How long a store call may take before the request is answered 503 (the store's command timeout). */
-export const STATE_TIMEOUT_MS = 2000;
 /**
- * A commit must reach the store within half the timeout, or the store refuses it: its answer then
- * still reaches this replica before the timeout, so a client answered 503 is never one whose commit
- * was stored after all.
+ * A commit that reaches the store later than this is refused there: by then this replica is
+ * settling it (see settle), and a commit that comes after its settling must not apply.
  */
-const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS / 2;
+const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS;
+
 /** Runs of one request that lost the race for the parts it changes before it is answered 503. */
 const MAX_ATTEMPTS = 25;
 /** How often a replica asks the store to end idle sessions. */
@@ -37,6 +42,13 @@ const REAP_EVERY_MS = 1000;
  */
 export class SharedState implements SharedRun {
   private cursor = "";
+  /** The store's epoch this replica's objects were last brought to; undefined before the first. */
+  private epoch: string | undefined;
+  /** The lineage of the state this replica holds (see StateChanges.lineage). */
+  private lineage: string | undefined;
+  /** Commit ids: this replica's own prefix and a count, so no two commits anywhere share one. */
+  private readonly commitPrefix = randomBytes(8).toString("hex");
+  private commits = 0;
   /** Each part as last synced or committed: its version and JSON. */
   private readonly parts: StoredParts;
   /** The request runs under way, and what each collects for its commit. */
@@ -45,75 +57,75 @@ export class SharedState implements SharedRun {
   private readonly mirror: JournalMirror;
   /** Reading parts into the objects (a sync's, an undo's): one at a time. */
   private turn: Promise<void> = Promise.resolve();
-  private syncing: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
   private follower: FeedFollower | undefined;
-  private reaper: ReturnType<typeof setInterval> | undefined;
-  private reaping = false;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly reaper: Reaper;
 
   constructor(
     readonly store: StateStore,
     private readonly ctx: SandboxContext,
     private readonly sessions: SessionStore,
     hub: SharedEventHub,
-    journal: Journal,
-    private readonly idleMs: number,
+    private readonly journal: Journal,
+    idleMs: number,
   ) {
     this.parts = new StoredParts(ctx, sessions);
     this.keyJson = keyExports(ctx.ring);
     this.mirror = new JournalMirror(store, journal, hub, sessions);
+    this.reaper = new Reaper(store, this.runs, sessions, this.parts, idleMs, (events) =>
+      commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
+    );
   }
 
   /**
    * Applies the store's state as this replica starts (`first`: the sync made before the
-   * scenarios, for the keys), stores the parts when it is the first replica, loads the journal and
-   * starts following the feed.
+   * scenarios, for the keys), or seeds an empty store with this replica's, then loads the journal
+   * and starts following the feed.
    */
   async begin(first: StateChanges): Promise<void> {
-    await this.apply(first);
-    if (!this.parts.has(SANDBOX_PART)) {
-      await this.storeOwnParts();
-    }
+    if (first.lineage === undefined) {
+      // Nothing seeded: this replica's state as it starts is the deployment's, unless another
+      // replica starting at once seeded first (then its state is adopted).
+      this.lineage = first.epoch;
+      if (!(await this.reseed())) await this.apply(await this.store.sync(""));
+    } else await this.apply(first);
     // The feed's end first, then the journal: a request committed in between is in both, and
     // kept once (by its number), rather than in neither.
     this.follower = await followFeed(this.store, (entries) => this.mirror.fromFeed(entries));
     await this.mirror.reload();
-    this.reaper = setInterval(() => void this.reap(), REAP_EVERY_MS);
-    this.reaper.unref?.();
+    this.ticker = setInterval(() => void this.tick(), REAP_EVERY_MS);
+    this.ticker.unref?.();
   }
 
   /**
-   * The sandbox's own parts, stored as this replica holds them: by the first replica, and again
-   * after the store lost its data (a Redis restarted without persistence), so a replica started
-   * later finds the keys and clocks the running ones use. Another replica that stored them first wins.
+   * Writes this replica's whole state into the store (empty, or seeded by a younger lineage).
+   * False when the store refused: it holds state of an older or the same lineage.
    */
-  private async storeOwnParts(): Promise<void> {
-    const writes = [SANDBOX_PART, LEDGER_PART].map((name) => ({ name, json: writePart(this.ctx, name, this.keyJson) }));
-    const result = await this.store.commit({
-      read: { [SANDBOX_PART]: 0, [LEDGER_PART]: 0 },
-      writes,
-      records: [],
-      keys: this.ctx.ring.takeNewKeys(),
-      events: [],
-      deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
-    });
-    if (result.ok) for (const w of writes) this.parts.committed(w.name, 1, w.json);
-    // Another replica stored them first: read theirs (directly: this may run inside a sync).
-    else await this.syncOnce();
+  private async reseed(): Promise<boolean> {
+    // Under the lock: no run is halfway through its changes, so the state written is committed state.
+    const release = await this.runs.acquire();
+    try {
+      const state = snapshot(this.ctx, this.sessions, this.journal, this.lineage!, this.keyJson);
+      const result = await this.store.reseed(state);
+      if (!result.ok) return false;
+      this.parts.reseeded(state.parts);
+      this.cursor = result.cursor;
+      this.epoch = result.epoch;
+      return true;
+    } finally {
+      release();
+    }
   }
 
   async close(): Promise<void> {
-    if (this.reaper) clearInterval(this.reaper);
+    if (this.ticker) clearInterval(this.ticker);
     this.follower?.stop();
     await this.store.close();
     await this.follower?.done;
   }
 
-  /** The request handler over the in-memory pipeline `inner`. */
-  wrap(
-    inner: (request: SandboxRequest) => Promise<SandboxResponse>,
-    unavailable: (error: StateUnavailable, request: SandboxRequest) => SandboxResponse,
-  ) {
+  /** The request handler over the in-memory pipeline `inner`; `unavailable` answers a refusal of the shared state's. */
+  wrap(inner: (request: SandboxRequest) => Promise<SandboxResponse>, unavailable: (error: SandboxError, request: SandboxRequest) => SandboxResponse) {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
       if (request.path === "/__sandbox/health") {
         // Healthy only when this replica can read the shared state and apply it, not just reach the store.
@@ -150,7 +162,7 @@ export class SharedState implements SharedRun {
         }
         response.stream?.cancel();
         if (outcome !== "conflict") {
-          run.logged?.(outcome);
+          if (outcome instanceof StateUnavailable) run.logged?.(outcome);
           return unavailable(outcome, request);
         }
       }
@@ -204,22 +216,7 @@ export class SharedState implements SharedRun {
   }
 
   /** Applies what other replicas changed since the last sync; concurrent callers share one. */
-  sync(): Promise<void> {
-    if (!this.syncing) {
-      this.syncing = this.syncOnce().finally(() => {
-        this.syncing = undefined;
-      });
-      return this.syncing;
-    }
-    // A sync under way may have been sent before this request came: one more, shared by all who wait.
-    this.queued ??= this.syncing
-      .catch(() => {})
-      .then(() => {
-        this.queued = undefined;
-        return this.sync();
-      });
-    return this.queued;
-  }
+  readonly sync = coalesced(() => this.syncOnce());
 
   private async syncOnce(): Promise<void> {
     await this.apply(await this.store.sync(this.cursor));
@@ -227,18 +224,37 @@ export class SharedState implements SharedRun {
 
   /**
    * Another replica's changes reach this replica's objects outside any request's collecting, one
-   * batch at a time, in turn with undoing failed runs (both read parts into the objects).
+   * batch at a time, in turn with undoing failed runs (both read parts into the objects). A store
+   * in another epoch than this replica built on lost its data, or was reseeded: see newEpoch.
    */
   private async apply(changes: StateChanges): Promise<void> {
+    if (this.epoch !== undefined && changes.epoch !== this.epoch) {
+      const adopted = await this.newEpoch(changes);
+      if (adopted === undefined) return;
+      changes = adopted;
+    }
     await this.inTurn(() => this.parts.apply(changes));
     // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
     this.cursor = changes.cursor;
-    // A full answer: the store lost its data, or this replica was away longer than it keeps
-    // changes. Its journal is read again, and the sandbox's parts stored again if they are gone.
-    if (changes.full && this.follower !== undefined) {
-      await this.mirror.reload();
-      if (!this.parts.has(SANDBOX_PART)) await this.storeOwnParts();
-    }
+    this.epoch = changes.epoch;
+    this.lineage = changes.lineage ?? this.lineage;
+    // A full answer: another epoch, or this replica was away longer than the store keeps
+    // changes. Its journal is read again.
+    if (changes.full && this.follower !== undefined) await this.mirror.reload();
+  }
+
+  /**
+   * The store is not in the epoch this replica's objects are in. When it holds the state of an
+   * older deployment, or of this one (another replica reseeded it first), that state is adopted
+   * (the changes to apply). Otherwise (emptied, or seeded by a replica started since, which knows
+   * less) this replica writes its own state over it, and there is nothing to apply (undefined).
+   */
+  private async newEpoch(changes: StateChanges): Promise<StateChanges | undefined> {
+    const stored = changes.lineage;
+    if (stored !== undefined && BigInt(stored) <= BigInt(this.lineage!)) return changes;
+    if (await this.reseed()) return undefined;
+    // Another replica of an older or the same lineage reseeded it first: its state is adopted.
+    return this.store.sync("");
   }
 
   private inTurn(work: () => Promise<void>): Promise<void> {
@@ -247,100 +263,80 @@ export class SharedState implements SharedRun {
     return run;
   }
 
-  private async commit(run: Attempt): Promise<"ok" | "conflict" | StateUnavailable> {
-    const read: Record<string, number> = {};
-    const writes: Array<{ name: string; json: string | undefined }> = [];
+  private async commit(run: Attempt): Promise<"ok" | "conflict" | SandboxError> {
+    let read: Record<string, number>;
+    let writes: PartWrite[];
     try {
-      if (run.read) {
-        const names = new Set(run.read.keys());
-        if (run.allParts) for (const name of partNames(this.ctx)) names.add(name);
-        for (const name of names) {
-          const json = writePart(this.ctx, name, this.keyJson);
-          const found = run.read.get(name) ?? 0;
-          if (json !== this.parts.json(name)) {
-            read[name] = found;
-            writes.push({ name, json });
-          } else if (this.parts.version(name) !== found || name === run.scope) {
-            // Unchanged now, yet the run read it: another replica's change, applied here while
-            // the run was under way, may have overwritten what the run did (it then holds only
-            // if nobody changed the part since the run found it).
-            read[name] = found;
-          }
-        }
-      }
+      ({ read, writes } = changedParts(run, this.ctx, this.parts, this.keyJson));
     } catch (e) {
       this.runs.release(run);
       throw e;
     }
-    // A session made now starts its idle time now: the store reaps only sessions it saw used.
+    // A session made now joins the live ones (the store refuses one past --max-sessions) and
+    // starts its idle time now: the store reaps only sessions it saw used.
     const made = writes.find((w) => w.json !== undefined && read[w.name] === 0 && sessionOfPart(w.name) !== undefined);
-    const touched = run.touch ?? (made && sessionOfPart(made.name));
+    const touched = run.touch !== undefined ? sessionPart(run.touch) : made?.name;
     // The run's own tokens and keys, and any made outside a request (taken back if this fails).
     const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
     const issued = this.runs.takeIssued(run.journal?.tokenId);
     const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
     const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
     try {
-      const result = await this.store.commit({
-        read,
-        writes,
-        records,
-        keys,
-        ...(run.journal && { journal: JSON.stringify(withDelay(run.journal, run.delayMs)) }),
-        events: run.events.map((e) => JSON.stringify(e)),
-        ...(touched && { touch: { session: touched, atMs: Date.now() } }),
-        deadlineMs: Date.now() + COMMIT_DEADLINE_MS,
-      });
+      const result = await commitKnown(
+        this.store,
+        this.request({
+          read,
+          writes,
+          records,
+          keys,
+          ...(run.journal && { journal: JSON.stringify(withDelay(run.journal, run.delayMs)) }),
+          events: run.events.map((e) => JSON.stringify(e)),
+          ...(touched && { touch: { part: touched, atMs: Date.now() } }),
+          ...(made && { admit: { part: made.name, max: this.sessions.limits.maxSessions } }),
+          ...(run.clearStore && { clearLogs: true }),
+        }),
+      );
       if (result.ok) {
         for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
-        // Stored: whatever the clear that follows does, the client is answered as committed.
-        if (run.clearStore) await this.store.clear().catch(() => {});
         return "ok";
       }
-      await this.undo(writes, spare);
-      return result.reason === "conflict" ? "conflict" : asUnavailable(undefined, this.store);
+      await this.undo(writes, spare, run);
+      if (result.reason === "conflict") return "conflict";
+      if (result.reason === "full") return tooManySessions(this.sessions.limits.maxSessions);
+      return asUnavailable(undefined, this.store);
     } catch (e) {
-      await this.undo(writes, spare);
-      return asUnavailable(e, this.store);
+      await this.undo(writes, spare, run);
+      return isUnknownOutcome(e) ? e : asUnavailable(e, this.store);
     } finally {
       this.runs.release(run);
     }
+  }
+
+  /** A commit request of this replica: a new id, the epoch its objects are in, and the deadline. */
+  private request(fields: Omit<CommitRequest, "id" | "epoch" | "deadlineMs">): CommitRequest {
+    return { id: `${this.commitPrefix}:${++this.commits}`, epoch: this.epoch!, deadlineMs: Date.now() + COMMIT_DEADLINE_MS, ...fields };
   }
 
   /** A run whose commit failed: its changes leave this replica's objects too. */
   private async undo(
     writes: ReadonlyArray<{ name: string }>,
     spare: { records: string[]; keys: Array<{ kid: string; json: string }> },
+    run: Attempt,
   ): Promise<void> {
     this.ctx.ledger.requeueRecords(spare.records);
     this.ctx.ring.requeueKeys(spare.keys);
     await this.inTurn(() => this.parts.restore(writes.map((w) => w.name)));
+    // A reset emptied this replica's journal: it is the store's again.
+    if (run.clearStore) await this.mirror.reload().catch(() => {});
   }
 
-  /** Sessions no replica used within the idle limit end, once, told to every replica's streams. */
-  private async reap(): Promise<void> {
-    if (this.reaping) return;
-    this.reaping = true;
-    try {
-      const ids = await this.store.reap(Date.now() - this.idleMs, 100);
-      if (ids.length === 0) return;
-      // Under the lock, as a run of its own: the streams' "ended" events go with its commit.
-      const run = newAttempt();
-      run.release = await this.runs.acquire();
-      this.runs.hold(run);
-      try {
-        for (const id of ids) this.sessions.endReaped(id);
-        for (const id of ids) this.parts.forget(sessionPart(id));
-        const events = run.events.map((e) => JSON.stringify(e));
-        await this.store.commit({ read: {}, writes: [], records: [], keys: [], events, deadlineMs: Date.now() + COMMIT_DEADLINE_MS });
-      } finally {
-        this.runs.release(run);
-      }
-    } catch {
-      // The store is away: the next round tries again.
-    } finally {
-      this.reaping = false;
-    }
+  /**
+   * Every REAP_EVERY_MS: a sync, so an emptied store is noticed (and written again) with no
+   * request coming, and a reap.
+   */
+  private async tick(): Promise<void> {
+    await this.sync().catch(() => {});
+    await this.reaper.reap();
   }
 }
 

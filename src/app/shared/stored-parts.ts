@@ -34,6 +34,12 @@ export class StoredParts {
     else this.parts.set(name, { version, json });
   }
 
+  /** The store was written whole from this replica's parts (a reseed): each at version 1. */
+  reseeded(parts: ReadonlyArray<{ name: string; json: string }>): void {
+    this.parts.clear();
+    for (const part of parts) this.parts.set(part.name, { version: 1, json: part.json });
+  }
+
   /** Applies a sync's changes: keys and records first, then the sandbox's part, the ledger, the sessions. */
   async apply(changes: StateChanges): Promise<void> {
     if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);

@@ -1,0 +1,26 @@
+import type { Reseed } from "../../core/state-store.js";
+import type { Journal } from "../../control/journal.js";
+import type { SessionStore } from "../../control/sessions.js";
+import type { SandboxContext } from "../context.js";
+import { type KeyJson, partNames, sessionPart, writePart } from "./parts.js";
+
+/**
+ * The whole shared state as this replica holds it, for a store that lost its data: every part
+ * (each carries the keys it names), the journal with its numbers, and the live sessions' last
+ * uses. What survives an empty Redis restart is what a running replica holds (docs/deployment.md).
+ */
+export function snapshot(ctx: SandboxContext, sessions: SessionStore, journal: Journal, lineage: string, keyJson: KeyJson): Reseed {
+  const parts: Array<{ name: string; json: string }> = [];
+  for (const name of partNames(ctx)) {
+    const json = writePart(ctx, name, keyJson);
+    if (json !== undefined) parts.push({ name, json });
+  }
+  return {
+    lineage,
+    parts,
+    keys: [],
+    journal: journal.stored().map(({ seq, record }) => ({ seq, json: JSON.stringify(record) })),
+    journalSeq: journal.nextSeq - 1,
+    live: sessions.list().map((s) => ({ part: sessionPart(s.id), atMs: s.lastUsedAt })),
+  };
+}
