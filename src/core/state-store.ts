@@ -18,7 +18,8 @@
  * - `settle(id)`: a commit whose answer never came is either applied (its result) or, from now
  *   on, never will be. A replica answers its client only once it knows which.
  * - `reseed(…)`: a store that lost its data (a new epoch) is written whole from a replica that
- *   still holds the state, unless state of an older or the same lineage is there already.
+ *   still holds the state, unless state of an older lineage is there already, or of the same
+ *   lineage from another epoch, or from a replica that had seen as much of the same epoch.
  *
  * Parts are JSON text the store never parses; versions count a part's writes from 1. The store
  * knows nothing of what a part is: a commit says which parts are live sessions (`touch`, `admit`).
@@ -48,6 +49,8 @@ export interface StateChanges {
    * a reseed keeps it; undefined while nothing was seeded (a new or emptied store).
    */
   readonly lineage: string | undefined;
+  /** The number of the epoch's last change (a reseed starts it at the reseeding replica's position). */
+  readonly position: number;
   /**
    * True when the cursor was older than the change log keeps, or of another epoch: `parts` is then
    * every part there is, and a part the replica holds that is not among them is gone.
@@ -105,9 +108,14 @@ export interface CommitRequest {
   readonly deadlineMs: number;
 }
 
+/**
+ * Applied: `seq` is the journal entry's number (`req_<seq>`), when one was given, and `position`
+ * the epoch's position after it (StateChanges.position; 0 when not known, for a settled commit).
+ * Or refused, with nothing applied.
+ */
 export type CommitResult =
-  /** Applied. `seq`: the journal entry's number (`req_<seq>`), when one was given. */
-  { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly reason: "conflict" | "late" | "full" };
+  | { readonly ok: true; readonly seq: number | undefined; readonly position: number }
+  | { readonly ok: false; readonly reason: "conflict" | "late" | "full" };
 
 /** What `settle` found: the commit applied (and its journal number), or not, and now never. */
 export type SettleResult = { readonly applied: true; readonly seq: number | undefined } | { readonly applied: false };
@@ -116,6 +124,13 @@ export type SettleResult = { readonly applied: true; readonly seq: number | unde
 export interface Reseed {
   /** The lineage the state descends from (StateChanges.lineage as the replica knew it). */
   readonly lineage: string;
+  /** The epoch whose state the replica holds (the one the store lost). */
+  readonly fromEpoch: string;
+  /**
+   * How far into that epoch the replica's state goes (the highest position it synced or
+   * committed): of two replicas that held the same epoch, the one that saw more seeds the store.
+   */
+  readonly position: number;
   readonly parts: ReadonlyArray<{ readonly name: string; readonly json: string }>;
   readonly keys: ReadonlyArray<{ readonly kid: string; readonly json: string }>;
   /** The journal as the replica holds it, oldest first, with its numbers. */
@@ -126,7 +141,7 @@ export interface Reseed {
   readonly live: ReadonlyArray<{ readonly part: string; readonly atMs: number }>;
 }
 
-/** A reseed applied (the store's new cursor, every part at version 1), or refused: the store holds state of an older or the same lineage. */
+/** A reseed applied (the store's new cursor, every part at version 1), or refused (see `reseed`). */
 export type ReseedResult = { readonly ok: true; readonly cursor: StateCursor; readonly epoch: string } | { readonly ok: false };
 
 /** One entry of the feed every replica's event streams read: requests journaled and events, in commit order. */

@@ -40,6 +40,8 @@ export class MemoryStore implements StateStore {
   readonly #limits: ResolvedLimits;
   #epoch = newEpoch();
   #lineage: string | undefined;
+  /** The epoch and position the stored state was reseeded from. */
+  #seededFrom: { epoch: string; position: number } | undefined;
   readonly #parts = new Map<string, { version: number; json: string }>();
   #changes: Change[] = [];
   /** The number of the newest change; a clear counts one, so every cursor before it syncs in full. */
@@ -66,7 +68,7 @@ export class MemoryStore implements StateStore {
     const since = at && at[1] === this.#epoch ? Number(at[2]) : undefined;
     const oldestKept = this.#changes[0]?.n ?? this.#changeCount + 1;
     const incremental = since !== undefined && since <= this.#changeCount && oldestKept <= since + 1;
-    const head = { cursor: `${this.#epoch}:${this.#changeCount}`, epoch: this.#epoch, lineage: this.#lineage };
+    const head = { cursor: `${this.#epoch}:${this.#changeCount}`, epoch: this.#epoch, lineage: this.#lineage, position: this.#changeCount };
     if (!incremental) {
       return {
         ...head,
@@ -140,7 +142,7 @@ export class MemoryStore implements StateStore {
     if (request.clearLogs) this.#clearLogs();
     if (request.journal !== undefined || request.events.length > 0 || request.clearLogs) this.#wake();
     this.#remember(request.id, seq ?? 0);
-    return { ok: true, seq };
+    return { ok: true, seq, position: this.#changeCount };
   }
 
   async settle(id: string, _waitMs: number): Promise<SettleResult> {
@@ -154,20 +156,26 @@ export class MemoryStore implements StateStore {
   async reseed(state: Reseed): Promise<ReseedResult> {
     checkReseed(state);
     this.#open("reseed");
-    if (this.#lineage !== undefined && BigInt(this.#lineage) <= BigInt(state.lineage)) return { ok: false };
+    if (this.#lineage !== undefined) {
+      const [stored, given] = [BigInt(this.#lineage), BigInt(state.lineage)];
+      if (stored < given) return { ok: false };
+      const from = this.#seededFrom;
+      if (stored === given && (from === undefined || from.epoch !== state.fromEpoch || from.position >= state.position)) return { ok: false };
+    }
     this.#epoch = newEpoch(this.#epoch);
     this.#lineage = state.lineage;
+    this.#seededFrom = { epoch: state.fromEpoch, position: state.position };
     this.#parts.clear();
     for (const part of state.parts) this.#parts.set(part.name, { version: 1, json: part.json });
     this.#keys.clear();
     for (const key of state.keys.slice(-this.#limits.keysSize)) this.#keys.set(key.kid, key.json);
     this.#changes = [];
-    this.#changeCount = 0;
+    this.#changeCount = state.position;
     this.#journal = state.journal.slice(-this.#limits.journalSize).map((e) => ({ ...e }));
     this.#journalSeq = Math.max(this.#journalSeq, state.journalSeq);
     this.#live.clear();
     for (const { part, atMs } of state.live) if (this.#parts.has(part)) this.#live.set(part, atMs);
-    return { ok: true, cursor: `${this.#epoch}:0`, epoch: this.#epoch };
+    return { ok: true, cursor: `${this.#epoch}:${state.position}`, epoch: this.#epoch };
   }
 
   async feed(after: string, limit: number, waitMs?: number): Promise<FeedEntry[]> {

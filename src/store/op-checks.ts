@@ -66,6 +66,12 @@ export function checkReseed(state: Reseed): void {
   if (typeof state.lineage !== "string" || !/^\d{1,20}$/.test(state.lineage)) {
     throw new TypeError(`A reseed's lineage is ${JSON.stringify(state.lineage)}: give the StateChanges.lineage (or epoch) the state descends from.`);
   }
+  if (typeof state.fromEpoch !== "string" || !/^\d{0,20}$/.test(state.fromEpoch)) {
+    throw new TypeError(`A reseed's fromEpoch is ${JSON.stringify(state.fromEpoch)}: give the epoch the replica's state is of ("" for none).`);
+  }
+  if (!Number.isSafeInteger(state.position) || state.position < 0) {
+    throw new TypeError(`A reseed's position is ${String(state.position)}: give the last position the replica synced or committed, 0 for none.`);
+  }
   if (!Number.isSafeInteger(state.journalSeq) || state.journalSeq < 0) {
     throw new TypeError(`A reseed's journalSeq is ${String(state.journalSeq)}: give the last journal number given out, 0 for none.`);
   }

@@ -18,8 +18,10 @@ export function keyNames(prefix: string) {
     layout: `${base}layout`,
     /** Made when the store is first written, and anew after Redis lost its data or a reseed: cursors of another epoch sync in full. */
     epoch: `${versioned}epoch`,
-    /** The epoch in which the stored state was first seeded; a reseed keeps it (see reseed-12.lua). */
+    /** The epoch in which the stored state was first seeded; a reseed keeps it (see reseed-13.lua). */
     lineage: `${versioned}lineage`,
+    /** "<epoch>:<position>": the epoch and position the stored state was last reseeded from. */
+    seedFrom: `${versioned}seed-from`,
     /** Hash: part name → JSON. */
     parts: `${versioned}parts`,
     /** Hash: part name → version. */

@@ -18,6 +18,7 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const cursor = String(next());
   const epoch = String(next());
   const lineage = String(next());
+  const position = Number(next());
   const parts: StoredPart[] = [];
   const partCount = Number(next());
   for (let p = 0; p < partCount; p++) {
@@ -36,7 +37,7 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const keys = list();
   parts.sort((a, b) => byText(a.name, b.name));
   removed.sort(byText);
-  return { cursor, epoch, lineage: lineage === "" ? undefined : lineage, full, parts, removed, records, keys };
+  return { cursor, epoch, lineage: lineage === "" ? undefined : lineage, position, full, parts, removed, records, keys };
 }
 
 /** The commit script's arguments after the layout version (ARGV[2] on: commit-13.lua's header). */
@@ -71,9 +72,16 @@ export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outco
   return args;
 }
 
-/** The reseed script's arguments after the layout version (reseed-12.lua's header). */
+/** The reseed script's arguments after the layout version (reseed-13.lua's header). */
 export function reseedArgs(state: Reseed, limits: ResolvedLimits): string[] {
-  const args = [state.lineage, String(state.journalSeq), String(limits.keysSize), String(limits.journalSize)];
+  const args = [
+    state.lineage,
+    state.fromEpoch,
+    String(state.position),
+    String(state.journalSeq),
+    String(limits.keysSize),
+    String(limits.journalSize),
+  ];
   args.push(String(state.parts.length));
   for (const part of state.parts) args.push(part.name, part.json);
   args.push(String(state.keys.length));
@@ -96,8 +104,8 @@ export function readSettleAnswer(answer: unknown): SettleResult {
 }
 
 export function readCommitAnswer(answer: unknown): CommitResult {
-  const [applied, detail] = answer as [number, number | string];
-  if (applied === 1) return { ok: true, seq: Number(detail) === 0 ? undefined : Number(detail) };
+  const [applied, detail, position] = answer as [number, number | string, number?];
+  if (applied === 1) return { ok: true, seq: Number(detail) === 0 ? undefined : Number(detail), position: Number(position ?? 0) };
   if (detail === "late" || detail === "conflict" || detail === "full") return { ok: false, reason: detail };
   throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late, a conflict nor full.`);
 }

@@ -6,6 +6,8 @@ import { HAPROXY, type RunningHaproxy, SERVED_BY, startHaproxy } from "../suppor
 import { REDIS_SERVER, type RedisServer as RunningRedis, startRedisServer } from "../support/redis-server.js";
 import { problem } from "../support/server.js";
 import { needsProgram } from "../support/system-program.js";
+import { startSlowLink } from "../support/slow-link.js";
+import { LUA_SCRIPTS } from "../../src/store/lua/scripts.generated.js";
 
 /**
  * The shared deployment of docs/deployment.md, for real: a redis-server, three replicas of the CLI
@@ -286,6 +288,76 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
     expect(fired).toHaveLength(1);
     await expectJournalExactlyOnce(s.id);
   }, 60_000);
+
+  it("answers what was stored when a commit's reply is held past the timeout by a slow link", async () => {
+    // A fourth replica, reached directly, whose link to redis can stall: its commit reaches Redis
+    // at once, and Redis's answer comes 2.6 s later, after the replica's 2 s timeout.
+    const link = await startSlowLink(redis.port);
+    const port = (await freePorts(1))[0]!;
+    const cli = await startCliServer(["--port", String(port), "--state", link.url, "--log-format", "off"]);
+    const slow: Replica = { name: "slow", port, url: cli.url, cli };
+    try {
+      const s = await newSession();
+      link.holdAfter(LUA_SCRIPTS.commit.lua, 2600);
+      const exchanged = await send(s.id, `/s/${s.id}/api/v2/auth/token`, json({ api_key: s.key, api_secret: s.secret }), slow.url);
+      expect(exchanged.status, JSON.stringify(exchanged.json)).toBe(200);
+      expect(link.holds).toBe(1);
+      const t = exchanged.json.access_token as string;
+      for (const r of replicas) expect((await send(s.id, `/s/${s.id}/api/v2/payment/slow-${r.name}`, bearer(t), r.url)).status).toBe(200);
+
+      link.holdAfter(LUA_SCRIPTS.commit.lua, 2600);
+      const revoke = await send(undefined, `/__sandbox/sessions/${s.id}/actions`, json({ now: { revoke_token: "all" } }), slow.url);
+      expect(revoke.status, JSON.stringify(revoke.json)).toBe(200);
+      expect(link.holds).toBe(2);
+      for (const r of [...replicas, slow]) {
+        const refused = await send(s.id, `/s/${s.id}/api/v2/payment/revoked-${r.name}`, bearer(t), r.url);
+        expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+      }
+      await expectJournalExactlyOnce(s.id);
+
+      link.holdAfter(LUA_SCRIPTS.commit.lua, 2600);
+      expect((await send(undefined, `/__sandbox/sessions/${s.id}`, { method: "DELETE" }, slow.url)).status).toBe(204);
+      expect(link.holds).toBe(3);
+      for (const r of replicas) expect((await send(undefined, `/__sandbox/sessions/${s.id}`, {}, r.url)).status).toBe(404);
+    } finally {
+      await stopReplica(slow);
+      await link.close();
+    }
+  }, 90_000);
+
+  it("keeps the deployment's state through a redis-server restarted empty: sessions, revocations, clocks, ids", async () => {
+    const s = await newSession();
+    const t = await token(s);
+    const revoke = await send(undefined, `/__sandbox/sessions/${s.id}/actions`, json({ now: { revoke_token: "all" } }));
+    expect(revoke.status, JSON.stringify(revoke.json)).toBe(200);
+    const moved = await send(undefined, `/__sandbox/sessions/${s.id}/clock`, json({ freeze: true, advance: "10m" }));
+    expect(moved.status, JSON.stringify(moved.json)).toBe(200);
+    const before = await journalOn(replicas[0]!, s.id);
+
+    await redis.kill();
+    await redis.restart();
+    // Every replica notices the emptied store within a second (a timer syncs), and the first to
+    // write its state back wins; the others adopt it.
+    await until("every replica healthy again", async () => {
+      for (const r of replicas) if ((await send(undefined, "/__sandbox/health", {}, r.url)).status !== 200) return false;
+      return true;
+    });
+    await allUp();
+    for (const r of replicas) {
+      const refused = await send(s.id, `/s/${s.id}/api/v2/payment/after-restart-${r.name}`, bearer(t), r.url);
+      expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+      expect((await send(undefined, `/__sandbox/sessions/${s.id}/clock`, {}, r.url)).json).toEqual(moved.json);
+    }
+    const fresh = await token(s);
+    expect((await send(s.id, `/s/${s.id}/api/v2/payment/fresh`, bearer(fresh))).status).toBe(200);
+    const after = await journalOn(replicas[1]!, s.id);
+    // The journal from before is kept, and numbering goes on after it: no id is given twice.
+    expect(after.slice(0, before.length)).toEqual(before);
+    const ids = after.map((e) => Number(e.id.slice(4)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    await expectJournalExactlyOnce(s.id);
+  }, 90_000);
 
   it("fails closed while redis is frozen (503 and an unhealthy health check), and recovers by itself", async () => {
     const s = await newSession();

@@ -75,7 +75,7 @@ describe("the Redis store's layout version", () => {
   it("refuses to open a store written in another layout, saying what to do, and refuses calls on one that changed under it", async () => {
     const prefix = `t-${randomUUID()}:`;
     const store = await open(shared().url, { prefix });
-    expect(await store.commit(request({ journal: "J" }))).toEqual({ ok: true, seq: 1 });
+    expect(await store.commit(request({ journal: "J" }))).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
     const raw = new Redis(shared().port, "127.0.0.1");
     try {
       expect(await raw.get(`${prefix}{sb}:layout`)).toBe(LAYOUT_VERSION);
@@ -93,7 +93,7 @@ describe("the Redis store's layout version", () => {
       expect(error).toBeInstanceOf(StateUnavailable);
       expect((error as StateUnavailable).message).toBe(message);
       await raw.set(`${prefix}{sb}:layout`, LAYOUT_VERSION);
-      expect(await store.commit(request({ journal: "J2" }))).toEqual({ ok: true, seq: 2 });
+      expect(await store.commit(request({ journal: "J2" }))).toEqual({ ok: true, seq: 2, position: expect.any(Number) });
     } finally {
       raw.disconnect();
     }
@@ -106,7 +106,7 @@ describe("the Redis store with a password", () => {
     expect(server.url).toBe(`redis://:${PASSWORD}@127.0.0.1:${server.port}/0`);
     const store = await open(server.url, { commandTimeoutMs: TIMEOUT_MS });
     expect(store.shownAs).toBe(`redis://:***@127.0.0.1:${server.port}/0`);
-    expect(await store.commit(request({ journal: "J" }))).toEqual({ ok: true, seq: 1 });
+    expect(await store.commit(request({ journal: "J" }))).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
     const wrong = await rejection(open(`redis://:wrong-${PASSWORD}@127.0.0.1:${server.port}/0`, { commandTimeoutMs: TIMEOUT_MS }));
     expect(wrong.error).toBeInstanceOf(StateUnavailable);
     expect((wrong.error as Error).message).toBe(
@@ -139,6 +139,7 @@ describe("the Redis store while Redis is frozen (SIGSTOP)", () => {
     expect(await store.commit(request({ read: { sandbox: 0 }, writes: [{ name: "sandbox", json: "S1" }], journal: "J1" }))).toEqual({
       ok: true,
       seq: 1,
+      position: expect.any(Number),
     });
     const { epoch } = await store.sync("");
     server.freeze();
@@ -174,6 +175,7 @@ describe("the Redis store while Redis is frozen (SIGSTOP)", () => {
     expect(await store.commit(request({ read: { sandbox: 1 }, writes: [{ name: "sandbox", json: "S2" }], journal: "J2" }))).toEqual({
       ok: true,
       seq: 2,
+      position: expect.any(Number),
     });
     expect(await store.journal()).toEqual([
       { seq: 1, json: "J1" },
@@ -212,6 +214,7 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
       cursor: expect.any(String),
       epoch: expect.any(String),
       lineage: undefined,
+      position: 0,
       full: true,
       parts: [],
       removed: [],
@@ -222,6 +225,7 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
     expect(await store.commit(request({ read: { sandbox: 0 }, writes: [{ name: "sandbox", json: "S1 again" }], journal: "J1 again" }))).toEqual({
       ok: true,
       seq: 1,
+      position: expect.any(Number),
     });
   });
 

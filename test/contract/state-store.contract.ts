@@ -17,12 +17,22 @@ const AHEAD_MS = 60_000;
 const LONG_WAIT_MS = 10_000;
 
 /** A commit applied with no journal entry (so no number). */
-const APPLIED = { ok: true, seq: undefined };
+const APPLIED = { ok: true, seq: undefined, position: expect.any(Number) };
 const CONFLICT = { ok: false, reason: "conflict" };
 
 /** A sync that brings nothing new, at `cursor`. */
 function nothingSince(cursor: string) {
-  return { cursor, epoch: expect.any(String), lineage: undefined, full: false, parts: [], removed: [], records: [], keys: [] };
+  return {
+    cursor,
+    epoch: expect.any(String),
+    lineage: undefined,
+    position: expect.any(Number),
+    full: false,
+    parts: [],
+    removed: [],
+    records: [],
+    keys: [],
+  };
 }
 
 /**
@@ -86,6 +96,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const { store } = await open();
       const first = await store.sync("");
       expect({ ...first, cursor: "", epoch: "" }).toEqual({
+        position: 0,
         cursor: "",
         epoch: "",
         lineage: undefined,
@@ -152,6 +163,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       ).toEqual({
         ok: true,
         seq: 1,
+        position: expect.any(Number),
       });
       const losing = request({
         read: { ledger: 1 },
@@ -168,6 +180,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        position: expect.any(Number),
         full: false,
         parts: [{ name: "ledger", version: 2, json: "from a" }],
         removed: [],
@@ -193,7 +206,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const applied = results.flatMap((r, i) => (r.ok ? [i] : []));
       expect(applied).toHaveLength(1);
       expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 29 }, () => CONFLICT));
-      expect(results[applied[0]!]).toEqual({ ok: true, seq: 1 });
+      expect(results[applied[0]!]).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
       expect((await store.sync("")).parts).toEqual([{ name: "s:x", version: 2, json: `w${applied[0]}` }]);
       expect(await other.journal()).toEqual([{ seq: 1, json: `j${applied[0]}` }]);
     });
@@ -218,7 +231,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await store.journal()).toEqual([]);
       expect(await store.feed("", 10)).toEqual([]);
       expect(await store.reap(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
-      expect(await store.commit(request({ journal: "next" }))).toEqual({ ok: true, seq: 1 });
+      expect(await store.commit(request({ journal: "next" }))).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
     });
 
     it("appends records and keys in order, keeps the first key of a kid, and bounds the keys kept", async () => {
@@ -268,7 +281,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await store.commit(request({ events: ["no journal"] }))).toEqual(APPLIED);
       expect(await store.commit(request({ clearLogs: true }))).toEqual(APPLIED);
       expect(await store.journal()).toEqual([]);
-      expect(await other.commit(request({ journal: "J6" }))).toEqual({ ok: true, seq: 6 });
+      expect(await other.commit(request({ journal: "J6" }))).toEqual({ ok: true, seq: 6, position: expect.any(Number) });
       expect(await store.journal()).toEqual([{ seq: 6, json: "J6" }]);
     });
 
@@ -337,6 +350,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        position: expect.any(Number),
         full: false,
         parts: [
           { name: "p3", version: 1, json: "3" },
@@ -351,6 +365,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        position: expect.any(Number),
         full: true,
         parts: [
           { name: "p2", version: 1, json: "2" },
@@ -443,6 +458,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: "",
         epoch: expect.any(String),
         lineage: undefined,
+        position: expect.any(Number),
         full: true,
         parts: [{ name: "sandbox", version: 2, json: "S2" }],
         removed: [],
@@ -465,7 +481,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const { store, replica } = await open();
       const other = await replica();
       const applied = request({ journal: "J1" });
-      expect(await store.commit(applied)).toEqual({ ok: true, seq: 1 });
+      expect(await store.commit(applied)).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
       expect(await other.settle(applied.id, 1000)).toEqual({ applied: true, seq: 1 });
       const quiet = request({ events: ["E"] });
       expect(await store.commit(quiet)).toEqual(APPLIED);
@@ -492,6 +508,8 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const before = await other.sync("");
       const state = {
         lineage: "1700000000000000",
+        fromEpoch: "1690000000000000",
+        position: 40,
         parts: [
           { name: "sandbox", json: "S" },
           { name: "s:a", json: "A" },
@@ -517,6 +535,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: seeded.cursor,
         epoch: seeded.epoch,
         lineage: "1700000000000000",
+        position: 40,
         full: true,
         parts: [
           { name: "s:a", version: 1, json: "A" },
@@ -532,13 +551,19 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       ]);
       // A commit read before the reseed is of the old epoch; numbering goes on after the reseed's.
       expect(await store.commit(request({ epoch: before.epoch, journal: "late" }))).toEqual(CONFLICT);
-      expect(await store.commit(request({ journal: "J10" }))).toEqual({ ok: true, seq: 10 });
-      expect(await store.reseed({ ...state, lineage: "1700000000000000" })).toEqual({ ok: false });
-      expect(await store.reseed({ ...state, lineage: "1800000000000000" })).toEqual({ ok: false });
+      expect(await store.commit(request({ journal: "J10" }))).toEqual({ ok: true, seq: 10, position: expect.any(Number) });
+      // Refused: as far into the same epoch, another epoch of the same lineage, a younger lineage.
+      expect(await store.reseed(state)).toEqual({ ok: false });
+      expect(await store.reseed({ ...state, fromEpoch: seeded.epoch, position: 99 })).toEqual({ ok: false });
+      expect(await store.reseed({ ...state, lineage: "1800000000000000", position: 99 })).toEqual({ ok: false });
       expect(await store.reap(Number.MAX_SAFE_INTEGER, 10)).toEqual(["s:a"]);
-      const older = await store.reseed({ ...state, lineage: "1600000000000000", journal: [], journalSeq: 3 });
+      // Taken: further into the same epoch (a replica that had seen more of it), an older lineage.
+      const further = await store.reseed({ ...state, position: 41, journal: [], journalSeq: 3 });
+      expect(further).toMatchObject({ ok: true });
+      expect((await store.sync("")).position).toBe(41);
+      const older = await store.reseed({ ...state, lineage: "1600000000000000", position: 0, journal: [], journalSeq: 3 });
       expect(older).toMatchObject({ ok: true });
-      expect(await store.commit(request({ journal: "J11" }))).toEqual({ ok: true, seq: 11 });
+      expect(await store.commit(request({ journal: "J11" }))).toEqual({ ok: true, seq: 11, position: expect.any(Number) });
     });
 
     it("removes a part: synced as removed, gone from a full sync, and at version 0 again", async () => {

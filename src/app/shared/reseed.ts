@@ -9,14 +9,20 @@ import { type KeyJson, partNames, sessionPart, writePart } from "./parts.js";
  * (each carries the keys it names), the journal with its numbers, and the live sessions' last
  * uses. What survives an empty Redis restart is what a running replica holds (docs/deployment.md).
  */
-export function snapshot(ctx: SandboxContext, sessions: SessionStore, journal: Journal, lineage: string, keyJson: KeyJson): Reseed {
+export function snapshot(
+  ctx: SandboxContext,
+  sessions: SessionStore,
+  journal: Journal,
+  from: Pick<Reseed, "lineage" | "fromEpoch" | "position">,
+  keyJson: KeyJson,
+): Reseed {
   const parts: Array<{ name: string; json: string }> = [];
   for (const name of partNames(ctx)) {
     const json = writePart(ctx, name, keyJson);
     if (json !== undefined) parts.push({ name, json });
   }
   return {
-    lineage,
+    ...from,
     parts,
     keys: [],
     journal: journal.stored().map(({ seq, record }) => ({ seq, json: JSON.stringify(record) })),

@@ -46,6 +46,8 @@ export class SharedState implements SharedRun {
   private epoch: string | undefined;
   /** The lineage of the state this replica holds (see StateChanges.lineage). */
   private lineage: string | undefined;
+  /** How far into `epoch` this replica's objects go: the highest position it synced or committed. */
+  private position = 0;
   /** Commit ids: this replica's own prefix and a count, so no two commits anywhere share one. */
   private readonly commitPrefix = randomBytes(8).toString("hex");
   private commits = 0;
@@ -105,7 +107,8 @@ export class SharedState implements SharedRun {
     // Under the lock: no run is halfway through its changes, so the state written is committed state.
     const release = await this.runs.acquire();
     try {
-      const state = snapshot(this.ctx, this.sessions, this.journal, this.lineage!, this.keyJson);
+      const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position };
+      const state = snapshot(this.ctx, this.sessions, this.journal, from, this.keyJson);
       const result = await this.store.reseed(state);
       if (!result.ok) return false;
       this.parts.reseeded(state.parts);
@@ -236,6 +239,8 @@ export class SharedState implements SharedRun {
     await this.inTurn(() => this.parts.apply(changes));
     // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
     this.cursor = changes.cursor;
+    if (changes.epoch !== this.epoch) this.position = 0;
+    this.position = Math.max(this.position, changes.position);
     this.epoch = changes.epoch;
     this.lineage = changes.lineage ?? this.lineage;
     // A full answer: another epoch, or this replica was away longer than the store keeps
@@ -245,13 +250,14 @@ export class SharedState implements SharedRun {
 
   /**
    * The store is not in the epoch this replica's objects are in. When it holds the state of an
-   * older deployment, or of this one (another replica reseeded it first), that state is adopted
-   * (the changes to apply). Otherwise (emptied, or seeded by a replica started since, which knows
-   * less) this replica writes its own state over it, and there is nothing to apply (undefined).
+   * older deployment, that state is adopted (the changes to apply). Otherwise this replica offers
+   * its own state (reseed): the store takes it when it is emptied, seeded by a replica started
+   * since (a younger lineage), or reseeded from this replica's epoch by one that had seen less of
+   * it; then there is nothing to apply (undefined). Else the store's state is adopted.
    */
   private async newEpoch(changes: StateChanges): Promise<StateChanges | undefined> {
     const stored = changes.lineage;
-    if (stored !== undefined && BigInt(stored) <= BigInt(this.lineage!)) return changes;
+    if (stored !== undefined && BigInt(stored) < BigInt(this.lineage!)) return changes;
     if (await this.reseed()) return undefined;
     // Another replica of an older or the same lineage reseeded it first: its state is adopted.
     return this.store.sync("");
@@ -297,6 +303,7 @@ export class SharedState implements SharedRun {
         }),
       );
       if (result.ok) {
+        this.position = Math.max(this.position, result.position);
         for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
         return "ok";
       }

@@ -39,7 +39,8 @@
               keys (kid, json), events
 
   Output:
-    {1, seq}: applied; seq is the journal entry's number, 0 for none
+    {1, seq, position}: applied; seq is the journal entry's number, 0 for none; position the
+    number of the epoch's last change
     {0, 'late'}: past the deadline, or the id was seen or settled before
     {0, 'conflict'}: another epoch, or a part read has moved on
     {0, 'full'}: the admitted session would be one more than the most
@@ -122,4 +123,4 @@ if ARGV[14] == '1' then
   redis.call('XADD', KEYS[11], 'MAXLEN', ARGV[8], '*', 'j', ARGV[15])
 end
 redis.call('SET', outcomeKey, seq, 'PX', ARGV[5])
-return {1, seq}
+return {1, seq, tonumber(redis.call('GET', KEYS[6]) or '0')}

@@ -18,7 +18,8 @@
     ARGV[2] cursor, "<epoch>:<n>" (anything else: in full)
 
   Output, flat:
-    full (0/1), the next cursor, the epoch, the lineage ("" for none), then counted lists:
+    full (0/1), the next cursor, the epoch, the lineage ("" for none), the position (the
+    number of the last change), then counted lists:
     parts (name, version, json), removed names, records, keys
 ]]
 --@include "includes/nowMicros.lua"
@@ -35,7 +36,7 @@ if e == epoch then
     if first and tonumber(string.match(first[1], '^(%d+)')) <= since + 1 then full = false end
   end
 end
-local out = {full and 1 or 0, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or ''}
+local out = {full and 1 or 0, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or '', count}
 local records, keys = {}, {}
 local parts, removed = {}, {}
 if full then

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { StateUnavailable } from "../../src/core/errors.js";
+import { call } from "../support/in-process.js";
+
+/**
+ * A store that loses its data (a Redis restarted without persistence) never brings back state from
+ * before a change: the replica that saw the most of the lost epoch writes its state back, and a
+ * replica that was behind, or started since, adopts it. In process: replicas on one MemoryStore
+ * that the test replaces with an empty one, each replica reaching it through a link the test can cut.
+ */
+
+const opened: Sandbox[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+
+/** One store the test can empty, and a link to it per replica that the test can cut. */
+function restartable() {
+  let inner = new MemoryStore();
+  const link = (): StateStore & { cut: boolean } => {
+    const refuse = () => Promise.reject(new StateUnavailable("the test cut this replica's link", 1, true));
+    const self: StateStore & { cut: boolean } = {
+      cut: false,
+      shownAs: "memory",
+      sync: (cursor) => (self.cut ? refuse() : inner.sync(cursor)),
+      commit: (request) => (self.cut ? refuse() : inner.commit(request)),
+      settle: (id, waitMs) => (self.cut ? refuse() : inner.settle(id, waitMs)),
+      reseed: (state) => (self.cut ? refuse() : inner.reseed(state)),
+      feed: (after, limit, waitMs) => (self.cut ? refuse() : inner.feed(after, limit, waitMs)),
+      journal: () => (self.cut ? refuse() : inner.journal()),
+      reap: (before, limit) => (self.cut ? refuse() : inner.reap(before, limit)),
+      close: async () => {},
+    };
+    return self;
+  };
+  return {
+    link,
+    empty() {
+      inner = new MemoryStore();
+    },
+  };
+}
+
+async function replica(store: StateStore): Promise<Sandbox> {
+  const s = await createSandbox({ state: store, algorithm: "ES256", frozenAt: "2030-01-01T00:00:00Z" });
+  opened.push(s);
+  return s;
+}
+
+describe("a store emptied under running replicas", () => {
+  it("takes back the state of the replica that saw most, though one that was behind wrote first", async () => {
+    const store = restartable();
+    const [linkA, linkB] = [store.link(), store.link()];
+    const a = await replica(linkA);
+    const b = await replica(linkB);
+    const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    const { api_key, api_secret } = s.merchant;
+    const token = (await call(b, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret })).json.access_token;
+    const bearer = { authorization: `Bearer ${token}` };
+    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    // B is cut off: it never hears of the revocation A makes next.
+    linkB.cut = true;
+    expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
+    expect((await call(a, "POST", "/__sandbox/clock", { advance: "10m" })).status).toBe(200);
+    store.empty();
+    // B comes back first and writes what it holds: the state from before the revocation.
+    linkB.cut = false;
+    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    expect((await call(b, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, bearer)).status).toBe(200);
+    // A saw more of the lost epoch: its state replaces B's, and B adopts it.
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    for (const r of [a, b]) {
+      const refused = await call(r, "GET", `/s/${s.id}/api/v2/payment/p_2`, undefined, bearer);
+      expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+      expect((await call(r, "GET", "/__sandbox/clock")).json.now).toBe("2030-01-01T00:10:00.000Z");
+    }
+    // B's request on its short-lived state was answered, so it stays journaled; numbering never goes back.
+    const journal = (await call(a, "GET", `/__sandbox/requests?session=${s.id}`)).json.requests;
+    expect((await call(b, "GET", `/__sandbox/requests?session=${s.id}`)).json.requests).toEqual(journal);
+    expect(journal.map((e: { id: string; path: string; status: number }) => `${e.id} ${e.path} ${e.status}`)).toEqual([
+      "req_1 /api/v2/auth/token 200",
+      "req_2 /api/v2/payment/p_1 200",
+      "req_3 /api/v2/payment/p_2 401",
+      "req_4 /api/v2/payment/p_2 401",
+    ]);
+  });
+
+  it("keeps the state of the replica that saw most when one that was behind comes back after it", async () => {
+    const store = restartable();
+    const [linkA, linkB] = [store.link(), store.link()];
+    const a = await replica(linkA);
+    const b = await replica(linkB);
+    const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    const { api_key, api_secret } = s.merchant;
+    const token = (await call(b, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret })).json.access_token;
+    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    linkB.cut = true;
+    expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
+    store.empty();
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    linkB.cut = false;
+    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    const refused = await call(b, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, { authorization: `Bearer ${token}` });
+    expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+  });
+
+  it("gives way to the running replicas when a replica started after the restart wrote its fresh state first", async () => {
+    const store = restartable();
+    const a = await replica(store.link());
+    const rule = { next: { endpoint: "token", times: 1, then: { respond: { status: 503 } } } };
+    const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+    expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, rule)).status).toBe(200);
+    store.empty();
+    const late = await replica(store.link());
+    expect((await call(late, "GET", `/__sandbox/sessions/${s.id}`)).status).toBe(404);
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    expect((await call(late, "GET", "/__sandbox/health")).status).toBe(200);
+    const { api_key, api_secret } = s.merchant;
+    const answers = [
+      await call(late, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret }),
+      await call(a, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([503, 200]);
+    expect((await call(late, "GET", "/.well-known/jwks.json")).json).toEqual((await call(a, "GET", "/.well-known/jwks.json")).json);
+  });
+});
