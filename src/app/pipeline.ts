@@ -14,7 +14,7 @@ import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
 import { rulesMayFire, runRules, type ScenarioTrace } from "../scenarios/actions.js";
-import { type JournalRecord, usesItsSession } from "../control/journal.js";
+import { capJournalText, type JournalRecord, usesItsSession } from "../control/journal.js";
 import { forcedExpiry } from "../core/forced-expiry.js";
 import { analyze } from "../control/report.js";
 import { rebaseLinks, sessionUrlUnknown } from "../control/session-url.js";
@@ -287,8 +287,9 @@ function record(
     timeMs: outcome.arrivedMs,
     sandboxTimeMs: trace.scenario.clock.now(),
     method: request.method,
-    path: outcome.path,
-    query: outcome.query,
+    // Cut here, before anything stores it: a shared store holds what reaches its commit.
+    path: capJournalText(outcome.path),
+    query: capJournalText(outcome.query),
     status: outcome.status,
     durationMs: outcome.durationMs,
     endpoint: trace.endpoint,

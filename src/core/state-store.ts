@@ -25,6 +25,12 @@
  * knows nothing of what a part is: a commit says which parts are live sessions (`touch`, `admit`).
  */
 
+/**
+ * How long a store keeps a commit's outcome after it ran, at the least: `settle` must be asked
+ * within it. Short, as a flood of requests leaves one outcome per request for this long.
+ */
+export const COMMIT_OUTCOME_KEPT_MS = 10_000;
+
 /** A position in the store's change log; "" before anything was read. */
 export type StateCursor = string;
 

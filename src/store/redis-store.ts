@@ -1,15 +1,16 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { StateUnavailable } from "../core/errors.js";
-import type {
-  CommitRequest,
-  CommitResult,
-  FeedEntry,
-  Reseed,
-  ReseedResult,
-  SettleResult,
-  StateChanges,
-  StateCursor,
-  StateStore,
+import {
+  COMMIT_OUTCOME_KEPT_MS,
+  type CommitRequest,
+  type CommitResult,
+  type FeedEntry,
+  type Reseed,
+  type ReseedResult,
+  type SettleResult,
+  type StateChanges,
+  type StateCursor,
+  type StateStore,
 } from "../core/state-store.js";
 import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed } from "./op-checks.js";
 import { checkPrefix, DEFAULT_PREFIX, type KeyName, keyNames, LAYOUT_VERSION } from "./redis-layout.js";
@@ -49,8 +50,6 @@ const IDLE_READERS = 2;
  * connection until Redis answers or the connection drops).
  */
 const MAX_IN_FLIGHT = 2000;
-/** How long Redis keeps a commit's outcome for `settle`: far longer than any replica waits for one. */
-const OUTCOME_KEPT_MS = 120_000;
 
 type ScriptName = keyof typeof LUA_SCRIPTS;
 
@@ -142,13 +141,13 @@ export class RedisStore implements StateStore {
 
   async commit(request: CommitRequest): Promise<CommitResult> {
     checkCommit(request);
-    const args = commitArgs(request, this.#limits, OUTCOME_KEPT_MS);
+    const args = commitArgs(request, this.#limits, COMMIT_OUTCOME_KEPT_MS);
     return readCommitAnswer(await this.#run("commit", () => this.#script("commit", args)));
   }
 
   async settle(id: string, waitMs: number): Promise<SettleResult> {
     checkCommitId(id);
-    return readSettleAnswer(await this.#run("settle", () => this.#script("settle", [id, String(OUTCOME_KEPT_MS)]), waitMs));
+    return readSettleAnswer(await this.#run("settle", () => this.#script("settle", [id, String(COMMIT_OUTCOME_KEPT_MS)]), waitMs));
   }
 
   async reseed(state: Reseed): Promise<ReseedResult> {

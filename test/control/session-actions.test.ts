@@ -305,6 +305,33 @@ describe("next: a rule for the next N requests, then spent", () => {
   });
 });
 
+describe("the pending rules' size", () => {
+  it("is bounded per session: a rule that would pass 256 KiB together is refused 429 and changes nothing", async () => {
+    const t = await start();
+    const s = await createSession(t);
+    // Each rule's `then` is 60,000 characters of body and its JSON around it.
+    const big = (i: number) => ({ next: { endpoint: "payment", times: 1, then: { respond: { status: 200, body: { pad: "x".repeat(60_000), i } } } } });
+    const thenBytes = JSON.stringify(big(0).next.then).length;
+    for (let i = 0; i < 4; i++) expect((await act(t, s, big(i))).status).toBe(200);
+    const r = await act(t, s, { now: { login_gone: true }, ...big(4) });
+    expect(r.status).toBe(429);
+    expect(r.json).toEqual(
+      problem(
+        429,
+        "Too Many Requests",
+        "session_action_rules_full",
+        `Session ${s.id}'s pending next rules hold ${4 * thenBytes} bytes, and this one's ${thenBytes} would pass the 262144 a session may hold; nothing was changed. Give it a smaller respond body, wait for the pending rules to be spent, or reset the session (POST /__sandbox/sessions/${s.id}/reset).`,
+        `/__sandbox/sessions/${s.id}/actions`,
+        "rate_limited",
+      ),
+    );
+    expect((await login(t, s.merchant)).status).toBe(200);
+    const small = await act(t, s, { next: { endpoint: "payment", times: 1, then: { respond: { status: 418 } } } });
+    expect(small.status).toBe(200);
+    expect(small.json.pending).toHaveLength(5);
+  });
+});
+
 describe("refusals: word for word, and nothing changes", () => {
   it("unknown keys with the nearest allowed one, per-request actions under now, bad values, a foreign merchant", async () => {
     const t = await start();

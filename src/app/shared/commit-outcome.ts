@@ -1,9 +1,13 @@
 import { StateUnavailable, TooManySessions } from "../../core/errors.js";
-import type { CommitRequest, CommitResult, StateStore } from "../../core/state-store.js";
+import { COMMIT_OUTCOME_KEPT_MS, type CommitRequest, type CommitResult, type StateStore } from "../../core/state-store.js";
 import { STATE_TIMEOUT_MS } from "./state-timeout.js";
 
-/** How long a replica tries to learn the outcome of a commit whose answer was lost, before it answers 503 not knowing. */
-const SETTLE_MS = 3 * STATE_TIMEOUT_MS;
+/**
+ * How long a replica tries to learn the outcome of a commit whose answer was lost, before it
+ * answers 503 not knowing: all of it within the time the store keeps the outcome, counted from
+ * the commit's send (its answer was awaited STATE_TIMEOUT_MS first), with a timeout to spare.
+ */
+const SETTLE_MS = COMMIT_OUTCOME_KEPT_MS - 2 * STATE_TIMEOUT_MS;
 /** Between two tries of settling while the store is not reachable. */
 const SETTLE_RETRY_MS = 100;
 

@@ -16,6 +16,11 @@ import { knownSession, unknownSession } from "./sessions.js";
 
 /** How many `next` rules a session may hold at once (memory stays bounded). */
 export const MAX_PENDING_ACTION_RULES = 100;
+/**
+ * How much a session's pending `next` rules may hold together, as JSON (their respond bodies
+ * mostly): a shared store keeps every session's, so one client must not fill it.
+ */
+export const MAX_PENDING_ACTION_BYTES = 256 * 1024;
 /** How many problems one refusal lists. */
 const MAX_LISTED = 10;
 
@@ -51,6 +56,16 @@ export const applySessionActions: ControlHandler = async (request, ctx, trace, [
     throw new SessionActionRulesFull(
       `Session ${session.id} already holds ${MAX_PENDING_ACTION_RULES} pending next rules; nothing was changed. Wait for them to be spent, or reset the session (POST /__sandbox/sessions/${session.id}/reset).`,
     );
+  }
+
+  if (actions.next) {
+    const held = scenario.actionRules.reduce((total, rule) => total + JSON.stringify(rule.rule.then).length, 0);
+    const adding = JSON.stringify(actions.next.then).length;
+    if (held + adding > MAX_PENDING_ACTION_BYTES) {
+      throw new SessionActionRulesFull(
+        `Session ${session.id}'s pending next rules hold ${held} bytes, and this one's ${adding} would pass the ${MAX_PENDING_ACTION_BYTES} a session may hold; nothing was changed. Give it a smaller respond body, wait for the pending rules to be spent, or reset the session (POST /__sandbox/sessions/${session.id}/reset).`,
+      );
+    }
   }
 
   // The rule is added in the same tick as the limit check, before anything awaits (a key rotation),
