@@ -9,13 +9,14 @@ import { mintToken, type MintedToken, type MintRequest } from "../control/mint.j
 import { analyze, type Finding } from "../control/report.js";
 import { SessionStore } from "../control/sessions.js";
 import { SandboxClock } from "../core/clock.js";
-import { ConfigError, resolveSettings, SANDBOX_DEFAULTS, type Algorithm, type SandboxSettings, type SettingsInput } from "../core/config.js";
+import { ConfigError, resolveSettings, SANDBOX_DEFAULTS, type SandboxSettings, type SettingsInput } from "../core/config.js";
 import type { SandboxRequest, SandboxResponse } from "../core/http-types.js";
-import { KeyRing, type KeySource, type SigningKey } from "../core/keys.js";
+import { KeyRing } from "../core/keys.js";
 import type { ScenarioKeys } from "../core/scenario-keys.js";
-import { MerchantRegistry, type MerchantInput } from "../core/merchants.js";
-import { createPipeline, type RequestLogEntry } from "./pipeline.js";
-import { profileChooser, sandboxProfile, type ProfileOption } from "./profiles.js";
+import { MerchantRegistry } from "../core/merchants.js";
+import { createPipeline } from "./pipeline.js";
+import type { SandboxOptions } from "./sandbox-options.js";
+import { profileChooser, sandboxProfile } from "./profiles.js";
 import { TokenLedger } from "../core/token-ledger.js";
 import { tokenIdSource } from "../core/token-ids.js";
 import { seededFaker } from "./seeded-faker.js";
@@ -23,102 +24,17 @@ import { INTERNALS, type SandboxInternals } from "./internals.js";
 import { VERSION } from "../core/version.js";
 import type { SandboxContext } from "./context.js";
 import { heartbeatMs, positiveInt, sessionIdleMs, toInstant } from "./option-values.js";
-import type { StateStore } from "../core/state-store.js";
 import { problemResponse } from "../core/problem.js";
 import { SharedEventHub } from "./shared/shared-events.js";
 import { SharedState } from "./shared/shared-state.js";
-import { adoptStoredKeys, firstSync, openState } from "./shared/open-state.js";
+import { adoptStoredKeys, type OpenedState, openState } from "./shared/open-state.js";
 import { DEFAULT_SCENARIO } from "../scenarios/default-scenario.js";
 import { merchantFile, type ScenarioInstance } from "../scenarios/instance.js";
 import { ScenarioRegistry } from "../scenarios/registry.js";
 import type { LoadedScenario } from "../scenarios/library.js";
 import type { ScenarioFile } from "../scenarios/schema.js";
 
-export interface SandboxOptions extends SettingsInput {
-  /**
-   * Scenarios to load: library names (`token-endpoint-outage`), file paths, or scenario objects
-   * in the file format. The built-in `default` scenario is loaded too, unless one of these is
-   * named `default`. The first one is the primary scenario (see ScenarioSet.primary).
-   */
-  scenarios?: Array<string | ScenarioFile | LoadedScenario>;
-  /**
-   * The response profile: the wire shape of the merchant API's answers. A built-in name (`oauth`,
-   * the default, `lexik`, `camel`, `envelope`), a profile file's path, or a profile object. Its jwt
-   * section sets alg, token ttl, issuer and audience unless these options are given.
-   */
-  profile?: ProfileOption;
-  /** Replaces the built-in default scenario's merchant(s) (library shorthand for a one-scenario sandbox). */
-  merchants?: MerchantInput[];
-  /** Seed for every generated value (payment ids, checkout URLs, jti): same seed, same sequence. Default 1 (SANDBOX_DEFAULTS). */
-  seed?: number;
-  /**
-   * Token ids (jti) from the seed alone, the same run to run, as whole tokens are with a fixed key
-   * and clock (snapshot tests). Default false: each sandbox mixes a random value of its own into
-   * them, so a token from before a restart, or from a replica with the same seed, never shares a
-   * jti with another (a revocation by jti would reach both).
-   */
-  seededTokenIds?: boolean;
-  /**
-   * The signing key: a PKCS#8 PEM or a private JWK (JSON) for RS256/ES256, a secret of at least
-   * 32 bytes for HS256. Give the same key to several replicas so they accept each other's tokens.
-   */
-  signingKey?: string;
-  /** Start with the sandbox clock frozen at this instant. */
-  frozenAt?: Date | number | string;
-  /** Called once per request, after the response is made, with nothing secret in it. */
-  onRequest?: (entry: RequestLogEntry) => void;
-  /** Called when a request hit a bug of ours (the client gets a 500 problem). */
-  onInternalError?: (error: unknown, entry: RequestLogEntry) => void;
-  /**
-   * A start key already being generated (the CLI begins RSA generation while it loads).
-   * createSandbox does not wait for it: the sandbox answers at once what needs no key (health,
-   * 404s, payment/init, most of the control plane), and what signs or verifies waits for the key
-   * (see Sandbox.ready). Ignored when `signingKey` is given.
-   */
-  pregeneratedKey?: { alg: Algorithm; key: Promise<SigningKey> };
-  /**
-   * For tests only, not a setting: where the sandbox's new keys come from instead of being
-   * generated (start keys, a rotating scenario's keys, minting's foreign key). The test helpers
-   * give keys made once per test run (`test/support/keys.ts`), as generating a 2048-bit RSA key is
-   * most of a test sandbox's start. Neither the CLI nor the HTTP API can set it.
-   * @internal
-   */
-  keySource?: KeySource;
-  /** How scenario delays wait; tests may pass a recorder instead of a real timer. */
-  sleep?: (ms: number) => Promise<void>;
-  /** The /__sandbox/ control plane (default on); off leaves only GET /__sandbox/health. */
-  controlPlane?: boolean;
-  /**
-   * When set, the control plane (but health) demands it as a bearer token or X-Admin-Token. At
-   * least 16 characters; an empty one is an error, not "no token".
-   */
-  adminToken?: string;
-  /**
-   * Host names the control plane answers to, beyond localhost, IP addresses and single-label names
-   * (docker and CI service names): `sandbox.ci.example`, `.example.test` for a name and every name
-   * under it, `*` for any (unsafe: web pages get in through DNS rebinding).
-   */
-  allowedHosts?: string[];
-  /** How many requests the journal keeps (default 1000, SANDBOX_DEFAULTS). */
-  journalSize?: number;
-  /** At most this many sessions at once (default 1000, SANDBOX_DEFAULTS). */
-  maxSessions?: number;
-  /** Sessions unused this long are reaped (default 30m, SANDBOX_DEFAULTS). */
-  sessionIdleTtl?: string | number;
-  /** At most this many open event streams (GET /__sandbox/events) at once (default 32, EVENT_LIMIT_DEFAULTS). */
-  maxEventSubscribers?: number;
-  /** Events a stream may have waiting for a slow client before it is closed with `overflow` (default 256, EVENT_LIMIT_DEFAULTS). */
-  eventBufferSize?: number;
-  /** How often open event streams get a keep-alive comment, in ms (default 15000, EVENT_LIMIT_DEFAULTS; 0: never). */
-  eventHeartbeatMs?: number;
-  /**
-   * Where the state lives when replicas share it: `redis://[:password@]host:port[/db]` (or
-   * `rediss://`), or a StateStore. Default: this sandbox's own objects, in memory. With a store,
-   * call `close()` when done: the sandbox holds its connections.
-   */
-  state?: string | StateStore;
-}
-
+export type { SandboxOptions } from "./sandbox-options.js";
 export type { RequestLogEntry } from "./pipeline.js";
 
 export interface Sandbox {
@@ -162,17 +78,18 @@ export interface Sandbox {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const journalSize = positiveInt(options.journalSize ?? SANDBOX_DEFAULTS.journalSize, "journalSize");
-  const store = options.state === undefined ? undefined : await openState(options.state, journalSize);
+  const opened = options.state === undefined ? undefined : await openState(options.state, journalSize, options.requireState ?? false);
   try {
-    return await assemble(options, journalSize, store);
+    return await assemble(options, journalSize, opened);
   } catch (e) {
     // Whatever stops the start after the store is open leaves no connection behind.
-    await store?.close().catch(() => {});
+    await opened?.store.close().catch(() => {});
     throw e;
   }
 }
 
-async function assemble(options: SandboxOptions, journalSize: number, store: StateStore | undefined): Promise<Sandbox> {
+async function assemble(options: SandboxOptions, journalSize: number, opened: OpenedState | undefined): Promise<Sandbox> {
+  const store = opened?.store;
   const profile = await sandboxProfile(options.profile);
   const settings = resolveSettings({ ...profile.profile.settings, ...givenSettings(options) });
   const control = {
@@ -186,18 +103,18 @@ async function assemble(options: SandboxOptions, journalSize: number, store: Sta
   // Made last (it needs the whole context); the sinks and the event hub below reach it once it is.
   let shared: SharedState | undefined;
   // Shared state: the keys the other replicas made come first, so this one starts on theirs.
-  const first = store && (await firstSync(store));
+  const first = opened?.first;
   const ring = new KeyRing(
     options.signingKey === undefined ? undefined : { alg: settings.algorithm, text: options.signingKey },
     store ? undefined : options.pregeneratedKey,
     options.keySource,
   );
   const ledger = new TokenLedger();
-  if (store && first) {
+  if (store) {
     // Tokens and keys a request makes go with that request's commit.
     ring.shareKeys((key) => shared?.runs.collectKey(key) ?? false);
     ledger.shareRecords((json, minted) => shared?.runs.collectRecord(json, minted) ?? false);
-    await adoptStoredKeys(ring, first);
+    if (first) await adoptStoredKeys(ring, first);
   }
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what
   // signs or verifies waits for it (ring.ready). Otherwise a configured key that cannot be used
@@ -289,11 +206,12 @@ async function assemble(options: SandboxOptions, journalSize: number, store: Sta
 
   const pipeline = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
   let handle = pipeline;
-  if (store && first && sharedEvents) {
+  if (store && sharedEvents) {
     shared = new SharedState(store, ctx, sessions, sharedEvents, journal, idleMs);
     shared.runs.sleep = sleep;
     ctx.shared = shared;
-    await shared.begin(first);
+    if (first) await shared.begin(first);
+    else shared.beginWhenReachable(opened!.waiting!, options.onNotice ?? (() => {}));
     handle = shared.wrap(pipeline, (error, request) => problemResponse(error, request.path, merchants.secrets.view()));
   }
 

@@ -9,7 +9,7 @@ const ADVICE: Record<string, string> = {
   DENIED:
     "Redis is in protected mode and takes no connection from another host without a password: set requirepass and give the password in the URL (redis://:PASSWORD@HOST:PORT), or bind it to a private interface with protected-mode no",
   NOAUTH: "Redis asks for a password: give it in the URL (redis://:PASSWORD@HOST:PORT, or redis://USER:PASSWORD@… for an ACL user)",
-  WRONGPASS: "the user name or password in the URL is not one Redis knows: check --state (MERCHANT_SANDBOX_STATE)",
+  WRONGPASS: "the user name or password in the URL is not one Redis knows: check --state",
   NOPERM:
     "the ACL user of the URL may not run what the store needs: allow it EVAL, EVALSHA, XADD, XRANGE, XREAD and the hash, set and string commands on the store's keys",
   LOADING: "Redis is loading its data set into memory: the replica retries by itself once it is done",

@@ -27,6 +27,7 @@ import {
 } from "./redis-replies.js";
 import { LUA_SCRIPTS } from "./lua/scripts.generated.js";
 import { lateText, layoutText, unavailableText } from "./redis-messages.js";
+import { FeedReaders } from "./redis-feed-readers.js";
 import { parseRedisUrl, type RedisTarget } from "./redis-url.js";
 import { type ResolvedLimits, resolveLimits, type StoreLimits } from "./store-limits.js";
 
@@ -42,8 +43,6 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 const RECONNECT_MAX_MS = 1000;
 /** How long opening waits for a first connection at the least (a replica starting beside a Redis still starting). */
 const OPEN_MIN_MS = 5000;
-/** Connections kept for waiting feed reads once none is waiting on them. */
-const IDLE_READERS = 2;
 /**
  * Calls waiting for Redis on the main connection at once: past it a call is refused at once, so a
  * frozen Redis cannot pile up the replica's memory (a call past its bound stays queued on the
@@ -54,9 +53,7 @@ const MAX_IN_FLIGHT = 2000;
 type ScriptName = keyof typeof LUA_SCRIPTS;
 
 /** A store written in a layout this version does not read: the replica must not start on it. */
-export class StoreLayoutMismatch extends Error {
-  override readonly name = "StoreLayoutMismatch";
-}
+export class StoreLayoutMismatch extends StateUnavailable {}
 
 /**
  * Opens the Redis store at `url` (redis://[:PASSWORD@]HOST:PORT[/DB], rediss:// for TLS): connects,
@@ -72,6 +69,18 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
     await store.close();
     throw error;
   }
+  return store;
+}
+
+/**
+ * The Redis store at `url`, connecting in the background, for a replica that may start before
+ * Redis: calls are refused as unavailable until the connection is up, and the client keeps
+ * connecting by itself. `ready(boundMs)` waits for the first connection. Throws a TypeError for a
+ * bad URL or option.
+ */
+export function connectRedisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
+  const store = new RedisStore(parseRedisUrl(url), options);
+  store.connectInBackground();
   return store;
 }
 
@@ -99,8 +108,7 @@ export class RedisStore implements StateStore {
   readonly #names: Record<KeyName, string>;
   #inFlight = 0;
   readonly #main: Redis;
-  readonly #idleReaders: Redis[] = [];
-  readonly #busyReaders = new Set<Redis>();
+  readonly #readers: FeedReaders;
   #lastError: Error | undefined;
   #closed = false;
 
@@ -117,6 +125,12 @@ export class RedisStore implements StateStore {
     const prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
     this.#names = keyNames(prefix);
     this.#main = this.#connection();
+    this.#readers = new FeedReaders(
+      () => this.#connection(),
+      (redis, boundMs, op) => this.#connect(redis, boundMs, op),
+      this.#timeoutMs,
+      this.#names.feed,
+    );
     for (const [name, script] of Object.entries(LUA_SCRIPTS))
       this.#main.defineCommand(`msb_${name}`, { lua: script.lua, numberOfKeys: script.keys.length });
   }
@@ -125,14 +139,33 @@ export class RedisStore implements StateStore {
   async start(): Promise<void> {
     const bound = Math.max(this.#timeoutMs, OPEN_MIN_MS);
     await this.#connect(this.#main, bound, "connect");
-    const reader = await this.#reader(bound);
-    this.#busyReaders.delete(reader);
-    this.#idleReaders.push(reader);
+    await this.#readers.warm(bound);
     try {
       await this.#script("open", []);
     } catch (error) {
       throw error instanceof StoreLayoutMismatch ? error : this.#unavailable("open", error);
     }
+  }
+
+  /** Starts connecting, and connecting again after each failure, without waiting. */
+  connectInBackground(): void {
+    this.#main.connect().catch(() => {
+      // ioredis reconnects by itself (retryStrategy); the 'error' listener keeps what failed.
+    });
+  }
+
+  /** Resolves once the main connection is up, or after `boundMs` in any case (calls then say why). */
+  async ready(boundMs: number): Promise<void> {
+    if (this.#main.status === "ready") return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#main.off("ready", done);
+        resolve();
+      };
+      const timer = setTimeout(done, boundMs);
+      this.#main.on("ready", done);
+    });
   }
 
   async sync(cursor: StateCursor): Promise<StateChanges> {
@@ -168,7 +201,7 @@ export class RedisStore implements StateStore {
     }
     const wait = Math.ceil(waitMs);
     // The waiting read has its own bound (the wait and the timeout), on a connection of its own.
-    return readXread(await this.#run("feed", () => this.#waitingRead(after === "" ? "0-0" : after, limit, wait), wait + 2 * this.#timeoutMs));
+    return readXread(await this.#run("feed", () => this.#readers.read(after === "" ? "0-0" : after, limit, wait), wait + 2 * this.#timeoutMs));
   }
 
   async journal(): Promise<Array<{ seq: number; json: string }>> {
@@ -186,7 +219,7 @@ export class RedisStore implements StateStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#main.disconnect();
-    for (const reader of [...this.#idleReaders.splice(0), ...this.#busyReaders]) reader.disconnect();
+    this.#readers.close();
   }
 
   #connection(): Redis {
@@ -231,55 +264,6 @@ export class RedisStore implements StateStore {
       throw this.#unavailable(op, error);
     } finally {
       clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A connection for a waiting read, counted busy until the caller is done with it (so close()
-   * ends it, even while it connects): an idle one, or a new one.
-   */
-  async #reader(boundMs = this.#timeoutMs): Promise<Redis> {
-    const idle = this.#idleReaders.pop();
-    if (idle && idle.status === "ready") {
-      this.#busyReaders.add(idle);
-      return idle;
-    }
-    idle?.disconnect();
-    const reader = this.#connection();
-    this.#busyReaders.add(reader);
-    try {
-      await this.#connect(reader, boundMs, "feed");
-    } catch (error) {
-      this.#busyReaders.delete(reader);
-      throw error;
-    }
-    return reader;
-  }
-
-  async #waitingRead(from: string, limit: number, waitMs: number): Promise<unknown> {
-    const reader = await this.#reader();
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    const read = reader.xread("COUNT", limit, "BLOCK", waitMs, "STREAMS", this.#names.feed, from);
-    read.catch(() => {});
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        reject(new Error("Command timed out"));
-      }, waitMs + this.#timeoutMs);
-    });
-    try {
-      const answer = await Promise.race([read, bound]);
-      if (!this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
-      else reader.disconnect();
-      return answer;
-    } catch (error) {
-      // A read that outlived its bound is still queued on its connection: that connection is dropped with it.
-      reader.disconnect();
-      throw timedOut ? new Error(`no answer within ${waitMs + this.#timeoutMs} ms`) : error;
-    } finally {
-      clearTimeout(timer);
-      this.#busyReaders.delete(reader);
     }
   }
 

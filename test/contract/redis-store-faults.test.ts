@@ -113,7 +113,7 @@ describe("the Redis store with a password", () => {
       unavailable(
         store.shownAs,
         "connect",
-        'not connected (the last connection error: Redis answered "WRONGPASS invalid username-password pair or user is disabled": the user name or password in the URL is not one Redis knows: check --state (MERCHANT_SANDBOX_STATE))',
+        'not connected (the last connection error: Redis answered "WRONGPASS invalid username-password pair or user is disabled": the user name or password in the URL is not one Redis knows: check --state)',
       ),
     );
     expect((wrong.error as Error).message).not.toContain(PASSWORD);

@@ -310,7 +310,9 @@ describe("the pending rules' size", () => {
     const t = await start();
     const s = await createSession(t);
     // Each rule's `then` is 60,000 characters of body and its JSON around it.
-    const big = (i: number) => ({ next: { endpoint: "payment", times: 1, then: { respond: { status: 200, body: { pad: "x".repeat(60_000), i } } } } });
+    const big = (i: number) => ({
+      next: { endpoint: "payment", times: 1, then: { respond: { status: 200, body: { pad: "x".repeat(60_000), i } } } },
+    });
     const thenBytes = JSON.stringify(big(0).next.then).length;
     for (let i = 0; i < 4; i++) expect((await act(t, s, big(i))).status).toBe(200);
     const r = await act(t, s, { now: { login_gone: true }, ...big(4) });

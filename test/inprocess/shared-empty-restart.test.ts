@@ -63,12 +63,15 @@ describe("a store emptied under running replicas", () => {
     linkB.cut = true;
     expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
     expect((await call(a, "POST", "/__sandbox/clock", { advance: "10m" })).status).toBe(200);
+    // A is cut off too while the store is emptied (its timer's sync must not come first).
+    linkA.cut = true;
     store.empty();
     // B comes back first and writes what it holds: the state from before the revocation.
     linkB.cut = false;
     expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
     expect((await call(b, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, bearer)).status).toBe(200);
     // A saw more of the lost epoch: its state replaces B's, and B adopts it.
+    linkA.cut = false;
     expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
     expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
     for (const r of [a, b]) {
@@ -108,13 +111,17 @@ describe("a store emptied under running replicas", () => {
 
   it("gives way to the running replicas when a replica started after the restart wrote its fresh state first", async () => {
     const store = restartable();
-    const a = await replica(store.link());
+    const linkA = store.link();
+    const a = await replica(linkA);
     const rule = { next: { endpoint: "token", times: 1, then: { respond: { status: 503 } } } };
     const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
     expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, rule)).status).toBe(200);
+    // A is cut off while the store is emptied and the late replica starts (its timer's sync must not come first).
+    linkA.cut = true;
     store.empty();
     const late = await replica(store.link());
     expect((await call(late, "GET", `/__sandbox/sessions/${s.id}`)).status).toBe(404);
+    linkA.cut = false;
     expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
     expect((await call(late, "GET", "/__sandbox/health")).status).toBe(200);
     const { api_key, api_secret } = s.merchant;

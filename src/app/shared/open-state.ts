@@ -1,36 +1,56 @@
 import { type Algorithm, ConfigError } from "../../core/config.js";
+import { StateUnavailable } from "../../core/errors.js";
 import type { KeyRing } from "../../core/keys.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
 import { SANDBOX_PART } from "./parts.js";
 import { STATE_TIMEOUT_MS } from "./state-timeout.js";
 
+/** How long a start waits for a first connection to Redis before it goes on without it. */
+const FIRST_CONNECTION_MS = 2000;
+
+export interface OpenedState {
+  readonly store: StateStore;
+  /** The store's whole state, read once at start; undefined when it could not be read yet. */
+  readonly first: StateChanges | undefined;
+  /** Why it could not, for the operator (no password in it). */
+  readonly waiting: StateUnavailable | undefined;
+}
+
 /**
- * The store of the `state` option: a Redis URL (the client is loaded only then), or a store given
- * as it is (a library user's, or tests' in-process MemoryStore shared by two sandboxes).
+ * The store of the `state` option (a Redis URL, whose client is loaded only then, or a store
+ * given as it is), and its whole state read once. A store that cannot be read yet is waited for
+ * by the replica, which starts unhealthy (`waiting`), unless `required`: then, as for a URL that
+ * cannot be used or a store of another layout, the start stops, saying why (never a password).
  */
-export async function openState(state: string | StateStore, journalSize: number): Promise<StateStore> {
-  if (typeof state !== "string") return state;
-  const { openRedisStore } = await import("../../store/redis-store.js");
+export async function openState(state: string | StateStore, journalSize: number, required: boolean): Promise<OpenedState> {
+  let store: StateStore;
+  if (typeof state === "string") {
+    const { connectRedisStore } = await import("../../store/redis-store.js");
+    let redis: ReturnType<typeof connectRedisStore>;
+    try {
+      redis = connectRedisStore(state, { journalSize, commandTimeoutMs: STATE_TIMEOUT_MS });
+    } catch (e) {
+      throw new ConfigError(`${(e as Error).message} (--state)`, "state");
+    }
+    await redis.ready(FIRST_CONNECTION_MS);
+    store = redis;
+  } else store = state;
   try {
-    return await openRedisStore(state, { journalSize, commandTimeoutMs: STATE_TIMEOUT_MS });
+    return { store, first: await store.sync(""), waiting: undefined };
   } catch (e) {
-    // A URL that cannot be used, a store that cannot be reached or is of another layout: the
-    // start stops, saying which (the messages never show a password).
-    throw new ConfigError(`${(e as Error).message} (--state, MERCHANT_SANDBOX_STATE)`, "state");
+    const unavailable = e instanceof StateUnavailable ? e : new StateUnavailable(String((e as Error)?.message ?? e));
+    if (!required && unavailable.name !== "StoreLayoutMismatch") return { store, first: undefined, waiting: unavailable };
+    await store.close().catch(() => {});
+    throw new ConfigError(startRefusal(unavailable, required), "state");
   }
 }
 
-/** The store's whole state, read once at start: a store that cannot be reached stops the start. */
-export async function firstSync(store: StateStore): Promise<StateChanges> {
-  try {
-    return await store.sync("");
-  } catch (e) {
-    await store.close().catch(() => {});
-    throw new ConfigError(
-      `cannot read the shared state at ${store.shownAs}: ${(e as Error).message}. Start Redis there, or fix --state (MERCHANT_SANDBOX_STATE).`,
-      "state",
-    );
-  }
+/** Why the start stops: the store's own words, without what a running replica would do next. */
+function startRefusal(e: StateUnavailable, required: boolean): string {
+  const said = e.description.replace(/ The replica reconnects by itself; .*$/, "");
+  return required && e.name !== "StoreLayoutMismatch"
+    ? `${said} Start Redis there or fix --state; without --require-state the replica would start unhealthy and wait for it.`
+    : said;
 }
 
 /** The keys other replicas made, and the start keys they use: this replica signs with the same. */

@@ -9,17 +9,15 @@ import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
 import { type KeyJson, LEDGER_PART, partNames, sessionOfPart, sessionPart } from "./parts.js";
 import { keyExports, Runs } from "./runs.js";
-import { StoredParts } from "./stored-parts.js";
+import { ReplicaCopy } from "./replica-copy.js";
 import type { SharedEventHub } from "./shared-events.js";
 import { JournalMirror } from "./journal-mirror.js";
 import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
 import type { SharedRun } from "./shared-run.js";
-import { snapshot } from "./reseed.js";
 import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
 import { STATE_TIMEOUT_MS } from "./state-timeout.js";
 import { changedParts } from "./changed-parts.js";
 import { Reaper } from "./reaper.js";
-import { coalesced } from "./coalesced.js";
 
 /**
  * A commit that reaches the store later than this is refused there: by then this replica is
@@ -29,6 +27,8 @@ const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS;
 
 /** Runs of one request that lost the race for the parts it changes before it is answered 503. */
 const MAX_ATTEMPTS = 25;
+/** Between two attempts to read the store of a replica that started before it could. */
+const WAIT_RETRY_MS = 500;
 /** How often a replica asks the store to end idle sessions. */
 const REAP_EVERY_MS = 1000;
 
@@ -41,40 +41,44 @@ const REAP_EVERY_MS = 1000;
  * Every other request commits its journal entry (and the tokens it issued) unconditionally.
  */
 export class SharedState implements SharedRun {
-  private cursor = "";
-  /** The store's epoch this replica's objects were last brought to; undefined before the first. */
-  private epoch: string | undefined;
-  /** The lineage of the state this replica holds (see StateChanges.lineage). */
-  private lineage: string | undefined;
-  /** How far into `epoch` this replica's objects go: the highest position it synced or committed. */
-  private position = 0;
   /** Commit ids: this replica's own prefix and a count, so no two commits anywhere share one. */
   private readonly commitPrefix = randomBytes(8).toString("hex");
   private commits = 0;
-  /** Each part as last synced or committed: its version and JSON. */
-  private readonly parts: StoredParts;
   /** The request runs under way, and what each collects for its commit. */
   readonly runs = new Runs();
   private readonly keyJson: KeyJson;
   private readonly mirror: JournalMirror;
-  /** Reading parts into the objects (a sync's, an undo's): one at a time. */
-  private turn: Promise<void> = Promise.resolve();
   private follower: FeedFollower | undefined;
   private ticker: ReturnType<typeof setInterval> | undefined;
+  /** Why this replica does not serve yet: it started before its store could be read (beginWhenReachable). */
+  private waiting: StateUnavailable | undefined;
+  private waitTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
   private readonly reaper: Reaper;
+  /** Where this replica's objects stand against the store (cursor, epoch, parts), and how they are brought to it. */
+  private readonly copy: ReplicaCopy;
 
   constructor(
     readonly store: StateStore,
     private readonly ctx: SandboxContext,
     private readonly sessions: SessionStore,
     hub: SharedEventHub,
-    private readonly journal: Journal,
+    journal: Journal,
     idleMs: number,
   ) {
-    this.parts = new StoredParts(ctx, sessions);
     this.keyJson = keyExports(ctx.ring);
     this.mirror = new JournalMirror(store, journal, hub, sessions);
-    this.reaper = new Reaper(store, this.runs, sessions, this.parts, idleMs, (events) =>
+    this.copy = new ReplicaCopy(
+      store,
+      ctx,
+      sessions,
+      journal,
+      this.keyJson,
+      this.runs,
+      () => (this.follower === undefined ? Promise.resolve() : this.mirror.reload()),
+      () => this.follower?.catchUp() ?? Promise.resolve(),
+    );
+    this.reaper = new Reaper(store, this.runs, sessions, this.copy.parts, idleMs, (events) =>
       commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
     );
   }
@@ -85,42 +89,46 @@ export class SharedState implements SharedRun {
    * and starts following the feed.
    */
   async begin(first: StateChanges): Promise<void> {
-    if (first.lineage === undefined) {
-      // Nothing seeded: this replica's state as it starts is the deployment's, unless another
-      // replica starting at once seeded first (then its state is adopted).
-      this.lineage = first.epoch;
-      if (!(await this.reseed())) await this.apply(await this.store.sync(""));
-    } else await this.apply(first);
+    await this.copy.seedOrAdopt(first);
     // The feed's end first, then the journal: a request committed in between is in both, and
     // kept once (by its number), rather than in neither.
-    this.follower = await followFeed(this.store, (entries) => this.mirror.fromFeed(entries));
+    // Again after a begin that failed halfway (a replica waiting for its store): one follower.
+    this.follower ??= await followFeed(this.store, (entries) => this.mirror.fromFeed(entries));
     await this.mirror.reload();
-    this.ticker = setInterval(() => void this.tick(), REAP_EVERY_MS);
-    this.ticker.unref?.();
-  }
-
-  /**
-   * Writes this replica's whole state into the store (empty, or seeded by a younger lineage).
-   * False when the store refused: it holds state of an older or the same lineage.
-   */
-  private async reseed(): Promise<boolean> {
-    // Under the lock: no run is halfway through its changes, so the state written is committed state.
-    const release = await this.runs.acquire();
-    try {
-      const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position };
-      const state = snapshot(this.ctx, this.sessions, this.journal, from, this.keyJson);
-      const result = await this.store.reseed(state);
-      if (!result.ok) return false;
-      this.parts.reseeded(state.parts);
-      this.cursor = result.cursor;
-      this.epoch = result.epoch;
-      return true;
-    } finally {
-      release();
+    if (this.ticker === undefined) {
+      this.ticker = setInterval(() => void this.tick(), REAP_EVERY_MS);
+      this.ticker.unref?.();
     }
   }
 
+  /**
+   * The store could not be read at start (`why`): every request is answered 503 until it can,
+   * then the replica begins as it would have at start. `notice` tells the operator, once when
+   * waiting and once when serving.
+   */
+  beginWhenReachable(why: StateUnavailable, notice: (message: string) => void): void {
+    this.waiting = why;
+    notice(
+      `${why.description.replace(/ The replica reconnects by itself; .*$/, "")} This replica answers 503 state_unavailable, health too, and serves once the shared state at ${this.store.shownAs} can be read.`,
+    );
+    const attempt = async () => {
+      this.waitTimer = undefined;
+      if (this.closed) return;
+      try {
+        await this.begin(await this.store.sync(""));
+        this.waiting = undefined;
+        notice(`The shared state at ${this.store.shownAs} can be read now: this replica serves.`);
+      } catch (e) {
+        if (e instanceof StateUnavailable) this.waiting = e;
+        if (!this.closed) this.waitTimer = setTimeout(() => void attempt(), WAIT_RETRY_MS);
+      }
+    };
+    this.waitTimer = setTimeout(() => void attempt(), WAIT_RETRY_MS);
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
     if (this.ticker) clearInterval(this.ticker);
     this.follower?.stop();
     await this.store.close();
@@ -130,6 +138,8 @@ export class SharedState implements SharedRun {
   /** The request handler over the in-memory pipeline `inner`; `unavailable` answers a refusal of the shared state's. */
   wrap(inner: (request: SandboxRequest) => Promise<SandboxResponse>, unavailable: (error: SandboxError, request: SandboxRequest) => SandboxResponse) {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
+      const waiting = this.waiting;
+      if (waiting) return unavailable(asUnavailable(waiting, this.store, request.path === "/__sandbox/health"), request);
       if (request.path === "/__sandbox/health") {
         // Healthy only when this replica can read the shared state and apply it, not just reach the store.
         try {
@@ -189,7 +199,7 @@ export class SharedState implements SharedRun {
     run.allParts = scope === undefined;
     run.scope = scope;
     const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
-    run.read = new Map(names.map((name) => [name, this.parts.version(name)]));
+    run.read = new Map(names.map((name) => [name, this.copy.parts.version(name)]));
   }
 
   /** The request's journal record: numbered by the store when committed. */
@@ -219,61 +229,15 @@ export class SharedState implements SharedRun {
   }
 
   /** Applies what other replicas changed since the last sync; concurrent callers share one. */
-  readonly sync = coalesced(() => this.syncOnce());
-
-  private async syncOnce(): Promise<void> {
-    await this.apply(await this.store.sync(this.cursor));
-  }
-
-  /**
-   * Another replica's changes reach this replica's objects outside any request's collecting, one
-   * batch at a time, in turn with undoing failed runs (both read parts into the objects). A store
-   * in another epoch than this replica built on lost its data, or was reseeded: see newEpoch.
-   */
-  private async apply(changes: StateChanges): Promise<void> {
-    if (this.epoch !== undefined && changes.epoch !== this.epoch) {
-      const adopted = await this.newEpoch(changes);
-      if (adopted === undefined) return;
-      changes = adopted;
-    }
-    await this.inTurn(() => this.parts.apply(changes));
-    // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
-    this.cursor = changes.cursor;
-    if (changes.epoch !== this.epoch) this.position = 0;
-    this.position = Math.max(this.position, changes.position);
-    this.epoch = changes.epoch;
-    this.lineage = changes.lineage ?? this.lineage;
-    // A full answer: another epoch, or this replica was away longer than the store keeps
-    // changes. Its journal is read again.
-    if (changes.full && this.follower !== undefined) await this.mirror.reload();
-  }
-
-  /**
-   * The store is not in the epoch this replica's objects are in. When it holds the state of an
-   * older deployment, that state is adopted (the changes to apply). Otherwise this replica offers
-   * its own state (reseed): the store takes it when it is emptied, seeded by a replica started
-   * since (a younger lineage), or reseeded from this replica's epoch by one that had seen less of
-   * it; then there is nothing to apply (undefined). Else the store's state is adopted.
-   */
-  private async newEpoch(changes: StateChanges): Promise<StateChanges | undefined> {
-    const stored = changes.lineage;
-    if (stored !== undefined && BigInt(stored) < BigInt(this.lineage!)) return changes;
-    if (await this.reseed()) return undefined;
-    // Another replica of an older or the same lineage reseeded it first: its state is adopted.
-    return this.store.sync("");
-  }
-
-  private inTurn(work: () => Promise<void>): Promise<void> {
-    const run = this.turn.then(work);
-    this.turn = run.catch(() => {});
-    return run;
+  sync(): Promise<void> {
+    return this.copy.sync();
   }
 
   private async commit(run: Attempt): Promise<"ok" | "conflict" | SandboxError> {
     let read: Record<string, number>;
     let writes: PartWrite[];
     try {
-      ({ read, writes } = changedParts(run, this.ctx, this.parts, this.keyJson));
+      ({ read, writes } = changedParts(run, this.ctx, this.copy.parts, this.keyJson));
     } catch (e) {
       this.runs.release(run);
       throw e;
@@ -303,8 +267,7 @@ export class SharedState implements SharedRun {
         }),
       );
       if (result.ok) {
-        this.position = Math.max(this.position, result.position);
-        for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
+        this.copy.committed(writes, read, result.position);
         return "ok";
       }
       await this.undo(writes, spare, run);
@@ -321,7 +284,7 @@ export class SharedState implements SharedRun {
 
   /** A commit request of this replica: a new id, the epoch its objects are in, and the deadline. */
   private request(fields: Omit<CommitRequest, "id" | "epoch" | "deadlineMs">): CommitRequest {
-    return { id: `${this.commitPrefix}:${++this.commits}`, epoch: this.epoch!, deadlineMs: Date.now() + COMMIT_DEADLINE_MS, ...fields };
+    return { id: `${this.commitPrefix}:${++this.commits}`, epoch: this.copy.epoch!, deadlineMs: Date.now() + COMMIT_DEADLINE_MS, ...fields };
   }
 
   /** A run whose commit failed: its changes leave this replica's objects too. */
@@ -332,7 +295,7 @@ export class SharedState implements SharedRun {
   ): Promise<void> {
     this.ctx.ledger.requeueRecords(spare.records);
     this.ctx.ring.requeueKeys(spare.keys);
-    await this.inTurn(() => this.parts.restore(writes.map((w) => w.name)));
+    await this.copy.restore(writes.map((w) => w.name));
     // A reset emptied this replica's journal: it is the store's again.
     if (run.clearStore) await this.mirror.reload().catch(() => {});
   }

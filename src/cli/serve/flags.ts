@@ -47,6 +47,7 @@ export interface ServeArgs {
   allowedHosts?: string;
   journalSize: number;
   state?: string;
+  requireState: boolean;
   maxSessions: number;
   maxEventSubscribers: number;
   eventBufferSize: number;
@@ -202,6 +203,14 @@ export const SERVE_COMMAND = {
         group: "Shared state:",
         describe:
           "Share sessions, clocks, keys, revocations, the journal and the event streams with other replicas through Redis: redis://[:password@]host:port[/db] or rediss:// (docs/deployment.md). Default: in memory, this process only",
+      })
+      .option("require-state", {
+        coerce: last,
+        type: "boolean",
+        default: false,
+        group: "Shared state:",
+        describe:
+          "Exit (code 2) when the shared state cannot be read at start. Default: start unhealthy, answer 503 (health too), and serve once Redis answers",
       })
       .option("journal-size", {
         coerce: last,

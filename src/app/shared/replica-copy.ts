@@ -1,0 +1,129 @@
+import type { PartWrite, StateChanges, StateStore } from "../../core/state-store.js";
+import type { Journal } from "../../control/journal.js";
+import type { SessionStore } from "../../control/sessions.js";
+import type { SandboxContext } from "../context.js";
+import { coalesced } from "./coalesced.js";
+import type { KeyJson } from "./parts.js";
+import { snapshot } from "./reseed.js";
+import type { Runs } from "./runs.js";
+import { StoredParts } from "./stored-parts.js";
+
+/**
+ * Where a replica's objects stand against its store, and the three ways they are brought to it: a
+ * sync's changes applied, a failed run's changes undone, and a store in another epoch (emptied, or
+ * reseeded) either written back from these objects or adopted.
+ */
+export class ReplicaCopy {
+  private cursor = "";
+  /** The store's epoch the objects were last brought to; undefined before the first. */
+  epoch: string | undefined;
+  /** The lineage of the state the objects hold (see StateChanges.lineage). */
+  private lineage: string | undefined;
+  /** How far into `epoch` the objects go: the highest position synced or committed. */
+  private position = 0;
+  /** Each part as last synced or committed: its version and JSON. */
+  readonly parts: StoredParts;
+  /** Reading parts into the objects (a sync's, an undo's): one at a time. */
+  private turn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly ctx: SandboxContext,
+    private readonly sessions: SessionStore,
+    private readonly journal: Journal,
+    private readonly keyJson: KeyJson,
+    private readonly runs: Runs,
+    /** After a full answer: the journal is read again. */
+    private readonly reloadJournal: () => Promise<void>,
+    /** Before a reseed: the journal takes in what the feed holds (requests answered on a state that is replaced). */
+    private readonly catchUpJournal: () => Promise<void>,
+  ) {
+    this.parts = new StoredParts(ctx, sessions);
+  }
+
+  /**
+   * The store's state as the replica starts: adopted, or, in a store nothing was seeded in, this
+   * replica's own written there (unless another replica starting at once seeded first).
+   */
+  async seedOrAdopt(first: StateChanges): Promise<void> {
+    if (first.lineage !== undefined) return this.apply(first);
+    this.lineage = first.epoch;
+    if (!(await this.reseed())) await this.apply(await this.store.sync(""));
+  }
+
+  /** Applies what other replicas changed since the last sync; concurrent callers share one. */
+  readonly sync = coalesced(async () => this.apply(await this.store.sync(this.cursor)));
+
+  /** A commit of this replica's was applied: its parts are stored as written. */
+  committed(writes: readonly PartWrite[], read: Readonly<Record<string, number>>, position: number): void {
+    this.position = Math.max(this.position, position);
+    for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
+  }
+
+  /** The named parts back to how they are stored (a run whose commit failed changed them). */
+  restore(names: readonly string[]): Promise<void> {
+    return this.inTurn(() => this.parts.restore(names));
+  }
+
+  /**
+   * Another replica's changes reach the objects outside any request's collecting, one batch at a
+   * time, in turn with undoing failed runs (both read parts into the objects). A store in another
+   * epoch than the objects are in lost its data, or was reseeded: see newEpoch.
+   */
+  private async apply(changes: StateChanges): Promise<void> {
+    if (this.epoch !== undefined && changes.epoch !== this.epoch) {
+      const adopted = await this.newEpoch(changes);
+      if (adopted === undefined) return;
+      changes = adopted;
+    }
+    await this.inTurn(() => this.parts.apply(changes));
+    // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
+    this.cursor = changes.cursor;
+    if (changes.epoch !== this.epoch) this.position = 0;
+    this.position = Math.max(this.position, changes.position);
+    this.epoch = changes.epoch;
+    this.lineage = changes.lineage ?? this.lineage;
+    // A full answer: another epoch, or this replica was away longer than the store keeps changes.
+    if (changes.full) await this.reloadJournal();
+  }
+
+  /**
+   * The store is not in the epoch the objects are in. When it holds the state of an older
+   * deployment, that state is adopted (the changes to apply). Otherwise this replica offers its
+   * own state (reseed): the store takes it when it is emptied, seeded by a replica started since
+   * (a younger lineage), or reseeded from this replica's epoch by one that had seen less of it;
+   * then there is nothing to apply (undefined). Else the store's state is adopted.
+   */
+  private async newEpoch(changes: StateChanges): Promise<StateChanges | undefined> {
+    const stored = changes.lineage;
+    if (stored !== undefined && BigInt(stored) < BigInt(this.lineage!)) return changes;
+    await this.catchUpJournal().catch(() => {});
+    if (await this.reseed()) return undefined;
+    // Another replica's state was taken: it is adopted.
+    return this.store.sync("");
+  }
+
+  /** Writes the objects' whole state into the store; false when the store refused (see newEpoch). */
+  private async reseed(): Promise<boolean> {
+    // Under the lock: no run is halfway through its changes, so the state written is committed state.
+    const release = await this.runs.acquire();
+    try {
+      const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position };
+      const state = snapshot(this.ctx, this.sessions, this.journal, from, this.keyJson);
+      const result = await this.store.reseed(state);
+      if (!result.ok) return false;
+      this.parts.reseeded(state.parts);
+      this.cursor = result.cursor;
+      this.epoch = result.epoch;
+      return true;
+    } finally {
+      release();
+    }
+  }
+
+  private inTurn(work: () => Promise<void>): Promise<void> {
+    const run = this.turn.then(work);
+    this.turn = run.catch(() => {});
+    return run;
+  }
+}
