@@ -9,7 +9,7 @@ import { redactUrl } from "../core/redact.js";
 import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
-import { scopePart } from "./shared/parts.js";
+import { controlScope, rulesScope } from "./shared/parts.js";
 import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
@@ -158,7 +158,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     // only if what it read is unchanged (app/shared/shared-state.ts).
     if (ctx.shared && refusal === undefined) {
       if (r.name === "control" ? !READS.has(request.method) : rulesFire)
-        await ctx.shared.exclusive(received, r.name === "control" ? undefined : scopePart(scenario.sessionId));
+        await ctx.shared.exclusive(received, r.name === "control" ? controlScope(request.path) : rulesScope(scenario.sessionId));
     }
     try {
       if (refusal) throw refusal;

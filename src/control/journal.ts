@@ -117,8 +117,15 @@ export const JOURNAL_PAGE_MAX = 1000;
 
 /** `text` cut at the cap, saying how much was cut; as it was when within. */
 export function capJournalText(text: string): string {
-  return text.length <= JOURNAL_TEXT_CAP ? text : `${text.slice(0, JOURNAL_TEXT_CAP)}…(${text.length - JOURNAL_TEXT_CAP} more chars)`;
+  if (text.length <= JOURNAL_TEXT_CAP) return text;
+  // Cut already (the pipeline cuts before the store, the journal again for what it is handed): as it is.
+  const mark = CUT_MARK.exec(text);
+  if (mark && text.length - mark[0].length <= JOURNAL_TEXT_CAP) return text;
+  return `${text.slice(0, JOURNAL_TEXT_CAP)}…(${text.length - JOURNAL_TEXT_CAP} more chars)`;
 }
+
+/** How capJournalText marks what it cut (at the end, and nothing but digits in it). */
+const CUT_MARK = /…\(\d{1,12} more chars\)$/;
 
 export class Journal {
   // Records are kept as the pipeline made them: formatting (ids, ISO dates) happens on read, which

@@ -210,10 +210,14 @@ export class SessionStore {
    * A session another replica made (shared state): its scenario instance made here from the same
    * file, its history as stored. No event: the replica that made it told the streams.
    */
-  async adopt(stored: SessionRecord): Promise<Session> {
+  async adopt(stored: SessionRecord, startKid?: string): Promise<Session> {
     const known = this.sessions.get(stored.id);
     if (known) return known;
-    const instance = await this.scenarios.add(stored.file, stored.source, { sessionId: stored.id, profile: stored.profile });
+    const instance = await this.scenarios.add(stored.file, stored.source, {
+      sessionId: stored.id,
+      profile: stored.profile,
+      ...(startKid !== undefined && { startKid }),
+    });
     const session = { id: stored.id, instance, createdAt: stored.createdAt, lastUsedAt: Date.now(), history: stored.history };
     this.sessions.set(stored.id, session);
     return session;

@@ -58,17 +58,19 @@ export const CLOCK_MOVES_KEPT = 32;
 export interface ClockState {
   readonly offsetMs: number;
   readonly frozenAtMs?: number;
+  /** Its own latest moves, oldest first (its parent's are its parent's state). */
   readonly moves?: ReadonlyArray<readonly [number, number]>;
 }
 
 export class SandboxClock {
   private offsetMs = 0;
   /**
-   * Its latest moves (advance, set, freeze at an instant, reset, and its parent's), as pairs of
-   * readings [from, to], oldest first: what a request can no longer see happen, so what no client
-   * could have acted on (a token's renewal window jumped over). Made on the first move.
+   * Its latest own moves (advance, set, freeze at an instant, reset; its parent's are the
+   * parent's), as pairs of readings [from, to], oldest first: what a request can no longer see happen, so what no client could
+   * have acted on (a token's renewal window jumped over). Made on the first move.
    */
   private moves: Array<[number, number]> | undefined;
+
   private frozenAtMs: number | undefined;
   private readonly parent: SandboxClock | undefined;
   /** Named in refusals: "the clock of session s_…". */
@@ -165,31 +167,18 @@ export class SandboxClock {
    * between. Among the moves kept (CLOCK_MOVES_KEPT).
    */
   skippedOver(fromMs: number, toMs: number): boolean {
-    return this.moves?.some(([from, to]) => from < fromMs && to >= toMs) ?? false;
+    if (this.moves?.some(([from, to]) => from < fromMs && to >= toMs)) return true;
+    // Its parent's moves, in the parent's readings (this one's less its offset): kept by the
+    // parent alone, so a move of the sandbox clock changes no session's state. A clock frozen now
+    // is taken to have stood still through them.
+    return this.frozenAtMs === undefined && (this.parent?.skippedOver(fromMs - this.offsetMs, toMs - this.offsetMs) ?? false);
   }
 
   /** Keeps the move from `fromMs` to the reading now, here and on every clock that moved with it. */
   private moved(fromMs: number): void {
     const to = this.now();
     if (to === fromMs) return;
-    this.keepMove(fromMs, to);
-    this.followersMoved(to - fromMs);
-  }
-
-  private keepMove(from: number, to: number): void {
-    this.moves ??= [];
-    if (this.moves.length >= CLOCK_MOVES_KEPT) this.moves.shift();
-    this.moves.push([from, to]);
-  }
-
-  private followersMoved(deltaMs: number): void {
-    for (const follower of this.followers) {
-      // A clock frozen itself stood still (as in assertFollowersCanMove).
-      if (follower.frozenAtMs !== undefined) continue;
-      const to = follower.now();
-      follower.keepMove(to - deltaMs, to);
-      follower.followersMoved(deltaMs);
-    }
+    this.moves = kept(this.moves, fromMs, to);
   }
 
   /** Lets a frozen clock run again from where it stood. */
@@ -245,6 +234,14 @@ export function clockStateProblem(state: ClockState): string | undefined {
 
 function isMove(move: unknown): boolean {
   return Array.isArray(move) && move.length === 2 && Number.isFinite(move[0]) && Number.isFinite(move[1]);
+}
+
+/** `list` with the move [from, to] added, the oldest dropped past CLOCK_MOVES_KEPT. */
+function kept(list: Array<[number, number]> | undefined, from: number, to: number): Array<[number, number]> {
+  const moves = list ?? [];
+  if (moves.length >= CLOCK_MOVES_KEPT) moves.shift();
+  moves.push([from, to]);
+  return moves;
 }
 
 function toMs(instant: Date | number): number {

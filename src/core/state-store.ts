@@ -110,6 +110,11 @@ export interface CommitRequest {
   readonly admit?: { readonly part: string; readonly max: number };
   /** The journal, the change log's records and the feed emptied after the writes (a reset). */
   readonly clearLogs?: boolean;
+  /**
+   * Every part this commit does not write is removed, and every live session ended (a reset):
+   * with `clearLogs` only, as replicas learn of it from the full sync that follows.
+   */
+  readonly clearParts?: boolean;
   /** Wall-clock ms after which the commit must not apply. */
   readonly deadlineMs: number;
 }

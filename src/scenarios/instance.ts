@@ -97,6 +97,11 @@ export class ScenarioInstance {
        * signs or verifies waits for the key ring's `ready` (a sandbox starting with a key on its way).
        */
       keysLater?: boolean;
+      /**
+       * The start key, one the ring holds: a scenario made for a state stored by another replica
+       * (a session adopted) starts on that state's key rather than generating one it would drop.
+       */
+      startKid?: string;
     },
   ): Promise<ScenarioInstance> {
     const where = `scenario '${file.name}' (${source})`;
@@ -114,7 +119,12 @@ export class ScenarioInstance {
     // A scenario that rotates its key starts on a key of its own: rotating away a shared key would
     // leave it published (other scenarios still use it) while this scenario refuses it.
     const rotates = (file.rules ?? []).some((r) => r.then.rotate_signing_key !== undefined);
-    const startKey = rotates ? deps.ring.generate(settings.algorithm) : deps.ring.startKey(settings.algorithm);
+    const startKey =
+      deps.startKid !== undefined
+        ? Promise.resolve(deps.ring.held(deps.startKid))
+        : rotates
+          ? deps.ring.generate(settings.algorithm)
+          : deps.ring.startKey(settings.algorithm);
     const keys = new ScenarioKeys(deps.ring, deps.keysLater ? startKey : await startKey, rotates);
 
     const inputs = file.merchants.map(merchantInput);

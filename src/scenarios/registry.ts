@@ -57,12 +57,13 @@ export class ScenarioRegistry implements ScenarioSet {
 
   /**
    * Builds a scenario and registers its merchants; the first one added is the primary. `profile`:
-   * a session's choice. `keysLater`: do not wait for its start key (see ScenarioInstance.create).
+   * a session's choice. `keysLater`: do not wait for its start key; `startKid`: start on this key
+   * of the ring (see ScenarioInstance.create).
    */
   async add(
     file: ScenarioFile,
     source: string,
-    options: { sessionId?: string; profile?: string; keysLater?: boolean } = {},
+    options: { sessionId?: string; profile?: string; keysLater?: boolean; startKid?: string } = {},
   ): Promise<ScenarioInstance> {
     const instance = await ScenarioInstance.create(file, source, { ...this.deps, owners: this.owners, ...options });
     this.instances.add(instance);

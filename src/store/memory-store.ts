@@ -123,6 +123,11 @@ export class MemoryStore implements StateStore {
         written.push(write.name);
       }
     }
+    if (request.clearParts) {
+      const kept = new Set(request.writes.map((w) => w.name));
+      for (const name of [...this.#parts.keys()]) if (!kept.has(name)) this.#parts.delete(name);
+      for (const part of [...this.#live.keys()]) if (!kept.has(part)) this.#live.delete(part);
+    }
     const keys: string[] = [];
     for (const key of request.keys) {
       if (this.#keys.has(key.kid)) continue;

@@ -37,6 +37,9 @@ export function checkCommit(request: CommitRequest): void {
     written.add(write.name);
   }
   checkCommitId(request.id);
+  if (request.clearParts && !request.clearLogs) {
+    throw new TypeError("A commit that clears the parts must clear the logs too (clearLogs): replicas learn of it from the full sync that follows.");
+  }
   if (typeof request.epoch !== "string" || request.epoch === "") {
     throw new TypeError("A commit's epoch is empty: give the epoch of the sync the request read its parts in (StateChanges.epoch).");
   }

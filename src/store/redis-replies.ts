@@ -55,7 +55,7 @@ export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outco
     request.touch ? String(request.touch.atMs) : "0",
     request.admit?.part ?? "",
     request.admit ? String(request.admit.max) : "0",
-    request.clearLogs ? "1" : "0",
+    request.clearParts ? "2" : request.clearLogs ? "1" : "0",
     RESET_EVENT,
     request.journal !== undefined ? "1" : "0",
     request.journal ?? "",

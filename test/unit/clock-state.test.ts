@@ -84,6 +84,19 @@ describe("SandboxClock state", () => {
     });
   });
 
+  it("a follower sees its parent's jumps in its own readings, keeping none of them in its state; frozen, it sees none", () => {
+    const { parent, child } = pair({ frozenAt: T0 });
+    const childState = JSON.stringify(child.toState());
+    parent.advance(60 * MIN);
+    // The child reads 5 minutes ahead of its parent: the jump skipped its [T0+10m, T0+65m).
+    expect(child.skippedOver(T0 + 10 * MIN, T0 + 65 * MIN)).toBe(true);
+    expect(child.skippedOver(T0 + 10 * MIN, T0 + 66 * MIN)).toBe(false);
+    expect(parent.skippedOver(T0 + 10 * MIN, T0 + 60 * MIN)).toBe(true);
+    expect(JSON.stringify(child.toState())).toBe(childState);
+    child.freeze();
+    expect(child.skippedOver(T0 + 10 * MIN, T0 + 65 * MIN)).toBe(false);
+  });
+
   it("a restore sets that clock alone: the clocks following it keep their own state", () => {
     const a = pair({ frozenAt: T0 });
     const childBefore = JSON.stringify(a.child.toState());

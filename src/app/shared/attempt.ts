@@ -11,10 +11,10 @@ export interface Attempt {
   touch: string | undefined;
   /** Parts this run may change, at the versions it found them (set once it holds the lock). */
   read: Map<string, number> | undefined;
-  /** Every part may change (a control-plane write); else only those in `read`. */
-  allParts: boolean;
-  /** The part of the run's scenario, whose state its answer depends on. */
-  scope: string | undefined;
+  /** Sessions may be made or ended (a control-plane write outside any one session): their parts are the run's too. */
+  sessionsComeAndGo: boolean;
+  /** The part of the run's scenario, whose state its answer depends on (a rule-firing run's). */
+  dependsOn: string | undefined;
   release: (() => void) | undefined;
   clearStore: boolean;
   /** The log line, told of the status the client finally got. */
@@ -33,8 +33,8 @@ export function newAttempt(): Attempt {
     journal: undefined,
     touch: undefined,
     read: undefined,
-    allParts: false,
-    scope: undefined,
+    sessionsComeAndGo: false,
+    dependsOn: undefined,
     release: undefined,
     clearStore: false,
     logged: undefined,

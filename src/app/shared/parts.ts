@@ -29,6 +29,44 @@ export function scopePart(sessionId: string | undefined): string {
   return sessionId === undefined ? SANDBOX_PART : sessionPart(sessionId);
 }
 
+/**
+ * The parts a request that changes state may change: those named, and, when sessions come and
+ * go, any session made or ended by it. Only these are serialized and compared at its commit, so
+ * its cost does not grow with the number of sessions.
+ */
+export interface RunScope {
+  readonly parts: readonly string[];
+  readonly sessionsComeAndGo: boolean;
+  /** The part whose state the answer was made from (a rule-firing run's scenario). */
+  readonly dependsOn?: string;
+}
+
+/** A request whose scenario's rules may fire: its scenario's part, and the ledger. */
+export function rulesScope(sessionId: string | undefined): RunScope {
+  const part = scopePart(sessionId);
+  return { parts: [part, LEDGER_PART], sessionsComeAndGo: false, dependsOn: part };
+}
+
+/**
+ * A control-plane write: under /__sandbox/sessions/{id}, that session's part (and the ledger);
+ * elsewhere (sessions made, the sandbox clock, a reset, minting) the sandbox's part, the ledger
+ * and any session it makes or ends. A move of the sandbox clock changes no session's part: a
+ * session's clock keeps only its own moves.
+ */
+export function controlScope(path: string): RunScope {
+  const session = /^\/__sandbox\/sessions\/([^/]+)(?:\/|$)/.exec(path)?.[1];
+  if (session !== undefined) return { parts: [sessionPart(decodeSegment(session)), LEDGER_PART], sessionsComeAndGo: false };
+  return { parts: [SANDBOX_PART, LEDGER_PART], sessionsComeAndGo: true };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** A key as stored (secret: the store holds it, nothing prints it), by kid; undefined when the ring lacks it. */
 export type KeyJson = (kid: string) => string | undefined;
 
@@ -70,7 +108,12 @@ function keysOf(kids: readonly string[], keyJson: KeyJson): string[] {
 
 /** The names of every part the live objects make now. */
 export function partNames(ctx: SandboxContext): string[] {
-  return [SANDBOX_PART, LEDGER_PART, ...ctx.sessions.list().map((s) => sessionPart(s.id))];
+  return [SANDBOX_PART, LEDGER_PART, ...sessionPartNames(ctx)];
+}
+
+/** The parts of the live sessions. */
+export function sessionPartNames(ctx: SandboxContext): string[] {
+  return ctx.sessions.list().map((s) => sessionPart(s.id));
 }
 
 interface StoredSession extends SessionRecord {
@@ -118,7 +161,8 @@ export async function readPart(ctx: SandboxContext, sessions: SessionStore, name
     return;
   }
   const stored = data as StoredSession;
-  const session = await sessions.adopt(stored);
+  // Made on the stored start key (absorbed above): no key is generated only to be replaced.
+  const session = await sessions.adopt(stored, stored.state.keys.start);
   session.history = stored.history;
   restoreInstance(session.instance, stored.state, ctx.merchants);
 }

@@ -54,9 +54,10 @@ export class ReplicaCopy {
   /** Applies what other replicas changed since the last sync; concurrent callers share one. */
   readonly sync = coalesced(async () => this.apply(await this.store.sync(this.cursor)));
 
-  /** A commit of this replica's was applied: its parts are stored as written. */
-  committed(writes: readonly PartWrite[], read: Readonly<Record<string, number>>, position: number): void {
+  /** A commit of this replica's was applied: its parts are stored as written (and, `clearedParts`, no other). */
+  committed(writes: readonly PartWrite[], read: Readonly<Record<string, number>>, position: number, clearedParts = false): void {
     this.position = Math.max(this.position, position);
+    if (clearedParts) this.parts.keepOnly(new Set(writes.map((w) => w.name)));
     for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
   }
 

@@ -1,5 +1,6 @@
 import type { StateUnavailable } from "../../core/errors.js";
 import type { JournalRecord } from "../../control/journal.js";
+import type { RunScope } from "./parts.js";
 
 /**
  * What the pipeline tells the shared state of the request it runs (`SharedState` does the rest):
@@ -7,8 +8,8 @@ import type { JournalRecord } from "../../control/journal.js";
  * `request` is the request as the pipeline received it: the key its run is found by.
  */
 export interface SharedRun {
-  /** The request may change state: it runs alone on this replica; `scope` is its scenario's part, undefined any part. */
-  exclusive(request: object, scope: string | undefined): Promise<void>;
+  /** The request may change state, the parts `scope` names: it runs alone on this replica. */
+  exclusive(request: object, scope: RunScope): Promise<void>;
   journalRecord(request: object, record: JournalRecord): void;
   touch(request: object, session: string): void;
   /** Holds the log line until the commit; false outside a shared request (log it now). */

@@ -7,7 +7,7 @@ import type { Journal, JournalRecord } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
-import { type KeyJson, LEDGER_PART, partNames, sessionOfPart, sessionPart } from "./parts.js";
+import { type KeyJson, type RunScope, sessionOfPart, sessionPart } from "./parts.js";
 import { keyExports, Runs } from "./runs.js";
 import { ReplicaCopy } from "./replica-copy.js";
 import type { SharedEventHub } from "./shared-events.js";
@@ -187,19 +187,18 @@ export class SharedState implements SharedRun {
   }
 
   /**
-   * The current request will change state: it waits for this replica's other such requests, and
-   * its commit applies only if the parts it may change are still as they are now. `scope`: the
-   * part its scenario's state is in; undefined: any part (a control-plane write).
+   * The current request will change state, the parts `scope` names: it waits for this replica's
+   * other such requests, and its commit applies only if the parts it changes (and the one its
+   * answer depends on) are still as they are now.
    */
-  async exclusive(request: object, scope: string | undefined): Promise<void> {
+  async exclusive(request: object, scope: RunScope): Promise<void> {
     const run = this.runs.of(request);
     if (!run || run.release) return;
     run.release = await this.runs.acquire();
     this.runs.hold(run);
-    run.allParts = scope === undefined;
-    run.scope = scope;
-    const names = scope === undefined ? partNames(this.ctx) : [scope, LEDGER_PART];
-    run.read = new Map(names.map((name) => [name, this.copy.parts.version(name)]));
+    run.sessionsComeAndGo = scope.sessionsComeAndGo;
+    run.dependsOn = scope.dependsOn;
+    run.read = new Map(scope.parts.map((name) => [name, this.copy.parts.version(name)]));
   }
 
   /** The request's journal record: numbered by the store when committed. */
@@ -263,11 +262,11 @@ export class SharedState implements SharedRun {
           events: run.events.map((e) => JSON.stringify(e)),
           ...(touched && { touch: { part: touched, atMs: Date.now() } }),
           ...(made && { admit: { part: made.name, max: this.sessions.limits.maxSessions } }),
-          ...(run.clearStore && { clearLogs: true }),
+          ...(run.clearStore && { clearLogs: true, clearParts: true }),
         }),
       );
       if (result.ok) {
-        this.copy.committed(writes, read, result.position);
+        this.copy.committed(writes, read, result.position, run.clearStore);
         return "ok";
       }
       await this.undo(writes, spare, run);

@@ -28,6 +28,16 @@ export class StoredParts {
     return this.parts.has(name);
   }
 
+  /** Every part but those named is gone from the store (a reset's commit removed them). */
+  keepOnly(names: ReadonlySet<string>): void {
+    for (const name of [...this.parts.keys()]) if (!names.has(name)) this.parts.delete(name);
+  }
+
+  /** The stored parts that are sessions'. */
+  *sessionNames(): Iterable<string> {
+    for (const name of this.parts.keys()) if (sessionOfPart(name) !== undefined) yield name;
+  }
+
   /** A part this replica committed (undefined: removed). */
   committed(name: string, version: number, json: string | undefined): void {
     if (json === undefined) this.parts.delete(name);

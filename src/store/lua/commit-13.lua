@@ -31,7 +31,8 @@
     ARGV[11] its time (wall-clock ms)
     ARGV[12] admitted part ("" for none)
     ARGV[13] the most live sessions
-    ARGV[14] "1": empty the journal, the change log and the feed after the writes
+    ARGV[14] "1": empty the journal, the change log and the feed after the writes; "2": that,
+             and remove every part not written and end every live session not written (a reset)
     ARGV[15] the event the feed then starts with
     ARGV[16] "1" when a journal record follows
     ARGV[17] the journal record
@@ -115,7 +116,22 @@ for _ = 1, n do
   redis.call('XADD', KEYS[11], 'MAXLEN', ARGV[8], '*', 'j', ARGV[i])
   i = i + 1
 end
-if ARGV[14] == '1' then
+if ARGV[14] == '2' then
+  local written = {}
+  for w = 1, #change, 2 do
+    if change[w] == 'w' then written[change[w + 1]] = true end
+  end
+  for _, name in ipairs(redis.call('HKEYS', KEYS[3])) do
+    if not written[name] then
+      redis.call('HDEL', KEYS[3], name)
+      redis.call('HDEL', KEYS[4], name)
+    end
+  end
+  for _, name in ipairs(redis.call('ZRANGE', KEYS[12], 0, -1)) do
+    if not written[name] then redis.call('ZREM', KEYS[12], name) end
+  end
+end
+if ARGV[14] ~= '0' then
   redis.call('DEL', KEYS[9])
   redis.call('XTRIM', KEYS[5], 'MAXLEN', 0)
   redis.call('INCR', KEYS[6])
