@@ -2,6 +2,7 @@ import type { Algorithm, SettingsInput } from "../core/config.js";
 import type { KeySource, SigningKey } from "../core/keys.js";
 import type { MerchantInput } from "../core/merchants.js";
 import type { StateStore } from "../core/state-store.js";
+import type { StateTimings } from "./shared/shared-state.js";
 import type { LoadedScenario } from "../scenarios/library.js";
 import type { ScenarioFile } from "../scenarios/schema.js";
 import type { RequestLogEntry } from "./pipeline.js";
@@ -98,6 +99,12 @@ export interface SandboxOptions extends SettingsInput {
    * up after the replicas).
    */
   requireState?: boolean;
+  /**
+   * For tests only, not a setting: the shared state's waits (its tick, the time replicas get to
+   * offer their state to an emptied store), shorter than a deployment's.
+   * @internal
+   */
+  stateTimings?: StateTimings;
   /** Lines for the operator, none secret: the shared state is not reachable yet, or is now. */
   onNotice?: (message: string) => void;
 }

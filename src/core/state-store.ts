@@ -19,7 +19,7 @@
  *   on, never will be. A replica answers its client only once it knows which.
  * - `reseed(…)`: a store that lost its data (a new epoch) is written whole from a replica that
  *   still holds the state, unless state of an older lineage is there already, or of the same
- *   lineage from another epoch, or from a replica that had seen as much of the same epoch.
+ *   lineage that went at least as far into the newest epoch both went through (Reseed.ancestry).
  *
  * Parts are JSON text the store never parses; versions count a part's writes from 1. The store
  * knows nothing of what a part is: a commit says which parts are live sessions (`touch`, `admit`).
@@ -57,6 +57,16 @@ export interface StateChanges {
   readonly lineage: string | undefined;
   /** The number of the epoch's last change (a reseed starts it at the reseeding replica's position). */
   readonly position: number;
+  /**
+   * Where this epoch's state came from, newest first ("<epoch>:<position>" each: the state was
+   * that far into that epoch when it was reseeded); empty for an epoch seeded fresh.
+   */
+  readonly ancestry: readonly string[];
+  /**
+   * How long ago (ms, the store's clock) the epoch's state was written back from a replica's, when
+   * it was (a store that lost its data); undefined for an epoch seeded fresh.
+   */
+  readonly reseededMsAgo: number | undefined;
   /**
    * True when the cursor was older than the change log keeps, or of another epoch: `parts` is then
    * every part there is, and a part the replica holds that is not among them is gone.
@@ -121,15 +131,15 @@ export interface CommitRequest {
 
 /**
  * Applied: `seq` is the journal entry's number (`req_<seq>`), when one was given, and `position`
- * the epoch's position after it (StateChanges.position; 0 when not known, for a settled commit).
+ * the epoch's position after it (StateChanges.position).
  * Or refused, with nothing applied.
  */
 export type CommitResult =
   | { readonly ok: true; readonly seq: number | undefined; readonly position: number }
   | { readonly ok: false; readonly reason: "conflict" | "late" | "full" };
 
-/** What `settle` found: the commit applied (and its journal number), or not, and now never. */
-export type SettleResult = { readonly applied: true; readonly seq: number | undefined } | { readonly applied: false };
+/** What `settle` found: the commit applied (its journal number and the position after it), or not, and now never. */
+export type SettleResult = { readonly applied: true; readonly seq: number | undefined; readonly position: number } | { readonly applied: false };
 
 /** A whole state written into a store that lost its data (see `reseed`). */
 export interface Reseed {
@@ -142,6 +152,11 @@ export interface Reseed {
    * committed): of two replicas that held the same epoch, the one that saw more seeds the store.
    */
   readonly position: number;
+  /**
+   * Where the replica's epoch came from (StateChanges.ancestry as the replica knew it). Of two
+   * states of one lineage, the one further into the newest epoch both went through wins.
+   */
+  readonly ancestry: readonly string[];
   readonly parts: ReadonlyArray<{ readonly name: string; readonly json: string }>;
   readonly keys: ReadonlyArray<{ readonly kid: string; readonly json: string }>;
   /** The journal as the replica holds it, oldest first, with its numbers. */

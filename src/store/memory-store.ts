@@ -27,6 +27,8 @@ interface HeldFeedEntry extends FeedEntry {
   readonly n: number;
 }
 
+/** Where a stored state came from: this many reseeds back. */
+const ANCESTRY_KEPT = 16;
 /** Commit outcomes remembered for `settle`, the newest. */
 const OUTCOMES_KEPT = 10_000;
 
@@ -40,8 +42,10 @@ export class MemoryStore implements StateStore {
   readonly #limits: ResolvedLimits;
   #epoch = newEpoch();
   #lineage: string | undefined;
-  /** The epoch and position the stored state was reseeded from. */
-  #seededFrom: { epoch: string; position: number } | undefined;
+  /** Where the stored state came from, newest first (StateChanges.ancestry). */
+  #ancestry: string[] = [];
+  /** When the stored state was written back from a replica's (wall-clock ms); undefined when seeded fresh. */
+  #reseededAt: number | undefined;
   readonly #parts = new Map<string, { version: number; json: string }>();
   #changes: Change[] = [];
   /** The number of the newest change; a clear counts one, so every cursor before it syncs in full. */
@@ -53,8 +57,8 @@ export class MemoryStore implements StateStore {
   #feedCount = 0;
   /** Live sessions' parts → last use (wall-clock ms). */
   readonly #live = new Map<string, number>();
-  /** Commit id → its journal number (0: none), or "void": not applied, and never will be. */
-  readonly #outcomes = new Map<string, number | "void">();
+  /** Commit id → its journal number (0: none) and the position after it, or "void": not applied, and never will be. */
+  readonly #outcomes = new Map<string, { seq: number; position: number } | "void">();
   readonly #waiters = new Set<() => void>();
   #closed = false;
 
@@ -68,7 +72,14 @@ export class MemoryStore implements StateStore {
     const since = at && at[1] === this.#epoch ? Number(at[2]) : undefined;
     const oldestKept = this.#changes[0]?.n ?? this.#changeCount + 1;
     const incremental = since !== undefined && since <= this.#changeCount && oldestKept <= since + 1;
-    const head = { cursor: `${this.#epoch}:${this.#changeCount}`, epoch: this.#epoch, lineage: this.#lineage, position: this.#changeCount };
+    const head = {
+      cursor: `${this.#epoch}:${this.#changeCount}`,
+      epoch: this.#epoch,
+      lineage: this.#lineage,
+      position: this.#changeCount,
+      ancestry: [...this.#ancestry],
+      reseededMsAgo: this.#reseededAt === undefined ? undefined : Date.now() - this.#reseededAt,
+    };
     if (!incremental) {
       return {
         ...head,
@@ -146,7 +157,7 @@ export class MemoryStore implements StateStore {
     for (const event of request.events) this.#appendFeed(undefined, event);
     if (request.clearLogs) this.#clearLogs();
     if (request.journal !== undefined || request.events.length > 0 || request.clearLogs) this.#wake();
-    this.#remember(request.id, seq ?? 0);
+    this.#remember(request.id, { seq: seq ?? 0, position: this.#changeCount });
     return { ok: true, seq, position: this.#changeCount };
   }
 
@@ -155,7 +166,8 @@ export class MemoryStore implements StateStore {
     this.#open("settle");
     const outcome = this.#outcomes.get(id);
     if (outcome === undefined) this.#remember(id, "void");
-    return outcome === undefined || outcome === "void" ? { applied: false } : { applied: true, seq: outcome === 0 ? undefined : outcome };
+    if (outcome === undefined || outcome === "void") return { applied: false };
+    return { applied: true, seq: outcome.seq === 0 ? undefined : outcome.seq, position: outcome.position };
   }
 
   async reseed(state: Reseed): Promise<ReseedResult> {
@@ -164,12 +176,12 @@ export class MemoryStore implements StateStore {
     if (this.#lineage !== undefined) {
       const [stored, given] = [BigInt(this.#lineage), BigInt(state.lineage)];
       if (stored < given) return { ok: false };
-      const from = this.#seededFrom;
-      if (stored === given && (from === undefined || from.epoch !== state.fromEpoch || from.position >= state.position)) return { ok: false };
+      if (stored === given && !furtherThan(state, this.#ancestry)) return { ok: false };
     }
     this.#epoch = newEpoch(this.#epoch);
     this.#lineage = state.lineage;
-    this.#seededFrom = { epoch: state.fromEpoch, position: state.position };
+    this.#ancestry = [`${state.fromEpoch}:${state.position}`, ...state.ancestry].slice(0, ANCESTRY_KEPT);
+    this.#reseededAt = state.fromEpoch === "" ? undefined : Date.now();
     this.#parts.clear();
     for (const part of state.parts) this.#parts.set(part.name, { version: 1, json: part.json });
     this.#keys.clear();
@@ -244,7 +256,7 @@ export class MemoryStore implements StateStore {
     if (before !== undefined && atMs > before) this.#live.set(part, atMs);
   }
 
-  #remember(id: string, outcome: number | "void"): void {
+  #remember(id: string, outcome: { seq: number; position: number } | "void"): void {
     this.#outcomes.delete(id);
     this.#outcomes.set(id, outcome);
     if (this.#outcomes.size > OUTCOMES_KEPT) this.#outcomes.delete(this.#outcomes.keys().next().value as string);
@@ -287,6 +299,24 @@ export class MemoryStore implements StateStore {
   #wake(): void {
     for (const waiter of [...this.#waiters]) waiter();
   }
+}
+
+/**
+ * Whether a reseed's state went further than the stored one: into the newest epoch both went
+ * through, the reseed's further (reseed-14.lua makes the same check).
+ */
+function furtherThan(state: Reseed, stored: readonly string[]): boolean {
+  const storedAt = new Map<string, number>();
+  for (const point of stored) {
+    const [epoch = "", position] = point.split(":");
+    if (!storedAt.has(epoch)) storedAt.set(epoch, Number(position));
+  }
+  for (const point of [`${state.fromEpoch}:${state.position}`, ...state.ancestry]) {
+    const [epoch = "", position] = point.split(":");
+    const there = storedAt.get(epoch);
+    if (there !== undefined) return Number(position) > there;
+  }
+  return false;
 }
 
 /** A new epoch: wall-clock microseconds as digits (as Redis's TIME gives), later than `before`. */

@@ -75,6 +75,11 @@ export function checkReseed(state: Reseed): void {
   if (!Number.isSafeInteger(state.position) || state.position < 0) {
     throw new TypeError(`A reseed's position is ${String(state.position)}: give the last position the replica synced or committed, 0 for none.`);
   }
+  if (!Array.isArray(state.ancestry) || state.ancestry.length > 64 || !state.ancestry.every((a) => /^\d{0,20}:\d{1,16}$/.test(a))) {
+    throw new TypeError(
+      `A reseed's ancestry is not a list of at most 64 "<epoch>:<position>": give the StateChanges.ancestry of the replica's epoch.`,
+    );
+  }
   if (!Number.isSafeInteger(state.journalSeq) || state.journalSeq < 0) {
     throw new TypeError(`A reseed's journalSeq is ${String(state.journalSeq)}: give the last journal number given out, 0 for none.`);
   }

@@ -18,10 +18,12 @@ export function keyNames(prefix: string) {
     layout: `${base}layout`,
     /** Made when the store is first written, and anew after Redis lost its data or a reseed: cursors of another epoch sync in full. */
     epoch: `${versioned}epoch`,
-    /** The epoch in which the stored state was first seeded; a reseed keeps it (see reseed-13.lua). */
+    /** The epoch in which the stored state was first seeded; a reseed keeps it (see reseed-14.lua). */
     lineage: `${versioned}lineage`,
-    /** "<epoch>:<position>": the epoch and position the stored state was last reseeded from. */
-    seedFrom: `${versioned}seed-from`,
+    /** Where the stored state came from: "<epoch>:<position>" newest first, comma-separated (see reseed-14.lua). */
+    ancestry: `${versioned}ancestry`,
+    /** When the stored state was written back from a replica's (Redis's clock, ms); absent when seeded fresh. */
+    reseededAt: `${versioned}reseeded-at`,
     /** Hash: part name → JSON. */
     parts: `${versioned}parts`,
     /** Hash: part name → version. */

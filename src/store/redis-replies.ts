@@ -19,6 +19,8 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const epoch = String(next());
   const lineage = String(next());
   const position = Number(next());
+  const ancestry = String(next());
+  const ago = Number(next());
   const parts: StoredPart[] = [];
   const partCount = Number(next());
   for (let p = 0; p < partCount; p++) {
@@ -37,7 +39,19 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const keys = list();
   parts.sort((a, b) => byText(a.name, b.name));
   removed.sort(byText);
-  return { cursor, epoch, lineage: lineage === "" ? undefined : lineage, position, full, parts, removed, records, keys };
+  return {
+    cursor,
+    epoch,
+    lineage: lineage === "" ? undefined : lineage,
+    position,
+    ancestry: ancestry === "" ? [] : ancestry.split(","),
+    reseededMsAgo: ago < 0 ? undefined : ago,
+    full,
+    parts,
+    removed,
+    records,
+    keys,
+  };
 }
 
 /** The commit script's arguments after the layout version (ARGV[2] on: commit-13.lua's header). */
@@ -72,7 +86,7 @@ export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outco
   return args;
 }
 
-/** The reseed script's arguments after the layout version (reseed-13.lua's header). */
+/** The reseed script's arguments after the layout version (reseed-14.lua's header). */
 export function reseedArgs(state: Reseed, limits: ResolvedLimits): string[] {
   const args = [
     state.lineage,
@@ -90,6 +104,7 @@ export function reseedArgs(state: Reseed, limits: ResolvedLimits): string[] {
   for (const entry of state.journal) args.push(String(entry.seq), entry.json);
   args.push(String(state.live.length));
   for (const live of state.live) args.push(live.part, String(live.atMs));
+  args.push(String(state.ancestry.length), ...state.ancestry);
   return args;
 }
 
@@ -99,8 +114,8 @@ export function readReseedAnswer(answer: unknown): ReseedResult {
 }
 
 export function readSettleAnswer(answer: unknown): SettleResult {
-  const [applied, seq] = answer as [number, number?];
-  return applied === 1 ? { applied: true, seq: Number(seq) === 0 ? undefined : Number(seq) } : { applied: false };
+  const [applied, seq, position] = answer as [number, number?, number?];
+  return applied === 1 ? { applied: true, seq: Number(seq) === 0 ? undefined : Number(seq), position: Number(position ?? 0) } : { applied: false };
 }
 
 export function readCommitAnswer(answer: unknown): CommitResult {

@@ -214,6 +214,7 @@ describe("the Redis store while Redis is down (SIGKILL) and after a new one star
       cursor: expect.any(String),
       epoch: expect.any(String),
       lineage: undefined,
+      ancestry: [],
       position: 0,
       full: true,
       parts: [],

@@ -26,6 +26,7 @@ function nothingSince(cursor: string) {
     cursor,
     epoch: expect.any(String),
     lineage: undefined,
+    ancestry: [],
     position: expect.any(Number),
     full: false,
     parts: [],
@@ -100,6 +101,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: "",
         epoch: "",
         lineage: undefined,
+        ancestry: [],
         full: true,
         parts: [],
         removed: [],
@@ -180,6 +182,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        ancestry: [],
         position: expect.any(Number),
         full: false,
         parts: [{ name: "ledger", version: 2, json: "from a" }],
@@ -350,6 +353,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        ancestry: [],
         position: expect.any(Number),
         full: false,
         parts: [
@@ -365,6 +369,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: expect.any(String),
         epoch: expect.any(String),
         lineage: undefined,
+        ancestry: [],
         position: expect.any(Number),
         full: true,
         parts: [
@@ -458,6 +463,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         cursor: "",
         epoch: expect.any(String),
         lineage: undefined,
+        ancestry: [],
         position: expect.any(Number),
         full: true,
         parts: [{ name: "sandbox", version: 2, json: "S2" }],
@@ -482,10 +488,10 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       const other = await replica();
       const applied = request({ journal: "J1" });
       expect(await store.commit(applied)).toEqual({ ok: true, seq: 1, position: expect.any(Number) });
-      expect(await other.settle(applied.id, 1000)).toEqual({ applied: true, seq: 1 });
+      expect(await other.settle(applied.id, 1000)).toEqual({ applied: true, seq: 1, position: expect.any(Number) });
       const quiet = request({ events: ["E"] });
       expect(await store.commit(quiet)).toEqual(APPLIED);
-      expect(await other.settle(quiet.id, 1000)).toEqual({ applied: true, seq: undefined });
+      expect(await other.settle(quiet.id, 1000)).toEqual({ applied: true, seq: undefined, position: expect.any(Number) });
       const lost = request({ read: { sandbox: 0 }, writes: [{ name: "sandbox", json: "S" }], journal: "J2" });
       expect(await other.settle(lost.id, 1000)).toEqual({ applied: false });
       const c0 = (await store.sync("")).cursor;
@@ -510,6 +516,7 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         lineage: "1700000000000000",
         fromEpoch: "1690000000000000",
         position: 40,
+        ancestry: [] as string[],
         parts: [
           { name: "sandbox", json: "S" },
           { name: "s:a", json: "A" },
@@ -536,6 +543,8 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
         epoch: seeded.epoch,
         lineage: "1700000000000000",
         position: 40,
+        ancestry: ["1690000000000000:40"],
+        reseededMsAgo: expect.any(Number),
         full: true,
         parts: [
           { name: "s:a", version: 1, json: "A" },
@@ -557,10 +566,18 @@ export function describeStateStore(name: string, makeStore: MakeStore): void {
       expect(await store.reseed({ ...state, fromEpoch: seeded.epoch, position: 99 })).toEqual({ ok: false });
       expect(await store.reseed({ ...state, lineage: "1800000000000000", position: 99 })).toEqual({ ok: false });
       expect(await store.reap(Number.MAX_SAFE_INTEGER, 10)).toEqual(["s:a"]);
-      // Taken: further into the same epoch (a replica that had seen more of it), an older lineage.
+      // Taken: further into the same epoch (a replica that had seen more of it); from an epoch
+      // reseeded from the stored origin at or past it; an older lineage.
       const further = await store.reseed({ ...state, position: 41, journal: [], journalSeq: 3 });
       expect(further).toMatchObject({ ok: true });
       expect((await store.sync("")).position).toBe(41);
+      // (The stored state is now 41 into epoch 169…: a state of another epoch that went through
+      // 169… only to 41 did not go further; one that went to 42 did.)
+      const behind = { ...state, fromEpoch: "1695000000000000", position: 99, ancestry: ["1690000000000000:41", "1680000000000000:9"] };
+      expect(await store.reseed(behind)).toEqual({ ok: false });
+      const beyond = await store.reseed({ ...behind, ancestry: ["1690000000000000:42"] });
+      expect(beyond).toMatchObject({ ok: true });
+      expect((await store.sync("")).ancestry).toEqual(["1695000000000000:99", "1690000000000000:42"]);
       const older = await store.reseed({ ...state, lineage: "1600000000000000", position: 0, journal: [], journalSeq: 3 });
       expect(older).toMatchObject({ ok: true });
       expect(await store.commit(request({ journal: "J11" }))).toEqual({ ok: true, seq: 11, position: expect.any(Number) });

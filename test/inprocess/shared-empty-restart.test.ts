@@ -43,7 +43,12 @@ function restartable() {
 }
 
 async function replica(store: StateStore): Promise<Sandbox> {
-  const s = await createSandbox({ state: store, algorithm: "ES256", frozenAt: "2030-01-01T00:00:00Z" });
+  const s = await createSandbox({
+    state: store,
+    algorithm: "ES256",
+    frozenAt: "2030-01-01T00:00:00Z",
+    stateTimings: { tickMs: 1000, noticeMs: 100 },
+  });
   opened.push(s);
   return s;
 }

@@ -36,7 +36,7 @@ export async function commitKnown(store: StateStore, request: CommitRequest): Pr
     if (left <= 0) throw new StateUnavailable(UNKNOWN_DETAIL);
     try {
       const settled = await store.settle(request.id, left);
-      return settled.applied ? { ok: true, seq: settled.seq, position: 0 } : { ok: false, reason: "late" };
+      return settled.applied ? { ok: true, seq: settled.seq, position: settled.position } : { ok: false, reason: "late" };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, Math.min(SETTLE_RETRY_MS, Math.max(0, until - Date.now()))));
     }

@@ -8,6 +8,9 @@ import { snapshot } from "./reseed.js";
 import type { Runs } from "./runs.js";
 import { StoredParts } from "./stored-parts.js";
 
+/** How many reseeds back a replica remembers where its epochs came from. */
+const ANCESTRY_KEPT = 16;
+
 /**
  * Where a replica's objects stand against its store, and the three ways they are brought to it: a
  * sync's changes applied, a failed run's changes undone, and a store in another epoch (emptied, or
@@ -21,6 +24,10 @@ export class ReplicaCopy {
   private lineage: string | undefined;
   /** How far into `epoch` the objects go: the highest position synced or committed. */
   private position = 0;
+  /** Where the epoch the objects are in came from (see Reseed.ancestry). */
+  private ancestry: string[] = [];
+  /** Until when (wall-clock ms) a state written back is not answered from (see sync). */
+  private settlesAt = 0;
   /** Each part as last synced or committed: its version and JSON. */
   readonly parts: StoredParts;
   /** Reading parts into the objects (a sync's, an undo's): one at a time. */
@@ -37,6 +44,8 @@ export class ReplicaCopy {
     private readonly reloadJournal: () => Promise<void>,
     /** Before a reseed: the journal takes in what the feed holds (requests answered on a state that is replaced). */
     private readonly catchUpJournal: () => Promise<void>,
+    /** How long every replica has to notice an emptied store and offer its state (see sync). */
+    private readonly noticeMs: number,
   ) {
     this.parts = new StoredParts(ctx, sessions);
   }
@@ -51,8 +60,18 @@ export class ReplicaCopy {
     if (!(await this.reseed())) await this.apply(await this.store.sync(""));
   }
 
-  /** Applies what other replicas changed since the last sync; concurrent callers share one. */
-  readonly sync = coalesced(async () => this.apply(await this.store.sync(this.cursor)));
+  /**
+   * Applies what other replicas changed since the last sync; concurrent callers share one. A state
+   * written back into a store that lost its data is not answered from until every replica had
+   * the time to offer its own (`noticeMs`): the one that saw most wins before anyone answers.
+   */
+  readonly sync = coalesced(async () => {
+    await this.apply(await this.store.sync(this.cursor));
+    const settling = this.settlesAt - Date.now();
+    if (settling <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, settling));
+    await this.apply(await this.store.sync(this.cursor));
+  });
 
   /** A commit of this replica's was applied: its parts are stored as written (and, `clearedParts`, no other). */
   committed(writes: readonly PartWrite[], read: Readonly<Record<string, number>>, position: number, clearedParts = false): void {
@@ -80,7 +99,11 @@ export class ReplicaCopy {
     await this.inTurn(() => this.parts.apply(changes));
     // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
     this.cursor = changes.cursor;
-    if (changes.epoch !== this.epoch) this.position = 0;
+    if (changes.epoch !== this.epoch) {
+      this.position = 0;
+      this.ancestry = [...changes.ancestry];
+      if (changes.reseededMsAgo !== undefined) this.settlesAt = Date.now() + this.noticeMs - changes.reseededMsAgo;
+    }
     this.position = Math.max(this.position, changes.position);
     this.epoch = changes.epoch;
     this.lineage = changes.lineage ?? this.lineage;
@@ -109,12 +132,14 @@ export class ReplicaCopy {
     // Under the lock: no run is halfway through its changes, so the state written is committed state.
     const release = await this.runs.acquire();
     try {
-      const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position };
+      const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position, ancestry: this.ancestry };
       const state = snapshot(this.ctx, this.sessions, this.journal, from, this.keyJson);
       const result = await this.store.reseed(state);
       if (!result.ok) return false;
       this.parts.reseeded(state.parts);
       this.cursor = result.cursor;
+      this.ancestry = [`${from.fromEpoch}:${from.position}`, ...from.ancestry].slice(0, ANCESTRY_KEPT);
+      if (from.fromEpoch !== "") this.settlesAt = Date.now() + this.noticeMs;
       this.epoch = result.epoch;
       return true;
     } finally {

@@ -13,7 +13,7 @@ export function snapshot(
   ctx: SandboxContext,
   sessions: SessionStore,
   journal: Journal,
-  from: Pick<Reseed, "lineage" | "fromEpoch" | "position">,
+  from: Pick<Reseed, "lineage" | "fromEpoch" | "position" | "ancestry">,
   keyJson: KeyJson,
 ): Reseed {
   const parts: Array<{ name: string; json: string }> = [];

@@ -29,8 +29,19 @@ const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS;
 const MAX_ATTEMPTS = 25;
 /** Between two attempts to read the store of a replica that started before it could. */
 const WAIT_RETRY_MS = 500;
-/** How often a replica asks the store to end idle sessions. */
-const REAP_EVERY_MS = 1000;
+/** How often a replica syncs with no request coming (an emptied store is noticed), and asks the store to end idle sessions. */
+const TICK_MS = 1000;
+/**
+ * How long a state written back into an emptied store waits before it is answered from: longer
+ * than a tick, so every running replica has offered its own by then.
+ */
+const NOTICE_MS = 1500;
+
+/** The shared state's waits, shorter in tests (createSandbox's internal `stateTimings`). */
+export interface StateTimings {
+  readonly tickMs: number;
+  readonly noticeMs: number;
+}
 
 /**
  * A replica's side of the shared state (`--state`): before a request, the changes other replicas
@@ -65,6 +76,7 @@ export class SharedState implements SharedRun {
     hub: SharedEventHub,
     journal: Journal,
     idleMs: number,
+    private readonly timings: StateTimings = { tickMs: TICK_MS, noticeMs: NOTICE_MS },
   ) {
     this.keyJson = keyExports(ctx.ring);
     this.mirror = new JournalMirror(store, journal, hub, sessions);
@@ -77,6 +89,7 @@ export class SharedState implements SharedRun {
       this.runs,
       () => (this.follower === undefined ? Promise.resolve() : this.mirror.reload()),
       () => this.follower?.catchUp() ?? Promise.resolve(),
+      timings.noticeMs,
     );
     this.reaper = new Reaper(store, this.runs, sessions, this.copy.parts, idleMs, (events) =>
       commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
@@ -96,7 +109,7 @@ export class SharedState implements SharedRun {
     this.follower ??= await followFeed(this.store, (entries) => this.mirror.fromFeed(entries));
     await this.mirror.reload();
     if (this.ticker === undefined) {
-      this.ticker = setInterval(() => void this.tick(), REAP_EVERY_MS);
+      this.ticker = setInterval(() => void this.tick(), this.timings.tickMs);
       this.ticker.unref?.();
     }
   }
@@ -300,7 +313,7 @@ export class SharedState implements SharedRun {
   }
 
   /**
-   * Every REAP_EVERY_MS: a sync, so an emptied store is noticed (and written again) with no
+   * Every tick: a sync, so an emptied store is noticed (and written again) with no
    * request coming, and a reap.
    */
   private async tick(): Promise<void> {

@@ -138,5 +138,6 @@ if ARGV[14] ~= '0' then
   redis.call('XTRIM', KEYS[11], 'MAXLEN', 0)
   redis.call('XADD', KEYS[11], 'MAXLEN', ARGV[8], '*', 'j', ARGV[15])
 end
-redis.call('SET', outcomeKey, seq, 'PX', ARGV[5])
-return {1, seq, tonumber(redis.call('GET', KEYS[6]) or '0')}
+local position = tonumber(redis.call('GET', KEYS[6]) or '0')
+redis.call('SET', outcomeKey, seq .. ':' .. position, 'PX', ARGV[5])
+return {1, seq, position}

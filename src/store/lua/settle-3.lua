@@ -12,7 +12,8 @@
     ARGV[3] how long the outcome is kept (ms)
 
   Output:
-    {1, seq}: applied; seq is the journal entry's number, 0 for none
+    {1, seq, position}: applied; seq is the journal entry's number, 0 for none; position the
+    epoch's position after it
     {0}: not applied, and never will be
 ]]
 --@include "includes/nowMicros.lua"
@@ -24,4 +25,5 @@ if not outcome then
   return {0}
 end
 if outcome == 'void' then return {0} end
-return {1, tonumber(outcome)}
+local seq, position = string.match(outcome, '^(%d+):(%d+)$')
+return {1, tonumber(seq), tonumber(position)}

@@ -13,13 +13,17 @@
     KEYS[7] changeSeq
     KEYS[8] keys
     KEYS[9] keyOrder
+    KEYS[10] ancestry
+    KEYS[11] reseededAt
 
     ARGV[1] layout version
     ARGV[2] cursor, "<epoch>:<n>" (anything else: in full)
 
   Output, flat:
     full (0/1), the next cursor, the epoch, the lineage ("" for none), the position (the
-    number of the last change), then counted lists:
+    number of the last change), where the epoch's state came from ("<epoch>:<position>"
+    newest first, comma-separated; "" for none), how long ago (ms) the state was written back
+    from a replica's (-1: seeded fresh), then counted lists:
     parts (name, version, json), removed names, records, keys
 ]]
 --@include "includes/nowMicros.lua"
@@ -36,7 +40,13 @@ if e == epoch then
     if first and tonumber(string.match(first[1], '^(%d+)')) <= since + 1 then full = false end
   end
 end
-local out = {full and 1 or 0, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or '', count}
+local reseededAt = redis.call('GET', KEYS[11])
+local ago = -1
+if reseededAt then
+  local t = redis.call('TIME')
+  ago = math.max(0, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(reseededAt))
+end
+local out = {full and 1 or 0, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or '', count, redis.call('GET', KEYS[10]) or '', ago}
 local records, keys = {}, {}
 local parts, removed = {}, {}
 if full then
