@@ -2,6 +2,7 @@ import type { Algorithm } from "../../core/config.js";
 import type { Session, SessionRecord, SessionStore } from "../../control/sessions.js";
 import { instanceState, restoreInstance } from "../../scenarios/instance-state.js";
 import type { SandboxContext } from "../context.js";
+import type { RunScope } from "./shared-run.js";
 
 /**
  * The parts a sandbox's shared state is stored in, and how each is written from and read into
@@ -27,18 +28,6 @@ export function sessionOfPart(name: string): string | undefined {
 /** The part a scenario's state is in: its session's, or the sandbox's. */
 export function scopePart(sessionId: string | undefined): string {
   return sessionId === undefined ? SANDBOX_PART : sessionPart(sessionId);
-}
-
-/**
- * The parts a request that changes state may change: those named, and, when sessions come and
- * go, any session made or ended by it. Only these are serialized and compared at its commit, so
- * its cost does not grow with the number of sessions.
- */
-export interface RunScope {
-  readonly parts: readonly string[];
-  readonly sessionsComeAndGo: boolean;
-  /** The part whose state the answer was made from (a rule-firing run's scenario). */
-  readonly dependsOn?: string;
 }
 
 /** A request whose scenario's rules may fire: its scenario's part, and the ledger. */

@@ -1,6 +1,5 @@
 import type { StateUnavailable } from "../../core/errors.js";
 import type { JournalRecord } from "../../control/journal.js";
-import type { RunScope } from "./parts.js";
 
 /**
  * What the pipeline tells the shared state of the request it runs (`SharedState` does the rest):
@@ -16,4 +15,16 @@ export interface SharedRun {
   whenCommitted(request: object, log: (unavailable: StateUnavailable | undefined) => void): boolean;
   /** The run holding the lock (a reset) empties the store's journal and feed after its commit. */
   clearAfterCommit(): void;
+}
+
+/**
+ * The parts a request that changes state may change: those named, and, when sessions come and
+ * go, any session made or ended by it. Only these are serialized and compared at its commit, so
+ * its cost does not grow with the number of sessions.
+ */
+export interface RunScope {
+  readonly parts: readonly string[];
+  readonly sessionsComeAndGo: boolean;
+  /** The part whose state the answer was made from (a rule-firing run's scenario). */
+  readonly dependsOn?: string;
 }
