@@ -150,6 +150,16 @@ describe("GET /__sandbox/events", () => {
     bySince.close();
   });
 
+  it("replays everything kept to a page resuming from an id past the newest (from before the sandbox started over)", async () => {
+    const t = await start();
+    for (let i = 0; i < 3; i++) await t.call("/api/v2/payment/x");
+    const resumed = await openEventStream(`${t.url}/__sandbox/events`, { "last-event-id": "req_5" });
+    expect((await resumed.next(3)).map((e) => e.id)).toEqual(["req_1", "req_2", "req_3"]);
+    await t.call("/api/v2/payment/y");
+    expect((await resumed.next(1)).map((e) => e.id)).toEqual(["req_4"]);
+    resumed.close();
+  });
+
   it("replays a session's history entries in order with its requests, from a request id or a history entry's id, then sends new ones live", async () => {
     const t = await start();
     const a = await createSession(t);

@@ -263,6 +263,19 @@ export class SharedState implements SharedRun {
     const issued = this.runs.takeIssued(run.journal?.tokenId);
     const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
     const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
+    // Nothing to store and nothing read (a control-plane read): no round trip.
+    const nothing =
+      Object.keys(read).length === 0 &&
+      records.length === 0 &&
+      keys.length === 0 &&
+      !run.journal &&
+      run.events.length === 0 &&
+      !touched &&
+      !run.clearStore;
+    if (nothing) {
+      this.runs.release(run);
+      return "ok";
+    }
     try {
       const result = await commitKnown(
         this.store,

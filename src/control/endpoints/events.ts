@@ -33,7 +33,9 @@ export const eventsEndpoint: ControlEndpoint = (request, ctx) => {
       `since (or Last-Event-ID) must be an event id such as req_12 (a request) or req_12.3 (a history entry), as the events' ids are.`,
     );
   }
-  const replay = from ? replayFrames(ctx, session, from) : [];
+  // An id past the journal's newest is from before the sandbox (or its shared state) started over:
+  // everything kept is new to that page, so it gets all of it rather than nothing.
+  const replay = from ? replayFrames(ctx, session, from[0] > ctx.journal.nextSeq - 1 ? [0, 0] : from) : [];
   const stream = ctx.events.subscribe(session, replay);
   if (session !== undefined) ctx.events.baseline(session, analyze(ctx.journal.list({ session })));
   return {
