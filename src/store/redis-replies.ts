@@ -3,7 +3,7 @@ import { RESET_EVENT } from "./op-checks.js";
 import type { ResolvedLimits } from "./store-limits.js";
 
 /**
- * The Redis store's arguments to its scripts and readings of their answers (redis-scripts.ts says
+ * The Redis store's arguments to its scripts and readings of their answers (lua/*.lua, each its header, say
  * the shapes): kept apart from the connection handling so each side reads on its own.
  */
 

@@ -86,7 +86,7 @@ export function connectRedisStore(url: string, options: RedisStoreOptions = {}):
 
 /**
  * The state store on Redis (7.0 or later), through ioredis: each operation is one round trip, a
- * Lua script where it writes or reads several keys (redis-scripts.ts), a plain command otherwise.
+ * Lua script where it writes or reads several keys (lua/*.lua), a plain command otherwise.
  *
  * Nothing waits on Redis unbounded: every call has `commandTimeoutMs` (`settle` the wait it is
  * given), and at most MAX_IN_FLIGHT wait at once; nothing is queued while the connection is down
