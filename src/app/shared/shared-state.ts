@@ -205,8 +205,8 @@ export class SharedState implements SharedRun {
    * answer depends on) are still as they are now.
    */
   async exclusive(request: object, scope: RunScope): Promise<void> {
-    const run = this.runs.of(request);
-    if (!run || run.release) return;
+    const run = this.runOf(request);
+    if (run.release) return;
     run.release = await this.runs.acquire();
     this.runs.hold(run);
     run.sessionsComeAndGo = scope.sessionsComeAndGo;
@@ -216,14 +216,23 @@ export class SharedState implements SharedRun {
 
   /** The request's journal record: numbered by the store when committed. */
   journalRecord(request: object, record: JournalRecord): void {
-    const run = this.runs.of(request);
-    if (run) run.journal = record;
+    this.runOf(request).journal = record;
   }
 
   /** The request was its session's use (its idle time starts again, on every replica). */
   touch(request: object, session: string): void {
+    this.runOf(request).touch = session;
+  }
+
+  /**
+   * The run of a request the pipeline names: the request as `wrap` handed it over. Another
+   * object (a copy the pipeline made) has none, and a change it made would go uncommitted: a bug,
+   * said at once rather than skipped.
+   */
+  private runOf(request: object): Attempt {
     const run = this.runs.of(request);
-    if (run) run.touch = session;
+    if (!run) throw new Error("SharedRun was handed a request object that is not the one the pipeline received: its run is unknown");
+    return run;
   }
 
   /** The request's log line waits for its commit: a run that lost a race is not logged. */
