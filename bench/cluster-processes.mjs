@@ -191,7 +191,21 @@ export async function startHaproxy(backends) {
  * The calls redis-server has answered so far by command, from `INFO commandstats` (commands run
  * inside a script count under their own names too): `{ evalsha: 123, xread: 45, … }`.
  */
-export function redisCommandCalls(port) {
+export async function redisCommandCalls(port) {
+  const answer = await redisInfo(port, "commandstats");
+  const calls = {};
+  for (const [, name, count] of answer.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[name] = Number(count);
+  return calls;
+}
+
+/** The bytes redis-server holds for its data set (`INFO memory`'s used_memory_dataset). */
+export async function redisDatasetBytes(port) {
+  const answer = await redisInfo(port, "memory");
+  return Number(/^used_memory_dataset:(\d+)/m.exec(answer)?.[1]);
+}
+
+/** One section of `INFO`, as redis-server answers it (a bulk string). */
+function redisInfo(port, section) {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let answer = "";
@@ -203,10 +217,8 @@ export function redisCommandCalls(port) {
       const head = /^\$(\d+)\r\n/.exec(answer);
       if (!head || Buffer.byteLength(answer) < head[0].length + Number(head[1]) + 2) return;
       socket.end();
-      const calls = {};
-      for (const [, name, count] of answer.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[name] = Number(count);
-      resolve(calls);
+      resolve(answer);
     });
-    socket.once("connect", () => socket.write("INFO commandstats\r\n"));
+    socket.once("connect", () => socket.write(`INFO ${section}\r\n`));
   });
 }

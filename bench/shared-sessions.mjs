@@ -6,9 +6,12 @@
 // - the p99 of a protected call, sequential, on a second replica, while idle and while 6 clients
 //   create sessions of a key-rotating scenario on the first (each generates an RSA key there, and
 //   the second adopts each session): the ratio (target: within 3×);
-// - a reset with 10,000 live sessions: its status and time.
+// - a reset with 10,000 live sessions: its status and time;
+// - Redis's data set before and after a flood of FLOOD requests without credentials whose paths are
+//   15 KB each: what is stored of them is bounded (journal entries cut at 1,024 characters, the
+//   journal and the feed bounded, commit outcomes kept 10 s).
 // Writes bench/results/shared-sessions.{json,md}. Without redis-server it says so and stops.
-import { REDIS_SERVER, missingProgram, startRedis } from "./cluster-processes.mjs";
+import { REDIS_SERVER, missingProgram, redisDatasetBytes, startRedis } from "./cluster-processes.mjs";
 import { CREDENTIALS, inParallel, median, progress } from "./harness.mjs";
 import { machineDescription, startSandboxCli, writeRecordedRun } from "./support.mjs";
 
@@ -16,6 +19,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const MANY = 2000;
 const MOST = 10_000;
 const PROTECTED_CALLS = 1500;
+const FLOOD = 5000;
 
 const missing = missingProgram(REDIS_SERVER);
 if (missing) {
@@ -114,6 +118,15 @@ try {
   await fill(base, MOST);
   const reset = await timed(`${base}/__sandbox/reset`, json({}));
   const after = (await (await fetch(`${base}/__sandbox/sessions`)).json()).sessions.length;
+  progress(`a flood of ${FLOOD} requests with 15 KB paths, no credentials`);
+  const datasetBefore = await redisDatasetBytes(redis.port);
+  const long = `/api/v2/payment/${"p".repeat(15_000)}`;
+  await inParallel(FLOOD, 8, async () => {
+    const res = await fetch(`${base}${long}`);
+    await res.arrayBuffer();
+    if (res.status !== 401) throw new Error(`a request without credentials answered ${res.status}`);
+  });
+  const datasetAfter = await redisDatasetBytes(redis.port);
   const results = {
     date: new Date().toISOString().slice(0, 10),
     machine: machineDescription(),
@@ -123,6 +136,7 @@ try {
     ratios: { clock: round(many.clockMs / one.clockMs), create: round(many.createMs / one.createMs) },
     protected: { idle, besideRotatingCreations: busy, rotatingSessionsMade: rotatingMade, p99Ratio: round(busy.p99 / idle.p99) },
     reset: { sessions: MOST, status: reset.status, ms: Math.round(reset.ms), liveAfter: after },
+    flood: { requests: FLOOD, pathChars: long.length, datasetMbBefore: round(datasetBefore / 1e6), datasetMbAfter: round(datasetAfter / 1e6) },
   };
   const md = [
     `Measured ${results.date} on ${results.machine}; \`npm run bench:shared-sessions\`: two replicas of the CLI on the Redis store (one redis-server, no persistence), their defaults but \`--max-sessions ${MOST + 10}\` and the signing-key-rotation scenario loaded; requests one at a time over loopback, to the first replica but the protected calls, which go to the second; medians of ${SAMPLES}.`,
@@ -139,6 +153,8 @@ try {
     `| ratio of the p99s (target: within 3×) |  | ${results.protected.p99Ratio}× |`,
     "",
     `A reset with ${MOST} live sessions answered ${reset.status} in ${results.reset.ms} ms, leaving ${after} sessions.`,
+    "",
+    `${FLOOD} requests without credentials, each with a path of ${long.length} characters: Redis's data set went from ${results.flood.datasetMbBefore} MB to ${results.flood.datasetMbAfter} MB.`,
     "",
   ].join("\n");
   writeRecordedRun("shared-sessions", results, md);
