@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { CommitRequest, StateStore } from "../../src/core/state-store.js";
 import type { StoreLimits } from "../../src/store/store-limits.js";
+import { over } from "../support/state-stores.js";
 
 /**
  * The contract every StateStore keeps (src/core/state-store.ts), run against each implementation
@@ -60,17 +61,10 @@ export function request(fields: Partial<CommitRequest>): CommitRequest {
 
 /** `store`, whose commit reads the current epoch for a request that says CURRENT_EPOCH. */
 export function inCurrentEpoch(store: StateStore): StateStore {
-  return {
-    shownAs: store.shownAs,
-    sync: (cursor) => store.sync(cursor),
+  return over(store, {
     commit: async (r) => store.commit(r.epoch === CURRENT_EPOCH ? { ...r, epoch: (await store.sync("")).epoch } : r),
-    settle: (id, waitMs) => store.settle(id, waitMs),
-    reseed: (state) => store.reseed(state),
-    feed: (after, limit, waitMs) => store.feed(after, limit, waitMs),
-    journal: () => store.journal(),
-    reap: (before, limit) => store.reap(before, limit),
     close: () => store.close(),
-  };
+  });
 }
 
 export function describeStateStore(name: string, makeStore: MakeStore): void {

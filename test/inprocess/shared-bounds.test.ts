@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { createSandbox, MemoryStore, type Sandbox } from "../../src/index.js";
 import type { CommitRequest } from "../../src/core/state-store.js";
 import { generateSigningKey } from "../../src/core/keys.js";
 import { call } from "../support/in-process.js";
+import { over } from "../support/state-stores.js";
 
 /**
  * What a replica sends its store is bounded before it is sent: a client without credentials
@@ -17,20 +18,12 @@ afterEach(async () => {
 /** A MemoryStore whose commits are kept, to see what each request sent. */
 function recording(inner = new MemoryStore()) {
   const sent: CommitRequest[] = [];
-  const store: StateStore = {
-    shownAs: "memory",
-    sync: (cursor) => inner.sync(cursor),
+  const store = over(inner, {
     commit: (request) => {
       sent.push(request);
       return inner.commit(request);
     },
-    settle: (id, waitMs) => inner.settle(id, waitMs),
-    reseed: (state) => inner.reseed(state),
-    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
-    journal: () => inner.journal(),
-    reap: (before, limit) => inner.reap(before, limit),
-    close: async () => {},
-  };
+  });
   return { store, sent, inner };
 }
 
@@ -103,22 +96,7 @@ describe("slow work a replica does not do", () => {
 
 describe("journal records on their way to the store", () => {
   it("carry paths and queries cut to the journal's cap, so a flood of 15 KB paths stores at most journalSize small records", async () => {
-    const inner = new MemoryStore({ journalSize: 20 });
-    const sent: CommitRequest[] = [];
-    const store: StateStore = {
-      shownAs: "memory",
-      sync: (cursor) => inner.sync(cursor),
-      commit: (request) => {
-        sent.push(request);
-        return inner.commit(request);
-      },
-      settle: (id, waitMs) => inner.settle(id, waitMs),
-      reseed: (state) => inner.reseed(state),
-      feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
-      journal: () => inner.journal(),
-      reap: (before, limit) => inner.reap(before, limit),
-      close: async () => {},
-    };
+    const { store, sent, inner } = recording(new MemoryStore({ journalSize: 20 }));
     const a = await createSandbox({ state: store, algorithm: "ES256", journalSize: 20 });
     opened.push(a);
     const long = `/api/v2/payment/${"p".repeat(15_000)}`;

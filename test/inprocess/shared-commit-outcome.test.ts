@@ -3,6 +3,7 @@ import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../..
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { CommitRequest } from "../../src/core/state-store.js";
 import { call } from "../support/in-process.js";
+import { over } from "../support/state-stores.js";
 import { problem } from "../support/server.js";
 
 /**
@@ -32,9 +33,7 @@ type Fault = "answer lost" | "lost on the way";
 function breakable(inner = new MemoryStore()) {
   let armed: { fault: Fault; matches: (r: CommitRequest) => boolean } | undefined;
   const lost: CommitRequest[] = [];
-  const store: StateStore = {
-    shownAs: inner.shownAs,
-    sync: (cursor) => inner.sync(cursor),
+  const store = over(inner, {
     commit: async (request) => {
       const fault = armed?.matches(request) ? armed.fault : undefined;
       if (fault === undefined) return inner.commit(request);
@@ -43,13 +42,7 @@ function breakable(inner = new MemoryStore()) {
       else lost.push(request);
       throw new StateUnavailable("no answer within 2000 ms");
     },
-    settle: (id, waitMs) => inner.settle(id, waitMs),
-    reseed: (state) => inner.reseed(state),
-    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
-    journal: () => inner.journal(),
-    reap: (before, limit) => inner.reap(before, limit),
-    close: async () => {},
-  };
+  });
   return {
     store,
     inner,
@@ -169,8 +162,7 @@ describe("a request that read what another replica changed before its commit", (
     const inner = new MemoryStore();
     let hold: Promise<void> | undefined;
     let held = false;
-    const store: StateStore = {
-      ...breakable(inner).store,
+    const store = over(inner, {
       commit: async (request) => {
         if (hold && request.journal?.includes("/api/v2/payment/held")) {
           held = true;
@@ -179,7 +171,7 @@ describe("a request that read what another replica changed before its commit", (
         }
         return inner.commit(request);
       },
-    };
+    });
     const [a, b] = await replicas(store);
     const s = await session(a);
     // A rule that does not match this call (another endpoint): its run reads the session's part and changes nothing.
@@ -203,8 +195,7 @@ describe("a request that read what another replica changed before its commit", (
     const inner = new MemoryStore();
     let tries = 0;
     let racing = false;
-    const store: StateStore = {
-      ...breakable(inner).store,
+    const store = over(inner, {
       commit: (request) => {
         if (racing && request.writes.length > 0) {
           tries++;
@@ -212,7 +203,7 @@ describe("a request that read what another replica changed before its commit", (
         }
         return inner.commit(request);
       },
-    };
+    });
     const [a] = await replicas(store);
     const s = await session(a);
     racing = true;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
-import { StateUnavailable } from "../../src/core/errors.js";
 import { call } from "../support/in-process.js";
+import { following, unreachable } from "../support/state-stores.js";
 
 /**
  * A store that loses its data (a Redis restarted without persistence) never brings back state from
@@ -18,21 +18,17 @@ afterEach(async () => {
 /** One store the test can empty, and a link to it per replica that the test can cut. */
 function restartable() {
   let inner = new MemoryStore();
+  const cutOff = unreachable("the test cut this replica's link");
   const link = (): StateStore & { cut: boolean } => {
-    const refuse = () => Promise.reject(new StateUnavailable("the test cut this replica's link", 1, true));
-    const self: StateStore & { cut: boolean } = {
-      cut: false,
-      shownAs: "memory",
-      sync: (cursor) => (self.cut ? refuse() : inner.sync(cursor)),
-      commit: (request) => (self.cut ? refuse() : inner.commit(request)),
-      settle: (id, waitMs) => (self.cut ? refuse() : inner.settle(id, waitMs)),
-      reseed: (state) => (self.cut ? refuse() : inner.reseed(state)),
-      feed: (after, limit, waitMs) => (self.cut ? refuse() : inner.feed(after, limit, waitMs)),
-      journal: () => (self.cut ? refuse() : inner.journal()),
-      reap: (before, limit) => (self.cut ? refuse() : inner.reap(before, limit)),
-      close: async () => {},
-    };
-    return self;
+    let cut = false;
+    const store = following(() => (cut ? cutOff : inner));
+    // An accessor, not a copy: the link reads `cut` at each call.
+    return Object.defineProperty(store, "cut", {
+      get: () => cut,
+      set: (value: boolean) => {
+        cut = value;
+      },
+    }) as StateStore & { cut: boolean };
   };
   return {
     link,
@@ -53,17 +49,22 @@ async function replica(store: StateStore): Promise<Sandbox> {
   return s;
 }
 
+/** Replicas A and B on links the test can cut, a session made on A, and a token of it B issued (B synced since). */
+async function twoReplicasAndASession() {
+  const store = restartable();
+  const [linkA, linkB] = [store.link(), store.link()];
+  const a = await replica(linkA);
+  const b = await replica(linkB);
+  const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
+  const { api_key, api_secret } = s.merchant;
+  const token = (await call(b, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret })).json.access_token;
+  expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+  return { store, linkA, linkB, a, b, s, bearer: { authorization: `Bearer ${token}` } };
+}
+
 describe("a store emptied under running replicas", () => {
   it("takes back the state of the replica that saw most, though one that was behind wrote first", async () => {
-    const store = restartable();
-    const [linkA, linkB] = [store.link(), store.link()];
-    const a = await replica(linkA);
-    const b = await replica(linkB);
-    const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
-    const { api_key, api_secret } = s.merchant;
-    const token = (await call(b, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret })).json.access_token;
-    const bearer = { authorization: `Bearer ${token}` };
-    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    const { store, linkA, linkB, a, b, s, bearer } = await twoReplicasAndASession();
     // B is cut off: it never hears of the revocation A makes next.
     linkB.cut = true;
     expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
@@ -97,21 +98,14 @@ describe("a store emptied under running replicas", () => {
   });
 
   it("keeps the state of the replica that saw most when one that was behind comes back after it", async () => {
-    const store = restartable();
-    const [linkA, linkB] = [store.link(), store.link()];
-    const a = await replica(linkA);
-    const b = await replica(linkB);
-    const s = (await call(a, "POST", "/__sandbox/sessions", {})).json;
-    const { api_key, api_secret } = s.merchant;
-    const token = (await call(b, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key, api_secret })).json.access_token;
-    expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
+    const { store, linkB, a, b, s, bearer } = await twoReplicasAndASession();
     linkB.cut = true;
     expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
     store.empty();
     expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
     linkB.cut = false;
     expect((await call(b, "GET", "/__sandbox/health")).status).toBe(200);
-    const refused = await call(b, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, { authorization: `Bearer ${token}` });
+    const refused = await call(b, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, bearer);
     expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
   });
 

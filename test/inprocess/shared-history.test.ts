@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
+import { createSandbox, MemoryStore, type Sandbox } from "../../src/index.js";
 import { StateUnavailable } from "../../src/core/errors.js";
 import type { CommitRequest } from "../../src/core/state-store.js";
 import { call } from "../support/in-process.js";
+import { following, over } from "../support/state-stores.js";
 
 /**
  * A randomized history over three replicas in this process on one store, with faults injected
@@ -53,32 +54,28 @@ function faultyStore() {
   let storm = 0;
   const late: Array<{ request: CommitRequest; store: MemoryStore }> = [];
   const counts: Record<Fault, number> = { "answer lost": 0, "lost on the way": 0, "conflict storm": 0, "empty restart": 0 };
-  const store: StateStore = {
-    shownAs: "memory",
-    sync: (cursor) => inner.sync(cursor),
-    commit: async (request) => {
-      if (storm > 0) {
-        storm--;
-        return { ok: false, reason: "conflict" };
-      }
-      const fault = request.journal !== undefined || request.writes.length > 0 ? armed.shift() : undefined;
-      if (fault === "answer lost") {
-        await inner.commit(request);
-        throw new StateUnavailable("no answer within 2000 ms");
-      }
-      if (fault === "lost on the way") {
-        late.push({ request, store: inner });
-        throw new StateUnavailable("no answer within 2000 ms");
-      }
-      return inner.commit(request);
+  // Every operation goes to the store of the moment: `empty()` replaces it.
+  const store = over(
+    following(() => inner),
+    {
+      commit: async (request) => {
+        if (storm > 0) {
+          storm--;
+          return { ok: false, reason: "conflict" };
+        }
+        const fault = request.journal !== undefined || request.writes.length > 0 ? armed.shift() : undefined;
+        if (fault === "answer lost") {
+          await inner.commit(request);
+          throw new StateUnavailable("no answer within 2000 ms");
+        }
+        if (fault === "lost on the way") {
+          late.push({ request, store: inner });
+          throw new StateUnavailable("no answer within 2000 ms");
+        }
+        return inner.commit(request);
+      },
     },
-    settle: (id, waitMs) => inner.settle(id, waitMs),
-    reseed: (state) => inner.reseed(state),
-    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
-    journal: () => inner.journal(),
-    reap: (before, limit) => inner.reap(before, limit),
-    close: async () => {},
-  };
+  );
   return {
     store,
     counts,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
 import { StateUnavailable } from "../../src/core/errors.js";
 import { call } from "../support/in-process.js";
+import { over } from "../support/state-stores.js";
 import { problem } from "../support/server.js";
 
 /**
@@ -247,19 +248,3 @@ describe("two sandboxes sharing one MemoryStore", () => {
 /** What a client is told when the store failed (never the store's own message). */
 const CLIENT_DETAIL =
   "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
-
-/** `inner` with some of its operations replaced; close() leaves it open (the replicas share it). */
-function over(inner: StateStore, replaced: Partial<StateStore>): StateStore {
-  return {
-    shownAs: inner.shownAs,
-    sync: (cursor) => inner.sync(cursor),
-    commit: (request) => inner.commit(request),
-    reap: (before, limit) => inner.reap(before, limit),
-    settle: (id, waitMs) => inner.settle(id, waitMs),
-    reseed: (state) => inner.reseed(state),
-    close: async () => {},
-    journal: () => inner.journal(),
-    feed: (after, limit, waitMs) => inner.feed(after, limit, waitMs),
-    ...replaced,
-  };
-}

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, MemoryStore, type Sandbox, type StateStore } from "../../src/index.js";
 import { call } from "../support/in-process.js";
+import { over } from "../support/state-stores.js";
 
 /**
  * The store calls a request costs, as docs/deployment.md ("How a request runs") and
@@ -25,8 +26,7 @@ function counting(inner = new MemoryStore()) {
       count(op);
       return fn(...args);
     };
-  const store: StateStore = {
-    shownAs: "memory",
+  const store = over(inner, {
     sync: counted("sync", (cursor: string) => inner.sync(cursor)),
     commit: counted("commit", (request: Parameters<StateStore["commit"]>[0]) => inner.commit(request)),
     settle: counted("settle", (id: string, waitMs: number) => inner.settle(id, waitMs)),
@@ -35,8 +35,7 @@ function counting(inner = new MemoryStore()) {
     feed: (after, limit, waitMs) => (waitMs ? inner.feed(after, limit, waitMs) : counted("feed", () => inner.feed(after, limit))()),
     journal: counted("journal", () => inner.journal()),
     reap: counted("reap", (before: number, limit: number) => inner.reap(before, limit)),
-    close: async () => {},
-  };
+  });
   return {
     store,
     /** The calls `work` made, by operation. */
