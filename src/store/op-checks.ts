@@ -97,13 +97,16 @@ export function checkFeedArgs(limit: number, waitMs: number | undefined): void {
   }
 }
 
+/** Sessions one reap may end: the Redis store logs them in one stream entry (see MAX_COMMIT_ITEMS). */
+const MAX_REAP = 1000;
+
 export function checkReapArgs(idleBeforeMs: number, limit: number): void {
   if (!Number.isFinite(idleBeforeMs)) {
     throw new TypeError(
       `reap's idleBeforeMs is ${String(idleBeforeMs)}: give the wall-clock time (ms) before which a session's last use makes it idle.`,
     );
   }
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new TypeError(`reap's limit is ${String(limit)}: give a whole number of sessions, 1 or more.`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_REAP) {
+    throw new TypeError(`reap's limit is ${String(limit)}: give a whole number of sessions, 1 to ${MAX_REAP}.`);
   }
 }

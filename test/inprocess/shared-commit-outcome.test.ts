@@ -134,13 +134,17 @@ describe("a commit lost before it reached the store", () => {
     for (const r of [a, b]) expect((await call(r, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer)).status).toBe(200);
   });
 
-  it("answers a reset 503 and leaves every journal as it was", async () => {
+  it("answers a reset 503 and leaves every journal and session as it was", async () => {
     const broken = breakable();
     const [a, b] = await replicas(broken.store);
     expect((await call(a, "POST", "/api/v2/auth/token", CREDENTIALS)).status).toBe(200);
+    const made = (await call(b, "POST", "/__sandbox/sessions", {})).json;
+    expect((await call(a, "GET", `/__sandbox/sessions/${made.id}`)).status).toBe(200);
     broken.arm("lost on the way");
     expect((await call(a, "POST", "/__sandbox/reset", {})).status).toBe(503);
     for (const r of [a, b]) expect(await journalOf(r)).toEqual(["req_1 /api/v2/auth/token 200"]);
+    // The sessions the refused reset ended here are back, as stored.
+    for (const r of [a, b]) expect((await call(r, "GET", `/__sandbox/sessions/${made.id}`)).status).toBe(200);
   });
 
   it("leaves a one-shot rule unspent: the next request on the same replica fires it", async () => {
@@ -154,6 +158,40 @@ describe("a commit lost before it reached the store", () => {
     const fired = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_2`, undefined, s.bearer);
     expect([fired.status, fired.headers["x-sandbox-rule"]]).toEqual([418, "default/action-1"]);
     expect(await journalOf(a, `?session=${s.id}`)).toEqual([expect.stringMatching(/auth\/token 200$/), expect.stringMatching(/p_2 418$/)]);
+  });
+});
+
+describe("a commit settled after a sync brought a later version of its part", () => {
+  it("keeps the later version: the replica's next change of that part is not refused", async () => {
+    const inner = new MemoryStore();
+    let gate: Promise<void> | undefined;
+    let settling = false;
+    const broken = breakable(inner);
+    const store = over(broken.store, {
+      settle: async (id, waitMs) => {
+        settling = true;
+        await gate;
+        return inner.settle(id, waitMs);
+      },
+    });
+    const [a, b] = await replicas(store);
+    const s = await session(a);
+    let open!: () => void;
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    // A's clock move is applied, its answer lost; while A settles it, B moves the clock again and A syncs that.
+    broken.arm("answer lost");
+    const first = call(a, "POST", `/__sandbox/sessions/${s.id}/clock`, { advance: "1h" });
+    while (!settling) await new Promise((resolve) => setImmediate(resolve));
+    expect((await call(b, "POST", `/__sandbox/sessions/${s.id}/clock`, { advance: "1h" })).status).toBe(200);
+    expect((await call(a, "GET", "/__sandbox/health")).status).toBe(200);
+    open();
+    expect((await first).status).toBe(200);
+    gate = undefined;
+    const third = await call(a, "POST", `/__sandbox/sessions/${s.id}/clock`, { advance: "1h" });
+    expect(third.status).toBe(200);
+    expect((await call(b, "GET", `/__sandbox/sessions/${s.id}/clock`)).json).toEqual(third.json);
   });
 });
 

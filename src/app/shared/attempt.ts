@@ -59,3 +59,8 @@ export function asUnavailable(e: unknown, store: StateStore, detailed = false): 
     "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.",
   );
 }
+
+/** The journal record of a run whose rule delays are waited for after its commit: its duration includes them. */
+export function withDelay(record: JournalRecord, delayMs: number): JournalRecord {
+  return delayMs > 0 ? { ...record, durationMs: Math.round((record.durationMs + delayMs) * 1000) / 1000 } : record;
+}

@@ -8,6 +8,8 @@ import { snapshot } from "./reseed.js";
 import type { Runs } from "./runs.js";
 import { StoredParts } from "./stored-parts.js";
 
+/** Notice periods one sync waits out at most (each new state written back starts one). */
+const MAX_NOTICE_WAITS = 4;
 /** How many reseeds back a replica remembers where its epochs came from. */
 const ANCESTRY_KEPT = 16;
 
@@ -67,16 +69,27 @@ export class ReplicaCopy {
    */
   readonly sync = coalesced(async () => {
     await this.apply(await this.store.sync(this.cursor));
-    const settling = this.settlesAt - Date.now();
-    if (settling <= 0) return;
-    await new Promise((resolve) => setTimeout(resolve, settling));
-    await this.apply(await this.store.sync(this.cursor));
+    // Again while a state written back (another, if one was taken meanwhile) is still settling.
+    for (let waits = 0; waits < MAX_NOTICE_WAITS; waits++) {
+      const settling = this.settlesAt - Date.now();
+      if (settling <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, settling));
+      await this.apply(await this.store.sync(this.cursor));
+    }
   });
 
   /** A commit of this replica's was applied: its parts are stored as written (and, `clearedParts`, no other). */
-  committed(writes: readonly PartWrite[], read: Readonly<Record<string, number>>, position: number, clearedParts = false): void {
-    this.position = Math.max(this.position, position);
+  committed(
+    writes: readonly PartWrite[],
+    read: Readonly<Record<string, number>>,
+    commit: { position: number; logged: boolean; clearedParts: boolean },
+  ): void {
+    // The position counts what the objects hold: a commit's own change counts only when it comes
+    // right after the changes they hold (a later position may be other replicas' changes, not seen).
+    if (commit.logged && commit.position === this.position + 1) this.position = commit.position;
+    const clearedParts = commit.clearedParts;
     if (clearedParts) this.parts.keepOnly(new Set(writes.map((w) => w.name)));
+    // A removal stands at the version after the one read, as a write would: a later one kept meanwhile wins.
     for (const w of writes) this.parts.committed(w.name, read[w.name]! + 1, w.json);
   }
 

@@ -12,7 +12,7 @@ import { keyExports, Runs } from "./runs.js";
 import { ReplicaCopy } from "./replica-copy.js";
 import type { SharedEventHub } from "./shared-events.js";
 import { JournalMirror } from "./journal-mirror.js";
-import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
+import { type Attempt, asUnavailable, newAttempt, withDelay } from "./attempt.js";
 import type { RunScope, SharedRun } from "./shared-run.js";
 import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
 import { STATE_TIMEOUT_MS } from "./state-timeout.js";
@@ -301,7 +301,8 @@ export class SharedState implements SharedRun {
         }),
       );
       if (result.ok) {
-        this.copy.committed(writes, read, result.position, run.clearStore);
+        const logged = writes.length > 0 || records.length > 0 || keys.length > 0;
+        this.copy.committed(writes, read, { position: result.position, logged, clearedParts: run.clearStore });
         return "ok";
       }
       await this.undo(writes, spare, run);
@@ -329,7 +330,9 @@ export class SharedState implements SharedRun {
   ): Promise<void> {
     this.ctx.ledger.requeueRecords(spare.records);
     this.ctx.ring.requeueKeys(spare.keys);
-    await this.copy.restore(writes.map((w) => w.name));
+    // A reset ended every session here, not only those it wrote: all come back as stored.
+    const names = writes.map((w) => w.name);
+    await this.copy.restore(run.clearStore ? [...new Set([...names, ...this.copy.parts.sessionNames()])] : names);
     // A reset emptied this replica's journal: it is the store's again.
     if (run.clearStore) await this.mirror.reload().catch(() => {});
   }
@@ -342,9 +345,4 @@ export class SharedState implements SharedRun {
     await this.sync().catch(() => {});
     await this.reaper.reap();
   }
-}
-
-/** The journal record of a run whose rule delays are waited for after its commit: its duration includes them. */
-function withDelay(record: JournalRecord, delayMs: number): JournalRecord {
-  return delayMs > 0 ? { ...record, durationMs: Math.round((record.durationMs + delayMs) * 1000) / 1000 } : record;
 }

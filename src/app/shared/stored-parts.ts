@@ -40,6 +40,8 @@ export class StoredParts {
 
   /** A part this replica committed (undefined: removed). */
   committed(name: string, version: number, json: string | undefined): void {
+    // A sync may have brought a later version meanwhile (the commit was being settled): it stays.
+    if (this.version(name) >= version) return;
     if (json === undefined) this.parts.delete(name);
     else this.parts.set(name, { version, json });
   }

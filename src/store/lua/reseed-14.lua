@@ -68,8 +68,9 @@ if stored then
     if not further then return {0} end
   end
 end
+-- Later than the epoch it replaces, even if Redis's clock went back.
 local fresh = nowMicros()
-if fresh == epoch then fresh = string.format('%.0f', tonumber(epoch) + 1) end
+if tonumber(fresh) <= tonumber(epoch) then fresh = string.format('%.0f', tonumber(epoch) + 1) end
 redis.call('SET', KEYS[2], fresh)
 redis.call('SET', KEYS[3], ARGV[2])
 local ancestry = {ARGV[3] .. ':' .. ARGV[4]}
