@@ -114,8 +114,10 @@ try {
   const busy = await protectedP99(other.url, token);
   creating = false;
   const rotatingMade = (await creators).reduce((a, b) => a + b, 0);
+  const datasetAtMany = await redisDatasetBytes(redis.port);
   progress(`${MOST} live sessions, then a reset`);
   await fill(base, MOST);
+  const datasetAtMost = await redisDatasetBytes(redis.port);
   const reset = await timed(`${base}/__sandbox/reset`, json({}));
   const after = (await (await fetch(`${base}/__sandbox/sessions`)).json()).sessions.length;
   progress(`a flood of ${FLOOD} requests with 15 KB paths, no credentials`);
@@ -136,6 +138,11 @@ try {
     ratios: { clock: round(many.clockMs / one.clockMs), create: round(many.createMs / one.createMs) },
     protected: { idle, besideRotatingCreations: busy, rotatingSessionsMade: rotatingMade, p99Ratio: round(busy.p99 / idle.p99) },
     reset: { sessions: MOST, status: reset.status, ms: Math.round(reset.ms), liveAfter: after },
+    dataset: {
+      mbAt2000Sessions: round(datasetAtMany / 1e6),
+      mbAt10000Sessions: round(datasetAtMost / 1e6),
+      kbPerSession: round((datasetAtMost - datasetAtMany) / (MOST - MANY) / 1e3),
+    },
     flood: { requests: FLOOD, pathChars: long.length, datasetMbBefore: round(datasetBefore / 1e6), datasetMbAfter: round(datasetAfter / 1e6) },
   };
   const md = [
@@ -151,6 +158,8 @@ try {
     `| idle | ${idle.p50} ms | ${idle.p99} ms |`,
     `| while 6 clients create and end sessions of a key-rotating scenario on the other replica (${rotatingMade} made) | ${busy.p50} ms | ${busy.p99} ms |`,
     `| ratio of the p99s (target: within 3×) |  | ${results.protected.p99Ratio}× |`,
+    "",
+    `Redis's data set held ${results.dataset.mbAt2000Sessions} MB with ${MANY} live sessions and ${results.dataset.mbAt10000Sessions} MB with ${MOST}: ${results.dataset.kbPerSession} kB a session (the default scenario's, with its history).`,
     "",
     `A reset with ${MOST} live sessions answered ${reset.status} in ${results.reset.ms} ms, leaving ${after} sessions.`,
     "",

@@ -92,6 +92,7 @@ const QUOTING_SECTIONS = [
   { page: "docs/performance.md", heading: "More than one process", results: "bench/results/cluster.md" },
   { page: "docs/performance.md", heading: "Many sessions on the Redis store", results: "bench/results/shared-sessions.md" },
   { page: "docs/deployment.md", heading: "Sizing", results: "bench/results/cluster.md" },
+  { page: "docs/deployment.md", heading: "How far one Redis goes", results: "bench/results/shared-sessions.md" },
 ];
 
 /** Figures worked out from a recorded run's numbers rather than copied, with the working. */
