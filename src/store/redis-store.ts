@@ -106,6 +106,8 @@ export class RedisStore implements StateStore {
   readonly #limits: ResolvedLimits;
   readonly #timeoutMs: number;
   readonly #names: Record<KeyName, string>;
+  /** Each script's command and the key names it is given, made once: every request runs one. */
+  readonly #scripts = new Map<ScriptName, { run: (...args: string[]) => Promise<unknown>; keys: string[] }>();
   #inFlight = 0;
   readonly #main: Redis;
   readonly #readers: FeedReaders;
@@ -131,8 +133,11 @@ export class RedisStore implements StateStore {
       this.#timeoutMs,
       this.#names.feed,
     );
-    for (const [name, script] of Object.entries(LUA_SCRIPTS))
+    for (const [name, script] of Object.entries(LUA_SCRIPTS) as Array<[ScriptName, (typeof LUA_SCRIPTS)[ScriptName]]>) {
       this.#main.defineCommand(`msb_${name}`, { lua: script.lua, numberOfKeys: script.keys.length });
+      const run = (this.#main as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[`msb_${name}`]!.bind(this.#main);
+      this.#scripts.set(name, { run, keys: [...script.keys.map((key) => this.#names[key]), LAYOUT_VERSION] });
+    }
   }
 
   /** Connects and checks the layout (openRedisStore calls it). */
@@ -268,9 +273,8 @@ export class RedisStore implements StateStore {
   }
 
   #script(name: ScriptName, args: string[]): Promise<unknown> {
-    const keys = LUA_SCRIPTS[name].keys.map((key) => this.#names[key]);
-    const call = (this.#main as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[`msb_${name}`]!;
-    return call.call(this.#main, ...keys, LAYOUT_VERSION, ...args).catch((error: Error) => {
+    const script = this.#scripts.get(name)!;
+    return script.run(...script.keys, ...args).catch((error: Error) => {
       const layout = /^MSBLAYOUT (.*)$/.exec(error.message);
       throw layout ? new StoreLayoutMismatch(layoutText(this.shownAs, this.#names.layout, layout[1]!, LAYOUT_VERSION)) : error;
     });
