@@ -2,7 +2,7 @@ import type { Algorithm, SettingsInput } from "../core/config.js";
 import type { KeySource, SigningKey } from "../core/keys.js";
 import type { MerchantInput } from "../core/merchants.js";
 import type { StateStore } from "../core/state-store.js";
-import type { StateTimings } from "./shared/shared-state.js";
+import type { StateTimings } from "./shared/state-timings.js";
 import type { LoadedScenario } from "../scenarios/library.js";
 import type { ScenarioFile } from "../scenarios/schema.js";
 import type { RequestLogEntry } from "./pipeline.js";

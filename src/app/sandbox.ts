@@ -207,7 +207,7 @@ async function assemble(options: SandboxOptions, journalSize: number, opened: Op
   const pipeline = createPipeline(ctx, { onRequest: options.onRequest, onInternalError: options.onInternalError });
   let handle = pipeline;
   if (store && sharedEvents) {
-    shared = new SharedState(store, ctx, sessions, sharedEvents, journal, idleMs, options.stateTimings);
+    shared = new SharedState({ store, ctx, sessions, hub: sharedEvents, journal, idleMs, timings: options.stateTimings });
     shared.runs.sleep = sleep;
     ctx.shared = shared;
     if (first) await shared.begin(first);

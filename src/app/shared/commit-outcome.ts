@@ -1,6 +1,6 @@
 import { StateUnavailable, TooManySessions } from "../../core/errors.js";
 import { COMMIT_OUTCOME_KEPT_MS, type CommitRequest, type CommitResult, type StateStore } from "../../core/state-store.js";
-import { STATE_TIMEOUT_MS } from "./state-timeout.js";
+import { STATE_TIMEOUT_MS } from "./state-timings.js";
 
 /**
  * How long a replica tries to learn the outcome of a commit whose answer was lost, before it

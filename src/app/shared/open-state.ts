@@ -3,7 +3,7 @@ import { StateUnavailable } from "../../core/errors.js";
 import type { KeyRing } from "../../core/keys.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
 import { SANDBOX_PART } from "./parts.js";
-import { STATE_TIMEOUT_MS } from "./state-timeout.js";
+import { STATE_TIMEOUT_MS } from "./state-timings.js";
 
 /** How long a start waits for a first connection to Redis before it goes on without it. */
 const FIRST_CONNECTION_MS = 2000;

@@ -17,32 +17,36 @@ export class Reaper {
   private reaping = false;
 
   constructor(
-    private readonly store: StateStore,
-    private readonly runs: Runs,
-    private readonly sessions: SessionStore,
-    private readonly parts: StoredParts,
-    private readonly idleMs: number,
-    /** Commits the events of the sessions ended. */
-    private readonly commitEvents: (events: string[]) => Promise<unknown>,
+    private readonly deps: {
+      readonly store: StateStore;
+      readonly runs: Runs;
+      readonly sessions: SessionStore;
+      readonly parts: StoredParts;
+      /** Sessions unused this long are ended. */
+      readonly idleMs: number;
+      /** Commits the events of the sessions ended. */
+      readonly commitEvents: (events: string[]) => Promise<unknown>;
+    },
   ) {}
 
   async reap(): Promise<void> {
     if (this.reaping) return;
     this.reaping = true;
+    const { store, runs, sessions, parts, idleMs, commitEvents } = this.deps;
     try {
-      const ended = await this.store.reap(Date.now() - this.idleMs, REAP_LIMIT);
+      const ended = await store.reap(Date.now() - idleMs, REAP_LIMIT);
       const ids = ended.flatMap((part) => sessionOfPart(part) ?? []);
       if (ids.length === 0) return;
       // Under the lock, as a run of its own: the streams' "ended" events go with its commit.
       const run = newAttempt();
-      run.release = await this.runs.acquire();
-      this.runs.hold(run);
+      run.release = await runs.acquire();
+      runs.hold(run);
       try {
-        for (const id of ids) this.sessions.endReaped(id);
-        for (const id of ids) this.parts.forget(sessionPart(id));
-        await this.commitEvents(run.events.map((e) => JSON.stringify(e)));
+        for (const id of ids) sessions.endReaped(id);
+        for (const id of ids) parts.forget(sessionPart(id));
+        await commitEvents(run.events.map((e) => JSON.stringify(e)));
       } finally {
-        this.runs.release(run);
+        runs.release(run);
       }
     } catch {
       // The store is away: the next round tries again.

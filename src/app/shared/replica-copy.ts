@@ -13,6 +13,16 @@ const MAX_NOTICE_WAITS = 4;
 /** How many reseeds back a replica remembers where its epochs came from. */
 const ANCESTRY_KEPT = 16;
 
+/** The store and the objects of the replica that are kept in step with it. */
+export interface ReplicaObjects {
+  readonly store: StateStore;
+  readonly ctx: SandboxContext;
+  readonly sessions: SessionStore;
+  readonly journal: Journal;
+  readonly keyJson: KeyJson;
+  readonly runs: Runs;
+}
+
 /**
  * Where a replica's objects stand against its store, and the three ways they are brought to it: a
  * sync's changes applied, a failed run's changes undone, and a store in another epoch (emptied, or
@@ -35,21 +45,21 @@ export class ReplicaCopy {
   /** Reading parts into the objects (a sync's, an undo's): one at a time. */
   private turn: Promise<void> = Promise.resolve();
 
+  private readonly store: StateStore;
+
   constructor(
-    private readonly store: StateStore,
-    private readonly ctx: SandboxContext,
-    private readonly sessions: SessionStore,
-    private readonly journal: Journal,
-    private readonly keyJson: KeyJson,
-    private readonly runs: Runs,
-    /** After a full answer: the journal is read again. */
-    private readonly reloadJournal: () => Promise<void>,
-    /** Before a reseed: the journal takes in what the feed holds (requests answered on a state that is replaced). */
-    private readonly catchUpJournal: () => Promise<void>,
-    /** How long every replica has to notice an emptied store and offer its state (see sync). */
-    private readonly noticeMs: number,
+    private readonly objects: ReplicaObjects,
+    private readonly hooks: {
+      /** After a full answer: the journal is read again. */
+      readonly reloadJournal: () => Promise<void>;
+      /** Before a reseed: the journal takes in what the feed holds (requests answered on a state that is replaced). */
+      readonly catchUpJournal: () => Promise<void>;
+      /** How long every replica has to notice an emptied store and offer its state (see sync). */
+      readonly noticeMs: number;
+    },
   ) {
-    this.parts = new StoredParts(ctx, sessions);
+    this.store = objects.store;
+    this.parts = new StoredParts(objects.ctx, objects.sessions);
   }
 
   /**
@@ -115,13 +125,13 @@ export class ReplicaCopy {
     if (changes.epoch !== this.epoch) {
       this.position = 0;
       this.ancestry = [...changes.ancestry];
-      if (changes.reseededMsAgo !== undefined) this.settlesAt = Date.now() + this.noticeMs - changes.reseededMsAgo;
+      if (changes.reseededMsAgo !== undefined) this.settlesAt = Date.now() + this.hooks.noticeMs - changes.reseededMsAgo;
     }
     this.position = Math.max(this.position, changes.position);
     this.epoch = changes.epoch;
     this.lineage = changes.lineage ?? this.lineage;
     // A full answer: another epoch, or this replica was away longer than the store keeps changes.
-    if (changes.full) await this.reloadJournal();
+    if (changes.full) await this.hooks.reloadJournal();
   }
 
   /**
@@ -134,7 +144,7 @@ export class ReplicaCopy {
   private async newEpoch(changes: StateChanges): Promise<StateChanges | undefined> {
     const stored = changes.lineage;
     if (stored !== undefined && BigInt(stored) < BigInt(this.lineage!)) return changes;
-    await this.catchUpJournal().catch(() => {});
+    await this.hooks.catchUpJournal().catch(() => {});
     if (await this.reseed()) return undefined;
     // Another replica's state was taken: it is adopted.
     return this.store.sync("");
@@ -143,16 +153,16 @@ export class ReplicaCopy {
   /** Writes the objects' whole state into the store; false when the store refused (see newEpoch). */
   private async reseed(): Promise<boolean> {
     // Under the lock: no run is halfway through its changes, so the state written is committed state.
-    const release = await this.runs.acquire();
+    const release = await this.objects.runs.acquire();
     try {
       const from = { lineage: this.lineage!, fromEpoch: this.epoch ?? "", position: this.position, ancestry: this.ancestry };
-      const state = snapshot(this.ctx, this.sessions, this.journal, from, this.keyJson);
+      const state = snapshot(this.objects, from);
       const result = await this.store.reseed(state);
       if (!result.ok) return false;
       this.parts.reseeded(state.parts);
       this.cursor = result.cursor;
       this.ancestry = [`${from.fromEpoch}:${from.position}`, ...from.ancestry].slice(0, ANCESTRY_KEPT);
-      if (from.fromEpoch !== "") this.settlesAt = Date.now() + this.noticeMs;
+      if (from.fromEpoch !== "") this.settlesAt = Date.now() + this.hooks.noticeMs;
       this.epoch = result.epoch;
       return true;
     } finally {

@@ -10,11 +10,8 @@ import { type KeyJson, partNames, sessionPart, writePart } from "./parts.js";
  * uses. What survives an empty Redis restart is what a running replica holds (docs/deployment.md).
  */
 export function snapshot(
-  ctx: SandboxContext,
-  sessions: SessionStore,
-  journal: Journal,
+  { ctx, sessions, journal, keyJson }: { ctx: SandboxContext; sessions: SessionStore; journal: Journal; keyJson: KeyJson },
   from: Pick<Reseed, "lineage" | "fromEpoch" | "position" | "ancestry">,
-  keyJson: KeyJson,
 ): Reseed {
   const parts: Array<{ name: string; json: string }> = [];
   for (const name of partNames(ctx)) {

@@ -15,7 +15,7 @@ import { JournalMirror } from "./journal-mirror.js";
 import { type Attempt, asUnavailable, newAttempt, withDelay } from "./attempt.js";
 import type { RunScope, SharedRun } from "./shared-run.js";
 import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
-import { STATE_TIMEOUT_MS } from "./state-timeout.js";
+import { DEFAULT_TIMINGS, STATE_TIMEOUT_MS, type StateTimings } from "./state-timings.js";
 import { changedParts } from "./changed-parts.js";
 import { Reaper } from "./reaper.js";
 
@@ -29,18 +29,16 @@ const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS;
 const MAX_ATTEMPTS = 25;
 /** Between two attempts to read the store of a replica that started before it could. */
 const WAIT_RETRY_MS = 500;
-/** How often a replica syncs with no request coming (an emptied store is noticed), and asks the store to end idle sessions. */
-const TICK_MS = 1000;
-/**
- * How long a state written back into an emptied store waits before it is answered from: longer
- * than a tick, so every running replica has offered its own by then.
- */
-const NOTICE_MS = 1500;
-
-/** The shared state's waits, shorter in tests (createSandbox's internal `stateTimings`). */
-export interface StateTimings {
-  readonly tickMs: number;
-  readonly noticeMs: number;
+/** What a replica's shared state works on: the store, and the sandbox's objects it keeps in step. */
+export interface SharedStateDeps {
+  readonly store: StateStore;
+  readonly ctx: SandboxContext;
+  readonly sessions: SessionStore;
+  readonly hub: SharedEventHub;
+  readonly journal: Journal;
+  /** Sessions unused this long are reaped. */
+  readonly idleMs: number;
+  readonly timings?: StateTimings | undefined;
 }
 
 /**
@@ -69,31 +67,35 @@ export class SharedState implements SharedRun {
   /** Where this replica's objects stand against the store (cursor, epoch, parts), and how they are brought to it. */
   private readonly copy: ReplicaCopy;
 
-  constructor(
-    readonly store: StateStore,
-    private readonly ctx: SandboxContext,
-    private readonly sessions: SessionStore,
-    hub: SharedEventHub,
-    journal: Journal,
-    idleMs: number,
-    private readonly timings: StateTimings = { tickMs: TICK_MS, noticeMs: NOTICE_MS },
-  ) {
+  readonly store: StateStore;
+  private readonly ctx: SandboxContext;
+  private readonly sessions: SessionStore;
+  private readonly timings: StateTimings;
+
+  constructor(deps: SharedStateDeps) {
+    const { store, ctx, sessions, journal } = deps;
+    this.store = store;
+    this.ctx = ctx;
+    this.sessions = sessions;
+    this.timings = deps.timings ?? DEFAULT_TIMINGS;
     this.keyJson = keyExports(ctx.ring);
-    this.mirror = new JournalMirror(store, journal, hub, sessions);
+    this.mirror = new JournalMirror(store, journal, deps.hub, sessions);
     this.copy = new ReplicaCopy(
+      { store, ctx, sessions, journal, keyJson: this.keyJson, runs: this.runs },
+      {
+        reloadJournal: () => (this.follower === undefined ? Promise.resolve() : this.mirror.reload()),
+        catchUpJournal: () => this.follower?.catchUp() ?? Promise.resolve(),
+        noticeMs: this.timings.noticeMs,
+      },
+    );
+    this.reaper = new Reaper({
       store,
-      ctx,
+      runs: this.runs,
       sessions,
-      journal,
-      this.keyJson,
-      this.runs,
-      () => (this.follower === undefined ? Promise.resolve() : this.mirror.reload()),
-      () => this.follower?.catchUp() ?? Promise.resolve(),
-      timings.noticeMs,
-    );
-    this.reaper = new Reaper(store, this.runs, sessions, this.copy.parts, idleMs, (events) =>
-      commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
-    );
+      parts: this.copy.parts,
+      idleMs: deps.idleMs,
+      commitEvents: (events) => commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
+    });
   }
 
   /**
@@ -267,21 +269,10 @@ export class SharedState implements SharedRun {
     // starts its idle time now: the store reaps only sessions it saw used.
     const made = writes.find((w) => w.json !== undefined && read[w.name] === 0 && sessionOfPart(w.name) !== undefined);
     const touched = run.touch !== undefined ? sessionPart(run.touch) : made?.name;
-    // The run's own tokens and keys, and any made outside a request (taken back if this fails).
-    const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
-    const issued = this.runs.takeIssued(run.journal?.tokenId);
-    const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
-    const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
+    const { records, keys, spare } = this.appended(run);
     // Nothing to store and nothing read (a control-plane read): no round trip.
-    const nothing =
-      Object.keys(read).length === 0 &&
-      records.length === 0 &&
-      keys.length === 0 &&
-      !run.journal &&
-      run.events.length === 0 &&
-      !touched &&
-      !run.clearStore;
-    if (nothing) {
+    const appends = Object.keys(read).length + records.length + keys.length + run.events.length;
+    if (appends === 0 && !run.journal && !touched && !run.clearStore) {
       this.runs.release(run);
       return "ok";
     }
@@ -315,6 +306,15 @@ export class SharedState implements SharedRun {
     } finally {
       this.runs.release(run);
     }
+  }
+
+  /** What the run's commit appends: its own tokens and keys, and any made outside a request (`spare`: taken back if it fails). */
+  private appended(run: Attempt) {
+    const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
+    const issued = this.runs.takeIssued(run.journal?.tokenId);
+    const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
+    const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
+    return { records, keys, spare };
   }
 
   /** A commit request of this replica: a new id, the epoch its objects are in, and the deadline. */

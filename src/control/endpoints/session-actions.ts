@@ -52,21 +52,7 @@ export const applySessionActions: ControlHandler = async (request, ctx, trace, [
       );
     }
   }
-  if (actions.next && scenario.actionRuleCount >= MAX_PENDING_ACTION_RULES) {
-    throw new SessionActionRulesFull(
-      `Session ${session.id} already holds ${MAX_PENDING_ACTION_RULES} pending next rules; nothing was changed. Wait for them to be spent, or reset the session (POST /__sandbox/sessions/${session.id}/reset).`,
-    );
-  }
-
-  if (actions.next) {
-    const held = scenario.actionRules.reduce((total, rule) => total + JSON.stringify(rule.rule.then).length, 0);
-    const adding = JSON.stringify(actions.next.then).length;
-    if (held + adding > MAX_PENDING_ACTION_BYTES) {
-      throw new SessionActionRulesFull(
-        `Session ${session.id}'s pending next rules hold ${held} bytes, and this one's ${adding} would pass the ${MAX_PENDING_ACTION_BYTES} a session may hold; nothing was changed. Give it a smaller respond body, wait for the pending rules to be spent, or reset the session (POST /__sandbox/sessions/${session.id}/reset).`,
-      );
-    }
-  }
+  if (actions.next) assertRoomForRule(session, actions.next.then);
 
   // The rule is added in the same tick as the limit check, before anything awaits (a key rotation),
   // so concurrent calls cannot all pass the check and overfill the session.
@@ -102,6 +88,24 @@ export const applySessionActions: ControlHandler = async (request, ctx, trace, [
     clock: clockView(scenario.clock),
   });
 };
+
+/** Refuses a `next` rule the session has no room for: past the pending rules' count or their total size. */
+function assertRoomForRule(session: Session, then: unknown): void {
+  const scenario = session.instance;
+  const reset = `reset the session (POST /__sandbox/sessions/${session.id}/reset)`;
+  if (scenario.actionRuleCount >= MAX_PENDING_ACTION_RULES) {
+    throw new SessionActionRulesFull(
+      `Session ${session.id} already holds ${MAX_PENDING_ACTION_RULES} pending next rules; nothing was changed. Wait for them to be spent, or ${reset}.`,
+    );
+  }
+  const held = scenario.actionRules.reduce((total, rule) => total + JSON.stringify(rule.rule.then).length, 0);
+  const adding = JSON.stringify(then).length;
+  if (held + adding > MAX_PENDING_ACTION_BYTES) {
+    throw new SessionActionRulesFull(
+      `Session ${session.id}'s pending next rules hold ${held} bytes, and this one's ${adding} would pass the ${MAX_PENDING_ACTION_BYTES} a session may hold; nothing was changed. Give it a smaller respond body, wait for the pending rules to be spent, or ${reset}.`,
+    );
+  }
+}
 
 /** A `next` rule as the answer shows it: its name as X-Sandbox-Rule and the journal give it, never a value (a secret) of its actions. */
 function ruleView(rule: CompiledRule, scenario: string) {
