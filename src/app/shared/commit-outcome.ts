@@ -24,13 +24,13 @@ const UNKNOWN_DETAIL =
  * late commit). Throws the unknown-outcome StateUnavailable when the store answers neither within
  * SETTLE_MS, and the store's StateUnavailable when the commit was refused before it was sent.
  */
-export async function commitKnown(store: StateStore, request: CommitRequest): Promise<CommitResult> {
+export async function commitKnown(store: StateStore, request: CommitRequest, settleMs = SETTLE_MS): Promise<CommitResult> {
   try {
     return await store.commit(request);
   } catch (e) {
     if (!(e instanceof StateUnavailable) || e.unsent) throw e;
   }
-  const until = Date.now() + SETTLE_MS;
+  const until = Date.now() + settleMs;
   for (;;) {
     const left = until - Date.now();
     if (left <= 0) throw new StateUnavailable(UNKNOWN_DETAIL);
