@@ -180,6 +180,16 @@ export interface FeedEntry {
   readonly json: string;
 }
 
+/** Which of two feed positions comes later ("<ms>-<n>" each; "" is before everything): <0, 0 or >0. */
+export function compareFeedIds(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === "") return -1;
+  if (b === "") return 1;
+  const [a1 = 0, a2 = 0] = a.split("-").map(Number);
+  const [b1 = 0, b2 = 0] = b.split("-").map(Number);
+  return a1 !== b1 ? a1 - b1 : a2 - b2;
+}
+
 export interface StateStore {
   /** Where the state is, for messages: a password in it is redacted. */
   readonly shownAs: string;

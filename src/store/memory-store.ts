@@ -1,15 +1,16 @@
 import { StateUnavailable } from "../core/errors.js";
-import type {
-  CommitRequest,
-  CommitResult,
-  FeedEntry,
-  Reseed,
-  ReseedResult,
-  SettleResult,
-  StateChanges,
-  StateCursor,
-  StateStore,
-  StoredPart,
+import {
+  compareFeedIds,
+  type CommitRequest,
+  type CommitResult,
+  type FeedEntry,
+  type Reseed,
+  type ReseedResult,
+  type SettleResult,
+  type StateChanges,
+  type StateCursor,
+  type StateStore,
+  type StoredPart,
 } from "../core/state-store.js";
 import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed, RESET_EVENT } from "./op-checks.js";
 import { type ResolvedLimits, resolveLimits, type StoreLimits } from "./store-limits.js";
@@ -324,12 +325,6 @@ function newEpoch(before = "0"): string {
   const now = BigInt(Date.now()) * 1000n;
   const next = now > BigInt(before) ? now : BigInt(before) + 1n;
   return String(next);
-}
-
-function compareFeedIds(a: string, b: string): number {
-  const [a1 = 0, a2 = 0] = a.split("-").map(Number);
-  const [b1 = 0, b2 = 0] = b.split("-").map(Number);
-  return a1 !== b1 ? a1 - b1 : a2 - b2;
 }
 
 function shown(entry: HeldFeedEntry): FeedEntry {

@@ -1,5 +1,4 @@
-import type { FeedEntry, StateStore } from "../../core/state-store.js";
-import { compareIds } from "./log-position.js";
+import { compareFeedIds, type FeedEntry, type StateStore } from "../../core/state-store.js";
 
 /** Entries read per call while catching up, and per wait while following. */
 const PAGE = 500;
@@ -31,7 +30,7 @@ export async function followFeed(store: StateStore, deliver: (entries: readonly 
     if (page.length < PAGE) break;
   }
   const take = (page: readonly FeedEntry[]): number => {
-    const fresh = page.filter((e) => compareIds(e.id, cursor) > 0);
+    const fresh = page.filter((e) => compareFeedIds(e.id, cursor) > 0);
     if (fresh.length > 0) {
       cursor = fresh[fresh.length - 1]!.id;
       deliver(fresh);

@@ -45,9 +45,14 @@ export async function openState(state: string | StateStore, journalSize: number,
   }
 }
 
+/** What the store said failed, without what a running replica does about it (the caller says that). */
+export function whatFailed(e: StateUnavailable): string {
+  return e.description.replace(/ The replica reconnects by itself; .*$/, "");
+}
+
 /** Why the start stops: the store's own words, without what a running replica would do next. */
 function startRefusal(e: StateUnavailable, required: boolean): string {
-  const said = e.description.replace(/ The replica reconnects by itself; .*$/, "");
+  const said = whatFailed(e);
   return required && e.name !== "StoreLayoutMismatch"
     ? `${said} Start Redis there or fix --state; without --require-state the replica would start unhealthy and wait for it.`
     : said;

@@ -10,6 +10,7 @@ import { type FeedFollower, followFeed } from "./feed-follower.js";
 import { type KeyJson, sessionOfPart, sessionPart } from "./parts.js";
 import { keyExports, Runs } from "./runs.js";
 import { ReplicaCopy } from "./replica-copy.js";
+import { whatFailed } from "./open-state.js";
 import type { SharedEventHub } from "./shared-events.js";
 import { JournalMirror } from "./journal-mirror.js";
 import { type Attempt, asUnavailable, newAttempt, withDelay } from "./attempt.js";
@@ -124,7 +125,7 @@ export class SharedState implements SharedRun {
   beginWhenReachable(why: StateUnavailable, notice: (message: string) => void): void {
     this.waiting = why;
     notice(
-      `${why.description.replace(/ The replica reconnects by itself; .*$/, "")} This replica answers 503 state_unavailable, health too, and serves once the shared state at ${this.store.shownAs} can be read.`,
+      `${whatFailed(why)} This replica answers 503 state_unavailable, health too, and serves once the shared state at ${this.store.shownAs} can be read.`,
     );
     const attempt = async () => {
       this.waitTimer = undefined;
