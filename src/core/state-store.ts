@@ -127,16 +127,57 @@ export interface CommitRequest {
   readonly clearParts?: boolean;
   /** Wall-clock ms after which the commit must not apply. */
   readonly deadlineMs: number;
+  /**
+   * What else the request's answer was made from, besides the parts in `read`: the replica's
+   * objects as of `basis.cursor`. With a basis, the commit applies only if no other replica's
+   * change since that cursor is news to the request (RunBasis), and its result carries the
+   * changes since then, so the replica need not sync before its next request.
+   */
+  readonly basis?: RunBasis;
+}
+
+/**
+ * The state a request was answered from: the replica's objects as of `cursor`, with every change
+ * of `origin`'s own since. Another origin's change since the cursor is news to the request, and
+ * the commit is refused `stale`, unless it only wrote parts whose names start with `privatePrefix`
+ * (one session's each) other than `ownParts`: a request reads no session's state but its own. A
+ * part made or removed under the prefix is always news (a request may name a session that is
+ * not yet, or no longer, known to it), and so is a key appended; a record appended only when
+ * `recordsRead` (the request looked for an issued token's record and did not find it).
+ */
+export interface RunBasis {
+  readonly cursor: StateCursor;
+  /** The replica committing (1 to 64 of A-Z a-z 0-9 _ -): its own changes are in its objects. */
+  readonly origin: string;
+  readonly privatePrefix: string;
+  readonly ownParts: readonly string[];
+  readonly recordsRead: boolean;
 }
 
 /**
  * Applied: `seq` is the journal entry's number (`req_<seq>`), when one was given, and `position`
- * the epoch's position after it (StateChanges.position).
+ * the epoch's position after it (StateChanges.position); with a basis, `changes` are the changes
+ * since its cursor but this commit's own, up to that position.
  * Or refused, with nothing applied.
  */
 export type CommitResult =
-  | { readonly ok: true; readonly seq: number | undefined; readonly position: number }
-  | { readonly ok: false; readonly reason: "conflict" | "late" | "full" };
+  | { readonly ok: true; readonly seq: number | undefined; readonly position: number; readonly changes?: EpochChanges }
+  | { readonly ok: false; readonly reason: "conflict" | "late" | "full" }
+  | StaleCommit;
+
+/**
+ * Refused with nothing applied: another replica changed what the request's answer was made from
+ * since its basis. `changes` are those since the basis's cursor, to apply before the request runs
+ * again; undefined when the store no longer keeps changes that old (sync in full).
+ */
+export interface StaleCommit {
+  readonly ok: false;
+  readonly reason: "stale";
+  readonly changes: EpochChanges | undefined;
+}
+
+/** Changes within the epoch a replica is in, as a commit answers them (see RunBasis): never in full. */
+export type EpochChanges = Pick<StateChanges, "cursor" | "position" | "parts" | "removed" | "records" | "keys">;
 
 /** What `settle` found: the commit applied (its journal number and the position after it), or not, and now never. */
 export type SettleResult = { readonly applied: true; readonly seq: number | undefined; readonly position: number } | { readonly applied: false };

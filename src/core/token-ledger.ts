@@ -84,8 +84,15 @@ export class TokenLedger {
     if (!this.recordSink?.(json, minted)) this.newRecords.push(json);
   }
 
+  /**
+   * How many lookups found no record: a replica sharing its state compares it before and after a
+   * request, to know whether records other replicas appended meanwhile could have changed its answer.
+   */
+  missed = 0;
+
   get(jti: string): IssuedToken | undefined {
     const r = this.issued.get(jti);
+    if (!r) this.missed++;
     return r && { jti, merchantId: r.merchantId, issuedAt: r.issuedAt, expiresAt: r.expiresAt };
   }
 
@@ -235,6 +242,7 @@ export class TokenLedger {
   private covers(cutoff: Cutoff | undefined, jti: string, issuedAt: number): boolean {
     if (!cutoff) return false;
     const record = this.issued.get(jti);
+    if (!record) this.missed++;
     return record ? record.order < cutoff.order : issuedAt <= cutoff.upTo;
   }
 

@@ -3,6 +3,7 @@ import {
   compareFeedIds,
   type CommitRequest,
   type CommitResult,
+  type EpochChanges,
   type FeedEntry,
   type Reseed,
   type ReseedResult,
@@ -13,16 +14,8 @@ import {
   type StoredPart,
 } from "../core/state-store.js";
 import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed, RESET_EVENT } from "./op-checks.js";
+import { type Change, changesIn, MemoryChangeLog, newsIn } from "./memory-change-log.js";
 import { type ResolvedLimits, resolveLimits, type StoreLimits } from "./store-limits.js";
-
-/** One commit's mark in the change log: what it changed, by name, and what it appended. */
-interface Change {
-  readonly n: number;
-  readonly written: readonly string[];
-  readonly removed: readonly string[];
-  readonly records: readonly string[];
-  readonly keys: readonly string[];
-}
 
 interface HeldFeedEntry extends FeedEntry {
   readonly n: number;
@@ -48,9 +41,7 @@ export class MemoryStore implements StateStore {
   /** When the stored state was written back from a replica's (wall-clock ms); undefined when seeded fresh. */
   #reseededAt: number | undefined;
   readonly #parts = new Map<string, { version: number; json: string }>();
-  #changes: Change[] = [];
-  /** The number of the newest change; a clear counts one, so every cursor before it syncs in full. */
-  #changeCount = 0;
+  readonly #log: MemoryChangeLog;
   readonly #keys = new Map<string, string>();
   #journal: Array<{ seq: number; json: string }> = [];
   #journalSeq = 0;
@@ -65,51 +56,31 @@ export class MemoryStore implements StateStore {
 
   constructor(limits: StoreLimits = {}) {
     this.#limits = resolveLimits(limits);
+    this.#log = new MemoryChangeLog(this.#limits.changeLogSize);
   }
 
   async sync(cursor: StateCursor): Promise<StateChanges> {
     this.#open("sync");
-    const at = /^(\d+):(\d+)$/.exec(cursor);
-    const since = at && at[1] === this.#epoch ? Number(at[2]) : undefined;
-    const oldestKept = this.#changes[0]?.n ?? this.#changeCount + 1;
-    const incremental = since !== undefined && since <= this.#changeCount && oldestKept <= since + 1;
+    const since = this.#log.kept(cursor, this.#epoch);
     const head = {
-      cursor: `${this.#epoch}:${this.#changeCount}`,
+      cursor: `${this.#epoch}:${this.#log.count}`,
       epoch: this.#epoch,
       lineage: this.#lineage,
-      position: this.#changeCount,
+      position: this.#log.count,
       ancestry: [...this.#ancestry],
       reseededMsAgo: this.#reseededAt === undefined ? undefined : Date.now() - this.#reseededAt,
     };
-    if (!incremental) {
+    if (since === undefined) {
       return {
         ...head,
         full: true,
-        parts: [...this.#parts.keys()].sort().map((name) => this.#stored(name)),
+        parts: [...this.#parts.keys()].sort().map((name) => this.#stored(name)!),
         removed: [],
-        records: this.#changes.flatMap((c) => c.records),
+        records: this.#log.records(),
         keys: [...this.#keys.values()],
       };
     }
-    const last = new Map<string, "written" | "removed">();
-    const records: string[] = [];
-    const keys: string[] = [];
-    for (const change of this.#changes) {
-      if (change.n <= since) continue;
-      for (const name of change.written) last.set(name, "written");
-      for (const name of change.removed) last.set(name, "removed");
-      records.push(...change.records);
-      keys.push(...change.keys);
-    }
-    const names = [...last.keys()].sort();
-    return {
-      ...head,
-      full: false,
-      parts: names.filter((name) => this.#parts.has(name)).map((name) => this.#stored(name)),
-      removed: names.filter((name) => !this.#parts.has(name)),
-      records,
-      keys,
-    };
+    return { ...head, full: false, ...changesIn(this.#log.after(since), (name) => this.#stored(name)) };
   }
 
   async commit(request: CommitRequest): Promise<CommitResult> {
@@ -119,20 +90,29 @@ export class MemoryStore implements StateStore {
     this.#remember(request.id, "void");
     if (Date.now() > request.deadlineMs) return { ok: false, reason: "late" };
     if (request.epoch !== this.#epoch) return { ok: false, reason: "conflict" };
+    let before: Change[] | undefined;
+    if (request.basis) {
+      const since = this.#log.kept(request.basis.cursor, this.#epoch);
+      if (since === undefined) return { ok: false, reason: "stale", changes: undefined };
+      before = this.#log.after(since);
+      if (newsIn(before, request.basis)) return { ok: false, reason: "stale", changes: this.#changesIn(before) };
+    }
     for (const [name, version] of Object.entries(request.read)) {
       if ((this.#parts.get(name)?.version ?? 0) !== version) return { ok: false, reason: "conflict" };
     }
     if (request.admit && !this.#live.has(request.admit.part) && this.#live.size >= request.admit.max) return { ok: false, reason: "full" };
     if (request.admit) this.#live.set(request.admit.part, request.touch!.atMs);
     if (request.touch) this.#touch(request.touch.part, request.touch.atMs);
+    const made: string[] = [];
     const written: string[] = [];
     const removed: string[] = [];
     for (const write of request.writes) {
       if (write.json === undefined) {
         if (this.#removePart(write.name)) removed.push(write.name);
       } else {
-        this.#parts.set(write.name, { version: (this.#parts.get(write.name)?.version ?? 0) + 1, json: write.json });
-        written.push(write.name);
+        const version = this.#parts.get(write.name)?.version;
+        this.#parts.set(write.name, { version: (version ?? 0) + 1, json: write.json });
+        (version === undefined ? made : written).push(write.name);
       }
     }
     if (request.clearParts) {
@@ -147,7 +127,7 @@ export class MemoryStore implements StateStore {
       keys.push(key.json);
     }
     while (this.#keys.size > this.#limits.keysSize) this.#keys.delete(this.#keys.keys().next().value as string);
-    this.#logChange(written, removed, request.records, keys);
+    this.#log.log({ origin: request.basis?.origin ?? "", made, written, removed, records: [...request.records], keys });
     let seq: number | undefined;
     if (request.journal !== undefined) {
       seq = ++this.#journalSeq;
@@ -158,8 +138,10 @@ export class MemoryStore implements StateStore {
     for (const event of request.events) this.#appendFeed(undefined, event);
     if (request.clearLogs) this.#clearLogs();
     if (request.journal !== undefined || request.events.length > 0 || request.clearLogs) this.#wake();
-    this.#remember(request.id, { seq: seq ?? 0, position: this.#changeCount });
-    return { ok: true, seq, position: this.#changeCount };
+    const position = this.#log.count;
+    this.#remember(request.id, { seq: seq ?? 0, position });
+    if (!before) return { ok: true, seq, position };
+    return { ok: true, seq, position, changes: { ...this.#changesIn(before), cursor: `${this.#epoch}:${position}`, position } };
   }
 
   async settle(id: string, _waitMs: number): Promise<SettleResult> {
@@ -187,8 +169,7 @@ export class MemoryStore implements StateStore {
     for (const part of state.parts) this.#parts.set(part.name, { version: 1, json: part.json });
     this.#keys.clear();
     for (const key of state.keys.slice(-this.#limits.keysSize)) this.#keys.set(key.kid, key.json);
-    this.#changes = [];
-    this.#changeCount = state.position;
+    this.#log.restart(state.position);
     this.#journal = state.journal.slice(-this.#limits.journalSize).map((e) => ({ ...e }));
     this.#journalSeq = Math.max(this.#journalSeq, state.journalSeq);
     this.#live.clear();
@@ -233,7 +214,7 @@ export class MemoryStore implements StateStore {
       .map(([part]) => part);
     const removed: string[] = [];
     for (const part of idle) if (this.#removePart(part)) removed.push(part);
-    this.#logChange([], removed, [], []);
+    this.#log.log({ origin: "", made: [], written: [], removed, records: [], keys: [] });
     return idle;
   }
 
@@ -246,9 +227,14 @@ export class MemoryStore implements StateStore {
     if (this.#closed) throw new StateUnavailable(`The state store (memory) is closed: ${op} was called after close().`);
   }
 
-  #stored(name: string): StoredPart {
-    const part = this.#parts.get(name)!;
-    return { name, version: part.version, json: part.json };
+  #stored(name: string): StoredPart | undefined {
+    const part = this.#parts.get(name);
+    return part && { name, version: part.version, json: part.json };
+  }
+
+  /** What `changes` changed, at the position they end at (the store's now: none come after them yet). */
+  #changesIn(changes: readonly Change[]): EpochChanges {
+    return { cursor: `${this.#epoch}:${this.#log.count}`, position: this.#log.count, ...changesIn(changes, (name) => this.#stored(name)) };
   }
 
   /** A touch of a part that is not live (ended meanwhile) is no use of anything. */
@@ -269,17 +255,10 @@ export class MemoryStore implements StateStore {
     return this.#parts.delete(name);
   }
 
-  #logChange(written: string[], removed: string[], records: readonly string[], keys: string[]): void {
-    if (written.length + removed.length + records.length + keys.length === 0) return;
-    this.#changes.push({ n: ++this.#changeCount, written, removed, records: [...records], keys });
-    if (this.#changes.length > this.#limits.changeLogSize) this.#changes.splice(0, this.#changes.length - this.#limits.changeLogSize);
-  }
-
   /** The journal, the change log and the feed emptied; the change count moves on, so every cursor before syncs in full. */
   #clearLogs(): void {
     this.#journal = [];
-    this.#changes = [];
-    this.#changeCount++;
+    this.#log.clear();
     this.#feed = [];
     this.#appendFeed(undefined, RESET_EVENT);
   }

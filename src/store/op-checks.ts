@@ -1,4 +1,4 @@
-import type { CommitRequest, Reseed } from "../core/state-store.js";
+import type { CommitRequest, Reseed, RunBasis } from "../core/state-store.js";
 
 /**
  * The most parts, records and keys one commit may carry together. The Redis store logs them in one
@@ -54,6 +54,31 @@ export function checkCommit(request: CommitRequest): void {
   }
   if (request.touch && (!Number.isFinite(request.touch.atMs) || request.touch.part === "")) {
     throw new TypeError("A commit's touch needs a live session's part and a wall-clock time in ms (atMs).");
+  }
+  if (request.basis) checkBasis(request.basis);
+}
+
+function checkBasis(basis: RunBasis): void {
+  if (typeof basis.cursor !== "string") {
+    throw new TypeError("A commit's basis has no cursor: give the StateChanges.cursor the replica's objects were last brought to.");
+  }
+  if (typeof basis.origin !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(basis.origin)) {
+    throw new TypeError(
+      `A commit's basis.origin is ${JSON.stringify(basis.origin)}: give 1 to 64 of A-Z a-z 0-9 _ -, the same for every commit of a replica.`,
+    );
+  }
+  if (typeof basis.privatePrefix !== "string" || basis.privatePrefix === "") {
+    throw new TypeError(
+      "A commit's basis.privatePrefix is empty: give the prefix of the parts a request reads only when it names them (a session's).",
+    );
+  }
+  if (!Array.isArray(basis.ownParts) || basis.ownParts.length > MAX_COMMIT_ITEMS || !basis.ownParts.every((p) => typeof p === "string")) {
+    throw new TypeError(
+      `A commit's basis.ownParts is not a list of at most ${MAX_COMMIT_ITEMS} part names: give the parts under the prefix the request read.`,
+    );
+  }
+  if (typeof basis.recordsRead !== "boolean") {
+    throw new TypeError("A commit's basis.recordsRead is not true or false: say whether the request looked for a record it did not find.");
   }
 }
 

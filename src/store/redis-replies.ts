@@ -12,8 +12,7 @@ type Flat = ReadonlyArray<string | number | null>;
 /** Reads the sync script's flat answer. Parts and removed names come sorted by name, as the memory store gives them. */
 export function readSyncAnswer(answer: unknown): StateChanges {
   const flat = answer as Flat;
-  let i = 0;
-  const next = () => flat[i++];
+  const next = reader(flat, 0);
   const full = next() === 1;
   const cursor = String(next());
   const epoch = String(next());
@@ -21,6 +20,20 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const position = Number(next());
   const ancestry = String(next());
   const ago = Number(next());
+  return {
+    cursor,
+    epoch,
+    lineage: lineage === "" ? undefined : lineage,
+    position,
+    ancestry: ancestry === "" ? [] : ancestry.split(","),
+    reseededMsAgo: ago < 0 ? undefined : ago,
+    full,
+    ...readChangeLists(next),
+  };
+}
+
+/** The counted lists a sync or a commit answers with (parts, removed names, records, keys), the parts and names sorted. */
+function readChangeLists(next: () => string | number | null | undefined): Pick<StateChanges, "parts" | "removed" | "records" | "keys"> {
   const parts: StoredPart[] = [];
   const partCount = Number(next());
   for (let p = 0; p < partCount; p++) {
@@ -39,19 +52,12 @@ export function readSyncAnswer(answer: unknown): StateChanges {
   const keys = list();
   parts.sort((a, b) => byText(a.name, b.name));
   removed.sort(byText);
-  return {
-    cursor,
-    epoch,
-    lineage: lineage === "" ? undefined : lineage,
-    position,
-    ancestry: ancestry === "" ? [] : ancestry.split(","),
-    reseededMsAgo: ago < 0 ? undefined : ago,
-    full,
-    parts,
-    removed,
-    records,
-    keys,
-  };
+  return { parts, removed, records, keys };
+}
+
+function reader(flat: Flat, from: number): () => string | number | null | undefined {
+  let i = from;
+  return () => flat[i++];
 }
 
 /** The commit script's arguments after the layout version (ARGV[2] on: commit-13.lua's header). */
@@ -73,7 +79,13 @@ export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outco
     RESET_EVENT,
     request.journal !== undefined ? "1" : "0",
     request.journal ?? "",
+    request.basis?.cursor ?? "",
+    request.basis?.origin ?? "",
+    request.basis?.privatePrefix ?? "",
+    request.basis?.recordsRead ? "1" : "0",
   ];
+  const own = request.basis?.ownParts ?? [];
+  args.push(String(own.length), ...own);
   const reads = Object.entries(request.read);
   args.push(String(reads.length));
   for (const [name, version] of reads) args.push(name, String(version));
@@ -118,9 +130,23 @@ export function readSettleAnswer(answer: unknown): SettleResult {
   return applied === 1 ? { applied: true, seq: Number(seq) === 0 ? undefined : Number(seq), position: Number(position ?? 0) } : { applied: false };
 }
 
-export function readCommitAnswer(answer: unknown): CommitResult {
-  const [applied, detail, position] = answer as [number, number | string, number?];
-  if (applied === 1) return { ok: true, seq: Number(detail) === 0 ? undefined : Number(detail), position: Number(position ?? 0) };
+/** Reads the commit script's answer to `request` (its epoch is the store's when it was not refused as of another). */
+export function readCommitAnswer(answer: unknown, request: CommitRequest): CommitResult {
+  const flat = answer as Flat;
+  const [applied, detail, third] = flat as [number, number | string, number?];
+  if (applied === 1) {
+    const seq = Number(detail) === 0 ? undefined : Number(detail);
+    const position = Number(third ?? 0);
+    if (!request.basis) return { ok: true, seq, position };
+    const changes = { cursor: `${request.epoch}:${position}`, position, ...readChangeLists(reader(flat, 3)) };
+    return { ok: true, seq, position, changes };
+  }
+  if (detail === "stale") {
+    if (third !== 1) return { ok: false, reason: "stale", changes: undefined };
+    // Refused: the changes bring the replica to where the store stood, before any commit that comes after.
+    const position = Number(flat[3]);
+    return { ok: false, reason: "stale", changes: { cursor: `${request.epoch}:${position}`, position, ...readChangeLists(reader(flat, 4)) } };
+  }
   if (detail === "late" || detail === "conflict" || detail === "full") return { ok: false, reason: detail };
   throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late, a conflict nor full.`);
 }

@@ -180,7 +180,7 @@ export class RedisStore implements StateStore {
   async commit(request: CommitRequest): Promise<CommitResult> {
     checkCommit(request);
     const args = commitArgs(request, this.#limits, COMMIT_OUTCOME_KEPT_MS);
-    return readCommitAnswer(await this.#run("commit", () => this.#script("commit", args)));
+    return readCommitAnswer(await this.#run("commit", () => this.#script("commit", args)), request);
   }
 
   async settle(id: string, waitMs: number): Promise<SettleResult> {

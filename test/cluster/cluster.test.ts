@@ -298,6 +298,9 @@ describe("three replicas behind haproxy, sharing one redis-server", () => {
     const slow: Replica = { name: "slow", port, url: cli.url, cli };
     try {
       const s = await newSession();
+      // The new replica learns of the session first (a control-plane read syncs): the commit
+      // held is then the one that applies, not one refused as stale for the session it lacked.
+      expect((await send(undefined, `/__sandbox/sessions/${s.id}`, {}, slow.url)).status).toBe(200);
       link.holdAfter(LUA_SCRIPTS.commit.lua, 2600);
       const exchanged = await send(s.id, `/s/${s.id}/api/v2/auth/token`, json({ api_key: s.key, api_secret: s.secret }), slow.url);
       expect(exchanged.status, JSON.stringify(exchanged.json)).toBe(200);

@@ -5,9 +5,11 @@ import { over } from "../support/state-stores.js";
 
 /**
  * The store calls a request costs, as docs/deployment.md ("How a request runs") and
- * core/state-store.ts state them: one sync and one commit for a request of the merchant API or a
- * control-plane write, one sync and a read of the feed for a control-plane read; settle only after
- * a commit's answer was lost. Counted on a replica whose feed follower and timer are quiet.
+ * core/state-store.ts state them: one commit for a request of the merchant API once the replica
+ * is in step (its commit checks what the answer was made from, and brings back what changed);
+ * a second run and commit when another replica changed what it read; a sync, a read of the feed
+ * and a commit for a control-plane write, a sync and a feed read for a control-plane read; settle
+ * only after a commit's answer was lost. Counted on a replica whose feed follower and timer are quiet.
  */
 
 const opened: Sandbox[] = [];
@@ -47,26 +49,60 @@ function counting(inner = new MemoryStore()) {
   };
 }
 
+const CREDENTIALS = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
+
+/** A replica on `store` whose timer never syncs on its own while a test counts. */
+async function replica(store: StateStore): Promise<Sandbox> {
+  const sandbox = await createSandbox({ state: store, algorithm: "ES256", stateTimings: { tickMs: 60_000, noticeMs: 100 } });
+  opened.push(sandbox);
+  return sandbox;
+}
+
 describe("store calls per request", () => {
-  it("one sync and one commit per merchant request and control-plane write; a sync and a feed read per control-plane read", async () => {
+  it("one commit per merchant request in step; a sync, a feed read and a commit per control-plane write; a sync and a feed read per read", async () => {
     const store = counting();
-    // A long tick: no timer's sync is counted with a request's.
-    const a = await createSandbox({ state: store.store, algorithm: "ES256", stateTimings: { tickMs: 60_000, noticeMs: 100 } });
-    opened.push(a);
-    const credentials = { api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" };
-    const token = (await call(a, "POST", "/api/v2/auth/token", credentials)).json.access_token;
+    const a = await replica(store.store);
+    const token = (await call(a, "POST", "/api/v2/auth/token", CREDENTIALS)).json.access_token;
     const bearer = { authorization: `Bearer ${token}` };
-    expect(await store.during(() => call(a, "POST", "/api/v2/auth/token", credentials))).toEqual({ sync: 1, commit: 1 });
-    expect(await store.during(() => call(a, "GET", "/api/v2/payment/p_1", undefined, bearer))).toEqual({ sync: 1, commit: 1 });
-    expect(await store.during(() => call(a, "GET", "/api/v2/nowhere"))).toEqual({ sync: 1, commit: 1 });
+    expect(await store.during(() => call(a, "POST", "/api/v2/auth/token", CREDENTIALS))).toEqual({ commit: 1 });
+    expect(await store.during(() => call(a, "GET", "/api/v2/payment/p_1", undefined, bearer))).toEqual({ commit: 1 });
+    expect(await store.during(() => call(a, "GET", "/api/v2/nowhere"))).toEqual({ commit: 1 });
     expect(await store.during(() => call(a, "POST", "/__sandbox/clock", { advance: "1m" }))).toEqual({ sync: 1, commit: 1, feed: 1 });
     expect(await store.during(() => call(a, "GET", "/__sandbox/requests"))).toEqual({ sync: 1, feed: 1 });
     expect(await store.during(() => call(a, "GET", "/__sandbox/health"))).toEqual({ sync: 1 });
-    // Requests that arrive together share a sync.
     const together = await store.during(() =>
       Promise.all(Array.from({ length: 10 }, (_, i) => call(a, "GET", `/api/v2/payment/p_${i}`, undefined, bearer))),
     );
-    expect(together.commit).toBe(10);
-    expect(together.sync).toBeLessThanOrEqual(2);
+    expect(together).toEqual({ commit: 10 });
+  });
+
+  it("runs a request again, with no sync, when another replica changed what it read; not for another session's change", async () => {
+    const shared = new MemoryStore();
+    const store = counting(shared);
+    const a = await replica(store.store);
+    const b = await replica(shared);
+    const mine = await session(a);
+    const other = await session(b);
+    const payment = `/s/${mine.id}/api/v2/payment/p_1`;
+    expect((await call(a, "GET", payment, undefined, mine.bearer)).status).toBe(200);
+    // Another session's change is none of this request's business: one commit.
+    expect((await call(b, "POST", `/__sandbox/sessions/${other.id}/clock`, { advance: "1m" })).status).toBe(200);
+    expect(await store.during(() => call(a, "GET", payment, undefined, mine.bearer))).toEqual({ commit: 1 });
+    // Its own session's tokens revoked on b: a's first run answered 200 from what it held; that
+    // commit is refused as stale, with the revocation, and the run again answers as the store says.
+    expect((await call(b, "POST", `/__sandbox/sessions/${mine.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
+    let refused: Awaited<ReturnType<typeof call>> | undefined;
+    expect(
+      await store.during(async () => {
+        refused = await call(a, "GET", payment, undefined, mine.bearer);
+      }),
+    ).toEqual({ commit: 2 });
+    expect([refused!.status, refused!.json.code]).toEqual([401, "token_revoked"]);
   });
 });
+
+async function session(s: Sandbox) {
+  const made = (await call(s, "POST", "/__sandbox/sessions", {})).json;
+  const token = await call(s, "POST", `/s/${made.id}/api/v2/auth/token`, { api_key: made.merchant.api_key, api_secret: made.merchant.api_secret });
+  return { id: made.id as string, bearer: { authorization: `Bearer ${token.json.access_token}` } };
+}

@@ -1,5 +1,5 @@
 import { StateUnavailable } from "../../core/errors.js";
-import type { StateStore } from "../../core/state-store.js";
+import type { StateCursor, StateStore } from "../../core/state-store.js";
 import type { SigningKey } from "../../core/signing-keys.js";
 import type { JournalRecord } from "../../control/journal.js";
 import type { FeedEvent } from "./shared-events.js";
@@ -24,11 +24,17 @@ export interface Attempt {
   keys: SigningKey[];
   /** Scenario delays of a locking run: waited for after its commit, not while it holds the lock. */
   delayMs: number;
+  /** Where the replica's objects stood when the run began (its commit's RunBasis.cursor). */
+  readonly basis: StateCursor;
+  /** The ledger's missed lookups when the run began (TokenLedger.missed). */
+  readonly missedAtStart: number;
 }
 
-/** A run about to start: nothing collected, no lock held. */
-export function newAttempt(): Attempt {
+/** A run about to start on objects that stand at `basis`: nothing collected, no lock held. */
+export function newAttempt(basis: StateCursor, missedAtStart: number): Attempt {
   return {
+    basis,
+    missedAtStart,
     events: [],
     journal: undefined,
     touch: undefined,

@@ -14,6 +14,8 @@ import type { RunScope } from "./shared-run.js";
 export const SANDBOX_PART = "sandbox";
 export const LEDGER_PART = "ledger";
 const SESSION_PREFIX = "s:";
+/** The parts a request reads only when it names them (a session's): what a commit tells the store (RunBasis). */
+export const PRIVATE_PART_PREFIX = SESSION_PREFIX;
 /** Stored layout of the parts' JSON; a replica refuses a part of another. */
 const PART_VERSION = 1;
 

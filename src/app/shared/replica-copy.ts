@@ -1,4 +1,4 @@
-import type { PartWrite, StateChanges, StateStore } from "../../core/state-store.js";
+import type { EpochChanges, PartWrite, StateChanges, StateCursor, StateStore } from "../../core/state-store.js";
 import type { Journal } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
@@ -29,7 +29,7 @@ export interface ReplicaObjects {
  * reseeded) either written back from these objects or adopted.
  */
 export class ReplicaCopy {
-  private cursor = "";
+  private cursor_ = "";
   /** The store's epoch the objects were last brought to; undefined before the first. */
   epoch: string | undefined;
   /** The lineage of the state the objects hold (see StateChanges.lineage). */
@@ -42,6 +42,9 @@ export class ReplicaCopy {
   private settlesAt = 0;
   /** Each part as last synced or committed: its version and JSON. */
   readonly parts: StoredParts;
+  /** Failed commits (markBehind), and how many of them the last sync came after. */
+  private behindMarks = 0;
+  private syncedMarks = 0;
   /** Reading parts into the objects (a sync's, an undo's): one at a time. */
   private turn: Promise<void> = Promise.resolve();
 
@@ -78,15 +81,63 @@ export class ReplicaCopy {
    * the time to offer its own (`noticeMs`): the one that saw most wins before anyone answers.
    */
   readonly sync = coalesced(async () => {
-    await this.apply(await this.store.sync(this.cursor));
+    const marked = this.behindMarks;
+    try {
+      await this.apply(await this.store.sync(this.cursor_));
+    } catch (e) {
+      // A store that does not answer a sync would not answer a commit either: requests sync
+      // first (and are refused at once, having changed nothing) until one succeeds.
+      this.markBehind();
+      throw e;
+    }
+    this.syncedMarks = marked;
     // Again while a state written back (another, if one was taken meanwhile) is still settling.
     for (let waits = 0; waits < MAX_NOTICE_WAITS; waits++) {
       const settling = this.settlesAt - Date.now();
       if (settling <= 0) return;
       await new Promise((resolve) => setTimeout(resolve, settling));
-      await this.apply(await this.store.sync(this.cursor));
+      await this.apply(await this.store.sync(this.cursor_));
     }
   });
+
+  /** Where the objects stand: every change up to it is in them (a commit's basis). */
+  get cursor(): StateCursor {
+    return this.cursor_;
+  }
+
+  /**
+   * Whether a request may run on the objects as they are, its commit checking that nothing it
+   * read changed since (RunBasis): not before the first sync, nor while a state written back is
+   * settling (see sync).
+   */
+  get current(): boolean {
+    return this.epoch !== undefined && this.cursor_ !== "" && this.syncedMarks === this.behindMarks && Date.now() >= this.settlesAt;
+  }
+
+  /**
+   * A commit of this replica's failed, perhaps after it applied (its outcome unknown): the store
+   * may hold a change of this replica's own that its objects do not, which no commit's check
+   * would see as news. No request runs on the objects as they are until a sync.
+   */
+  markBehind(): void {
+    this.behindMarks++;
+  }
+
+  /**
+   * Changes a commit answered with (other replicas', since the run's basis): applied as a sync's,
+   * in turn; the cursor only moves on (answers to commits made at once may come in any order).
+   */
+  async applyEpochChanges(changes: EpochChanges): Promise<void> {
+    await this.inTurn(async () => {
+      const epoch = this.epoch;
+      if (epoch === undefined || !changes.cursor.startsWith(`${epoch}:`)) return;
+      await this.parts.apply({ ...changes, full: false });
+      if (changes.position >= this.position) {
+        this.position = changes.position;
+        this.cursor_ = changes.cursor;
+      }
+    });
+  }
 
   /** A commit of this replica's was applied: its parts are stored as written (and, `clearedParts`, no other). */
   committed(
@@ -121,7 +172,7 @@ export class ReplicaCopy {
     }
     await this.inTurn(() => this.parts.apply(changes));
     // Syncs run one at a time, so each starts where the last one ended (cursors are the store's own).
-    this.cursor = changes.cursor;
+    this.cursor_ = changes.cursor;
     if (changes.epoch !== this.epoch) {
       this.position = 0;
       this.ancestry = [...changes.ancestry];
@@ -160,7 +211,7 @@ export class ReplicaCopy {
       const result = await this.store.reseed(state);
       if (!result.ok) return false;
       this.parts.reseeded(state.parts);
-      this.cursor = result.cursor;
+      this.cursor_ = result.cursor;
       this.ancestry = [`${from.fromEpoch}:${from.position}`, ...from.ancestry].slice(0, ANCESTRY_KEPT);
       if (from.fromEpoch !== "") this.settlesAt = Date.now() + this.hooks.noticeMs;
       this.epoch = result.epoch;

@@ -1,30 +1,21 @@
-import { randomBytes } from "node:crypto";
 import { type SandboxError, StateUnavailable } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
-import { exportSigningKey } from "../../core/signing-keys.js";
-import type { CommitRequest, PartWrite, StateChanges, StateStore } from "../../core/state-store.js";
+import type { StateChanges, StateStore } from "../../core/state-store.js";
 import type { Journal, JournalRecord } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
-import { type KeyJson, sessionOfPart, sessionPart } from "./parts.js";
 import { keyExports, Runs } from "./runs.js";
 import { ReplicaCopy } from "./replica-copy.js";
 import { whatFailed } from "./open-state.js";
 import type { SharedEventHub } from "./shared-events.js";
 import { JournalMirror } from "./journal-mirror.js";
-import { type Attempt, asUnavailable, newAttempt, withDelay } from "./attempt.js";
+import { type Attempt, asUnavailable, newAttempt } from "./attempt.js";
 import type { RunScope, SharedRun } from "./shared-run.js";
-import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
-import { DEFAULT_TIMINGS, STATE_TIMEOUT_MS, type StateTimings } from "./state-timings.js";
-import { changedParts } from "./changed-parts.js";
+import { commitKnown } from "./commit-outcome.js";
+import { DEFAULT_TIMINGS, type StateTimings } from "./state-timings.js";
+import { RunCommit } from "./run-commit.js";
 import { Reaper } from "./reaper.js";
-
-/**
- * A commit that reaches the store later than this is refused there: by then this replica is
- * settling it (see settle), and a commit that comes after its settling must not apply.
- */
-const COMMIT_DEADLINE_MS = STATE_TIMEOUT_MS;
 
 /** Runs of one request that lost the race for the parts it changes before it is answered 503. */
 const MAX_ATTEMPTS = 25;
@@ -51,13 +42,10 @@ export interface SharedStateDeps {
  * Every other request commits its journal entry (and the tokens it issued) unconditionally.
  */
 export class SharedState implements SharedRun {
-  /** Commit ids: this replica's own prefix and a count, so no two commits anywhere share one. */
-  private readonly commitPrefix = randomBytes(8).toString("hex");
-  private commits = 0;
   /** The request runs under way, and what each collects for its commit. */
   readonly runs = new Runs();
-  private readonly keyJson: KeyJson;
   private readonly mirror: JournalMirror;
+  private readonly commits: RunCommit;
   private follower: FeedFollower | undefined;
   private ticker: ReturnType<typeof setInterval> | undefined;
   /** Why this replica does not serve yet: it started before its store could be read (beginWhenReachable). */
@@ -70,32 +58,31 @@ export class SharedState implements SharedRun {
 
   readonly store: StateStore;
   private readonly ctx: SandboxContext;
-  private readonly sessions: SessionStore;
   private readonly timings: StateTimings;
 
   constructor(deps: SharedStateDeps) {
     const { store, ctx, sessions, journal } = deps;
     this.store = store;
     this.ctx = ctx;
-    this.sessions = sessions;
     this.timings = deps.timings ?? DEFAULT_TIMINGS;
-    this.keyJson = keyExports(ctx.ring);
+    const keyJson = keyExports(ctx.ring);
     this.mirror = new JournalMirror(store, journal, deps.hub, sessions);
     this.copy = new ReplicaCopy(
-      { store, ctx, sessions, journal, keyJson: this.keyJson, runs: this.runs },
+      { store, ctx, sessions, journal, keyJson, runs: this.runs },
       {
         reloadJournal: () => (this.follower === undefined ? Promise.resolve() : this.mirror.reload()),
         catchUpJournal: () => this.follower?.catchUp() ?? Promise.resolve(),
         noticeMs: this.timings.noticeMs,
       },
     );
+    this.commits = new RunCommit({ store, ctx, sessions, runs: this.runs, copy: this.copy, mirror: this.mirror, keyJson });
     this.reaper = new Reaper({
       store,
       runs: this.runs,
       sessions,
       parts: this.copy.parts,
       idleMs: deps.idleMs,
-      commitEvents: (events) => commitKnown(store, this.request({ read: {}, writes: [], records: [], keys: [], events })),
+      commitEvents: (events) => commitKnown(store, this.commits.request({ read: {}, writes: [], records: [], keys: [], events })),
     });
   }
 
@@ -165,14 +152,21 @@ export class SharedState implements SharedRun {
         }
         return inner(request);
       }
+      // The control plane reads the whole state, and the journal: brought to the store's first.
+      // A request of the merchant API runs on the objects as they are, its commit checking that
+      // nothing it read changed since (RunBasis): one round trip.
+      const control = request.path.startsWith("/__sandbox/");
+      let fresh = control || !this.copy.current;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        try {
-          await this.sync();
-          if (request.path.startsWith("/__sandbox/")) await this.follower?.catchUp();
-        } catch (e) {
-          return unavailable(asUnavailable(e, this.store), request);
+        if (fresh) {
+          try {
+            await this.sync();
+            if (control) await this.follower?.catchUp();
+          } catch (e) {
+            return unavailable(asUnavailable(e, this.store), request);
+          }
         }
-        const run = newAttempt();
+        const run = newAttempt(this.copy.cursor, this.ctx.ledger.missed);
         let response: SandboxResponse;
         // A copy per run: a library user handling one request object twice at once gets two runs.
         const mine = { ...request };
@@ -183,17 +177,23 @@ export class SharedState implements SharedRun {
           this.runs.release(run);
           throw e;
         }
-        const outcome = await this.commit(run);
+        const outcome = await this.commits.commit(run);
         if (outcome === "ok") {
           if (run.delayMs > 0) await this.runs.sleep(run.delayMs);
           run.logged?.(undefined);
           return response;
         }
         response.stream?.cancel();
+        if (outcome === "stale") {
+          // What it lacked is applied now: run again on the objects as they are.
+          fresh = control || !this.copy.current;
+          continue;
+        }
         if (outcome !== "conflict") {
           if (outcome instanceof StateUnavailable) run.logged?.(outcome);
           return unavailable(outcome, request);
         }
+        fresh = true;
       }
       const busy = new StateUnavailable(
         `This request lost the race for the state it changes ${MAX_ATTEMPTS} times in a row: other requests change the same session at the same time. Retry it.`,
@@ -255,87 +255,6 @@ export class SharedState implements SharedRun {
   /** Applies what other replicas changed since the last sync; concurrent callers share one. */
   sync(): Promise<void> {
     return this.copy.sync();
-  }
-
-  private async commit(run: Attempt): Promise<"ok" | "conflict" | SandboxError> {
-    let read: Record<string, number>;
-    let writes: PartWrite[];
-    try {
-      ({ read, writes } = changedParts(run, this.ctx, this.copy.parts, this.keyJson));
-    } catch (e) {
-      this.runs.release(run);
-      throw e;
-    }
-    // A session made now joins the live ones (the store refuses one past --max-sessions) and
-    // starts its idle time now: the store reaps only sessions it saw used.
-    const made = writes.find((w) => w.json !== undefined && read[w.name] === 0 && sessionOfPart(w.name) !== undefined);
-    const touched = run.touch !== undefined ? sessionPart(run.touch) : made?.name;
-    const { records, keys, spare } = this.appended(run);
-    // Nothing to store and nothing read (a control-plane read): no round trip.
-    const appends = Object.keys(read).length + records.length + keys.length + run.events.length;
-    if (appends === 0 && !run.journal && !touched && !run.clearStore) {
-      this.runs.release(run);
-      return "ok";
-    }
-    try {
-      const result = await commitKnown(
-        this.store,
-        this.request({
-          read,
-          writes,
-          records,
-          keys,
-          ...(run.journal && { journal: JSON.stringify(withDelay(run.journal, run.delayMs)) }),
-          events: run.events.map((e) => JSON.stringify(e)),
-          ...(touched && { touch: { part: touched, atMs: Date.now() } }),
-          ...(made && { admit: { part: made.name, max: this.sessions.limits.maxSessions } }),
-          ...(run.clearStore && { clearLogs: true, clearParts: true }),
-        }),
-      );
-      if (result.ok) {
-        const logged = writes.length > 0 || records.length > 0 || keys.length > 0;
-        this.copy.committed(writes, read, { position: result.position, logged, clearedParts: run.clearStore });
-        return "ok";
-      }
-      await this.undo(writes, spare, run);
-      if (result.reason === "conflict") return "conflict";
-      if (result.reason === "full") return tooManySessions(this.sessions.limits.maxSessions);
-      return asUnavailable(undefined, this.store);
-    } catch (e) {
-      await this.undo(writes, spare, run);
-      return isUnknownOutcome(e) ? e : asUnavailable(e, this.store);
-    } finally {
-      this.runs.release(run);
-    }
-  }
-
-  /** What the run's commit appends: its own tokens and keys, and any made outside a request (`spare`: taken back if it fails). */
-  private appended(run: Attempt) {
-    const spare = { records: this.ctx.ledger.takeNewRecords(), keys: this.ctx.ring.takeNewKeys() };
-    const issued = this.runs.takeIssued(run.journal?.tokenId);
-    const records = [...(issued === undefined ? [] : [issued]), ...run.records, ...spare.records];
-    const keys = [...run.keys.map((k) => ({ kid: k.kid, json: exportSigningKey(k) })), ...spare.keys];
-    return { records, keys, spare };
-  }
-
-  /** A commit request of this replica: a new id, the epoch its objects are in, and the deadline. */
-  private request(fields: Omit<CommitRequest, "id" | "epoch" | "deadlineMs">): CommitRequest {
-    return { id: `${this.commitPrefix}:${++this.commits}`, epoch: this.copy.epoch!, deadlineMs: Date.now() + COMMIT_DEADLINE_MS, ...fields };
-  }
-
-  /** A run whose commit failed: its changes leave this replica's objects too. */
-  private async undo(
-    writes: ReadonlyArray<{ name: string }>,
-    spare: { records: string[]; keys: Array<{ kid: string; json: string }> },
-    run: Attempt,
-  ): Promise<void> {
-    this.ctx.ledger.requeueRecords(spare.records);
-    this.ctx.ring.requeueKeys(spare.keys);
-    // A reset ended every session here, not only those it wrote: all come back as stored.
-    const names = writes.map((w) => w.name);
-    await this.copy.restore(run.clearStore ? [...new Set([...names, ...this.copy.parts.sessionNames()])] : names);
-    // A reset emptied this replica's journal: it is the store's again.
-    if (run.clearStore) await this.mirror.reload().catch(() => {});
   }
 
   /**

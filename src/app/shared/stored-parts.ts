@@ -53,7 +53,7 @@ export class StoredParts {
   }
 
   /** Applies a sync's changes: keys and records first, then the sandbox's part, the ledger, the sessions. */
-  async apply(changes: StateChanges): Promise<void> {
+  async apply(changes: Pick<StateChanges, "full" | "parts" | "removed" | "records" | "keys">): Promise<void> {
     if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
     if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records, this.ctx.clock.nowSeconds());
     const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));

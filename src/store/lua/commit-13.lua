@@ -1,6 +1,7 @@
 --[[
   One request's changes, all or nothing: refused with nothing applied when its id was seen
-  before or settled, past its deadline, in another epoch, when a part it read moved on, or when
+  before or settled, past its deadline, in another epoch, when another replica's change since
+  its basis is news to it (core/state-store.ts, RunBasis), when a part it read moved on, or when
   the session it admits would be one too many. Its outcome is kept under its id for `settle`.
 
   Input:
@@ -36,14 +37,24 @@
     ARGV[15] the event the feed then starts with
     ARGV[16] "1" when a journal record follows
     ARGV[17] the journal record
-    ARGV[18…] counted lists: reads (name, version), writes (name, "w"|"d", json), records,
-              keys (kid, json), events
+    ARGV[18] the basis: the cursor the request's answer was made at ("" for none: nothing is
+             checked but the reads, and no changes are answered)
+    ARGV[19] the origin: the replica committing ("" for none)
+    ARGV[20] the prefix of the parts a request reads only when it names them (a session's)
+    ARGV[21] "1" when the request looked for a record it did not find (records are news)
+    ARGV[22…] counted lists: own parts (under the prefix, read), reads (name, version),
+              writes (name, "w"|"d", json), records, keys (kid, json), events
 
   Output:
     {1, seq, position}: applied; seq is the journal entry's number, 0 for none; position the
-    number of the epoch's last change
+    number of the epoch's last change; with a basis followed by the changes before this
+    commit's since the basis, as counted lists: parts (name, version, json), removed names,
+    records, keys
     {0, 'late'}: past the deadline, or the id was seen or settled before
     {0, 'conflict'}: another epoch, or a part read has moved on
+    {0, 'stale', 1, position, <the changes since the basis, as above>}: another replica's
+    change since the basis is news to the request; {0, 'stale', 0}: the change log no longer
+    holds every change since the basis
     {0, 'full'}: the admitted session would be one more than the most
 ]]
 --@include "includes/nowMicros.lua"
@@ -51,6 +62,9 @@
 --@include "includes/pastDeadline.lua"
 --@include "includes/logChange.lua"
 --@include "includes/removePart.lua"
+--@include "includes/changesKept.lua"
+--@include "includes/changesIn.lua"
+--@include "includes/newsIn.lua"
 local outcomeKey = KEYS[13] .. ARGV[2]
 if redis.call('EXISTS', outcomeKey) == 1 then return {0, 'late'} end
 local function refuse(reason)
@@ -59,8 +73,28 @@ local function refuse(reason)
 end
 if pastDeadline(ARGV[4]) then return refuse('late') end
 if ARGV[3] ~= epoch then return refuse('conflict') end
-local i = 18
+local i = 22
 local n = tonumber(ARGV[i]); i = i + 1
+local own = {}
+for _ = 1, n do
+  own[ARGV[i]] = true
+  i = i + 1
+end
+local before
+if ARGV[18] ~= '' then
+  local count = tonumber(redis.call('GET', KEYS[6]) or '0')
+  local since = changesKept(KEYS[5], ARGV[18], epoch, count)
+  if not since then
+    refuse('stale')
+    return {0, 'stale', 0}
+  end
+  before = redis.call('XRANGE', KEYS[5], (since + 1) .. '-0', '+')
+  if newsIn(before, ARGV[19], ARGV[20], own, ARGV[21] == '1') then
+    refuse('stale')
+    return changesIn(before, KEYS[3], KEYS[4], {0, 'stale', 1, count})
+  end
+end
+n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do
   if tonumber(redis.call('HGET', KEYS[4], ARGV[i]) or '0') ~= tonumber(ARGV[i + 1]) then return refuse('conflict') end
   i = i + 2
@@ -77,9 +111,9 @@ n = tonumber(ARGV[i]); i = i + 1
 for _ = 1, n do
   local name = ARGV[i]
   if ARGV[i + 1] == 'w' then
-    redis.call('HSET', KEYS[3], name, ARGV[i + 2])
+    local made = redis.call('HSET', KEYS[3], name, ARGV[i + 2]) == 1
     redis.call('HINCRBY', KEYS[4], name, 1)
-    change[#change + 1] = 'w'
+    change[#change + 1] = made and 'n' or 'w'
     change[#change + 1] = name
   else
     removePart(KEYS[3], KEYS[4], KEYS[12], name, change)
@@ -104,7 +138,7 @@ end
 while redis.call('LLEN', KEYS[8]) > tonumber(ARGV[9]) do
   redis.call('HDEL', KEYS[7], redis.call('LPOP', KEYS[8]))
 end
-logChange(KEYS[5], KEYS[6], change, ARGV[6])
+logChange(KEYS[5], KEYS[6], change, ARGV[6], ARGV[19])
 local seq = 0
 if ARGV[16] == '1' then
   seq = redis.call('INCR', KEYS[10])
@@ -119,7 +153,7 @@ end
 if ARGV[14] == '2' then
   local written = {}
   for w = 1, #change, 2 do
-    if change[w] == 'w' then written[change[w + 1]] = true end
+    if change[w] == 'w' or change[w] == 'n' then written[change[w + 1]] = true end
   end
   for _, name in ipairs(redis.call('HKEYS', KEYS[3])) do
     if not written[name] then
@@ -140,4 +174,5 @@ if ARGV[14] ~= '0' then
 end
 local position = tonumber(redis.call('GET', KEYS[6]) or '0')
 redis.call('SET', outcomeKey, seq .. ':' .. position, 'PX', ARGV[5])
+if before then return changesIn(before, KEYS[3], KEYS[4], {1, seq, position}) end
 return {1, seq, position}

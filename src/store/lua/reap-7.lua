@@ -31,5 +31,5 @@ local change = {}
 for _, name in ipairs(parts) do
   removePart(KEYS[3], KEYS[4], KEYS[7], name, change)
 end
-logChange(KEYS[5], KEYS[6], change, ARGV[4])
+logChange(KEYS[5], KEYS[6], change, ARGV[4], '')
 return parts

@@ -28,69 +28,36 @@
 ]]
 --@include "includes/nowMicros.lua"
 --@include "includes/checkLayout.lua"
+--@include "includes/changesKept.lua"
+--@include "includes/changesIn.lua"
 local count = tonumber(redis.call('GET', KEYS[7]) or '0')
-local e, since = string.match(ARGV[2], '^(%d+):(%d+)$')
-local full = true
-if e == epoch then
-  since = tonumber(since)
-  if since == count then
-    full = false
-  elseif since < count then
-    local first = redis.call('XRANGE', KEYS[6], '-', '+', 'COUNT', 1)[1]
-    if first and tonumber(string.match(first[1], '^(%d+)')) <= since + 1 then full = false end
-  end
-end
+local since = changesKept(KEYS[6], ARGV[2], epoch, count)
 local reseededAt = redis.call('GET', KEYS[11])
 local ago = -1
 if reseededAt then
   local t = redis.call('TIME')
   ago = math.max(0, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(reseededAt))
 end
-local out = {full and 1 or 0, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or '', count, redis.call('GET', KEYS[10]) or '', ago}
-local records, keys = {}, {}
-local parts, removed = {}, {}
-if full then
-  local all = redis.call('HGETALL', KEYS[4])
-  for i = 1, #all, 2 do
-    parts[#parts + 1] = {all[i], redis.call('HGET', KEYS[5], all[i]), all[i + 1]}
-  end
-  for _, entry in ipairs(redis.call('XRANGE', KEYS[6], '-', '+')) do
-    local f = entry[2]
-    for i = 1, #f, 2 do
-      if f[i] == 'r' then records[#records + 1] = f[i + 1] end
-    end
-  end
-  for _, kid in ipairs(redis.call('LRANGE', KEYS[9], 0, -1)) do
-    keys[#keys + 1] = redis.call('HGET', KEYS[8], kid)
-  end
-else
-  local last, names = {}, {}
-  for _, entry in ipairs(redis.call('XRANGE', KEYS[6], (since + 1) .. '-0', '+')) do
-    local f = entry[2]
-    for i = 1, #f, 2 do
-      local k, v = f[i], f[i + 1]
-      if k == 'w' or k == 'd' then
-        if not last[v] then names[#names + 1] = v end
-        last[v] = k
-      elseif k == 'r' then records[#records + 1] = v
-      elseif k == 'k' then keys[#keys + 1] = v end
-    end
-  end
-  for _, name in ipairs(names) do
-    local json = redis.call('HGET', KEYS[4], name)
-    if json then
-      parts[#parts + 1] = {name, redis.call('HGET', KEYS[5], name), json}
-    else
-      removed[#removed + 1] = name
-    end
+local out = {since and 0 or 1, epoch .. ':' .. count, epoch, redis.call('GET', KEYS[3]) or '', count, redis.call('GET', KEYS[10]) or '', ago}
+if since then
+  return changesIn(redis.call('XRANGE', KEYS[6], (since + 1) .. '-0', '+'), KEYS[4], KEYS[5], out)
+end
+local all = redis.call('HGETALL', KEYS[4])
+out[#out + 1] = #all / 2
+for i = 1, #all, 2 do
+  out[#out + 1] = all[i]; out[#out + 1] = redis.call('HGET', KEYS[5], all[i]); out[#out + 1] = all[i + 1]
+end
+out[#out + 1] = 0
+local records = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[6], '-', '+')) do
+  local f = entry[2]
+  for i = 1, #f, 2 do
+    if f[i] == 'r' then records[#records + 1] = f[i + 1] end
   end
 end
-out[#out + 1] = #parts
-for _, p in ipairs(parts) do
-  out[#out + 1] = p[1]; out[#out + 1] = p[2]; out[#out + 1] = p[3]
-end
-for _, list in ipairs({removed, records, keys}) do
-  out[#out + 1] = #list
-  for _, v in ipairs(list) do out[#out + 1] = v end
-end
+out[#out + 1] = #records
+for _, v in ipairs(records) do out[#out + 1] = v end
+local kids = redis.call('LRANGE', KEYS[9], 0, -1)
+out[#out + 1] = #kids
+for _, kid in ipairs(kids) do out[#out + 1] = redis.call('HGET', KEYS[8], kid) end
 return out
