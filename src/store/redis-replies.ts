@@ -60,31 +60,45 @@ function reader(flat: Flat, from: number): () => string | number | null | undefi
   return () => flat[i++];
 }
 
-/** The commit script's arguments after the layout version (ARGV[2] on: commit-13.lua's header). */
-export function commitArgs(request: CommitRequest, limits: ResolvedLimits, outcomeMs: number): string[] {
+/** The commit script's arguments after the layout version, for `requests` committed in one call (commit-13.lua's header). */
+export function commitArgs(requests: readonly CommitRequest[], limits: ResolvedLimits, outcomeMs: number): string[] {
   const args = [
-    request.id,
-    request.epoch,
-    String(request.deadlineMs),
     String(outcomeMs),
     String(limits.changeLogSize),
     String(limits.journalSize),
     String(limits.feedSize),
     String(limits.keysSize),
+    RESET_EVENT,
+    String(requests.length),
+  ];
+  for (const request of requests) {
+    const own = oneCommitArgs(request);
+    args.push(String(own.length));
+    for (const arg of own) args.push(arg);
+  }
+  return args;
+}
+
+/** One commit's arguments, numbered in commit-13.lua's header from 1. */
+function oneCommitArgs(request: CommitRequest): string[] {
+  const { basis } = request;
+  const args = [
+    request.id,
+    request.epoch,
+    String(request.deadlineMs),
     request.touch?.part ?? "",
     request.touch ? String(request.touch.atMs) : "0",
     request.admit?.part ?? "",
     request.admit ? String(request.admit.max) : "0",
     request.clearParts ? "2" : request.clearLogs ? "1" : "0",
-    RESET_EVENT,
     request.journal !== undefined ? "1" : "0",
     request.journal ?? "",
-    request.basis?.cursor ?? "",
-    request.basis?.origin ?? "",
-    request.basis?.privatePrefix ?? "",
-    request.basis?.recordsRead ? "1" : "0",
+    basis?.cursor ?? "",
+    basis?.origin ?? "",
+    basis?.privatePrefix ?? "",
+    basis?.recordsRead ? "1" : "0",
   ];
-  const own = request.basis?.ownParts ?? [];
+  const own = basis?.ownParts ?? [];
   args.push(String(own.length), ...own);
   const reads = Object.entries(request.read);
   args.push(String(reads.length));
@@ -130,9 +144,26 @@ export function readSettleAnswer(answer: unknown): SettleResult {
   return applied === 1 ? { applied: true, seq: Number(seq) === 0 ? undefined : Number(seq), position: Number(position ?? 0) } : { applied: false };
 }
 
-/** Reads the commit script's answer to `request` (its epoch is the store's when it was not refused as of another). */
-export function readCommitAnswer(answer: unknown, request: CommitRequest): CommitResult {
+/** Reads the commit script's answer to `requests`, one result each, in order. */
+export function readCommitAnswers(answer: unknown, requests: readonly CommitRequest[]): CommitResult[] {
   const flat = answer as Flat;
+  const results: CommitResult[] = [];
+  let at = 0;
+  for (const request of requests) {
+    const size = Number(flat[at]);
+    if (!Number.isSafeInteger(size) || size < 2 || at + 1 + size > flat.length) {
+      throw new Error(
+        `The commit script answered ${flat.length} items, which do not hold an answer for each of the ${requests.length} commits sent.`,
+      );
+    }
+    results.push(readCommitAnswer(flat.slice(at + 1, at + 1 + size), request));
+    at += 1 + size;
+  }
+  return results;
+}
+
+/** One commit's answer (its epoch is the store's when it was not refused as of another). */
+function readCommitAnswer(flat: Flat, request: CommitRequest): CommitResult {
   const [applied, detail, third] = flat as [number, number | string, number?];
   if (applied === 1) {
     const seq = Number(detail) === 0 ? undefined : Number(detail);
@@ -148,7 +179,7 @@ export function readCommitAnswer(answer: unknown, request: CommitRequest): Commi
     return { ok: false, reason: "stale", changes: { cursor: `${request.epoch}:${position}`, position, ...readChangeLists(reader(flat, 4)) } };
   }
   if (detail === "late" || detail === "conflict" || detail === "full") return { ok: false, reason: detail };
-  throw new Error(`The commit script answered ${JSON.stringify(answer)}, which is neither applied, late, a conflict nor full.`);
+  throw new Error(`The commit script answered ${JSON.stringify(detail)} for a commit, which is neither applied, late, a conflict, stale nor full.`);
 }
 
 type StreamEntry = [id: string, fields: string[]];

@@ -16,7 +16,7 @@ import { checkCommit, checkCommitId, checkFeedArgs, checkReapArgs, checkReseed }
 import { checkPrefix, DEFAULT_PREFIX, type KeyName, keyNames, LAYOUT_VERSION } from "./redis-layout.js";
 import {
   commitArgs,
-  readCommitAnswer,
+  readCommitAnswers,
   readFeedEntries,
   readJournal,
   readReseedAnswer,
@@ -26,6 +26,7 @@ import {
   reseedArgs,
 } from "./redis-replies.js";
 import { LUA_SCRIPTS } from "./lua/scripts.generated.js";
+import { CommitBatches } from "./commit-batches.js";
 import { lateText, layoutText, unavailableText } from "./redis-messages.js";
 import { FeedReaders } from "./redis-feed-readers.js";
 import { parseRedisUrl, type RedisTarget } from "./redis-url.js";
@@ -49,6 +50,9 @@ const OPEN_MIN_MS = 5000;
  * connection until Redis answers or the connection drops).
  */
 const MAX_IN_FLIGHT = 2000;
+
+/** Commits sent in one call at the most (one turn of the event loop makes more only under a flood). */
+const MAX_BATCH = 64;
 
 type ScriptName = keyof typeof LUA_SCRIPTS;
 
@@ -109,6 +113,7 @@ export class RedisStore implements StateStore {
   /** Each script's command and the key names it is given, made once: every request runs one. */
   readonly #scripts = new Map<ScriptName, { run: (...args: string[]) => Promise<unknown>; keys: string[] }>();
   #inFlight = 0;
+  readonly #batches = new CommitBatches((requests) => this.#commitNow(requests), MAX_BATCH);
   readonly #main: Redis;
   readonly #readers: FeedReaders;
   #lastError: Error | undefined;
@@ -179,8 +184,13 @@ export class RedisStore implements StateStore {
 
   async commit(request: CommitRequest): Promise<CommitResult> {
     checkCommit(request);
-    const args = commitArgs(request, this.#limits, COMMIT_OUTCOME_KEPT_MS);
-    return readCommitAnswer(await this.#run("commit", () => this.#script("commit", args)), request);
+    return this.#batches.commit(request);
+  }
+
+  /** Commits made at once (CommitBatches), in one call: a refusal of the call is every commit's. */
+  async #commitNow(requests: CommitRequest[]): Promise<CommitResult[]> {
+    const args = commitArgs(requests, this.#limits, COMMIT_OUTCOME_KEPT_MS);
+    return readCommitAnswers(await this.#run("commit", () => this.#script("commit", args)), requests);
   }
 
   async settle(id: string, waitMs: number): Promise<SettleResult> {

@@ -128,15 +128,25 @@ export class ReplicaCopy {
    * in turn; the cursor only moves on (answers to commits made at once may come in any order).
    */
   async applyEpochChanges(changes: EpochChanges): Promise<void> {
+    const empty = changes.parts.length + changes.removed.length + changes.records.length + changes.keys.length === 0;
+    // Nothing to read into the objects (the steady state of one replica): no turn to wait for.
+    if (empty) return this.movedTo(changes);
     await this.inTurn(async () => {
-      const epoch = this.epoch;
-      if (epoch === undefined || !changes.cursor.startsWith(`${epoch}:`)) return;
+      if (!this.movesOn(changes)) return;
       await this.parts.apply({ ...changes, full: false });
-      if (changes.position >= this.position) {
-        this.position = changes.position;
-        this.cursor_ = changes.cursor;
-      }
+      this.movedTo(changes);
     });
+  }
+
+  /** Whether `changes` are of the epoch the objects are in, and go at least as far as they do. */
+  private movesOn(changes: EpochChanges): boolean {
+    return this.epoch !== undefined && changes.cursor.startsWith(`${this.epoch}:`) && changes.position >= this.position;
+  }
+
+  private movedTo(changes: EpochChanges): void {
+    if (!this.movesOn(changes)) return;
+    this.position = changes.position;
+    this.cursor_ = changes.cursor;
   }
 
   /** A commit of this replica's was applied: its parts are stored as written (and, `clearedParts`, no other). */
