@@ -3,13 +3,15 @@
  * `createSandbox({ state })`). Without one, a sandbox's state is its own objects in memory and
  * nothing here is used.
  *
- * The store is coarse: a request costs a sync (shared by the requests that wait for one at once)
- * and a commit, each atomic and one round trip; `settle` only after a commit whose answer was lost.
+ * The store is coarse: a request of a replica in step costs one commit, atomic, whose answer
+ * brings what other replicas changed (RunBasis); a sync, atomic too, only when the replica is not
+ * in step or must read the whole state (the control plane); `settle` only after a commit whose
+ * answer was lost.
  *
  * - `sync(cursor)`: what changed since the replica last looked: parts (the serialized state of the
  *   sandbox's own scenarios, of each session, of the token ledger's revocations), ended sessions,
- *   issued-token records and signing keys. A replica applies it to its objects before it reads
- *   them, so no answer is made from state older than the request.
+ *   issued-token records and signing keys. A replica applies it to its objects; a commit's basis
+ *   makes sure no answer is made from state older than the request.
  * - `commit(…)`: the request's writes, all or nothing: parts written (only if every part it read
  *   is still at the version it read, and the store is still in the epoch it read them in: else
  *   `conflict`, and the replica syncs and runs the request again), records and keys appended, its

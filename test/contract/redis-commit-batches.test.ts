@@ -61,7 +61,7 @@ describe("RedisStore commit batches", () => {
     await store.close();
     const results = await Promise.allSettled([store.commit(request({ epoch, journal: "A" })), store.commit(request({ epoch, journal: "B" }))]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
-    const [a, b] = results as PromiseRejectedResult[];
+    const [a, b] = results as [PromiseRejectedResult, PromiseRejectedResult];
     expect(a.reason).toBe(b.reason);
     expect((a.reason as Error).message).toContain("closed");
   });

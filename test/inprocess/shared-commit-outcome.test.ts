@@ -24,7 +24,7 @@ const HEADERS = { "content-type": "application/problem+json", "cache-control": "
 const NOT_STORED =
   "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
 
-type Fault = "answer lost" | "lost on the way";
+type Fault = "answer lost" | "lost on the way" | "answer lost, settle silent";
 
 /**
  * The store two replicas share, with a fault armed for the next commit that `matches`: its answer
@@ -33,14 +33,20 @@ type Fault = "answer lost" | "lost on the way";
 function breakable(inner = new MemoryStore()) {
   let armed: { fault: Fault; matches: (r: CommitRequest) => boolean } | undefined;
   const lost: CommitRequest[] = [];
+  let silentSettle: string | undefined;
   const store = over(inner, {
     commit: async (request) => {
       const fault = armed?.matches(request) ? armed.fault : undefined;
       if (fault === undefined) return inner.commit(request);
       armed = undefined;
-      if (fault === "answer lost") await inner.commit(request);
-      else lost.push(request);
+      if (fault === "lost on the way") lost.push(request);
+      else await inner.commit(request);
+      if (fault === "answer lost, settle silent") silentSettle = request.id;
       throw new StateUnavailable("no answer within 2000 ms");
+    },
+    settle: async (id, waitMs) => {
+      if (id === silentSettle) throw new StateUnavailable("no answer within 2000 ms");
+      return inner.settle(id, waitMs);
     },
   });
   return {
@@ -55,8 +61,10 @@ function breakable(inner = new MemoryStore()) {
 }
 
 async function replicas(store: StateStore, options: { maxSessions?: number } = {}): Promise<[Sandbox, Sandbox]> {
-  const a = await createSandbox({ state: store, algorithm: "ES256", ...options });
-  const b = await createSandbox({ state: store, algorithm: "ES256", ...options });
+  // Settling gives up soon: a commit whose outcome stays unknown is answered without a long wait.
+  const stateTimings = { tickMs: 60_000, noticeMs: 100, settleMs: 300 };
+  const a = await createSandbox({ state: store, algorithm: "ES256", stateTimings, ...options });
+  const b = await createSandbox({ state: store, algorithm: "ES256", stateTimings, ...options });
   opened.push(a, b);
   return [a, b];
 }
@@ -94,6 +102,22 @@ describe("a commit whose answer was lost after it applied", () => {
       const refused = await call(r, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
       expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
     }
+  });
+
+  it("answers 503 'not known' when settling finds nothing, and the replica answers from the store next, not from what it undid", async () => {
+    const broken = breakable();
+    const [a] = await replicas(broken.store);
+    const s = await session(a);
+    broken.arm("answer lost, settle silent");
+    const revoke = await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } });
+    expect([revoke.status, revoke.json.code, revoke.json.detail]).toEqual([
+      503,
+      "state_unavailable",
+      "The sandbox's shared state stopped answering while this request's changes were being stored, and whether they were is not known. Read the state (the journal, the session) before you retry.",
+    ]);
+    // The store holds the revocation; the replica undid it in its objects, so it syncs before it answers again.
+    const refused = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
+    expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
   });
 
   it("answers a session's DELETE 204, and the session is gone on both replicas", async () => {

@@ -97,6 +97,17 @@ describe("a store emptied under running replicas", () => {
     expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y));
   });
 
+  it("answers the first merchant request after the store was emptied from the state written back, with no health check before", async () => {
+    const { store, a, s, bearer } = await twoReplicasAndASession();
+    expect((await call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
+    store.empty();
+    // Its commit is of the lost epoch (a conflict): the replica syncs, writes its state back and runs it again.
+    const refused = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, bearer);
+    expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+    const fresh = (await call(a, "POST", `/s/${s.id}/api/v2/auth/token`, { api_key: s.merchant.api_key, api_secret: s.merchant.api_secret })).json;
+    expect((await call(a, "GET", `/s/${s.id}/api/v2/payment/p_2`, undefined, { authorization: `Bearer ${fresh.access_token}` })).status).toBe(200);
+  });
+
   it("keeps the state of the replica that saw most when one that was behind comes back after it", async () => {
     const { store, linkB, a, b, s, bearer } = await twoReplicasAndASession();
     linkB.cut = true;

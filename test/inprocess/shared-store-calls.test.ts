@@ -88,6 +88,16 @@ describe("store calls per request", () => {
     // Another session's change is none of this request's business: one commit.
     expect((await call(b, "POST", `/__sandbox/sessions/${other.id}/clock`, { advance: "1m" })).status).toBe(200);
     expect(await store.during(() => call(a, "GET", payment, undefined, mine.bearer))).toEqual({ commit: 1 });
+    // Its own session's clock moved past the token's exp on b: news to it.
+    expect((await call(b, "POST", `/__sandbox/sessions/${mine.id}/clock`, { advance: "2h" })).status).toBe(200);
+    let expired: Awaited<ReturnType<typeof call>> | undefined;
+    expect(
+      await store.during(async () => {
+        expired = await call(a, "GET", payment, undefined, mine.bearer);
+      }),
+    ).toEqual({ commit: 2 });
+    expect([expired!.status, expired!.json.code]).toEqual([401, "token_expired"]);
+    Object.assign(mine, await session(a, mine.id));
     // Its own session's tokens revoked on b: a's first run answered 200 from what it held; that
     // commit is refused as stale, with the revocation, and the run again answers as the store says.
     expect((await call(b, "POST", `/__sandbox/sessions/${mine.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
@@ -101,8 +111,9 @@ describe("store calls per request", () => {
   });
 });
 
-async function session(s: Sandbox) {
-  const made = (await call(s, "POST", "/__sandbox/sessions", {})).json;
+/** A new session on `s` and a token of it; with `id`, a new token of that session. */
+async function session(s: Sandbox, id?: string) {
+  const made = id === undefined ? (await call(s, "POST", "/__sandbox/sessions", {})).json : (await call(s, "GET", `/__sandbox/sessions/${id}`)).json;
   const token = await call(s, "POST", `/s/${made.id}/api/v2/auth/token`, { api_key: made.merchant.api_key, api_secret: made.merchant.api_secret });
   return { id: made.id as string, bearer: { authorization: `Bearer ${token.json.access_token}` } };
 }

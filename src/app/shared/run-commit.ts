@@ -28,6 +28,8 @@ export interface RunCommitDeps {
   readonly copy: ReplicaCopy;
   readonly mirror: JournalMirror;
   readonly keyJson: KeyJson;
+  /** How long a lost answer is settled for (commitKnown's default when undefined). */
+  readonly settleMs: number | undefined;
 }
 
 /**
@@ -89,6 +91,7 @@ export class RunCommit {
           ...(run.clearStore && { clearLogs: true, clearParts: true }),
           basis: this.basis(run, read),
         }),
+        this.deps.settleMs,
       );
       if (result.ok) {
         const logged = writes.length > 0 || records.length > 0 || keys.length > 0;

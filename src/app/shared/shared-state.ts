@@ -75,7 +75,16 @@ export class SharedState implements SharedRun {
         noticeMs: this.timings.noticeMs,
       },
     );
-    this.commits = new RunCommit({ store, ctx, sessions, runs: this.runs, copy: this.copy, mirror: this.mirror, keyJson });
+    this.commits = new RunCommit({
+      store,
+      ctx,
+      sessions,
+      runs: this.runs,
+      copy: this.copy,
+      mirror: this.mirror,
+      keyJson,
+      settleMs: this.timings.settleMs,
+    });
     this.reaper = new Reaper({
       store,
       runs: this.runs,

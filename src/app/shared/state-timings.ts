@@ -10,6 +10,8 @@ export interface StateTimings {
    * than a tick, so every running replica has offered its own by then.
    */
   readonly noticeMs: number;
+  /** How long a replica asks the store whether a commit whose answer was lost applied (commitKnown); its default when left out. */
+  readonly settleMs?: number;
 }
 
 export const DEFAULT_TIMINGS: StateTimings = { tickMs: 1000, noticeMs: 1500 };
