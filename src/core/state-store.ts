@@ -158,8 +158,8 @@ export interface RunBasis {
 
 /**
  * Applied: `seq` is the journal entry's number (`req_<seq>`), when one was given, and `position`
- * the epoch's position after it (StateChanges.position); with a basis, `changes` are the changes
- * since its cursor but this commit's own, up to that position.
+ * the epoch's position after it (StateChanges.position); with a basis, `changes` are other
+ * origins' changes since its cursor, up to that position (the origin's own are in its objects).
  * Or refused, with nothing applied.
  */
 export type CommitResult =
@@ -169,8 +169,8 @@ export type CommitResult =
 
 /**
  * Refused with nothing applied: another replica changed what the request's answer was made from
- * since its basis. `changes` are those since the basis's cursor, to apply before the request runs
- * again; undefined when the store no longer keeps changes that old (sync in full).
+ * since its basis. `changes` are other origins' changes since the basis's cursor, to apply before
+ * the request runs again; undefined when the store no longer keeps changes that old (sync in full).
  */
 export interface StaleCommit {
   readonly ok: false;

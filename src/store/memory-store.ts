@@ -95,6 +95,7 @@ export class MemoryStore implements StateStore {
       const since = this.#log.kept(request.basis.cursor, this.#epoch);
       if (since === undefined) return { ok: false, reason: "stale", changes: undefined };
       before = this.#log.after(since);
+      before = before.filter((c) => c.origin !== request.basis!.origin);
       if (newsIn(before, request.basis)) return { ok: false, reason: "stale", changes: this.#changesIn(before) };
     }
     for (const [name, version] of Object.entries(request.read)) {

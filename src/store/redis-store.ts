@@ -51,8 +51,11 @@ const OPEN_MIN_MS = 5000;
  */
 const MAX_IN_FLIGHT = 2000;
 
-/** Commits sent in one call at the most (one turn of the event loop makes more only under a flood). */
-const MAX_BATCH = 64;
+/**
+ * Commits sent in one call at the most. Small: while Redis runs one batch the replica makes the
+ * next, rather than both taking turns on one large batch (docs/performance.md has the figures).
+ */
+const MAX_BATCH = 4;
 
 type ScriptName = keyof typeof LUA_SCRIPTS;
 

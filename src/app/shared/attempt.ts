@@ -28,13 +28,16 @@ export interface Attempt {
   readonly basis: StateCursor;
   /** The ledger's missed lookups when the run began (TokenLedger.missed). */
   readonly missedAtStart: number;
+  /** ReplicaCopy.behindMark when the run began. */
+  readonly behindAtStart: number;
 }
 
 /** A run about to start on objects that stand at `basis`: nothing collected, no lock held. */
-export function newAttempt(basis: StateCursor, missedAtStart: number): Attempt {
+export function newAttempt(basis: StateCursor, missedAtStart: number, behindAtStart: number): Attempt {
   return {
     basis,
     missedAtStart,
+    behindAtStart,
     events: [],
     journal: undefined,
     touch: undefined,

@@ -123,6 +123,11 @@ export class ReplicaCopy {
     this.behindMarks++;
   }
 
+  /** How many times the objects fell behind (markBehind): a run that began before the last one may have read what was undone. */
+  get behindMark(): number {
+    return this.behindMarks;
+  }
+
   /**
    * Changes a commit answered with (other replicas', since the run's basis): applied as a sync's,
    * in turn; the cursor only moves on (answers to commits made at once may come in any order).

@@ -46,6 +46,8 @@ export class RunCommit {
   /** Commit ids: this replica's own prefix and a count, so no two commits anywhere share one. */
   private readonly origin = randomBytes(8).toString("hex");
   private commits = 0;
+  /** Origins given to commits whose runs may have missed this replica's own changes. */
+  private strangers = 0;
 
   constructor(private readonly deps: RunCommitDeps) {}
 
@@ -109,9 +111,10 @@ export class RunCommit {
       if (result.reason === "full") return tooManySessions(sessions.limits.maxSessions);
       return asUnavailable(undefined, this.deps.store);
     } catch (e) {
-      await this.undo(writes, spare, run);
-      // It may have applied all the same: the objects are not answered from until a sync.
+      // It may have applied all the same: from now on the objects are not answered from until a
+      // sync (marked before the undo, so no run starts on what is being undone).
       copy.markBehind();
+      await this.undo(writes, spare, run);
       return isUnknownOutcome(e) ? e : asUnavailable(e, this.deps.store);
     } finally {
       runs.release(run);
@@ -123,11 +126,15 @@ export class RunCommit {
    * (those it may change, and its journal entry's session), and whether it missed a token's record.
    */
   private basis(run: Attempt, read: Readonly<Record<string, number>>): RunBasis {
+    const { copy } = this.deps;
     const own = new Set([...(run.read?.keys() ?? []), ...Object.keys(read)]);
     if (run.journal?.session !== undefined) own.add(sessionPart(run.journal.session));
     return {
       cursor: run.basis,
-      origin: this.origin,
+      // A run under way when a commit of this replica's failed may have read what its undo took
+      // back while the store kept it: nothing of this replica's own is taken as known to it (an
+      // origin no commit ever had).
+      origin: copy.behindMark === run.behindAtStart ? this.origin : `${this.origin}-${++this.strangers}`,
       privatePrefix: PRIVATE_PART_PREFIX,
       ownParts: [...own].filter((name) => name.startsWith(PRIVATE_PART_PREFIX)),
       recordsRead: this.deps.ctx.ledger.missed !== run.missedAtStart,

@@ -175,7 +175,7 @@ export class SharedState implements SharedRun {
             return unavailable(asUnavailable(e, this.store), request);
           }
         }
-        const run = newAttempt(this.copy.cursor, this.ctx.ledger.missed);
+        const run = newAttempt(this.copy.cursor, this.ctx.ledger.missed, this.copy.behindMark);
         let response: SandboxResponse;
         // A copy per run: a library user handling one request object twice at once gets two runs.
         const mine = { ...request };

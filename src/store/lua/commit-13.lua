@@ -50,12 +50,12 @@
 
   Output, flat: for each commit, the number of its answer's items, then its answer:
     {1, seq, position}: applied; seq is the journal entry's number, 0 for none; position the
-    number of the epoch's last change; with a basis followed by the changes before this
-    commit's since the basis, as counted lists: parts (name, version, json), removed names,
-    records, keys
+    number of the epoch's last change; with a basis followed by the changes of other origins
+    since the basis, before this commit, as counted lists: parts (name, version, json), removed
+    names, records, keys
     {0, 'late'}: past the deadline, or the id was seen or settled before
     {0, 'conflict'}: another epoch, or a part read has moved on
-    {0, 'stale', 1, position, <the changes since the basis, as above>}: another replica's
+    {0, 'stale', 1, position, <the changes of other origins since the basis>}: another replica's
     change since the basis is news to the request; {0, 'stale', 0}: the change log no longer
     holds every change since the basis
     {0, 'full'}: the admitted session would be one more than the most

@@ -1,14 +1,16 @@
 --[[
   What change log entries (XRANGE's answer) changed, appended to `out` as counted lists: parts
-  (name, version, json: each once, at its latest version), removed names, records, keys.
+  (name, version, json: each once, at its latest version), removed names, records, keys. The
+  entries of origin `skip` are left out (nil: none is): that replica's objects hold them.
   Needs: partsKey, versionsKey.
 ]]
-local function changesIn(entries, partsKey, versionsKey, out)
+local function changesIn(entries, partsKey, versionsKey, out, skip)
   local records, keys, removed = {}, {}, {}
   local last, names = {}, {}
   for _, entry in ipairs(entries) do
     local f = entry[2]
-    for i = 1, #f, 2 do
+    local from = (f[1] == 'o' and f[2] == skip) and #f + 1 or 1
+    for i = from, #f, 2 do
       local k, v = f[i], f[i + 1]
       if k == 'w' or k == 'n' or k == 'd' then
         if not last[v] then names[#names + 1] = v end

@@ -32,7 +32,7 @@ local function commitOne(j)
     before = redis.call('XRANGE', KEYS[5], (since + 1) .. '-0', '+')
     if newsIn(before, arg(12), arg(13), own, arg(14) == '1') then
       refuse('stale')
-      return changesIn(before, KEYS[3], KEYS[4], {0, 'stale', 1, count})
+      return changesIn(before, KEYS[3], KEYS[4], {0, 'stale', 1, count}, arg(12))
     end
   end
   n = tonumber(ARGV[i]); i = i + 1
@@ -115,6 +115,6 @@ local function commitOne(j)
   end
   local position = tonumber(redis.call('GET', KEYS[6]) or '0')
   redis.call('SET', outcomeKey, seq .. ':' .. position, 'PX', ARGV[2])
-  if before then return changesIn(before, KEYS[3], KEYS[4], {1, seq, position}) end
+  if before then return changesIn(before, KEYS[3], KEYS[4], {1, seq, position}, arg(12)) end
   return {1, seq, position}
 end
