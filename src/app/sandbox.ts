@@ -113,7 +113,7 @@ async function assemble(options: SandboxOptions, journalSize: number, opened: Op
   if (store) {
     // Tokens and keys a request makes go with that request's commit.
     ring.shareKeys((key) => shared?.runs.collectKey(key) ?? false);
-    ledger.shareRecords((json, minted) => shared?.runs.collectRecord(json, minted) ?? false);
+    ledger.shareRecords((json, minted, jti) => shared?.runs.collectRecord(json, minted, jti) ?? false);
     if (first) await adoptStoredKeys(ring, first);
   }
   // With a key on its way, nothing waits for it here: the scenarios are made without it and what

@@ -61,7 +61,7 @@ export class TokenLedger {
    */
   private newRecords: string[] | undefined;
   /** Takes a record for the request that made it (true), or leaves it for `takeNewRecords` (false). */
-  private recordSink: ((json: string, minted: boolean) => boolean) | undefined;
+  private recordSink: ((json: string, minted: boolean, jti: string) => boolean) | undefined;
   private readonly revoked = new Set<string>();
   private readonly revokedAll = new Map<string, Cutoff>();
   private readonly expiredEarly = new Map<string, number>();
@@ -81,7 +81,7 @@ export class TokenLedger {
     if (this.newRecords === undefined) return;
     const json = recordJson(token, order);
     // The request that issued it carries it in its own commit; one outside any request waits here.
-    if (!this.recordSink?.(json, minted)) this.newRecords.push(json);
+    if (!this.recordSink?.(json, minted, token.jti)) this.newRecords.push(json);
   }
 
   /**
@@ -189,7 +189,7 @@ export class TokenLedger {
    * cutoffs by the wall clock, as every sharing replica does. Without it nothing is kept. Call it
    * before restoring or absorbing anything.
    */
-  shareRecords(sink?: (json: string, minted: boolean) => boolean): void {
+  shareRecords(sink?: (json: string, minted: boolean, jti: string) => boolean): void {
     this.newRecords ??= [];
     this.recordSink = sink;
   }

@@ -73,13 +73,11 @@ export class Runs {
    * The ledger's sink. A minted token (the control plane's, under the lock) goes with the holding
    * run; an issued one waits for its request's commit (`takeIssued`).
    */
-  readonly collectRecord = (json: string, minted: boolean): boolean => {
+  readonly collectRecord = (json: string, minted: boolean, jti: string): boolean => {
     if (minted) {
       this.holding?.records.push(json);
       return this.holding !== undefined;
     }
-    const jti = jtiOf(json);
-    if (jti === undefined) return false;
     if (this.issued.size >= MAX_WAITING_RECORDS) this.issued.delete(this.issued.keys().next().value!);
     this.issued.set(jti, json);
     return true;
@@ -109,15 +107,6 @@ export class Runs {
     run.delayMs += ms;
     return Promise.resolve();
   };
-}
-
-function jtiOf(json: string): string | undefined {
-  try {
-    const { jti } = JSON.parse(json) as { jti?: unknown };
-    return typeof jti === "string" ? jti : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Each key's stored JSON, made once per key. */
