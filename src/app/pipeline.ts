@@ -10,6 +10,7 @@ import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
 import { controlScope, rulesScope } from "./shared/parts.js";
+import type { SharedRun } from "./shared/shared-run.js";
 import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";
 import { dotSegmentRefusal, hasDotSegment } from "../core/dot-segments.js";
@@ -54,7 +55,7 @@ export interface PipelineHooks {
   onInternalError?: ((error: unknown, entry: RequestLogEntry) => void) | undefined;
 }
 
-export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest) => Promise<SandboxResponse> {
+export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (request: SandboxRequest, run?: SharedRun) => Promise<SandboxResponse> {
   const route = createRouter(ctx.settings, ctx.control.enabled);
   // A dotted path sent to the control plane (/__sandbox/…) stays the control plane's: refused, and
   // not journaled as the integration's request. Any other is refused unrouted.
@@ -85,7 +86,8 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     }
     return iso;
   };
-  return async function handle(received: SandboxRequest): Promise<SandboxResponse> {
+  /** `run`: this run of the request on a replica that shares its state (SharedState.wrap hands it over). */
+  return async function handle(received: SandboxRequest, run?: SharedRun): Promise<SandboxResponse> {
     const started = performance.now();
     const arrivedMs = Date.now();
     // A request that waited for its body redacts what was a secret when it arrived or is one now.
@@ -156,9 +158,9 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     const rulesFire = refusal === undefined && rulesMayFire(trace, proven);
     // Shared state: a request that may change it runs alone on this replica, and its commit holds
     // only if what it read is unchanged (app/shared/shared-state.ts).
-    if (ctx.shared && refusal === undefined) {
+    if (run && refusal === undefined) {
       if (r.name === "control" ? !READS.has(request.method) : rulesFire)
-        await ctx.shared.exclusive(received, r.name === "control" ? controlScope(request.path) : rulesScope(scenario.sessionId));
+        await run.exclusive(r.name === "control" ? controlScope(request.path) : rulesScope(scenario.sessionId));
     }
     try {
       if (refusal) throw refusal;
@@ -208,10 +210,11 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
         hooks.onRequest?.(entry);
       };
       // Shared state: logged once the request's commit is stored (a run that lost a race is not).
-      if (!ctx.shared?.whenCommitted(received, log)) log(undefined);
+      if (run) run.whenCommitted(log);
+      else log(undefined);
     }
     // The journal is about the integration's requests; control-plane calls would only drown them.
-    if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response, received);
+    if (trace.endpoint !== "control") record(ctx, request, trace, outcome, response, run);
     return response;
   };
 }
@@ -279,8 +282,8 @@ function record(
   trace: ScenarioTrace,
   outcome: Outcome,
   response: SandboxResponse,
-  /** The request as received: what the shared state knows its run by. */
-  received: SandboxRequest,
+  /** The request's run on a replica that shares its state. */
+  run: SharedRun | undefined,
 ): void {
   const session = trace.scenario.sessionId;
   const rec: JournalRecord = {
@@ -319,12 +322,12 @@ function record(
   if (outcome.viaSessionUrl) rec.viaSessionUrl = true;
   if (session && usesItsSession(rec)) {
     // Shared: at the request's arrival, the time every replica reads from its journal entry.
-    ctx.sessions.touch(session, ctx.shared ? outcome.arrivedMs : undefined);
-    ctx.shared?.touch(received, session);
+    ctx.sessions.touch(session, run ? outcome.arrivedMs : undefined);
+    run?.touch(session);
   }
   // Shared state: stored with the request's commit, and journaled on every replica from the feed.
-  if (ctx.shared) {
-    ctx.shared.journalRecord(received, rec);
+  if (run) {
+    run.journalRecord(rec);
     return;
   }
   ctx.journal.add(rec);

@@ -209,7 +209,6 @@ async function assemble(options: SandboxOptions, journalSize: number, opened: Op
   if (store && sharedEvents) {
     shared = new SharedState({ store, ctx, sessions, hub: sharedEvents, journal, idleMs, timings: options.stateTimings });
     shared.runs.sleep = sleep;
-    ctx.shared = shared;
     if (first) await shared.begin(first);
     else shared.beginWhenReachable(opened!.waiting!, options.onNotice ?? (() => {}));
     handle = shared.wrap(pipeline, (error, request) => problemResponse(error, request.path, merchants.secrets.view()));

@@ -12,28 +12,18 @@ const MAX_WAITING_RECORDS = 20_000;
 
 /**
  * The request runs under way on a replica that shares its state, and what each collects for its
- * commit. A run is found by its request (the pipeline hands it over). What the objects below the
+ * commit. The pipeline is handed each run with its request (SharedRun); what the objects below the
  * pipeline make goes to the run that holds the replica's lock: only such runs change state, and
  * one at a time (events of clock moves, sessions and history; keys; tokens minted; rule delays).
  * A token the exchange or the login issues waits here, by jti, for its own request's commit.
  * No AsyncLocalStorage: its promise hooks cost every promise of the process.
  */
 export class Runs {
-  private readonly byRequest = new WeakMap<object, Attempt>();
   private holding: Attempt | undefined;
   private lock: Promise<void> = Promise.resolve();
   private readonly issued = new Map<string, string>();
   /** How scenario delays wait (the sandbox's `sleep`). */
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  /** `attempt` is the run of `request` (an object the pipeline passes on unchanged). */
-  bind(request: object, attempt: Attempt): void {
-    this.byRequest.set(request, attempt);
-  }
-
-  of(request: object): Attempt | undefined {
-    return this.byRequest.get(request);
-  }
 
   /** The run that holds the replica's lock, if any. */
   get holder(): Attempt | undefined {

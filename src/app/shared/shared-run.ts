@@ -2,19 +2,19 @@ import type { StateUnavailable } from "../../core/errors.js";
 import type { JournalRecord } from "../../control/journal.js";
 
 /**
- * What the pipeline tells the shared state of the request it runs (`SharedState` does the rest):
- * that the request may change state, its journal record, its session's use, its log line, a reset.
- * `request` is the request as the pipeline received it: the key its run is found by.
+ * One run of a request on a replica that shares its state, as the pipeline is handed it with the
+ * request (`SharedState.wrap`): what the pipeline tells the shared state of it (`SharedState`
+ * does the rest). Without shared state the pipeline is handed none.
  */
 export interface SharedRun {
   /** The request may change state, the parts `scope` names: it runs alone on this replica. */
-  exclusive(request: object, scope: RunScope): Promise<void>;
-  journalRecord(request: object, record: JournalRecord): void;
-  touch(request: object, session: string): void;
-  /** Holds the log line until the commit; false outside a shared request (log it now). */
-  whenCommitted(request: object, log: (unavailable: StateUnavailable | undefined) => void): boolean;
-  /** The run holding the lock (a reset) empties the store's journal and feed after its commit. */
-  clearAfterCommit(): void;
+  exclusive(scope: RunScope): Promise<void>;
+  /** Its journal record: numbered by the store when committed. */
+  journalRecord(record: JournalRecord): void;
+  /** It was its session's use (its idle time starts again, on every replica). */
+  touch(session: string): void;
+  /** Its log line, written once its commit is stored (a run that lost a race is not logged). */
+  whenCommitted(log: (unavailable: StateUnavailable | undefined) => void): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type SandboxError, StateUnavailable } from "../../core/errors.js";
 import type { SandboxRequest, SandboxResponse } from "../../core/http-types.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
-import type { Journal, JournalRecord } from "../../control/journal.js";
+import type { Journal } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type FeedFollower, followFeed } from "./feed-follower.js";
@@ -41,7 +41,7 @@ export interface SharedStateDeps {
  * commits only if the parts it read are still as it read them; else it is undone and run again.
  * Every other request commits its journal entry (and the tokens it issued) unconditionally.
  */
-export class SharedState implements SharedRun {
+export class SharedState {
   /** The request runs under way, and what each collects for its commit. */
   readonly runs = new Runs();
   private readonly mirror: JournalMirror;
@@ -148,7 +148,10 @@ export class SharedState implements SharedRun {
   }
 
   /** The request handler over the in-memory pipeline `inner`; `unavailable` answers a refusal of the shared state's. */
-  wrap(inner: (request: SandboxRequest) => Promise<SandboxResponse>, unavailable: (error: SandboxError, request: SandboxRequest) => SandboxResponse) {
+  wrap(
+    inner: (request: SandboxRequest, run?: SharedRun) => Promise<SandboxResponse>,
+    unavailable: (error: SandboxError, request: SandboxRequest) => SandboxResponse,
+  ) {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
       const waiting = this.waiting;
       if (waiting) return unavailable(asUnavailable(waiting, this.store, request.path === "/__sandbox/health"), request);
@@ -177,11 +180,8 @@ export class SharedState implements SharedRun {
         }
         const run = newAttempt(this.copy.cursor, this.ctx.ledger.missed, this.copy.behindMark);
         let response: SandboxResponse;
-        // A copy per run: a library user handling one request object twice at once gets two runs.
-        const mine = { ...request };
         try {
-          this.runs.bind(mine, run);
-          response = await inner(mine);
+          response = await inner(request, this.handOver(run));
         } catch (e) {
           this.runs.release(run);
           throw e;
@@ -211,48 +211,34 @@ export class SharedState implements SharedRun {
     };
   }
 
+  /** What the pipeline is handed with the request: its run, to tell of what the run does. */
+  private handOver(run: Attempt): SharedRun {
+    return {
+      exclusive: (scope) => this.exclusive(run, scope),
+      journalRecord: (record) => {
+        run.journal = record;
+      },
+      touch: (session) => {
+        run.touch = session;
+      },
+      whenCommitted: (log) => {
+        run.logged = log;
+      },
+    };
+  }
+
   /**
-   * The current request will change state, the parts `scope` names: it waits for this replica's
-   * other such requests, and its commit applies only if the parts it changes (and the one its
-   * answer depends on) are still as they are now.
+   * The run will change state, the parts `scope` names: it waits for this replica's other such
+   * runs, and its commit applies only if the parts it changes (and the one its answer depends on)
+   * are still as they are now.
    */
-  async exclusive(request: object, scope: RunScope): Promise<void> {
-    const run = this.runOf(request);
+  private async exclusive(run: Attempt, scope: RunScope): Promise<void> {
     if (run.release) return;
     run.release = await this.runs.acquire();
     this.runs.hold(run);
     run.sessionsComeAndGo = scope.sessionsComeAndGo;
     run.dependsOn = scope.dependsOn;
     run.read = new Map(scope.parts.map((name) => [name, this.copy.parts.version(name)]));
-  }
-
-  /** The request's journal record: numbered by the store when committed. */
-  journalRecord(request: object, record: JournalRecord): void {
-    this.runOf(request).journal = record;
-  }
-
-  /** The request was its session's use (its idle time starts again, on every replica). */
-  touch(request: object, session: string): void {
-    this.runOf(request).touch = session;
-  }
-
-  /**
-   * The run of a request the pipeline names: the request as `wrap` handed it over. Another
-   * object (a copy the pipeline made) has none, and a change it made would go uncommitted: a bug,
-   * said at once rather than skipped.
-   */
-  private runOf(request: object): Attempt {
-    const run = this.runs.of(request);
-    if (!run) throw new Error("SharedRun was handed a request object that is not the one the pipeline received: its run is unknown");
-    return run;
-  }
-
-  /** The request's log line waits for its commit: a run that lost a race is not logged. */
-  whenCommitted(request: object, log: (unavailable: StateUnavailable | undefined) => void): boolean {
-    const run = this.runs.of(request);
-    if (!run) return false;
-    run.logged = log;
-    return true;
   }
 
   /** The whole sandbox was reset (a control-plane write, under the lock): the journal and the feed start again on every replica. */
