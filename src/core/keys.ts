@@ -1,3 +1,4 @@
+import { Outbox } from "./outbox.js";
 import type { JWK } from "jose";
 import type { Algorithm } from "./config.js";
 import { InternalError } from "./errors.js";
@@ -68,10 +69,8 @@ export class KeyRing {
   private readonly startKidOf = new Map<Algorithm, string>();
   /** The kid of the configured key: it is each replica's by configuration, never shared. */
   private configuredKid: string | undefined;
-  /** Keys made here since the last `takeNewKeys`; undefined until `shareKeys`. */
-  private newKeys: SigningKey[] | undefined;
-  /** Takes a key for the request that made it (true), or leaves it for `takeNewKeys` (false). */
-  private keySink: ((key: SigningKey) => boolean) | undefined;
+  /** Keys made here on their way to a commit (`takeNewKeys`); closed until `shareKeys`. */
+  private readonly newKeys = new Outbox<SigningKey>();
   /**
    * Absorbed keys no scenario here has used yet, oldest first: outside the ring (not found, not
    * published, no algorithm of its) until one does, as they are outside it on a replica that let
@@ -92,7 +91,7 @@ export class KeyRing {
     private readonly pregenerated?: { alg: Algorithm; key: Promise<SigningKey> },
     source?: KeySource,
   ) {
-    this.source = source ?? ((alg) => generateSigningKey(alg, { extractable: this.newKeys !== undefined }));
+    this.source = source ?? ((alg) => generateSigningKey(alg, { extractable: this.newKeys.isOpen }));
   }
 
   /** The start key for an algorithm: the configured one if it is of that algorithm, else generated once. */
@@ -193,29 +192,23 @@ export class KeyRing {
    * are the first taken.
    */
   shareKeys(sink?: (key: SigningKey) => boolean): void {
-    this.keySink = sink;
-    if (this.newKeys) return;
-    this.newKeys = [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid && !this.absorbed.has(k));
+    const madeSoFar = this.newKeys.isOpen ? [] : [...this.byKid.values()].filter((k) => k.kid !== this.configuredKid && !this.absorbed.has(k));
+    this.newKeys.open(sink, madeSoFar);
   }
 
   /** The keys made since the last take, oldest first, as JSON (secret: never log it); empty unless `shareKeys`. */
   takeNewKeys(): SharedKey[] {
-    const taken = this.newKeys;
-    if (taken === undefined || taken.length === 0) return [];
-    this.newKeys = [];
-    return taken.map((key) => ({ kid: key.kid, json: exportSigningKey(key) }));
+    return this.newKeys.take().map((key) => ({ kid: key.kid, json: exportSigningKey(key) }));
   }
 
   /** A key made here: for the request that made it (its sink), or for `takeNewKeys`. */
   private madeHere(key: SigningKey): void {
-    if (this.newKeys !== undefined && !this.keySink?.(key)) this.newKeys.push(key);
+    this.newKeys.put(key);
   }
 
   /** Keys taken whose commit failed: taken again, first, by the next commit (those still held). */
   requeueKeys(keys: readonly SharedKey[]): void {
-    if (this.newKeys === undefined || keys.length === 0) return;
-    const held = keys.map((k) => this.byKid.get(k.kid)).filter((k): k is SigningKey => k !== undefined);
-    this.newKeys = [...held, ...this.newKeys];
+    this.newKeys.requeue(keys.map((k) => this.byKid.get(k.kid)).filter((k): k is SigningKey => k !== undefined));
   }
 
   /**

@@ -1,3 +1,5 @@
+import { Outbox } from "./outbox.js";
+
 /**
  * What the sandbox remembers about the tokens it issued: which are revoked or expired early (by a
  * scenario rule or the library API), one by one or all of a merchant's at once. Bounded: records
@@ -56,12 +58,10 @@ export class TokenLedger {
   /** The last order made or seen (see nextOrder). */
   private lastOrder = 0;
   /**
-   * The JSON of records made since the last `takeNewRecords`; undefined until `shareRecords`,
-   * and until then orders are counted without reading the wall clock.
+   * The JSON of records made, on their way to a commit (`takeNewRecords`); closed until
+   * `shareRecords`, and until then orders are counted without reading the wall clock.
    */
-  private newRecords: string[] | undefined;
-  /** Takes a record for the request that made it (true), or leaves it for `takeNewRecords` (false). */
-  private recordSink: ((json: string, minted: boolean, jti: string) => boolean) | undefined;
+  private readonly newRecords = new Outbox<string, { minted: boolean; jti: string }>();
   private readonly revoked = new Set<string>();
   private readonly revokedAll = new Map<string, Cutoff>();
   private readonly expiredEarly = new Map<string, number>();
@@ -78,10 +78,9 @@ export class TokenLedger {
     if (this.issued.size >= this.maxRecords) this.prune(nowSeconds);
     const order = this.nextOrder();
     this.issued.set(token.jti, { merchantId: token.merchantId, issuedAt: token.issuedAt, expiresAt: token.expiresAt, order });
-    if (this.newRecords === undefined) return;
-    const json = recordJson(token, order);
+    if (!this.newRecords.isOpen) return;
     // The request that issued it carries it in its own commit; one outside any request waits here.
-    if (!this.recordSink?.(json, minted, token.jti)) this.newRecords.push(json);
+    this.newRecords.put(recordJson(token, order), { minted, jti: token.jti });
   }
 
   /**
@@ -190,22 +189,17 @@ export class TokenLedger {
    * before restoring or absorbing anything.
    */
   shareRecords(sink?: (json: string, minted: boolean, jti: string) => boolean): void {
-    this.newRecords ??= [];
-    this.recordSink = sink;
+    this.newRecords.open(sink && ((json, { minted, jti }) => sink(json, minted, jti)));
   }
 
   /** Records taken whose commit failed: taken again, first, by the next commit. */
   requeueRecords(records: readonly string[]): void {
-    if (this.newRecords === undefined || records.length === 0) return;
-    this.newRecords = [...records, ...this.newRecords];
+    this.newRecords.requeue(records);
   }
 
   /** The JSON of the records made since the last take (oldest first); empty unless `shareRecords`. */
   takeNewRecords(): string[] {
-    const taken = this.newRecords;
-    if (taken === undefined || taken.length === 0) return [];
-    this.newRecords = [];
-    return taken;
+    return this.newRecords.take();
   }
 
   /**
@@ -232,7 +226,7 @@ export class TokenLedger {
 
   clear(): void {
     this.issued.clear();
-    if (this.newRecords) this.newRecords.length = 0;
+    this.newRecords.clear();
     this.revoked.clear();
     this.revokedAll.clear();
     this.expiredEarly.clear();
@@ -252,7 +246,7 @@ export class TokenLedger {
    * clock, not the sandbox clock, which may stand still or go back.
    */
   private nextOrder(): number {
-    if (this.newRecords === undefined) return ++this.lastOrder;
+    if (!this.newRecords.isOpen) return ++this.lastOrder;
     const wall = Date.now() * ORDERS_PER_MS;
     // A wall clock faked centuries ahead would give orders too large to count by one.
     this.lastOrder = wall > this.lastOrder && wall <= Number.MAX_SAFE_INTEGER ? wall : this.lastOrder + 1;
