@@ -7,4 +7,5 @@ export declare function serveFlagsTable(): string;
 export declare function scenarioKeysTable(): string;
 export declare function scenarioLibraryTable(): string;
 export declare function benchLatest(): string;
+export declare function replicaProfile(): string;
 export declare function benchCluster(): string;

@@ -41,7 +41,7 @@ export const GENERATED_PAGES = [
 const SECTIONS = {
   "docs/configuration.md": { "serve-flags": serveFlagsTable },
   "docs/scenarios.md": { "scenario-keys": scenarioKeysTable, "scenario-library": scenarioLibraryTable },
-  "docs/performance.md": { "bench-latest": benchLatest },
+  "docs/performance.md": { "bench-latest": benchLatest, "replica-profile": replicaProfile },
   "docs/deployment.md": { "bench-cluster": benchCluster },
 };
 
@@ -160,6 +160,11 @@ export function scenarioLibraryTable() {
 /** The recorded benchmark run, whole, as `npm run bench` wrote it. */
 export function benchLatest() {
   return read("bench/results/latest.md");
+}
+
+/** The recorded replica profile (where the event loop spends a protected call), whole, as `npm run bench:replica-profile` wrote it. */
+export function replicaProfile() {
+  return read("bench/results/replica-profile.md");
 }
 
 /** The recorded cluster bench run (memory store, Redis store, replicas behind haproxy), whole, as `npm run bench:cluster` wrote it. */

@@ -90,6 +90,7 @@ const QUOTING_SECTIONS = [
   { page: "docs/performance.md", heading: "Met in this run", results: "bench/results/latest.md" },
   { page: "docs/performance.md", heading: "What this means for a test suite", results: "bench/results/latest.md" },
   { page: "docs/performance.md", heading: "More than one process", results: "bench/results/cluster.md" },
+  { page: "docs/performance.md", heading: "Where a replica's time goes on the Redis store", results: "bench/results/replica-profile.md" },
   { page: "docs/performance.md", heading: "Many sessions on the Redis store", results: "bench/results/shared-sessions.md" },
   { page: "docs/deployment.md", heading: "Sizing", results: "bench/results/cluster.md" },
   { page: "docs/deployment.md", heading: "How far one Redis goes", results: "bench/results/shared-sessions.md" },
