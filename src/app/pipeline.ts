@@ -9,7 +9,7 @@ import { redactUrl } from "../core/redact.js";
 import { unionOf } from "../core/secret-index.js";
 import { sessionCredentialsMismatch } from "../core/session-binding.js";
 import type { SandboxContext } from "./context.js";
-import { controlScope, rulesScope } from "./shared/parts.js";
+import { controlScope, rulesScope } from "./shared/part-names.js";
 import type { SharedRun } from "./shared/shared-run.js";
 import { RefusalAnswers } from "./refusal-answers.js";
 import { createRouter, underBase, UNROUTED } from "./routes.js";

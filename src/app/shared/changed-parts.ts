@@ -1,7 +1,8 @@
 import type { PartWrite } from "../../core/state-store.js";
 import type { SandboxContext } from "../context.js";
 import type { Attempt } from "./attempt.js";
-import { type KeyJson, sessionPartNames, writePart } from "./parts.js";
+import { sessionPartNames } from "./part-names.js";
+import { type KeyJson, writePart } from "./parts.js";
 import type { StoredParts } from "./stored-parts.js";
 
 /**

@@ -2,7 +2,7 @@ import { type Algorithm, ConfigError } from "../../core/config.js";
 import { StateUnavailable } from "../../core/errors.js";
 import type { KeyRing } from "../../core/keys.js";
 import type { StateChanges, StateStore } from "../../core/state-store.js";
-import { SANDBOX_PART } from "./parts.js";
+import { SANDBOX_PART } from "./part-names.js";
 import { STATE_TIMEOUT_MS } from "./state-timings.js";
 
 /** How long a start waits for a first connection to Redis before it goes on without it. */

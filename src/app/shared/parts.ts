@@ -2,61 +2,17 @@ import type { Algorithm } from "../../core/config.js";
 import type { Session, SessionRecord, SessionStore } from "../../control/sessions.js";
 import { instanceState, restoreInstance } from "../../scenarios/instance-state.js";
 import type { SandboxContext } from "../context.js";
-import type { RunScope } from "./shared-run.js";
+import { LEDGER_PART, SANDBOX_PART, sessionOfPart, sessionPartNames } from "./part-names.js";
 
 /**
- * The parts a sandbox's shared state is stored in, and how each is written from and read into
- * the live objects: `sandbox` (the sandbox clock, the start keys, the loaded scenarios' state),
+ * How each part of a sandbox's shared state (part-names.ts) is written from and read into the
+ * live objects: `sandbox` (the sandbox clock, the start keys, the loaded scenarios' state),
  * `ledger` (revocations and early expiries) and `s:<id>` (a session: how to make it, its
  * scenario's state, its history). A request that changes state writes only the parts it changed.
  */
 
-export const SANDBOX_PART = "sandbox";
-export const LEDGER_PART = "ledger";
-const SESSION_PREFIX = "s:";
-/** The parts a request reads only when it names them (a session's): what a commit tells the store (RunBasis). */
-export const PRIVATE_PART_PREFIX = SESSION_PREFIX;
 /** Stored layout of the parts' JSON; a replica refuses a part of another. */
 const PART_VERSION = 1;
-
-export function sessionPart(id: string): string {
-  return `${SESSION_PREFIX}${id}`;
-}
-
-export function sessionOfPart(name: string): string | undefined {
-  return name.startsWith(SESSION_PREFIX) ? name.slice(SESSION_PREFIX.length) : undefined;
-}
-
-/** The part a scenario's state is in: its session's, or the sandbox's. */
-export function scopePart(sessionId: string | undefined): string {
-  return sessionId === undefined ? SANDBOX_PART : sessionPart(sessionId);
-}
-
-/** A request whose scenario's rules may fire: its scenario's part, and the ledger. */
-export function rulesScope(sessionId: string | undefined): RunScope {
-  const part = scopePart(sessionId);
-  return { parts: [part, LEDGER_PART], sessionsComeAndGo: false, dependsOn: part };
-}
-
-/**
- * A control-plane write: under /__sandbox/sessions/{id}, that session's part (and the ledger);
- * elsewhere (sessions made, the sandbox clock, a reset, minting) the sandbox's part, the ledger
- * and any session it makes or ends. A move of the sandbox clock changes no session's part: a
- * session's clock keeps only its own moves.
- */
-export function controlScope(path: string): RunScope {
-  const session = /^\/__sandbox\/sessions\/([^/]+)(?:\/|$)/.exec(path)?.[1];
-  if (session !== undefined) return { parts: [sessionPart(decodeSegment(session)), LEDGER_PART], sessionsComeAndGo: false };
-  return { parts: [SANDBOX_PART, LEDGER_PART], sessionsComeAndGo: true };
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 /** A key as stored (secret: the store holds it, nothing prints it), by kid; undefined when the ring lacks it. */
 export type KeyJson = (kid: string) => string | undefined;
@@ -100,11 +56,6 @@ function keysOf(kids: readonly string[], keyJson: KeyJson): string[] {
 /** The names of every part the live objects make now. */
 export function partNames(ctx: SandboxContext): string[] {
   return [SANDBOX_PART, LEDGER_PART, ...sessionPartNames(ctx)];
-}
-
-/** The parts of the live sessions. */
-export function sessionPartNames(ctx: SandboxContext): string[] {
-  return ctx.sessions.list().map((s) => sessionPart(s.id));
 }
 
 interface StoredSession extends SessionRecord {

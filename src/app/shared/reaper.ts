@@ -1,7 +1,7 @@
 import type { StateStore } from "../../core/state-store.js";
 import type { SessionStore } from "../../control/sessions.js";
 import { newAttempt } from "./attempt.js";
-import { sessionOfPart, sessionPart } from "./parts.js";
+import { sessionOfPart, sessionPart } from "./part-names.js";
 import type { Runs } from "./runs.js";
 import type { StoredParts } from "./stored-parts.js";
 

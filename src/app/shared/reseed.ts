@@ -2,7 +2,8 @@ import type { Reseed } from "../../core/state-store.js";
 import type { Journal } from "../../control/journal.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
-import { type KeyJson, partNames, sessionPart, writePart } from "./parts.js";
+import { sessionPart } from "./part-names.js";
+import { type KeyJson, partNames, writePart } from "./parts.js";
 
 /**
  * The whole shared state as this replica holds it, for a store that lost its data: every part

@@ -1,7 +1,8 @@
 import type { StateChanges, StoredPart } from "../../core/state-store.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
-import { dropPart, LEDGER_PART, readPart, SANDBOX_PART, sessionOfPart } from "./parts.js";
+import { LEDGER_PART, SANDBOX_PART, sessionOfPart } from "./part-names.js";
+import { dropPart, readPart } from "./parts.js";
 
 /**
  * Each part as this replica last synced or committed it (its version and JSON), and the two ways
