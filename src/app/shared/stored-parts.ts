@@ -1,8 +1,8 @@
-import type { StateChanges, StoredPart } from "../../core/state-store.js";
+import type { StateChanges } from "../../core/state-store.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
-import { LEDGER_PART, SANDBOX_PART, sessionOfPart } from "./part-names.js";
-import { dropPart, readPart } from "./parts.js";
+import { sessionOfPart } from "./part-names.js";
+import { dropPart, partRank, readPart } from "./parts.js";
 
 /**
  * Each part as this replica last synced or committed it (its version and JSON), and the two ways
@@ -57,7 +57,7 @@ export class StoredParts {
   async apply(changes: Pick<StateChanges, "full" | "parts" | "removed" | "records" | "keys">): Promise<void> {
     if (changes.keys.length > 0) await this.ctx.ring.absorbKeys(changes.keys);
     if (changes.records.length > 0) this.ctx.ledger.absorbRecords(changes.records, this.ctx.clock.nowSeconds());
-    const ordered = [...changes.parts].sort((a, b) => rank(a) - rank(b));
+    const ordered = [...changes.parts].sort((a, b) => partRank(a.name) - partRank(b.name));
     for (const part of ordered) {
       if (this.version(part.name) >= part.version && !changes.full) continue;
       await readPart(this.ctx, this.sessions, part.name, part.json);
@@ -87,8 +87,4 @@ export class StoredParts {
   forget(name: string): void {
     this.parts.delete(name);
   }
-}
-
-function rank(part: StoredPart): number {
-  return part.name === SANDBOX_PART ? 0 : part.name === LEDGER_PART ? 1 : sessionOfPart(part.name) === undefined ? 2 : 3;
 }
