@@ -1,8 +1,8 @@
 /**
  * The state URL (`--state redis://…`) read into what the client needs, and the form it is shown in
  * wherever it is printed: with a password replaced by `***`. A URL that cannot be read is refused
- * with what is wrong and how to write it, quoting it with everything before its last `@` hidden,
- * so a password never reaches a message even when the URL around it is broken.
+ * with what is wrong and how to write it, quoted by redactUrlText, so a password never reaches a
+ * message even when the URL around it is broken or written in another client's form.
  */
 
 export interface RedisTarget {
@@ -49,15 +49,20 @@ export function parseRedisUrl(text: string): RedisTarget {
   if (port === 0) throw new TypeError(`The state URL ${quoted} has port 0: give the port Redis listens on (${DEFAULT_REDIS_PORT} by default).`);
   const path = url.pathname;
   if (path !== "" && path !== "/" && !/^\/\d{1,9}$/.test(path)) {
-    throw new TypeError(
-      `The state URL ${quoted} ends in ${JSON.stringify(path)}: after the port give nothing or /DB, a database number (/0 by default).`,
-    );
+    throw new TypeError(`The state URL ${quoted} has a path other than /DB: after the port give nothing or /DB, a database number (/0 by default).`);
   }
   const db = path.length > 1 ? Number(path.slice(1)) : 0;
   const username = url.username === "" ? undefined : decode(url.username, quoted, "user name");
   const password = url.password === "" ? undefined : decode(url.password, quoted, "password");
+  if (username !== undefined && password === undefined) {
+    // redis://SECRET@host is most often a password written without its colon; as a user name
+    // alone it would authenticate as nobody. Neither way is it shown.
+    throw new TypeError(
+      `The state URL ${quoted} gives a user name and no password, so it would not authenticate: if that is the password, write redis://:PASSWORD@HOST:PORT; for a user, redis://USER:PASSWORD@HOST:PORT.`,
+    );
+  }
   const scheme = url.protocol.slice(0, -1);
-  const auth = password !== undefined ? `${url.username}:***@` : username !== undefined ? `${url.username}@` : "";
+  const auth = password !== undefined ? `${url.username}:***@` : "";
   return {
     host: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
     port,
@@ -69,12 +74,33 @@ export function parseRedisUrl(text: string): RedisTarget {
   };
 }
 
-/** A URL's text with whatever stands between `//` (or the start) and its last `@` replaced by `***`. */
+/**
+ * A state URL's text as a message may quote it, whatever its shape, JSON-quoted: the user-info
+ * (everything before the authority's last `@`) as `***`; a port that is not a number (a password
+ * written with no `@`, as in redis://:PASSWORD) as `***`; a path other than /DB, and the whole of
+ * a query or fragment (redis-py's `?password=`), as `***`.
+ */
 export function redactUrlText(text: string): string {
-  const at = text.lastIndexOf("@");
-  if (at < 0) return JSON.stringify(text);
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? "";
-  return JSON.stringify(`${scheme}***${text.slice(at)}`);
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/{1,2}/.exec(text)?.[0] ?? "";
+  let rest = text.slice(scheme.length);
+  const cut = rest.search(/[?#]/);
+  const tail = cut < 0 ? "" : `${rest[cut]}***`;
+  if (cut >= 0) rest = rest.slice(0, cut);
+  const at = rest.lastIndexOf("@");
+  const userInfo = at < 0 ? "" : "***@";
+  rest = rest.slice(at + 1);
+  const slash = rest.indexOf("/");
+  const authority = slash < 0 ? rest : rest.slice(0, slash);
+  const path = slash < 0 ? "" : rest.slice(slash);
+  return JSON.stringify(`${scheme}${userInfo}${hostShown(authority)}${/^\/\d*$/.test(path) || path === "" ? path : "/***"}${tail}`);
+}
+
+/** HOST[:PORT] as shown: a port that is not digits is hidden (an IPv6 address's colons are its own). */
+function hostShown(authority: string): string {
+  const colon = authority.lastIndexOf(":");
+  if (colon < 0 || authority.endsWith("]")) return authority;
+  const port = authority.slice(colon + 1);
+  return /^\d*$/.test(port) ? authority : `${authority.slice(0, colon)}:***`;
 }
 
 function decode(part: string, quoted: string, what: string): string {
