@@ -98,3 +98,17 @@ export function challengeFor(err: SandboxError): string | undefined {
 export function quotedStringSafe(text: string): string {
   return text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, (ch) => (ch === '"' ? "'" : "?"));
 }
+
+/**
+ * A value rendered into a header (a profile's `headers`): every character outside visible ASCII,
+ * space and tab, written as its UTF-8 bytes %-escaped (`Токен` → `%D0%A2%D0%BE%D0%BA%D0%B5%D0%BD`,
+ * CR LF → `%0D%0A`), so no value can end the header or make Node refuse it. `%` itself is kept.
+ */
+export function headerValueSafe(text: string): string {
+  return text.replace(/[^\t\x20-\x7e]+/g, (run) => {
+    let escaped = "";
+    // A lone surrogate becomes U+FFFD's bytes, as Buffer writes it, rather than an error.
+    for (const byte of Buffer.from(run, "utf8")) escaped += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    return escaped;
+  });
+}

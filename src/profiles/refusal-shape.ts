@@ -1,5 +1,5 @@
 import type { RefusalGroup } from "../core/answer-shaper.js";
-import { quotedStringSafe } from "../core/problem.js";
+import { headerValueSafe, quotedStringSafe } from "../core/problem.js";
 import type { CodeFile, RefusalFile, RefusalShapeFile } from "./schema.js";
 import { compileTemplate, compileText, type Render, type Values } from "./template.js";
 
@@ -110,6 +110,6 @@ function compile(merged: MergedRefusal): RefusalShape {
       challenge === "keep" || challenge === "omit"
         ? challenge
         : compileText(challenge, quotedStringSafe) /* RFC 6750 quoted-string: no value can break the header */,
-    headers: [...merged.headers].map(([name, value]) => [name, compileText(value)] as const),
+    headers: [...merged.headers].map(([name, value]) => [name, compileText(value, headerValueSafe)] as const),
   };
 }

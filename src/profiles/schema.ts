@@ -25,7 +25,7 @@ const contentType = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+\/[A-Za-z0-9!#
 });
 const status = z.int().min(200).max(599);
 const headers = scriptedHeaders.describe(
-  "Extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header); values may hold {{placeholders}}",
+  "Extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header); values may hold {{placeholders}}, and every character a placeholder renders outside visible ASCII, space and tab is sent as its UTF-8 bytes %-escaped",
 );
 const empty = z.literal(true).describe("No body at all: no bytes and no Content-Type (instead of body)");
 /** A challenge: keep the sandbox's RFC 6750 one, omit it, or a template such as 'Bearer' or 'Bearer error="{{error}}"'. */

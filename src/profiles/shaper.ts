@@ -2,7 +2,7 @@ import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shap
 import { InvalidToken } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
-import { asRefusal, challengeFor, problemBody } from "../core/problem.js";
+import { asRefusal, challengeFor, headerValueSafe, problemBody } from "../core/problem.js";
 import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
 import { templatesOf } from "./load.js";
 import { refusalShapes } from "./refusal-shape.js";
@@ -27,7 +27,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
   };
   const shapeOf = refusalShapes(refusal, codes);
   const shape = profile.requestId ?? "uuid";
-  const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const);
+  const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
     const values = answerValues(facts, shape, { ...statusValues(answer.status), ...own });
     const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
@@ -98,7 +98,7 @@ function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer
     status: file.status ?? defaultStatus,
     contentType: file.contentType ?? "application/json",
     // Header names are lower-case everywhere in the sandbox (http-types.ts).
-    headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value)] as const),
+    headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const),
     body: file.empty || file.body === undefined ? undefined : compileTemplate(file.body),
   };
 }
