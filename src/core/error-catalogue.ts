@@ -426,8 +426,9 @@ export const ERROR_CATALOGUE = {
   scenario_fault: {
     status: [500],
     error: ["server_error"],
-    meaning: "A scenario rule cannot do what it says (a response template that cannot be filled).",
-    fix: "Fix the scenario rule the message names.",
+    meaning:
+      "A scenario rule, a session action or a response profile cannot do what it says: a response template that cannot be filled, or one whose answer renders past the bound of one answer (262,144 characters: a placeholder printed too often).",
+    fix: "Fix the scenario rule, session action or profile the message names.",
   },
   internal_error: {
     status: [500],

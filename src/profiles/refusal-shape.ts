@@ -1,7 +1,7 @@
 import type { RefusalGroup } from "../core/answer-shaper.js";
 import { headerValueSafe, quotedStringSafe } from "../core/problem.js";
 import type { CodeFile, RefusalFile, RefusalShapeFile } from "./schema.js";
-import { compileTemplate, compileText, type Render, type Values } from "./template.js";
+import { compileTemplate, compileText, type Render, type TextRender } from "./template.js";
 
 /**
  * One refusal's shape under a profile, the keys merged from the general to the specific:
@@ -15,13 +15,13 @@ export interface RefusalShape {
   readonly status: number | undefined;
   readonly code: string | number | undefined;
   /** The provider's text ({{message}}), rendered with the refusal's values. */
-  readonly message: ((values: Values) => string) | undefined;
+  readonly message: TextRender | undefined;
   readonly body: Render | undefined;
   readonly empty: boolean;
   readonly contentType: string | undefined;
   /** keep, omit, or the challenge template. */
-  readonly challenge: "keep" | "omit" | ((values: Values) => string);
-  readonly headers: ReadonlyArray<readonly [string, (values: Values) => string]>;
+  readonly challenge: "keep" | "omit" | TextRender;
+  readonly headers: ReadonlyArray<readonly [string, TextRender]>;
 }
 
 export function refusalShapes(refusal: RefusalFile | undefined, codes: Readonly<Record<string, CodeFile>> | undefined) {

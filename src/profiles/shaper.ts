@@ -1,13 +1,16 @@
 import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
-import { InvalidToken } from "../core/errors.js";
+import { InvalidToken, ScenarioFault } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
 import { printable } from "../core/printable.js";
-import { asRefusal, challengeFor, headerValueSafe, problemBody } from "../core/problem.js";
+import { asRefusal, challengeFor, headerValueSafe, problemBody, problemResponse } from "../core/problem.js";
+import { RenderBudget, RenderedTooLarge } from "../core/render-budget.js";
+// The fault's text names only the profile: nothing in it to redact.
+import { EMPTY_VIEW } from "../core/secret-index.js";
 import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
 import { templatesOf } from "./load.js";
 import { refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
-import { compileTemplate, compileText, placeholdersIn, type Render, type Values } from "./template.js";
+import { compileTemplate, compileText, placeholdersIn, type Render, type TextRender, type Values } from "./template.js";
 import { shapedSchemas } from "./shaped-schemas.js";
 import { TimeValue } from "./time-value.js";
 
@@ -33,8 +36,13 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
     if (answer.body) headers["content-type"] = answer.contentType;
     else delete headers["content-type"];
-    for (const [name, value] of answer.headers) headers[name] = value(values);
-    return { status: answer.status, headers, body: answer.body ? JSON.stringify(answer.body(values)) : "" };
+    const budget = new RenderBudget();
+    try {
+      for (const [name, value] of answer.headers) headers[name] = value(values, budget);
+      return { status: answer.status, headers, body: answer.body ? JSON.stringify(answer.body(values, budget)) : "" };
+    } catch (e) {
+      throw e instanceof RenderedTooLarge ? tooLarge(profile.name, e) : e;
+    }
   };
 
   return {
@@ -47,49 +55,73 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     protectedCall: (body, operation, facts) =>
       answers.protected && render(answers.protected, { sandbox: body, operation, merchant_id: body.merchant_id }, {}, facts),
     refusal(thrown, instance, secrets, extraHeaders, facts, group) {
-      const err = asRefusal(thrown, secrets);
-      const own = shapeOf(group, err.code);
-      if (!own.shaped) return undefined;
-      const status = own.status ?? err.status;
-      const values = answerValues(facts, shape, {
-        ...statusValues(status),
-        code: own.code ?? err.code,
-        sandbox_code: err.code,
-        explanation: err.description,
-        error_description: err.description,
-        error: err.error ?? null,
-        instance,
-        token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
-      });
-      values.message = own.message ? own.message(values) : err.description;
-      const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
-      let body = "";
-      if (!own.empty) {
-        headers["content-type"] = own.contentType ?? "application/problem+json";
-        body = JSON.stringify(own.body ? own.body(values) : { ...problemBody(err, instance), status, code: values.code });
+      try {
+        return shapedRefusal(thrown, instance, secrets, extraHeaders, facts, group);
+      } catch (e) {
+        // Not shaped again: the profile's own templates are what failed.
+        if (e instanceof RenderedTooLarge) return problemResponse(tooLarge(profile.name, e), instance, secrets, extraHeaders);
+        throw e;
       }
-      const challenge = own.challenge === "keep" ? challengeFor(err) : own.challenge === "omit" ? undefined : own.challenge(values);
-      if (challenge) headers["www-authenticate"] = challenge;
-      for (const [name, value] of own.headers) headers[name] = value(values);
-      // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
-      headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
-      return { status, headers, body };
     },
     finish(response, facts) {
       if (wide.length === 0) return response;
       const values = answerValues(facts, shape, statusValues(response.status));
       const headers = { ...response.headers };
-      for (const [name, value] of wide) headers[name] = value(values);
+      const budget = new RenderBudget();
+      try {
+        for (const [name, value] of wide) headers[name] = value(values, budget);
+      } catch (e) {
+        if (e instanceof RenderedTooLarge) return problemResponse(tooLarge(profile.name, e), facts.path, EMPTY_VIEW);
+        throw e;
+      }
       return { ...response, headers };
     },
     schemas: () => shapedSchemas(profile),
   };
+
+  function shapedRefusal(
+    ...[thrown, instance, secrets, extraHeaders, facts, group]: Parameters<AnswerShaper["refusal"]>
+  ): SandboxResponse | undefined {
+    const err = asRefusal(thrown, secrets);
+    const own = shapeOf(group, err.code);
+    if (!own.shaped) return undefined;
+    const status = own.status ?? err.status;
+    const values = answerValues(facts, shape, {
+      ...statusValues(status),
+      code: own.code ?? err.code,
+      sandbox_code: err.code,
+      explanation: err.description,
+      error_description: err.description,
+      error: err.error ?? null,
+      instance,
+      token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
+    });
+    const budget = new RenderBudget();
+    values.message = own.message ? own.message(values, budget) : err.description;
+    const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
+    let body = "";
+    if (!own.empty) {
+      headers["content-type"] = own.contentType ?? "application/problem+json";
+      body = JSON.stringify(own.body ? own.body(values, budget) : { ...problemBody(err, instance), status, code: values.code });
+    }
+    const challenge = own.challenge === "keep" ? challengeFor(err) : own.challenge === "omit" ? undefined : own.challenge(values, budget);
+    if (challenge) headers["www-authenticate"] = challenge;
+    for (const [name, value] of own.headers) headers[name] = value(values, budget);
+    // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
+    headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
+    return { status, headers, body };
+  }
+}
+
+/** A profile's answer rendered past the bound: its own fault, said with the profile's name. */
+function tooLarge(name: string, e: RenderedTooLarge): ScenarioFault {
+  return new ScenarioFault(`Response profile '${name}': ${e.message}. Fix its templates.`);
 }
 
 interface CompiledAnswer {
   status: number;
   contentType: string;
-  headers: ReadonlyArray<readonly [string, (values: Values) => string]>;
+  headers: ReadonlyArray<readonly [string, TextRender]>;
   body: Render | undefined;
 }
 

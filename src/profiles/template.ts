@@ -1,3 +1,4 @@
+import type { RenderBudget } from "../core/render-budget.js";
 import type { Path } from "../core/source/data-problems.js";
 import { TimeValue, type TimeFormat } from "./time-value.js";
 
@@ -6,12 +7,14 @@ import { TimeValue, type TimeFormat } from "./time-value.js";
  * time's format, time-value.ts). A string that is exactly one placeholder takes the value as it is
  * (a number stays a number, an object an object, a time its format's type); inside a longer string
  * a placeholder is written as text. Compiled once when the profile loads, so rendering an answer
- * walks a prepared tree and never parses a template again.
+ * walks a prepared tree and never parses a template again. Every render spends what it makes from
+ * the answer's RenderBudget as it makes it, so an answer stops at the bound, never after.
  */
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Values = Readonly<Record<string, unknown>>;
-export type Render = (values: Values) => unknown;
+export type Render = (values: Values, budget: RenderBudget) => unknown;
+export type TextRender = (values: Values, budget: RenderBudget) => string;
 
 /** A placeholder in a template string (global: read with matchAll or replace, which keep no state here). */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)(?::([A-Za-z0-9-]+))?\s*\}\}/g;
@@ -44,32 +47,55 @@ export function compileTemplate(template: unknown): Render {
   if (typeof template === "string") {
     const whole = wholePlaceholder(template);
     // An absent value (an order field the caller did not send) is null, never a missing member.
-    if (whole !== undefined) return (values) => typed(values[whole.name], whole.format) ?? null;
-    if (!template.includes("{{")) return () => template;
-    return (values) => template.replace(PLACEHOLDER, (_, name: string, format: string | undefined) => asText(typed(values[name], format)));
+    if (whole !== undefined) {
+      return (values, budget) => {
+        const value = typed(values[whole.name], whole.format) ?? null;
+        budget.spendValue(value);
+        return value;
+      };
+    }
+    return compileText(template);
   }
   if (Array.isArray(template)) {
     const items = template.map(compileTemplate);
-    return (values) => items.map((item) => item(values));
+    return (values, budget) => items.map((item) => item(values, budget));
   }
   if (template !== null && typeof template === "object") {
     const members = Object.entries(template).map(([key, value]) => [key, compileTemplate(value)] as const);
-    return (values) => {
+    return (values, budget) => {
       const out: Record<string, unknown> = {};
-      for (const [key, render] of members) out[key] = render(values);
+      for (const [key, render] of members) {
+        budget.spend(key.length);
+        out[key] = render(values, budget);
+      }
       return out;
     };
   }
-  return () => template;
+  return (_, budget) => {
+    budget.spendValue(template);
+    return template;
+  };
 }
 
 /**
  * A template string rendered as text (a header value, a message): every placeholder as text,
- * passed through `reduce` (a challenge's quoted-string rule) when given.
+ * passed through `reduce` (a challenge's quoted-string rule, a header value's escaping) when given.
  */
-export function compileText(template: string, reduce: (text: string) => string = (text) => text): (values: Values) => string {
-  if (!template.includes("{{")) return () => template;
-  return (values) => template.replace(PLACEHOLDER, (_, name: string, format: string | undefined) => reduce(asText(typed(values[name], format))));
+export function compileText(template: string, reduce: (text: string) => string = (text) => text): TextRender {
+  if (!template.includes("{{")) {
+    return (_, budget) => {
+      budget.spend(template.length);
+      return template;
+    };
+  }
+  return (values, budget) => {
+    budget.spend(template.length);
+    return template.replace(PLACEHOLDER, (_, name: string, format: string | undefined) => {
+      const text = reduce(asText(typed(values[name], format)));
+      budget.spend(text.length);
+      return text;
+    });
+  };
 }
 
 /** A time in its format (the loader allows a format on times only); any other value as it is. */

@@ -15,6 +15,7 @@ import type { CompiledRule } from "./rules.js";
 import type { ThenFile } from "./schema.js";
 import type { NowActions } from "./session-actions.js";
 import { renderString, renderValue, TemplateError, type TemplateValues } from "./template.js";
+import { RenderBudget, RenderedTooLarge } from "../core/render-budget.js";
 
 /** What a rule's actions may use: the merchants and tokens they change, template values, and a way to wait. */
 export interface RuleContext {
@@ -247,21 +248,22 @@ function respond(
     rule: { name: rule.name },
     now: new Date(scenario.clock.now()).toISOString(),
   };
+  const budget = new RenderBudget();
   try {
     if (typeof spec.body === "string") {
       return {
         status: spec.status,
         headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers },
-        body: renderString(spec.body, values, ctx.faker),
+        body: renderString(spec.body, values, ctx.faker, budget),
       };
     }
     return {
       status: spec.status,
       headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
-      body: JSON.stringify(spec.body === undefined ? {} : renderValue(spec.body, values, ctx.faker)),
+      body: JSON.stringify(spec.body === undefined ? {} : renderValue(spec.body, values, ctx.faker, budget)),
     };
   } catch (e) {
-    if (!(e instanceof TemplateError)) throw e;
+    if (!(e instanceof TemplateError || e instanceof RenderedTooLarge)) throw e;
     throw new ScenarioFault(`Scenario '${scenario.name}', rule '${rule.name}': ${e.message}. Fix the response body in ${scenario.source}.`);
   }
 }

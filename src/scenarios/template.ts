@@ -1,4 +1,5 @@
 import type { Faker } from "@faker-js/faker";
+import type { RenderBudget } from "../core/render-budget.js";
 
 /**
  * `{{ … }}` placeholders in scenario response bodies: request values, the merchant, the scenario,
@@ -52,31 +53,44 @@ export function placeholdersIn(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
 }
 
-/** Fills every placeholder of every string in a JSON value. */
-export function renderValue(value: unknown, values: TemplateValues, faker: Faker): unknown {
-  if (typeof value === "string") return renderString(value, values, faker);
-  if (Array.isArray(value)) return value.map((v) => renderValue(v, values, faker));
+/** Fills every placeholder of every string in a JSON value, spending what it renders from `budget`. */
+export function renderValue(value: unknown, values: TemplateValues, faker: Faker, budget: RenderBudget): unknown {
+  if (typeof value === "string") return renderString(value, values, faker, budget);
+  if (Array.isArray(value)) return value.map((v) => renderValue(v, values, faker, budget));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderValue(v, values, faker)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        budget.spend(k.length);
+        return [k, renderValue(v, values, faker, budget)];
+      }),
+    );
   }
+  budget.spendValue(value);
   return value;
 }
 
-export function renderString(text: string, values: TemplateValues, faker: Faker): string {
+/** Fills every placeholder of `text`: the text and each value printed are spent from `budget` as they are made. */
+export function renderString(text: string, values: TemplateValues, faker: Faker, budget: RenderBudget): string {
+  budget.spend(text.length);
   return text.replace(PLACEHOLDER, (_, expression: string) => {
-    if (expression.startsWith("faker.")) {
-      const fn = fakerFunction(faker, expression);
-      if (typeof fn !== "function") throw new TemplateError(expression);
-      try {
-        return String(fn());
-      } catch {
-        throw new TemplateError(expression);
-      }
-    }
-    const resolved = expression.split(".").reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], values);
-    if (resolved === undefined) return "";
-    return String(resolved);
+    const printed = placeholderValue(expression, values, faker);
+    budget.spend(printed.length);
+    return printed;
   });
+}
+
+function placeholderValue(expression: string, values: TemplateValues, faker: Faker): string {
+  if (expression.startsWith("faker.")) {
+    const fn = fakerFunction(faker, expression);
+    if (typeof fn !== "function") throw new TemplateError(expression);
+    try {
+      return String(fn());
+    } catch {
+      throw new TemplateError(expression);
+    }
+  }
+  const resolved = expression.split(".").reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], values);
+  return resolved === undefined ? "" : String(resolved);
 }
 
 export class TemplateError extends Error {

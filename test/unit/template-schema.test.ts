@@ -1,3 +1,4 @@
+import { RenderBudget } from "../../src/core/render-budget.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
 import { describe, expect, it } from "vitest";
@@ -35,14 +36,14 @@ describe("template schemas: per-request values as patterns and formats, never co
     expect(templateSchema("{{request_id}}", resolve)).toEqual({ type: "string", pattern: REQUEST_ID_PATTERNS.hex32 });
     const text = textSchema("req-{{request_id}}", resolve);
     expect(text).toEqual({ type: "string", pattern: "^req-[0-9a-f]{32}$" });
-    expect(ajv.validate(text, compileText("req-{{request_id}}")(values))).toBe(true);
+    expect(ajv.validate(text, compileText("req-{{request_id}}")(values, new RenderBudget()))).toBe(true);
   });
 
   it("times by their format: date-time with the variant's pattern, unix as integers, http-date by pattern", () => {
     for (const format of ["rfc3339", "rfc3339-ms", "rfc3339-offset", "rfc3339-ms-offset", "unix", "unix-ms", "http-date"]) {
       const template = { at: `{{now:${format}}}` };
       const schema = templateSchema(template, resolve);
-      expect(ajv.validate(schema, compileTemplate(template)(values)), `${format}: ${ajv.errorsText()}`).toBe(true);
+      expect(ajv.validate(schema, compileTemplate(template)(values, new RenderBudget())), `${format}: ${ajv.errorsText()}`).toBe(true);
       expect(JSON.stringify(schema)).not.toContain("2026");
     }
     expect(templateSchema("{{now:unix}}", resolve)).toEqual({ type: "integer", minimum: 0 });
@@ -53,8 +54,10 @@ describe("template schemas: per-request values as patterns and formats, never co
     });
     // A refused token's expiry is null when the sandbox read none: in text, nothing.
     const expired = textSchema("Jwt expired at {{token_expires_at}}", resolve);
-    expect(ajv.validate(expired, compileText("Jwt expired at {{token_expires_at}}")(values))).toBe(true);
-    expect(ajv.validate(expired, compileText("Jwt expired at {{token_expires_at}}")({ ...values, token_expires_at: null }))).toBe(true);
+    expect(ajv.validate(expired, compileText("Jwt expired at {{token_expires_at}}")(values, new RenderBudget()))).toBe(true);
+    expect(ajv.validate(expired, compileText("Jwt expired at {{token_expires_at}}")({ ...values, token_expires_at: null }, new RenderBudget()))).toBe(
+      true,
+    );
     expect(ajv.validate(expired, "Jwt expired at yesterday")).toBe(false);
   });
 
@@ -66,7 +69,7 @@ describe("template schemas: per-request values as patterns and formats, never co
     });
     expect(textSchema("E{{status}}", resolve)).toEqual({ type: "string", const: "E401" });
     const schema = textSchema("a.b (c) [{{request_id}}] $x?", resolve);
-    expect(ajv.validate(schema, compileText("a.b (c) [{{request_id}}] $x?")(values))).toBe(true);
+    expect(ajv.validate(schema, compileText("a.b (c) [{{request_id}}] $x?")(values, new RenderBudget()))).toBe(true);
     expect(ajv.validate(schema, "aXb (c) [0123456789abcdef0123456789abcdef] $x?")).toBe(false);
   });
 
