@@ -31,13 +31,15 @@ export class RenderBudget {
 
   /** Spends what `value` prints as: a string its length, an object its JSON's, anything else its text's. */
   spendValue(value: unknown): void {
-    if (typeof value === "string") return this.spend(value.length);
-    if (value === null || typeof value !== "object") return this.spend(String(value).length);
-    let size = this.sizes.get(value);
-    if (size === undefined) {
-      size = JSON.stringify(value)?.length ?? 0;
-      this.sizes.set(value, size);
+    if (typeof value === "string") this.spend(value.length);
+    else if (value === null || typeof value !== "object") this.spend(String(value).length);
+    else {
+      let size = this.sizes.get(value);
+      if (size === undefined) {
+        size = JSON.stringify(value)?.length ?? 0;
+        this.sizes.set(value, size);
+      }
+      this.spend(size);
     }
-    this.spend(size);
   }
 }
