@@ -1,6 +1,7 @@
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import type { Answer } from "./observations.js";
 import { perRequestPlaceholder, type Varying } from "./per-request.js";
+import { isJwt } from "./provider-jwt.js";
 
 /**
  * The headers of the provider's answers a profile records. Left out: what the transport or the
@@ -27,15 +28,37 @@ export function recorded(name: string): boolean {
 }
 
 /**
- * An answer's recorded headers as profile templates (lower-case names): a value that varied between
- * identical probes becomes the placeholder of its shape, anything else is kept as it came.
+ * Why a header's value is a credential the provider gave the test merchant (a live one at the
+ * provider), never written into a profile; undefined when it is not. A cookie always; a name that
+ * says token, session, secret, key, auth, cookie, password, signature or credential; a JWT; a long
+ * random-looking value.
  */
-export function headerTemplates(answer: Answer, varying: Varying, nowS: number): Map<string, string> {
+export function credentialHeader(name: string, value: string): string | undefined {
+  if (name === "set-cookie") return "a cookie";
+  if (/token|session|secret|key|auth|cookie|password|signature|credential/i.test(name)) return "named like a credential";
+  if (isJwt(value)) return "a JWT";
+  if (value.length >= 32 && /^[A-Za-z0-9+/=_.~-]+$/.test(value)) return "a long random-looking value";
+  return undefined;
+}
+
+/**
+ * An answer's recorded headers as profile templates (lower-case names): a value that varied between
+ * identical probes becomes the placeholder of its shape (the sandbox makes a fresh one each time),
+ * a credential (credentialHeader) is left out and noted in `leftOut` (name → why), anything else
+ * is kept as it came.
+ */
+export function headerTemplates(answer: Answer, varying: Varying, nowS: number, leftOut?: Map<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, value] of Object.entries(answer.headers)) {
     if (!recorded(name)) continue;
-    const per = varying.headers.has(name) ? perRequestPlaceholder(value, nowS) : undefined;
-    out.set(name, per?.placeholder ?? value);
+    const per = name !== "set-cookie" && varying.headers.has(name) ? perRequestPlaceholder(value, nowS) : undefined;
+    if (per) {
+      out.set(name, per.placeholder);
+      continue;
+    }
+    const credential = credentialHeader(name, value);
+    if (credential !== undefined) leftOut?.set(name, credential);
+    else out.set(name, value);
   }
   return out;
 }

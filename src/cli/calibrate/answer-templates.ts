@@ -131,7 +131,7 @@ function near(seconds: number, target: number | undefined): boolean {
 /** A long opaque string under a token-ish name, or one that only a machine would write: not copied. */
 function looksSecret(path: Path, value: string): boolean {
   if (/\s/.test(value) || /^https?:\/\//.test(value)) return false;
-  if (/token|secret|password|refresh|key|signature/i.test(keyOf(path)) && value.length >= 16) return true;
+  if (/token|secret|password|refresh|key|signature|session|cookie|credential/i.test(keyOf(path)) && value.length >= 16) return true;
   return value.length >= 32 && /^[A-Za-z0-9+/=_.~-]+$/.test(value);
 }
 

@@ -42,7 +42,7 @@ export interface CalibratedProfile {
 /** One line of calibrate's table. */
 export interface CalibrationLine {
   /** The probe, or what the line is about when no one probe is (`jwt`, `per-request`, `(inferred)`). */
-  probe: ProbeName | "jwt" | "per-request" | "(inferred)";
+  probe: ProbeName | "jwt" | "per-request" | "credentials" | "(inferred)";
   sent: string;
   cameBack: string;
   profileSays: string;
@@ -71,7 +71,8 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const repeats = obs.repeats ?? [];
   const varying = varyingBetween(obs.observed, repeats, isJwt);
   // The headers every answer carries alike are the profile's `headers`; the rest stay with their part.
-  const headerSets = obs.observed.map((o) => headerTemplates(o.answer, varying, nowS));
+  const leftOut = new Map<string, string>();
+  const headerSets = obs.observed.map((o) => headerTemplates(o.answer, varying, nowS, leftOut));
   const wide = commonHeaders(headerSets);
   const ctx: Ctx = { varying, nowS, wide, requestIds: new Set() };
   const claims = readClaims(jwt);
@@ -162,6 +163,14 @@ export function inferProfile(obs: Observations, name: string, description?: stri
       sent: `sent ${repeats.map((r) => r.probe).join(", ")} twice`,
       cameBack: `differed: ${[...[...varying.headers].map(headerCase), ...varying.keys].join(", ")}`,
       profileSays: `per-request placeholders${shapes.length > 0 ? `, requestId ${shapes.join("/")}` : ""}`,
+    });
+  if (leftOut.size > 0)
+    lines.push({
+      probe: "credentials",
+      sent: "-",
+      cameBack: `headers: ${[...leftOut].map(([name, why]) => `${headerCase(name)} (${why})`).join(", ")}`,
+      profileSays: "left out",
+      inferred: "a credential the provider gave the test merchant is live there: a profile never carries one",
     });
   for (const s of obs.skipped) lines.push({ probe: s.probe, sent: "not sent", cameBack: "-", profileSays: "-", inferred: s.why });
   return { profile, lines };
