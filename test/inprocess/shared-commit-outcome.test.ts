@@ -34,6 +34,11 @@ function breakable(inner = new MemoryStore()) {
   let armed: { fault: Fault; matches: (r: CommitRequest) => boolean } | undefined;
   const lost: CommitRequest[] = [];
   let silentSettle: string | undefined;
+  let fired: () => void = () => {};
+  /** Resolves when the armed fault has happened (the commit it broke reached, or not, the store). */
+  let faulted = new Promise<void>((resolve) => {
+    fired = resolve;
+  });
   const store = over(inner, {
     commit: async (request) => {
       const fault = armed?.matches(request) ? armed.fault : undefined;
@@ -42,6 +47,7 @@ function breakable(inner = new MemoryStore()) {
       if (fault === "lost on the way") lost.push(request);
       else await inner.commit(request);
       if (fault === "answer lost, settle silent") silentSettle = request.id;
+      fired();
       throw new StateUnavailable("no answer within 2000 ms");
     },
     settle: async (id, waitMs) => {
@@ -54,7 +60,12 @@ function breakable(inner = new MemoryStore()) {
     inner,
     arm(fault: Fault, matches: (r: CommitRequest) => boolean = (r) => r.journal !== undefined || r.writes.length > 0) {
       armed = { fault, matches };
+      faulted = new Promise<void>((resolve) => {
+        fired = resolve;
+      });
     },
+    /** Resolves once the fault armed last has happened. */
+    faulted: () => faulted,
     /** The commits lost on the way, delivered now (a slow link that delivers at last). */
     deliverLate: () => Promise.all(lost.splice(0).map((r) => inner.commit(r))),
   };
@@ -116,6 +127,23 @@ describe("a commit whose answer was lost after it applied", () => {
       "The sandbox's shared state stopped answering while this request's changes were being stored, and whether they were is not known. Read the state (the journal, the session) before you retry.",
     ]);
     // The store holds the revocation; the replica undid it in its objects, so it syncs before it answers again.
+    const refused = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
+    expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+  });
+
+  it("a commit answered while another's outcome was being settled does not carry the replica past the change it undid", async () => {
+    const broken = breakable();
+    const [a] = await replicas(broken.store);
+    const s = await session(a);
+    const other = await session(a);
+    broken.arm("answer lost, settle silent", (r) => r.writes.length > 0);
+    const revoking = call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } });
+    await broken.faulted();
+    // While the revocation is being settled, another request's commit is answered, with the store
+    // past the revocation's change (its own, so not sent back).
+    expect((await call(a, "GET", `/s/${other.id}/api/v2/payment/p_1`, undefined, other.bearer)).status).toBe(200);
+    expect((await revoking).status).toBe(503);
+    // The replica undid the revocation; the store holds it: the next request is answered from the store.
     const refused = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
     expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
   });

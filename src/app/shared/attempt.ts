@@ -28,7 +28,7 @@ export interface Attempt {
   readonly basis: StateCursor;
   /** The ledger's missed lookups when the run began (TokenLedger.missed). */
   readonly missedAtStart: number;
-  /** ReplicaCopy.behindMark when the run began. */
+  /** ReplicaCopy.syncedPastFailures when the run began. */
   readonly behindAtStart: number;
 }
 

@@ -115,17 +115,32 @@ export class ReplicaCopy {
   }
 
   /**
-   * A commit of this replica's failed, perhaps after it applied (its outcome unknown): the store
-   * may hold a change of this replica's own that its objects do not, which no commit's check
-   * would see as news. No request runs on the objects as they are until a sync.
+   * A commit of this replica's failed, perhaps after it applied (its outcome unknown), its run
+   * having begun at `basis`: the store may hold a change of this replica's own that its objects do
+   * not, which no commit's check would see as news. No request runs on the objects as they are
+   * until a sync, and that sync starts from the basis at the latest: a commit answered meanwhile
+   * may have moved the cursor past the change while the objects still held it.
    */
-  markBehind(): void {
+  markBehind(basis?: StateCursor): void {
     this.behindMarks++;
+    const at = basis === undefined ? undefined : /^(\d+):(\d+)$/.exec(basis);
+    if (at && at[1] === this.epoch && Number(at[2]) < this.position) {
+      this.cursor_ = basis!;
+      this.position = Number(at[2]);
+    }
   }
 
-  /** How many times the objects fell behind (markBehind): a run that began before the last one may have read what was undone. */
-  get behindMark(): number {
+  /** How many commits of this replica's have failed (markBehind). */
+  get failedCommits(): number {
     return this.behindMarks;
+  }
+
+  /**
+   * How many of them the objects were last brought past by a sync: a run that began on objects
+   * of fewer than `failedCommits` when it commits may have read what an undo took back.
+   */
+  get syncedPastFailures(): number {
+    return this.syncedMarks;
   }
 
   /**

@@ -114,7 +114,7 @@ export class RunCommit {
     } catch (e) {
       // It may have applied all the same: from now on the objects are not answered from until a
       // sync (marked before the undo, so no run starts on what is being undone).
-      copy.markBehind();
+      copy.markBehind(run.basis);
       await this.undo(writes, spare, run);
       return isUnknownOutcome(e) ? e : asUnavailable(e, this.deps.store);
     } finally {
@@ -135,7 +135,7 @@ export class RunCommit {
       // A run under way when a commit of this replica's failed may have read what its undo took
       // back while the store kept it: nothing of this replica's own is taken as known to it (an
       // origin no commit ever had).
-      origin: copy.behindMark === run.behindAtStart ? this.origin : `${this.origin}-${++this.strangers}`,
+      origin: copy.failedCommits === run.behindAtStart ? this.origin : `${this.origin}-${++this.strangers}`,
       privatePrefix: PRIVATE_PART_PREFIX,
       ownParts: [...own].filter((name) => name.startsWith(PRIVATE_PART_PREFIX)),
       recordsRead: this.deps.ctx.ledger.missed !== run.missedAtStart,
