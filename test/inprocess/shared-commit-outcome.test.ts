@@ -24,7 +24,7 @@ const HEADERS = { "content-type": "application/problem+json", "cache-control": "
 const NOT_STORED =
   "The sandbox's shared state did not answer in time, so this request was not run, or nothing it did was stored. Retry after Retry-After seconds.";
 
-type Fault = "answer lost" | "lost on the way" | "answer lost, settle silent";
+type Fault = "answer lost" | "lost on the way" | "answer lost, settle silent" | "lost, settle held";
 
 /**
  * The store two replicas share, with a fault armed for the next commit that `matches`: its answer
@@ -34,6 +34,11 @@ function breakable(inner = new MemoryStore()) {
   let armed: { fault: Fault; matches: (r: CommitRequest) => boolean } | undefined;
   const lost: CommitRequest[] = [];
   let silentSettle: string | undefined;
+  let heldSettle: string | undefined;
+  let letSettle: () => void = () => {};
+  const settleLet = new Promise<void>((resolve) => {
+    letSettle = resolve;
+  });
   let fired: () => void = () => {};
   /** Resolves when the armed fault has happened (the commit it broke reached, or not, the store). */
   let faulted = new Promise<void>((resolve) => {
@@ -45,13 +50,15 @@ function breakable(inner = new MemoryStore()) {
       if (fault === undefined) return inner.commit(request);
       armed = undefined;
       if (fault === "lost on the way") lost.push(request);
-      else await inner.commit(request);
+      else if (fault !== "lost, settle held") await inner.commit(request);
       if (fault === "answer lost, settle silent") silentSettle = request.id;
+      if (fault === "lost, settle held") heldSettle = request.id;
       fired();
       throw new StateUnavailable("no answer within 2000 ms");
     },
     settle: async (id, waitMs) => {
       if (id === silentSettle) throw new StateUnavailable("no answer within 2000 ms");
+      if (id === heldSettle) await settleLet;
       return inner.settle(id, waitMs);
     },
   });
@@ -66,6 +73,8 @@ function breakable(inner = new MemoryStore()) {
     },
     /** Resolves once the fault armed last has happened. */
     faulted: () => faulted,
+    /** Lets the held settle answer (the commit lost on the way: not applied). */
+    letSettle: () => letSettle(),
     /** The commits lost on the way, delivered now (a slow link that delivers at last). */
     deliverLate: () => Promise.all(lost.splice(0).map((r) => inner.commit(r))),
   };
@@ -146,6 +155,22 @@ describe("a commit whose answer was lost after it applied", () => {
     // The replica undid the revocation; the store holds it: the next request is answered from the store.
     const refused = await call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
     expect([refused.status, refused.json.code]).toEqual([401, "token_revoked"]);
+  });
+
+  it("a request run beside a change that is then undone is answered from the store, not from the undone change", async () => {
+    const broken = breakable();
+    const [a] = await replicas(broken.store);
+    const s = await session(a);
+    broken.arm("lost, settle held", (r) => r.writes.length > 0);
+    const revoking = call(a, "POST", `/__sandbox/sessions/${s.id}/actions`, { now: { revoke_token: "all" } });
+    await broken.faulted();
+    // Runs while the revocation, held by its settle, is in this replica's objects only.
+    const paying = call(a, "GET", `/s/${s.id}/api/v2/payment/p_1`, undefined, s.bearer);
+    await new Promise((resolve) => setImmediate(resolve));
+    broken.letSettle();
+    expect((await revoking).status).toBe(503);
+    const paid = await paying;
+    expect(paid.status, JSON.stringify(paid.json)).toBe(200);
   });
 
   it("answers a session's DELETE 204, and the session is gone on both replicas", async () => {

@@ -30,14 +30,18 @@ export interface Attempt {
   readonly missedAtStart: number;
   /** ReplicaCopy.syncedPastFailures when the run began. */
   readonly behindAtStart: number;
+  /** RunCommit.undone and Runs.lockTurns when the run began. */
+  readonly undoneAtStart: number;
+  readonly lockTurnsAtStart: number;
 }
 
-/** A run about to start on objects that stand at `basis`: nothing collected, no lock held. */
-export function newAttempt(basis: StateCursor, missedAtStart: number, behindAtStart: number): Attempt {
+/** Where a run begins: what its commit later compares against. */
+export type RunStart = Pick<Attempt, "basis" | "missedAtStart" | "behindAtStart" | "undoneAtStart" | "lockTurnsAtStart">;
+
+/** A run about to start: nothing collected, no lock held. */
+export function newAttempt(start: RunStart): Attempt {
   return {
-    basis,
-    missedAtStart,
-    behindAtStart,
+    ...start,
     events: [],
     journal: undefined,
     touch: undefined,

@@ -38,7 +38,7 @@ export class Reaper {
       const ids = ended.flatMap((part) => sessionOfPart(part) ?? []);
       if (ids.length === 0) return;
       // Under the lock, as a run of its own: the streams' "ended" events go with its commit.
-      const run = newAttempt("", 0, 0);
+      const run = newAttempt({ basis: "", missedAtStart: 0, behindAtStart: 0, undoneAtStart: 0, lockTurnsAtStart: 0 });
       run.release = await runs.acquire();
       runs.hold(run);
       try {

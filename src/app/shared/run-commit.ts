@@ -4,7 +4,7 @@ import { exportSigningKey } from "../../core/signing-keys.js";
 import type { CommitRequest, PartWrite, RunBasis, StateStore } from "../../core/state-store.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
-import { type Attempt, asUnavailable, withDelay } from "./attempt.js";
+import { type Attempt, asUnavailable, type RunStart, withDelay } from "./attempt.js";
 import { changedParts } from "./changed-parts.js";
 import { commitKnown, isUnknownOutcome, tooManySessions } from "./commit-outcome.js";
 import type { JournalMirror } from "./journal-mirror.js";
@@ -49,6 +49,8 @@ export class RunCommit {
   private commits = 0;
   /** Origins given to commits whose runs may have missed this replica's own changes. */
   private strangers = 0;
+  /** Runs undone so far (their changes taken back from the objects). */
+  private undone = 0;
 
   constructor(private readonly deps: RunCommitDeps) {}
 
@@ -57,9 +59,25 @@ export class RunCommit {
     return { id: `${this.origin}:${++this.commits}`, epoch: this.deps.copy.epoch!, deadlineMs: Date.now() + COMMIT_DEADLINE_MS, ...fields };
   }
 
+  /** Where a run that begins now begins (newAttempt). */
+  startOf(): RunStart {
+    const { copy, ctx, runs } = this.deps;
+    return {
+      basis: copy.cursor,
+      missedAtStart: ctx.ledger.missed,
+      behindAtStart: copy.syncedPastFailures,
+      undoneAtStart: this.undone,
+      lockTurnsAtStart: runs.lockTurns,
+    };
+  }
+
   /** Commits the run; on any end but "ok" its changes have left this replica's objects. */
   async commit(run: Attempt): Promise<RunOutcome> {
     const { ctx, copy, runs, sessions } = this.deps;
+    if (await this.sawUndoneChanges(run)) {
+      runs.takeIssued(run.journal?.tokenId);
+      return "conflict";
+    }
     let read: Record<string, number>;
     let writes: PartWrite[];
     try {
@@ -123,6 +141,18 @@ export class RunCommit {
   }
 
   /**
+   * A run without the lock ran beside runs that held it, and may have read their changes: it waits
+   * for them to end, and is run again (after a sync) if one was undone meanwhile, as its answer may
+   * have been made from changes the store never held.
+   */
+  private async sawUndoneChanges(run: Attempt): Promise<boolean> {
+    const { runs } = this.deps;
+    if (run.release !== undefined || (run.lockTurnsAtStart !== -1 && runs.lockTurns === run.lockTurnsAtStart)) return false;
+    await runs.lockedRunsDone();
+    return this.undone !== run.undoneAtStart;
+  }
+
+  /**
    * What the run's answer was made from: the objects as of its start, the session parts it read
    * (those it may change, and its journal entry's session), and whether it missed a token's record.
    */
@@ -159,6 +189,7 @@ export class RunCommit {
     run: Attempt,
   ): Promise<void> {
     const { ctx, copy } = this.deps;
+    this.undone++;
     ctx.ledger.requeueRecords(spare.records);
     ctx.ring.requeueKeys(spare.keys);
     // A reset ended every session here, not only those it wrote: all come back as stored.

@@ -21,6 +21,9 @@ const MAX_WAITING_RECORDS = 20_000;
 export class Runs {
   private holding: Attempt | undefined;
   private lock: Promise<void> = Promise.resolve();
+  /** Times the lock was given, and how many hold it now (0 or 1). */
+  private turns = 0;
+  private active = 0;
   private readonly issued = new Map<string, string>();
   /** How scenario delays wait (the sandbox's `sleep`). */
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,6 +31,20 @@ export class Runs {
   /** The run that holds the replica's lock, if any. */
   get holder(): Attempt | undefined {
     return this.holding;
+  }
+
+  /**
+   * How many times the lock was given, or -1 while it is held: a run without the lock that began
+   * while it was held, or sees the count move before it commits, may have read a locking run's
+   * changes (see RunCommit).
+   */
+  get lockTurns(): number {
+    return this.active > 0 ? -1 : this.turns;
+  }
+
+  /** Resolves once every run that asked for the lock before this call is done with it (taking no turn). */
+  lockedRunsDone(): Promise<void> {
+    return this.lock;
   }
 
   /** This replica's lock: resolves when it is this caller's, with how to give it back. */
@@ -39,7 +56,15 @@ export class Runs {
     const before = this.lock;
     this.lock = before.then(() => mine);
     await before;
-    return release;
+    this.turns++;
+    this.active++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.active--;
+      release();
+    };
   }
 
   /** The run is done with the lock (if it held it). */

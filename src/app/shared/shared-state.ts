@@ -178,7 +178,7 @@ export class SharedState {
             return unavailable(asUnavailable(e, this.store), request);
           }
         }
-        const run = newAttempt(this.copy.cursor, this.ctx.ledger.missed, this.copy.syncedPastFailures);
+        const run = newAttempt(this.commits.startOf());
         let response: SandboxResponse;
         try {
           response = await inner(request, this.handOver(run));
