@@ -6,7 +6,7 @@
  */
 
 /** The layout this code reads and writes; a change to what a key holds makes it the next one. */
-export const LAYOUT_VERSION = "2";
+export const LAYOUT_VERSION = "3";
 
 export const DEFAULT_PREFIX = "msb:";
 
