@@ -505,3 +505,20 @@ describe("calibrate's small helpers", () => {
     expect(s.scrub("nothing to see, 100% sure \\u00e9")).toBe("nothing to see, 100% sure \\u00e9");
   });
 });
+
+describe("inferProfile: a token with exp and no iat", () => {
+  it("reads the lifetime from exp and the time the answer came, to the whole minute within 2 s", () => {
+    const noIat = jwtOf({ alg: "RS256", typ: "JWT" }, { sub: "m-1", exp: NOW + 3601 });
+    const { profile, lines } = inferProfile(
+      observations([["token_body", answer(200, { access_token: noIat, expires_in: 3600, expiresAt: new Date((NOW + 3601) * 1000).toISOString() })]]),
+      "go",
+    );
+    expect(profile.jwt?.ttl).toBe("1h");
+    expect(profile.token.body).toEqual({ access_token: "{{access_token}}", expires_in: "{{expires_in}}", expiresAt: "{{expires_at:rfc3339-ms}}" });
+    expect(lines.find((l) => l.probe === "jwt")?.inferred).toContain("ttl 1h: the JWT has no iat, so its exp less the time the answer came");
+    const past = jwtOf({ alg: "RS256" }, { sub: "m-1", exp: NOW - 10 });
+    const stale = inferProfile(observations([["token_body", answer(200, { access_token: past })]]), "go");
+    expect(stale.profile.jwt?.ttl).toBeUndefined();
+    expect(stale.lines.find((l) => l.probe === "jwt")?.inferred).toContain("the JWT has no exp (or it had passed)");
+  });
+});

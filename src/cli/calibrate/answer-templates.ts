@@ -3,7 +3,7 @@ import { headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import type { Observation } from "./observations.js";
 import { isEmpty, nowPlaceholder, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
-import { type Claims, isJwt } from "./provider-jwt.js";
+import { type Claims, isJwt, lifetimeOf } from "./provider-jwt.js";
 
 /**
  * The provider's success answers as a profile's templates: the token and login answer (the JWT and
@@ -94,7 +94,7 @@ export function protectedTemplate(o: Observation, claims: Claims, loginEmail: st
 
 export function successTemplate(json: unknown, jwt: string, claims: Claims, ctx: Ctx): { body: unknown; notes: string[] } {
   const notes: string[] = [];
-  const ttl = claims.exp !== undefined && claims.iat !== undefined ? claims.exp - claims.iat : undefined;
+  const ttl = lifetimeOf(claims, ctx.nowS)?.seconds;
   const body = mapLeaves(json, (path, v) => {
     if (typeof v === "string") {
       if (v === jwt) return "{{access_token}}";

@@ -143,7 +143,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
 
   const again = repeats.find((r) => r.probe === "token_body");
   const againJwt = again && findJwt(again.answer.json);
-  const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail);
+  const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail, nowS);
   profile.jwt = jwtSection.jwt;
   lines.push({
     probe: "jwt",

@@ -63,7 +63,29 @@ const OWN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "sc
  * the other claims that had the same value in both tokens (constants such as roles). No value of
  * the token itself is written, only those constants.
  */
-export function jwtOf(claims: Claims, again: Claims | undefined, loginEmail: string | undefined): { jwt: CalibratedJwt; notes: string[] } {
+/** How far a lifetime read from exp and the time its answer came may be from a whole minute and still be read as it. */
+const WHOLE_MINUTE_TOLERANCE_S = 2;
+
+/**
+ * The token's lifetime: exp - iat; with no iat, exp less the time its answer came (`receivedAtS`),
+ * read as a whole minute when within WHOLE_MINUTE_TOLERANCE_S of one (the provider made it a moment
+ * before it answered). Undefined without exp, or when exp was already past.
+ */
+export function lifetimeOf(claims: Claims, receivedAtS: number): { seconds: number; fromIat: boolean } | undefined {
+  if (claims.exp === undefined) return undefined;
+  if (claims.iat !== undefined) return { seconds: claims.exp - claims.iat, fromIat: true };
+  const left = claims.exp - receivedAtS;
+  const minute = Math.round(left / 60) * 60;
+  const seconds = Math.abs(left - minute) <= WHOLE_MINUTE_TOLERANCE_S ? minute : Math.round(left);
+  return seconds > 0 ? { seconds, fromIat: false } : undefined;
+}
+
+export function jwtOf(
+  claims: Claims,
+  again: Claims | undefined,
+  loginEmail: string | undefined,
+  receivedAtS: number,
+): { jwt: CalibratedJwt; notes: string[] } {
   const notes: string[] = [];
   const jwt: CalibratedJwt = {};
   const alg = String(claims.header.alg);
@@ -71,8 +93,10 @@ export function jwtOf(claims: Claims, again: Claims | undefined, loginEmail: str
   else notes.push(`alg ${alg} is not one the sandbox signs with (${SIGNED_ALGS.join(", ")}); the sandbox's default is kept`);
   jwt.typ = typeof claims.header.typ === "string" ? claims.header.typ : "none";
   jwt.kid = claims.header.kid !== undefined;
-  if (claims.exp !== undefined && claims.iat !== undefined) jwt.ttl = durationText(claims.exp - claims.iat);
-  else notes.push("the JWT has no exp or iat, so its lifetime is unknown; the sandbox's default ttl is kept");
+  const lifetime = lifetimeOf(claims, receivedAtS);
+  if (lifetime) jwt.ttl = durationText(lifetime.seconds);
+  if (lifetime && !lifetime.fromIat) notes.push(`ttl ${jwt.ttl}: the JWT has no iat, so its exp less the time the answer came`);
+  if (!lifetime) notes.push("the JWT has no exp (or it had passed), so its lifetime is unknown; the sandbox's default ttl is kept");
   jwt.issuer = typeof claims.payload.iss === "string" ? claims.payload.iss : "none";
   const aud = Array.isArray(claims.payload.aud) ? claims.payload.aud[0] : claims.payload.aud;
   jwt.audience = typeof aud === "string" ? aud : "none";
