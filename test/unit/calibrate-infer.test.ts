@@ -506,6 +506,47 @@ describe("calibrate's small helpers", () => {
   });
 });
 
+describe("inferProfile: no credential the provider gave is written, whole or inside a text", () => {
+  const OTHER_JWT = jwtOf({ alg: "HS256", typ: "JWT" }, { sub: "refresh", exp: NOW + 86_400 });
+  const SECRET = `pi_3Nw_secret_${"a7c9e1".repeat(5)}`;
+
+  it("leaves the protected answer's and payment/init's tokens out, and a token inside a URL, keeping the rest", () => {
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      [
+        "protected_fresh",
+        answer(200, {
+          ok: true,
+          refresh: OTHER_JWT,
+          next: `https://provider.test/cb?state=s1&access_token=${OTHER_JWT}&x=1`,
+          note: `see https://provider.test/cb#id_token=${OTHER_JWT}`,
+        }),
+      ],
+      ["payment_init", answer(201, { payment_id: "pay_1", client_secret: SECRET, return: `https://provider.test/r?session=abc123def456&y=2` })],
+    ]);
+    const { profile } = inferProfile(obs, "acme");
+    expect(profile.protected?.body).toEqual({
+      ok: true,
+      refresh: REDACTED,
+      next: `https://provider.test/cb?state=s1&access_token=${REDACTED}&x=1`,
+      note: `see https://provider.test/cb#id_token=${REDACTED}`,
+    });
+    expect(profile.paymentInit?.body).toEqual({ payment_id: "{{payment_id}}", client_secret: REDACTED, return: "{{checkout_url}}" });
+    expect(JSON.stringify(profile)).not.toContain(OTHER_JWT);
+    expect(JSON.stringify(profile)).not.toContain(SECRET);
+  });
+
+  it("leaves out a header that carries a token inside it (a login redirect's Location)", () => {
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT }, { location: `https://provider.test/cb#access_token=${OTHER_JWT}`, "x-env": "test" })],
+    ]);
+    const { profile, lines } = inferProfile(obs, "acme");
+    expect(JSON.stringify(profile)).not.toContain(OTHER_JWT);
+    expect(profile.headers).toEqual({ "X-Env": "test" });
+    expect(lines.find((l) => l.probe === "credentials")?.cameBack).toBe("headers: Location (a token inside it)");
+  });
+});
+
 describe("inferProfile: a token with exp and no iat", () => {
   it("reads the lifetime from exp and the time the answer came, to the whole minute within 2 s", () => {
     const noIat = jwtOf({ alg: "RS256", typ: "JWT" }, { sub: "m-1", exp: NOW + 3601 });

@@ -1,6 +1,7 @@
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import type { Answer } from "./observations.js";
 import { perRequestPlaceholder, type Varying } from "./per-request.js";
+import { withoutCredentials } from "./credentials.js";
 import { isJwt } from "./provider-jwt.js";
 
 /**
@@ -30,13 +31,14 @@ export function recorded(name: string): boolean {
 /**
  * Why a header's value is a credential the provider gave the test merchant (a live one at the
  * provider), never written into a profile; undefined when it is not. A cookie always; a name that
- * says token, session, secret, key, auth, cookie, password, signature or credential; a JWT; a long
- * random-looking value.
+ * says token, session, secret, key, auth, cookie, password, signature or credential; a JWT, or one
+ * inside it (a `Location` with `#access_token=`); a long random-looking value.
  */
 export function credentialHeader(name: string, value: string): string | undefined {
   if (name === "set-cookie") return "a cookie";
   if (/token|session|secret|key|auth|cookie|password|signature|credential/i.test(name)) return "named like a credential";
   if (isJwt(value)) return "a JWT";
+  if (withoutCredentials(value).replaced > 0) return "a token inside it";
   if (value.length >= 32 && /^[A-Za-z0-9+/=_.~-]+$/.test(value)) return "a long random-looking value";
   return undefined;
 }

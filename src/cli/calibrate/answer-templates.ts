@@ -3,6 +3,7 @@ import { headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import type { Observation } from "./observations.js";
 import { isEmpty, nowPlaceholder, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
+import { REDACTED, withoutCredentials } from "./credentials.js";
 import { type Claims, isJwt, lifetimeOf } from "./provider-jwt.js";
 
 /**
@@ -20,7 +21,7 @@ export interface CalibratedAnswer {
 }
 
 /** What stands in for a secret-looking constant calibrate will not copy into a profile. */
-export const REDACTED = "redacted-by-calibrate";
+export { REDACTED } from "./credentials.js";
 
 /** What the templates read of the whole calibration. */
 export interface Ctx {
@@ -87,7 +88,7 @@ export function protectedTemplate(o: Observation, claims: Claims, loginEmail: st
     if (per) return per;
     if (typeof v === "string" && merchant.includes(v)) return "{{merchant_id}}";
     if (v === operation) return "{{operation}}";
-    return v;
+    return typeof v === "string" ? credentialFree(path, v) : v;
   };
   return walk(o.answer.json, []);
 }
@@ -108,7 +109,9 @@ export function successTemplate(json: unknown, jwt: string, claims: Claims, ctx:
         notes.push(`${pathText(path)}: a token-like value, written as "${REDACTED}"`);
         return REDACTED;
       }
-      return v;
+      const inside = withoutCredentials(v);
+      if (inside.replaced > 0) notes.push(`${pathText(path)}: a token inside it, written as "${REDACTED}"`);
+      return inside.text;
     }
     if (typeof v === "number" && ttl !== undefined) {
       // A lifetime counted a second or two after the token was made is still the lifetime.
@@ -155,6 +158,11 @@ export function paymentInitTemplate(json: unknown, sent: Record<string, string |
     if (per) return per;
     if (/merchant/i.test(key)) return "{{merchant_id}}";
     if (/(^|_|[a-z])(id|Id|ID)$/.test(key)) return "{{payment_id}}";
-    return v;
+    return credentialFree(path, v);
   });
+}
+
+/** A string leaf with no credential in it: whole (a JWT, named or shaped like a secret), or inside it. */
+function credentialFree(path: Path, v: string): string {
+  return isJwt(v) || looksSecret(path, v) ? REDACTED : withoutCredentials(v).text;
 }
