@@ -77,11 +77,14 @@ export function parseRedisUrl(text: string): RedisTarget {
 /**
  * A state URL's text as a message may quote it, whatever its shape, JSON-quoted: the user-info
  * (everything before the authority's last `@`) as `***`; a port that is not a number (a password
- * written with no `@`, as in redis://:PASSWORD) as `***`; a path other than /DB, and the whole of
- * a query or fragment (redis-py's `?password=`), as `***`.
+ * written with no `@`, as in redis://:PASSWORD) and whatever follows a character no host holds, as
+ * `***`; a path other than /DB, and the whole of a query or fragment (redis-py's `?password=`), as
+ * `***`; a text with neither a scheme nor an `@` whole, unless it is localhost or an IPv4 address.
  */
 export function redactUrlText(text: string): string {
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/{1,2}/.exec(text)?.[0] ?? "";
+  // No scheme and no @: a bare password (--state "$REDIS_PASSWORD") as likely as a host, unless it is one.
+  if (scheme === "" && !text.includes("@") && !/^(localhost|\d{1,3}(\.\d{1,3}){3})(:\d+)?$/.test(text)) return JSON.stringify("***");
   let rest = text.slice(scheme.length);
   const cut = rest.search(/[?#]/);
   const tail = cut < 0 ? "" : `${rest[cut]}***`;
@@ -95,8 +98,14 @@ export function redactUrlText(text: string): string {
   return JSON.stringify(`${scheme}${userInfo}${hostShown(authority)}${/^\/\d*$/.test(path) || path === "" ? path : "/***"}${tail}`);
 }
 
-/** HOST[:PORT] as shown: a port that is not digits is hidden (an IPv6 address's colons are its own). */
-function hostShown(authority: string): string {
+/**
+ * HOST[:PORT] as shown: from the first character no host name holds on, and a port that is not
+ * digits, hidden (an IPv6 address's colons are its own): `redis://host s3cret`, `redis://:s3cret`.
+ */
+function hostShown(given: string): string {
+  const odd = given.search(/[^A-Za-z0-9.\-[\]:%]/);
+  if (odd >= 0) return `${given.slice(0, odd)}***`;
+  const authority = given;
   const colon = authority.lastIndexOf(":");
   if (colon < 0 || authority.endsWith("]")) return authority;
   const port = authority.slice(colon + 1);

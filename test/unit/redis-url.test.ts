@@ -99,9 +99,14 @@ describe("the state URL", () => {
     expect(redactUrlText(`redis://u:${PASSWORD}@h:1`)).toBe('"redis://***@h:1"');
     expect(redactUrlText(`${PASSWORD}@h`)).toBe('"***@h"');
     expect(redactUrlText(`redis://:a@b@${PASSWORD}@h`)).toBe('"redis://***@h"');
-    expect(redactUrlText(`h:${PASSWORD}`)).toBe('"h:***"');
+    expect(redactUrlText(`h:${PASSWORD}`)).toBe('"***"');
     expect(redactUrlText(`redis://h:1/2?password=${PASSWORD}#x`)).toBe('"redis://h:1/2?***"');
     expect(redactUrlText("redis://h:1")).toBe('"redis://h:1"');
     expect(redactUrlText("redis://[::1]:7000/15")).toBe('"redis://[::1]:7000/15"');
+    // A bare password (--state "$REDIS_PASSWORD"), and one after a space (found in review).
+    expect(redactUrlText(PASSWORD)).toBe('"***"');
+    expect(redactUrlText(`redis://host ${PASSWORD}`)).toBe('"redis://host***"');
+    expect(redactUrlText(`redis://host --password ${PASSWORD}`)).toBe('"redis://host***"');
+    expect(redactUrlText("127.0.0.1:6379")).toBe('"127.0.0.1:6379"');
   });
 });
