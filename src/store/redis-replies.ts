@@ -1,3 +1,4 @@
+import { StateUnavailable } from "../core/errors.js";
 import type { CommitRequest, CommitResult, FeedEntry, Reseed, ReseedResult, SettleResult, StateChanges, StoredPart } from "../core/state-store.js";
 import { RESET_EVENT } from "./op-checks.js";
 import type { ResolvedLimits } from "./store-limits.js";
@@ -152,7 +153,8 @@ export function readCommitAnswers(answer: unknown, requests: readonly CommitRequ
   for (const request of requests) {
     const size = Number(flat[at]);
     if (!Number.isSafeInteger(size) || size < 2 || at + 1 + size > flat.length) {
-      throw new Error(
+      // Not a refusal: the script ran, so each commit may have applied and is settled (commitKnown).
+      throw new StateUnavailable(
         `The commit script answered ${flat.length} items, which do not hold an answer for each of the ${requests.length} commits sent.`,
       );
     }
@@ -179,7 +181,9 @@ function readCommitAnswer(flat: Flat, request: CommitRequest): CommitResult {
     return { ok: false, reason: "stale", changes: { cursor: `${request.epoch}:${position}`, position, ...readChangeLists(reader(flat, 4)) } };
   }
   if (detail === "late" || detail === "conflict" || detail === "full") return { ok: false, reason: detail };
-  throw new Error(`The commit script answered ${JSON.stringify(detail)} for a commit, which is neither applied, late, a conflict, stale nor full.`);
+  throw new StateUnavailable(
+    `The commit script answered ${JSON.stringify(detail)} for a commit, which is neither applied, late, a conflict, stale nor full.`,
+  );
 }
 
 type StreamEntry = [id: string, fields: string[]];
