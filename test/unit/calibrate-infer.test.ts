@@ -563,3 +563,17 @@ describe("inferProfile: a token with exp and no iat", () => {
     expect(stale.lines.find((l) => l.probe === "jwt")?.inferred).toContain("the JWT has no exp (or it had passed)");
   });
 });
+
+describe("inferProfile: times finer than a millisecond", () => {
+  it("a .NET time (seven fraction digits) that differs between two identical probes is {{now:rfc3339-100ns}}, not a constant", () => {
+    const at = (ms: number, ticks: string) => `${new Date(NOW * 1000 + ms).toISOString().slice(0, 19)}.${ticks}Z`;
+    const refused = (time: string) => answer(401, { error: "invalid_client", timestamp: time });
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["wrong_secret", refused(at(0, "1932999"))],
+    ]);
+    obs.repeats = [{ probe: "wrong_secret", sent: "again", answer: refused(at(1000, "2040017")) }];
+    const { profile } = inferProfile(obs, "dotnet");
+    expect(JSON.stringify(profile)).toContain('"timestamp":"{{now:rfc3339-100ns}}"');
+  });
+});

@@ -1,3 +1,4 @@
+import { TIME_FORMATS } from "../../src/profiles/time-value.js";
 import { RenderBudget } from "../../src/core/render-budget.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
@@ -40,7 +41,7 @@ describe("template schemas: per-request values as patterns and formats, never co
   });
 
   it("times by their format: date-time with the variant's pattern, unix as integers, http-date by pattern", () => {
-    for (const format of ["rfc3339", "rfc3339-ms", "rfc3339-offset", "rfc3339-ms-offset", "unix", "unix-ms", "http-date"]) {
+    for (const format of TIME_FORMATS) {
       const template = { at: `{{now:${format}}}` };
       const schema = templateSchema(template, resolve);
       expect(ajv.validate(schema, compileTemplate(template)(values, new RenderBudget())), `${format}: ${ajv.errorsText()}`).toBe(true);
