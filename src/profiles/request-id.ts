@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
  * same in every header and body of that answer), so a client that logs or echoes it sees a new
  * one each time, as against the provider.
  */
-export const REQUEST_ID_SHAPES = ["uuid", "hex32", "hex16", "alnum16", "ulid"] as const;
+export const REQUEST_ID_SHAPES = ["uuid", "hex32", "hex16", "alnum16", "ulid", "traceparent"] as const;
 export type RequestIdShape = (typeof REQUEST_ID_SHAPES)[number];
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -23,6 +23,9 @@ export function newRequestId(shape: RequestIdShape, nowMs: number): string {
       return pick(ALNUM, 16);
     case "ulid":
       return ulidTime(nowMs) + pick(CROCKFORD, 16);
+    case "traceparent":
+      // W3C Trace Context's traceparent: version 00, a trace id, a parent id, sampled.
+      return `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01`;
   }
 }
 
@@ -52,4 +55,5 @@ export const REQUEST_ID_PATTERNS: Readonly<Record<RequestIdShape, string>> = {
   hex16: "^[0-9a-f]{16}$",
   alnum16: "^[A-Za-z0-9]{16}$",
   ulid: "^[0-9A-HJKMNP-TV-Z]{26}$",
+  traceparent: "^00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-3]$",
 };

@@ -577,3 +577,17 @@ describe("inferProfile: times finer than a millisecond", () => {
     expect(JSON.stringify(profile)).toContain('"timestamp":"{{now:rfc3339-100ns}}"');
   });
 });
+
+describe("inferProfile: a W3C trace id", () => {
+  it("is per request by its shape, seen once in a refusal: {{request_id}} with requestId traceparent", () => {
+    const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["wrong_secret", answer(401, { error: "invalid_client", traceId: trace })],
+    ]);
+    const { profile } = inferProfile(obs, "aspnet");
+    expect(JSON.stringify(profile)).not.toContain(trace);
+    expect(JSON.stringify(profile)).toContain('"traceId":"{{request_id}}"');
+    expect(profile.requestId).toBe("traceparent");
+  });
+});

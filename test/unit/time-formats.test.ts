@@ -34,3 +34,12 @@ describe("time formats", () => {
     );
   });
 });
+
+describe("request id shapes", () => {
+  it("makes a W3C traceparent that its own pattern reads, a new one each time", async () => {
+    const { newRequestId, REQUEST_ID_PATTERNS } = await import("../../src/profiles/request-id.js");
+    const a = newRequestId("traceparent", Date.now());
+    expect(a).toMatch(new RegExp(REQUEST_ID_PATTERNS.traceparent));
+    expect(newRequestId("traceparent", Date.now())).not.toBe(a);
+  });
+});

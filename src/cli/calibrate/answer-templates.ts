@@ -2,7 +2,7 @@ import type { RequestIdShape } from "../../profiles/request-id.js";
 import { headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import type { Observation } from "./observations.js";
-import { isEmpty, nowPlaceholder, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
+import { isEmpty, nowPlaceholder, perRequestByShape, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
 import { REDACTED, withoutCredentials } from "./credentials.js";
 import { type Claims, isJwt, lifetimeOf } from "./provider-jwt.js";
 
@@ -59,11 +59,9 @@ export function answerOf(o: Observation, body: unknown, ctx: Ctx): CalibratedAns
 
 /** A leaf that varied between identical probes, or a time near now: its per-request placeholder. */
 function perRequestLeaf(path: Path, v: unknown, ctx: Ctx): string | undefined {
-  if (ctx.varying.keys.has(keyOf(path))) {
-    const per = perRequestPlaceholder(v, ctx.nowS);
-    if (per?.requestId) ctx.requestIds.add(per.requestId);
-    if (per) return per.placeholder;
-  }
+  const per = (ctx.varying.keys.has(keyOf(path)) ? perRequestPlaceholder(v, ctx.nowS) : undefined) ?? perRequestByShape(v);
+  if (per?.requestId) ctx.requestIds.add(per.requestId);
+  if (per) return per.placeholder;
   return nowPlaceholder(v, ctx.nowS);
 }
 

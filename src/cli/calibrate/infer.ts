@@ -95,7 +95,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     );
   }
 
-  const refusals = inferRefusals(obs.observed, repeats, { varying, nowS, expiredExp: obs.expiredTokenExp, wide });
+  const refusals = inferRefusals(obs.observed, repeats, { varying, nowS, expiredExp: obs.expiredTokenExp, wide, requestIds: ctx.requestIds });
   if (refusals.refusal) profile.refusal = refusals.refusal;
   if (Object.keys(refusals.codes).length > 0) profile.codes = refusals.codes;
   for (const line of refusals.lines) {

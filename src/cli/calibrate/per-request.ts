@@ -61,6 +61,16 @@ export function readUnix(value: number, seconds: number): "unix" | "unix-ms" | u
   return undefined;
 }
 
+/**
+ * A value that is per request by its very shape, seen once or twice: a W3C traceparent (a trace
+ * is never a constant), which a refusal calibrate sends once may carry.
+ */
+export function perRequestByShape(value: unknown): PerRequest | undefined {
+  return typeof value === "string" && requestIdShape(value) === "traceparent"
+    ? { placeholder: "{{request_id}}", requestId: "traceparent" }
+    : undefined;
+}
+
 /** The request-id shape a value has (REQUEST_ID_PATTERNS, case-insensitive for hex), if any. */
 export function requestIdShape(value: string): RequestIdShape | undefined {
   return REQUEST_ID_SHAPES.find((shape) => new RegExp(REQUEST_ID_PATTERNS[shape], shape === "alnum16" || shape === "ulid" ? "" : "i").test(value));

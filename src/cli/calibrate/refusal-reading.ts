@@ -4,7 +4,8 @@ import { REALM } from "../../core/problem.js";
 import { headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import { type Group, type Observation, PROBE_CODES, PROBE_GROUPS, type ProbeName } from "./observations.js";
-import { isEmpty, nowPlaceholder, perRequestPlaceholder, timesInText, type Varying } from "./per-request.js";
+import { isEmpty, nowPlaceholder, perRequestByShape, perRequestPlaceholder, timesInText, type Varying } from "./per-request.js";
+import type { RequestIdShape } from "../../profiles/request-id.js";
 
 /**
  * One refusal the provider answered, read whole (refusals.ts factors them): its status, the
@@ -22,6 +23,8 @@ export interface RefusalContext {
   errorVaries?: boolean;
   /** Body members with one value in every refusal that has them (two at least): constants, never the message. */
   constants?: ReadonlySet<string>;
+  /** The request-id shapes met (the profile's `requestId`); added to here. */
+  requestIds?: Set<RequestIdShape>;
 }
 
 /** One observed refusal, whole. */
@@ -137,9 +140,10 @@ export function wholeRefusal(o: Observation, codePath: string | undefined, ctx: 
   const message = text === undefined || sandboxText ? undefined : timesInText(text, moments);
   const leaf = (path: Path, v: unknown): unknown => {
     if (typeof v === "number" && v === a.status) return "{{status}}";
-    if (ctx.varying.keys.has(keyOf(path))) {
-      const per = perRequestPlaceholder(v, ctx.nowS);
-      if (per) return per.placeholder;
+    const per = (ctx.varying.keys.has(keyOf(path)) ? perRequestPlaceholder(v, ctx.nowS) : undefined) ?? perRequestByShape(v);
+    if (per) {
+      if (per.requestId) ctx.requestIds?.add(per.requestId);
+      return per.placeholder;
     }
     const now = nowPlaceholder(v, ctx.nowS);
     if (now) return now;
