@@ -20,8 +20,8 @@ export class RenderedTooLarge extends Error {
 /** What one answer's templates may still render: every template spends from it as it renders. */
 export class RenderBudget {
   private left = MAX_RENDERED_CHARS;
-  /** What each object printed whole measures, measured once per answer. */
-  private readonly sizes = new WeakMap<object, number>();
+  /** What each object printed whole measures, measured once per answer; made only when an object is printed. */
+  private sizes: WeakMap<object, number> | undefined;
 
   /** Spends `chars`; throws RenderedTooLarge past the bound. */
   spend(chars: number): void {
@@ -34,6 +34,7 @@ export class RenderBudget {
     if (typeof value === "string") this.spend(value.length);
     else if (value === null || typeof value !== "object") this.spend(String(value).length);
     else {
+      this.sizes ??= new WeakMap();
       let size = this.sizes.get(value);
       if (size === undefined) {
         size = JSON.stringify(value)?.length ?? 0;

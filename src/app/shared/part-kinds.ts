@@ -2,7 +2,7 @@ import type { Algorithm } from "../../core/config.js";
 import type { Session, SessionRecord, SessionStore } from "../../control/sessions.js";
 import { type InstanceState, instanceState, restoreInstance } from "../../scenarios/instance-state.js";
 import type { SandboxContext } from "../context.js";
-import { LEDGER_PART, SANDBOX_PART, sessionOfPart, sessionPart } from "./part-names.js";
+import { LEDGER_PART, SANDBOX_PART, sessionOfPart, sessionPartNames } from "./part-names.js";
 
 /** A key as stored (secret: the store holds it, nothing prints it), by kid; undefined when the ring lacks it. */
 export type KeyJson = (kid: string) => string | undefined;
@@ -72,7 +72,7 @@ interface SessionData extends SessionRecord {
 
 /** `s:<id>`: a session, how to make it, its scenario's state, its history. */
 const sessionParts: PartKind<SessionData> = {
-  names: (ctx) => ctx.sessions.list().map((s) => sessionPart(s.id)),
+  names: sessionPartNames,
   owns: (name) => sessionOfPart(name) !== undefined,
   write(ctx, name) {
     const session = ctx.sessions.get(sessionOfPart(name)!);
