@@ -1,6 +1,7 @@
 import type { AnswerFacts, AnswerShaper, IssuedToken } from "../core/answer-shaper.js";
 import { InvalidToken, ScenarioFault } from "../core/errors.js";
 import type { SandboxResponse } from "../core/http-types.js";
+import type { SandboxError } from "../core/sandbox-error.js";
 import { printable } from "../core/printable.js";
 import { asRefusal, challengeFor, headerValueSafe, problemBody, problemResponse } from "../core/problem.js";
 import { RenderBudget, RenderedTooLarge } from "../core/render-budget.js";
@@ -8,7 +9,7 @@ import { RenderBudget, RenderedTooLarge } from "../core/render-budget.js";
 import { EMPTY_VIEW } from "../core/secret-index.js";
 import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
 import { templatesOf } from "./load.js";
-import { refusalShapes } from "./refusal-shape.js";
+import { type RefusalShape, refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type TextRender, type Values } from "./template.js";
 import { shapedSchemas } from "./shaped-schemas.js";
@@ -55,8 +56,11 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     protectedCall: (body, operation, facts) =>
       answers.protected && render(answers.protected, { sandbox: body, operation, merchant_id: body.merchant_id }, {}, facts),
     refusal(thrown, instance, secrets, extraHeaders, facts, group) {
+      const err = asRefusal(thrown, secrets);
+      const own = shapeOf(group, err.code);
+      if (!own.shaped) return undefined;
       try {
-        return shapedRefusal(thrown, instance, secrets, extraHeaders, facts, group);
+        return shapedRefusal(err, own, { instance, extraHeaders, facts });
       } catch (e) {
         // Not shaped again: the profile's own templates are what failed.
         if (e instanceof RenderedTooLarge) return problemResponse(tooLarge(profile.name, e), instance, secrets, extraHeaders);
@@ -79,12 +83,12 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     schemas: () => shapedSchemas(profile),
   };
 
+  /** The refusal `err` rendered in its shape `own`, for the request at `instance`. */
   function shapedRefusal(
-    ...[thrown, instance, secrets, extraHeaders, facts, group]: Parameters<AnswerShaper["refusal"]>
-  ): SandboxResponse | undefined {
-    const err = asRefusal(thrown, secrets);
-    const own = shapeOf(group, err.code);
-    if (!own.shaped) return undefined;
+    err: SandboxError,
+    own: RefusalShape,
+    { instance, extraHeaders, facts }: { instance: string; extraHeaders: Record<string, string> | undefined; facts: AnswerFacts },
+  ): SandboxResponse {
     const status = own.status ?? err.status;
     const values = answerValues(facts, shape, {
       ...statusValues(status),
