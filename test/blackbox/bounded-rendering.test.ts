@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_RENDERED_CHARS } from "../../src/core/render-budget.js";
-import { createSession, postJson, serversPerTest } from "../support/server.js";
+import { createSession, postJson, problem, type Reply, serversPerTest } from "../support/server.js";
 
 /**
  * Rendering amplifies without bound (attack round four, class 1): a template that prints request
@@ -9,9 +9,19 @@ import { createSession, postJson, serversPerTest } from "../support/server.js";
  */
 
 const start = serversPerTest();
-const BOUND = MAX_RENDERED_CHARS.toLocaleString("en");
 /** A path of about 15 KB, under the server's header limit. */
 const LONG_PATH = `/api/v2/payment/${"p".repeat(15_000)}`;
+const OVER = `its answer renders to more than ${MAX_RENDERED_CHARS.toLocaleString("en")} characters, the bound of one answer: its placeholders print request values or whole objects so often that the answer would be that large; print each once, or fewer.`;
+
+/** The whole answer: the catalogue's 500, its body word for word, and its headers (`rule`: the X-Sandbox-Rule it names). */
+function expectFault(r: Reply, detail: string, instance: string, rule: string | null = null): void {
+  expect([r.status, r.json]).toEqual([500, problem(500, "Internal Server Error", "scenario_fault", detail, instance, "server_error")]);
+  expect([r.headers.get("content-type"), r.headers.get("cache-control"), r.headers.get("x-sandbox-rule")]).toEqual([
+    "application/problem+json",
+    "no-store",
+    rule,
+  ]);
+}
 
 describe("rendering amplifies without bound", () => {
   it("a session's next rule printing {{request.path}} 3,700 times: a 500 scenario_fault, not 55 MB", async () => {
@@ -26,11 +36,12 @@ describe("rendering amplifies without bound", () => {
     const token = (await t.call(`/s/${s.id}/api/v2/auth/token`, postJson({ api_key: s.merchant.api_key, api_secret: s.merchant.api_secret }))).json
       .access_token;
     const r = await t.call(`/s/${s.id}${LONG_PATH}`, { headers: { authorization: `Bearer ${token}` } });
-    expect(r.status).toBe(500);
-    expect(r.json.code).toBe("scenario_fault");
-    expect(r.json.detail).toContain(`its answer renders to more than ${BOUND} characters, the bound of one answer`);
-    // The problem's instance is the path, once.
-    expect(r.text.length).toBeLessThan(LONG_PATH.length + 2_000);
+    expectFault(
+      r,
+      `Scenario 'default', rule 'action-1': ${OVER} Fix the response body in session ${s.id} of 'default'.`,
+      LONG_PATH,
+      "default/action-1",
+    );
     // The rule is spent as any fired rule is; the next request is answered as usual.
     expect((await t.call(`/s/${s.id}/api/v2/payment/p_1`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
@@ -40,25 +51,16 @@ describe("rendering amplifies without bound", () => {
     const t = await start({ profile: { name: "amplifier", protected: { body } } });
     const token = await t.token();
     const r = await t.call("/api/v2/payment/p_1", { headers: { authorization: `Bearer ${token}` } });
-    expect(r.status).toBe(500);
-    expect(r.json.code).toBe("scenario_fault");
-    expect(r.json.detail).toBe(
-      `Response profile 'amplifier': its answer renders to more than ${BOUND} characters, the bound of one answer: its placeholders print request values or whole objects so often that the answer would be that large; print each once, or fewer. Fix its templates.`,
-    );
-    expect(r.text.length).toBeLessThan(2_000);
+    expectFault(r, `Response profile 'amplifier': ${OVER} Fix its templates.`, "/api/v2/payment/p_1");
   });
 
   it("a profile's refusal template and its headers are bounded too, and the refusal is still answered", async () => {
     const body = { message: "{{message}}", again: Array.from({ length: 20_000 }, () => "{{path}}").join("") };
     const t = await start({ profile: { name: "loud-refusals", refusal: { body } } });
-    const r = await t.call(`${LONG_PATH}?x=1`);
-    expect(r.status).toBe(500);
-    expect(r.json.code).toBe("scenario_fault");
-    expect(r.json.detail).toContain("Response profile 'loud-refusals'");
+    expectFault(await t.call(`${LONG_PATH}?x=1`), `Response profile 'loud-refusals': ${OVER} Fix its templates.`, LONG_PATH);
     const wide = await start({ profile: { name: "loud-headers", headers: { "X-Path": Array.from({ length: 40 }, () => "{{path}}").join("") } } });
     const h = await wide.call(LONG_PATH);
-    expect(h.status).toBe(500);
-    expect(h.json.detail).toContain("Response profile 'loud-headers'");
+    expectFault(h, `Response profile 'loud-headers': ${OVER} Fix its templates.`, LONG_PATH);
     expect(h.headers.get("x-path")).toBeNull();
   });
 });

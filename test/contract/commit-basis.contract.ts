@@ -16,6 +16,15 @@ function basis(cursor: string, origin: string, fields: Partial<RunBasis> = {}): 
   return { cursor, origin, privatePrefix: "s:", ownParts: [], recordsRead: false, ...fields };
 }
 
+/** A stale refusal at `position` of `epoch`, with these changes (none of a kind not given). */
+function stale(epoch: string, position: number, changes: Partial<{ parts: unknown[]; removed: string[]; records: string[]; keys: string[] }>) {
+  return {
+    ok: false,
+    reason: "stale",
+    changes: { cursor: `${epoch}:${position}`, position, parts: [], removed: [], records: [], keys: [], ...changes },
+  };
+}
+
 export function describeCommitBasis(name: string, makeStore: MakeStore): void {
   describe(`StateStore commit basis: ${name}`, () => {
     const opened: StateStore[] = [];
@@ -82,35 +91,35 @@ export function describeCommitBasis(name: string, makeStore: MakeStore): void {
     });
 
     it("refuses as stale a write of a session's part the request read, and a session made or removed by another replica", async () => {
-      const { cursor, commit } = await seeded();
-      await commit({ read: { "s:x": 1 }, writes: [{ name: "s:x", json: "X2" }], basis: basis(cursor, B) });
-      expect(await commit({ journal: "J", basis: basis(cursor, A, { ownParts: ["s:x"] }) })).toMatchObject({ ok: false, reason: "stale" });
-      const { cursor: later } = await seeded().then(async (s) => {
-        await s.commit({ read: { "s:new": 0 }, writes: [{ name: "s:new", json: "N" }], basis: basis(s.cursor, B) });
-        expect(await s.commit({ journal: "J", basis: basis(s.cursor, A) })).toMatchObject({ ok: false, reason: "stale" });
-        return s;
-      });
-      expect(later).not.toBe("");
+      const written = await seeded();
+      await written.commit({ read: { "s:x": 1 }, writes: [{ name: "s:x", json: "X2" }], basis: basis(written.cursor, B) });
+      expect(await written.commit({ journal: "J", basis: basis(written.cursor, A, { ownParts: ["s:x"] }) })).toEqual(
+        stale(written.epoch, 2, { parts: [{ name: "s:x", version: 2, json: "X2" }] }),
+      );
+      const made = await seeded();
+      await made.commit({ read: { "s:new": 0 }, writes: [{ name: "s:new", json: "N" }], basis: basis(made.cursor, B) });
+      expect(await made.commit({ journal: "J", basis: basis(made.cursor, A) })).toEqual(
+        stale(made.epoch, 2, { parts: [{ name: "s:new", version: 1, json: "N" }] }),
+      );
       const removal = await seeded();
       await removal.commit({ read: { "s:x": 1 }, writes: [{ name: "s:x", json: undefined }], basis: basis(removal.cursor, B) });
-      expect(await removal.commit({ journal: "J", basis: basis(removal.cursor, A) })).toMatchObject({
-        ok: false,
-        reason: "stale",
-        changes: { removed: ["s:x"] },
-      });
+      expect(await removal.commit({ journal: "J", basis: basis(removal.cursor, A) })).toEqual(stale(removal.epoch, 2, { removed: ["s:x"] }));
+      // Refused: none of the three requests was journaled.
+      for (const s of [written, made, removal]) expect(await s.store.journal()).toEqual([]);
     });
 
     it("counts another replica's records as news only to a request that missed one; its keys always", async () => {
-      const { cursor, commit } = await seeded();
+      const { cursor, epoch, commit } = await seeded();
       await commit({ records: ["R1"], basis: basis(cursor, B) });
-      expect(await commit({ journal: "J1", basis: basis(cursor, A) })).toMatchObject({ ok: true, changes: { records: ["R1"] } });
-      expect(await commit({ journal: "J2", basis: basis(cursor, A, { recordsRead: true }) })).toMatchObject({
-        ok: false,
-        reason: "stale",
-        changes: { records: ["R1"] },
+      expect(await commit({ journal: "J1", basis: basis(cursor, A) })).toEqual({
+        ok: true,
+        seq: 1,
+        position: 2,
+        changes: { cursor: `${epoch}:2`, position: 2, parts: [], removed: [], records: ["R1"], keys: [] },
       });
+      expect(await commit({ journal: "J2", basis: basis(cursor, A, { recordsRead: true }) })).toEqual(stale(epoch, 2, { records: ["R1"] }));
       await commit({ keys: [{ kid: "k1", json: "K1" }], basis: basis(cursor, B) });
-      expect(await commit({ journal: "J3", basis: basis(cursor, A) })).toMatchObject({ ok: false, reason: "stale", changes: { keys: ["K1"] } });
+      expect(await commit({ journal: "J3", basis: basis(cursor, A) })).toEqual(stale(epoch, 3, { records: ["R1"], keys: ["K1"] }));
     });
 
     it("refuses as stale with no changes a basis older than the change log keeps, and a stale commit applies nothing", async () => {

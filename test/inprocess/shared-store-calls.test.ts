@@ -42,9 +42,13 @@ function counting(inner = new MemoryStore()) {
     store,
     /** The calls `work` made, by operation. */
     async during(work: () => Promise<unknown>): Promise<Partial<Record<Op, number>>> {
+      return (await this.made(work)).calls;
+    },
+    /** What `work` answered, and the calls it made by operation. */
+    async made<T>(work: () => Promise<T>): Promise<{ result: T; calls: Partial<Record<Op, number>> }> {
       counts.clear();
-      await work();
-      return Object.fromEntries(counts);
+      const result = await work();
+      return { result, calls: Object.fromEntries(counts) };
     },
   };
 }
@@ -90,24 +94,14 @@ describe("store calls per request", () => {
     expect(await store.during(() => call(a, "GET", payment, undefined, mine.bearer))).toEqual({ commit: 1 });
     // Its own session's clock moved past the token's exp on b: news to it.
     expect((await call(b, "POST", `/__sandbox/sessions/${mine.id}/clock`, { advance: "2h" })).status).toBe(200);
-    let expired: Awaited<ReturnType<typeof call>> | undefined;
-    expect(
-      await store.during(async () => {
-        expired = await call(a, "GET", payment, undefined, mine.bearer);
-      }),
-    ).toEqual({ commit: 2 });
-    expect([expired!.status, expired!.json.code]).toEqual([401, "token_expired"]);
+    const expired = await store.made(() => call(a, "GET", payment, undefined, mine.bearer));
+    expect([expired.calls, expired.result.status, expired.result.json.code]).toEqual([{ commit: 2 }, 401, "token_expired"]);
     Object.assign(mine, await session(a, mine.id));
     // Its own session's tokens revoked on b: a's first run answered 200 from what it held; that
     // commit is refused as stale, with the revocation, and the run again answers as the store says.
     expect((await call(b, "POST", `/__sandbox/sessions/${mine.id}/actions`, { now: { revoke_token: "all" } })).status).toBe(200);
-    let refused: Awaited<ReturnType<typeof call>> | undefined;
-    expect(
-      await store.during(async () => {
-        refused = await call(a, "GET", payment, undefined, mine.bearer);
-      }),
-    ).toEqual({ commit: 2 });
-    expect([refused!.status, refused!.json.code]).toEqual([401, "token_revoked"]);
+    const refused = await store.made(() => call(a, "GET", payment, undefined, mine.bearer));
+    expect([refused.calls, refused.result.status, refused.result.json.code]).toEqual([{ commit: 2 }, 401, "token_revoked"]);
   });
 });
 
