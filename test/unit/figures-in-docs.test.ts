@@ -94,14 +94,21 @@ const QUOTING_SECTIONS = [
   { page: "docs/performance.md", heading: "Many sessions on the Redis store", results: "bench/results/shared-sessions.md" },
   { page: "docs/deployment.md", heading: "Sizing", results: "bench/results/cluster.md" },
   { page: "docs/deployment.md", heading: "How far one Redis goes", results: "bench/results/shared-sessions.md" },
+  // A row of reliability.md's table (a heading starting "| " names the row by its first cell).
+  { page: "docs/reliability.md", heading: "| bounded rendering |", results: "bench/results/amplification.md" },
 ];
 
 /** Figures worked out from a recorded run's numbers rather than copied, with the working. */
 const DERIVED = new Map([["9×", "the peers' start, 2,977 to 3,040 ms, ÷ the sandbox's 329 ms (latest.md)"]]);
 
-/** A section of a page: from its `## ` heading to the next one. */
+/** A section of a page: from its `## ` heading to the next one; or, for a heading "| name |", that table row. */
 function section(path: string, heading: string): string {
   const page = readFileSync(join(ROOT, path), "utf8");
+  if (heading.startsWith("| ")) {
+    const row = page.split("\n").find((line) => line.startsWith(heading));
+    if (row === undefined) throw new Error(`${path} has no table row "${heading}"`);
+    return row;
+  }
   const start = page.indexOf(`\n## ${heading}\n`);
   if (start < 0) throw new Error(`${path} has no section "## ${heading}"`);
   const end = page.indexOf("\n## ", start + 1);
