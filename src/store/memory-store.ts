@@ -104,18 +104,7 @@ export class MemoryStore implements StateStore {
     if (request.admit && !this.#live.has(request.admit.part) && this.#live.size >= request.admit.max) return { ok: false, reason: "full" };
     if (request.admit) this.#live.set(request.admit.part, request.touch!.atMs);
     if (request.touch) this.#touch(request.touch.part, request.touch.atMs);
-    const made: string[] = [];
-    const written: string[] = [];
-    const removed: string[] = [];
-    for (const write of request.writes) {
-      if (write.json === undefined) {
-        if (this.#removePart(write.name)) removed.push(write.name);
-      } else {
-        const version = this.#parts.get(write.name)?.version;
-        this.#parts.set(write.name, { version: (version ?? 0) + 1, json: write.json });
-        (version === undefined ? made : written).push(write.name);
-      }
-    }
+    const { made, written, removed } = this.#write(request.writes);
     if (request.clearParts) {
       const kept = new Set(request.writes.map((w) => w.name));
       for (const name of [...this.#parts.keys()]) if (!kept.has(name)) this.#parts.delete(name);
@@ -143,6 +132,23 @@ export class MemoryStore implements StateStore {
     this.#remember(request.id, { seq: seq ?? 0, position });
     if (!before) return { ok: true, seq, position };
     return { ok: true, seq, position, changes: { ...this.#changesIn(before), cursor: `${this.#epoch}:${position}`, position } };
+  }
+
+  /** A commit's part writes applied: the names made, written and removed, as the change log notes them. */
+  #write(writes: CommitRequest["writes"]): { made: string[]; written: string[]; removed: string[] } {
+    const made: string[] = [];
+    const written: string[] = [];
+    const removed: string[] = [];
+    for (const write of writes) {
+      if (write.json === undefined) {
+        if (this.#removePart(write.name)) removed.push(write.name);
+      } else {
+        const version = this.#parts.get(write.name)?.version;
+        this.#parts.set(write.name, { version: (version ?? 0) + 1, json: write.json });
+        (version === undefined ? made : written).push(write.name);
+      }
+    }
+    return { made, written, removed };
   }
 
   async settle(id: string, _waitMs: number): Promise<SettleResult> {

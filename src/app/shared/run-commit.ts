@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { SandboxError } from "../../core/errors.js";
 import { exportSigningKey } from "../../core/signing-keys.js";
-import type { CommitRequest, PartWrite, RunBasis, StateStore } from "../../core/state-store.js";
+import type { CommitRequest, CommitResult, PartWrite, RunBasis, StateStore } from "../../core/state-store.js";
 import type { SessionStore } from "../../control/sessions.js";
 import type { SandboxContext } from "../context.js";
 import { type Attempt, asUnavailable, type RunStart, withDelay } from "./attempt.js";
@@ -121,14 +121,7 @@ export class RunCommit {
         return "ok";
       }
       await this.undo(writes, spare, run);
-      if (result.reason === "stale") {
-        if (result.changes === undefined) return "conflict";
-        await copy.applyEpochChanges(result.changes);
-        return "stale";
-      }
-      if (result.reason === "conflict") return "conflict";
-      if (result.reason === "full") return tooManySessions(sessions.limits.maxSessions);
-      return asUnavailable(undefined, this.deps.store);
+      return await this.refusedOutcome(result);
     } catch (e) {
       // It may have applied all the same: from now on the objects are not answered from until a
       // sync (marked before the undo, so no run starts on what is being undone).
@@ -138,6 +131,18 @@ export class RunCommit {
     } finally {
       runs.release(run);
     }
+  }
+
+  /** What the run of a refused commit does next, its changes undone already. */
+  private async refusedOutcome(result: Exclude<CommitResult, { ok: true }>): Promise<RunOutcome> {
+    if (result.reason === "stale") {
+      if (result.changes === undefined) return "conflict";
+      await this.deps.copy.applyEpochChanges(result.changes);
+      return "stale";
+    }
+    if (result.reason === "conflict") return "conflict";
+    if (result.reason === "full") return tooManySessions(this.deps.sessions.limits.maxSessions);
+    return asUnavailable(undefined, this.deps.store);
   }
 
   /**

@@ -155,15 +155,7 @@ export class SharedState {
     return async (request: SandboxRequest): Promise<SandboxResponse> => {
       const waiting = this.waiting;
       if (waiting) return unavailable(asUnavailable(waiting, this.store, request.path === "/__sandbox/health"), request);
-      if (request.path === "/__sandbox/health") {
-        // Healthy only when this replica can read the shared state and apply it, not just reach the store.
-        try {
-          await this.sync();
-        } catch (e) {
-          return unavailable(asUnavailable(e, this.store, true), request);
-        }
-        return inner(request);
-      }
+      if (request.path === "/__sandbox/health") return this.health(request, inner, unavailable);
       // The control plane reads the whole state, and the journal: brought to the store's first.
       // A request of the merchant API runs on the objects as they are, its commit checking that
       // nothing it read changed since (RunBasis): one round trip.
@@ -209,6 +201,20 @@ export class SharedState {
       );
       return unavailable(busy, request);
     };
+  }
+
+  /** Healthy only when this replica can read the shared state and apply it, not just reach the store. */
+  private async health(
+    request: SandboxRequest,
+    inner: (request: SandboxRequest) => Promise<SandboxResponse>,
+    unavailable: (error: SandboxError, request: SandboxRequest) => SandboxResponse,
+  ): Promise<SandboxResponse> {
+    try {
+      await this.sync();
+    } catch (e) {
+      return unavailable(asUnavailable(e, this.store, true), request);
+    }
+    return inner(request);
   }
 
   /** What the pipeline is handed with the request: its run, to tell of what the run does. */
