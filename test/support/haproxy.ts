@@ -108,7 +108,8 @@ export function haproxyConfig(options: HaproxyOptions, port: number, socketPath:
     "  timeout tunnel 1h",
     "  timeout client-fin 30s",
     "  timeout http-request 10s",
-    "  timeout check 1s",
+    // As examples/cluster/haproxy.cfg: a replica slowed by a busy machine is not taken out for it.
+    "  timeout check 3s",
     "  retries 2",
     "  option redispatch 1",
     "",
