@@ -48,8 +48,9 @@ export function oneOfDoc(values: ReadonlyArray<string | null>): PlaceholderDoc {
 /** A time in `format`: an integer for the Unix formats, else text of its shape (date-time for RFC 3339). */
 export function timeDoc(format: TimeFormat, nullable: boolean): PlaceholderDoc {
   const pattern = TIME_PATTERNS[format];
+  const number = format === "unix-fraction" ? "number" : "integer";
   const schema: JsonSchema = format.startsWith("unix")
-    ? { type: nullable ? ["integer", "null"] : "integer", minimum: 0 }
+    ? { type: nullable ? [number, "null"] : number, minimum: 0 }
     : {
         type: nullable ? ["string", "null"] : "string",
         ...(format.startsWith("rfc3339") && { format: "date-time" }),

@@ -5,6 +5,8 @@ import { formatTime, TIME_FORMATS, TIME_PATTERNS } from "../../src/profiles/time
 /** The time formats a profile prints and calibrate reads: each printed form is read back as itself. */
 
 const AT = Date.UTC(2026, 10, 29, 6, 34, 38, 193) / 1000;
+/** The formats that print no fraction of a second. */
+const WHOLE_SECONDS: readonly string[] = ["rfc3339", "rfc3339-offset", "http-date", "rfc850", "ctime", "dotnet-general"];
 
 describe("time formats", () => {
   it("prints finer fractions as the frameworks do, the digits past the millisecond zeros", () => {
@@ -21,9 +23,40 @@ describe("time formats", () => {
       expect(new RegExp(`^${TIME_PATTERNS[format]}$`, "u").test(printed), format).toBe(true);
       expect(readTime(printed), format).toEqual({
         format,
-        seconds: format === "rfc3339" || format === "rfc3339-offset" || format === "http-date" ? Math.floor(AT) : AT,
+        seconds: WHOLE_SECONDS.includes(format) ? Math.floor(AT) : AT,
       });
     }
+  });
+
+  it("prints the forms that are not ISO 8601 as their frameworks do, in UTC", () => {
+    expect(formatTime(AT, "http-date")).toBe("Sun, 29 Nov 2026 06:34:38 GMT");
+    expect(formatTime(AT, "rfc850")).toBe("Sunday, 29-Nov-26 06:34:38 GMT");
+    expect(formatTime(AT, "ctime")).toBe("Sun Nov 29 06:34:38 2026");
+    expect(formatTime(Date.UTC(2026, 11, 3, 6, 4, 5) / 1000, "ctime")).toBe("Thu Dec  3 06:04:05 2026");
+    expect(formatTime(AT, "dotnet-general")).toBe("11/29/2026 06:34:38");
+    expect(formatTime(AT, "unix-fraction")).toBe(1795934078.193);
+  });
+
+  it("reads a .NET general date and Unix seconds inside a message against the moment each stands for", () => {
+    const exp = Date.UTC(2026, 10, 29, 5, 34, 44) / 1000;
+    const text =
+      "IDX10223: Lifetime validation failed. The token is expired. ValidTo (UTC): '11/29/2026 05:34:44', Current time (UTC): '11/29/2026 06:34:38'.";
+    expect(
+      timesInText(text, [
+        { name: "token_expires_at", seconds: exp },
+        { name: "now", seconds: AT },
+      ]),
+    ).toBe(
+      "IDX10223: Lifetime validation failed. The token is expired. ValidTo (UTC): '{{token_expires_at:dotnet-general}}', Current time (UTC): '{{now:dotnet-general}}'.",
+    );
+    expect(
+      timesInText(`expired at ${exp}, now ${AT}; order 1234567890123`, [
+        { name: "token_expires_at", seconds: exp },
+        { name: "now", seconds: AT },
+      ]),
+    ).toBe("expired at {{token_expires_at:unix}}, now {{now:unix-fraction}}; order 1234567890123");
+    // A date no moment is near stays as it came.
+    expect(timesInText("valid until '01/01/2030 00:00:00'", [{ name: "now", seconds: AT }])).toBe("valid until '01/01/2030 00:00:00'");
   });
 
   it("reads a provider's .NET and Python times, alone and inside a message", () => {

@@ -1,5 +1,5 @@
 import { REQUEST_ID_PATTERNS, REQUEST_ID_SHAPES, type RequestIdShape } from "../../profiles/request-id.js";
-import { TIME_FORMATS, TIME_PATTERNS, type TimeFormat } from "../../profiles/time-value.js";
+import { parseOlderForm, TIME_FORMATS, TIME_PATTERNS, type TimeFormat } from "../../profiles/time-value.js";
 import { keyOf, leaves, pathText } from "./json-paths.js";
 import type { Answer, Observation } from "./observations.js";
 
@@ -41,22 +41,26 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
 /** The formats a time takes as text (unix and unix-ms are numbers), each with its pattern anchored. */
 const TEXT_TIME_FORMATS = TIME_FORMATS.filter((format) => !format.startsWith("unix"));
 const TIME_SHAPES: ReadonlyArray<[TimeFormat, RegExp]> = TEXT_TIME_FORMATS.map((format) => [format, new RegExp(`^${TIME_PATTERNS[format]}$`, "u")]);
-/** Any of them inside a longer text. */
-const TIME_IN_TEXT = new RegExp(TEXT_TIME_FORMATS.map((format) => TIME_PATTERNS[format]).join("|"), "gu");
+/**
+ * Any of them inside a longer text, and a Unix time in seconds (ten digits, maybe a fraction),
+ * which only a moment it is near turns into a placeholder (timesInText).
+ */
+const UNIX_IN_TEXT = "(?<![\\d.])\\d{10}(?:\\.\\d{1,9})?(?![\\d.])";
+const TIME_IN_TEXT = new RegExp([...TEXT_TIME_FORMATS.map((format) => TIME_PATTERNS[format]), UNIX_IN_TEXT].join("|"), "gu");
 
 /** The format of a time written as text, and the time in seconds; undefined for anything else. */
 export function readTime(value: string): { format: TimeFormat; seconds: number } | undefined {
   for (const [format, shape] of TIME_SHAPES) {
     if (!shape.test(value)) continue;
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? undefined : { format, seconds: ms / 1000 };
+    const seconds = parseOlderForm(format, value) ?? Date.parse(value) / 1000;
+    return Number.isNaN(seconds) ? undefined : { format, seconds };
   }
   return undefined;
 }
 
-/** A number that is a Unix time near `seconds`, in seconds or milliseconds. */
-export function readUnix(value: number, seconds: number): "unix" | "unix-ms" | undefined {
-  if (Math.abs(value - seconds) <= TIME_TOLERANCE_S) return "unix";
+/** A number that is a Unix time near `seconds`: in seconds, milliseconds, or seconds with a fraction. */
+export function readUnix(value: number, seconds: number): "unix" | "unix-ms" | "unix-fraction" | undefined {
+  if (Math.abs(value - seconds) <= TIME_TOLERANCE_S) return Number.isInteger(value) ? "unix" : "unix-fraction";
   if (Math.abs(value / 1000 - seconds) <= TIME_TOLERANCE_S) return "unix-ms";
   return undefined;
 }
@@ -113,11 +117,17 @@ export function nowPlaceholder(value: unknown, nowS: number): string | undefined
  */
 export function timesInText(text: string, moments: ReadonlyArray<{ name: string; seconds: number | undefined }>): string {
   return text.replace(TIME_IN_TEXT, (found) => {
-    const t = readTime(found);
+    const t = readTime(found) ?? readUnixText(found);
     if (!t) return found;
     const moment = moments.find((m) => m.seconds !== undefined && Math.abs(t.seconds - m.seconds) <= TIME_TOLERANCE_S);
     return moment ? `{{${moment.name}:${t.format}}}` : found;
   });
+}
+
+/** Ten digits of Unix seconds inside a text, with or without a fraction. */
+function readUnixText(text: string): { format: TimeFormat; seconds: number } | undefined {
+  if (!/^\d{10}(\.\d+)?$/.test(text)) return undefined;
+  return { format: text.includes(".") ? "unix-fraction" : "unix", seconds: Number(text) };
 }
 
 /** Whether an answer carries no body at all. */
