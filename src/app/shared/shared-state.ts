@@ -57,13 +57,11 @@ export class SharedState {
   private readonly copy: ReplicaCopy;
 
   readonly store: StateStore;
-  private readonly ctx: SandboxContext;
   private readonly timings: StateTimings;
 
   constructor(deps: SharedStateDeps) {
     const { store, ctx, sessions, journal } = deps;
     this.store = store;
-    this.ctx = ctx;
     this.timings = deps.timings ?? DEFAULT_TIMINGS;
     const keyJson = keyExports(ctx.ring);
     this.mirror = new JournalMirror(store, journal, deps.hub, sessions);
