@@ -1,11 +1,15 @@
 import { STATUS_CODES } from "node:http";
 import type { AnswerFacts } from "../core/answer-shaper.js";
+import { type AnswerCounter, CountValue } from "./count-value.js";
 import { newRequestId, type RequestIdShape } from "./request-id.js";
 import type { Values } from "./template.js";
 import { TimeValue } from "./time-value.js";
 
-/** The values every part of a profile may print, from the request's facts: `{{request_id}}`, `{{now}}`, `{{method}}`, `{{path}}`. */
-function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
+/**
+ * The values every part of a profile may print, from the request's facts: `{{request_id}}`,
+ * `{{now}}`, `{{method}}`, `{{path}}`, and the answer's place in `counter` (`{{count_down:N}}`).
+ */
+function requestValues(facts: AnswerFacts, shape: RequestIdShape, counter: AnswerCounter): Values {
   return {
     get request_id() {
       return facts.requestId((nowMs) => newRequestId(shape, nowMs));
@@ -18,6 +22,12 @@ function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
     get route() {
       return facts.path.replace(/^\//, "");
     },
+    get count_down() {
+      return new CountValue(counter.indexOf(facts), "down");
+    },
+    get count_up() {
+      return new CountValue(counter.indexOf(facts), "up");
+    },
   };
 }
 
@@ -26,8 +36,11 @@ function requestValues(facts: AnswerFacts, shape: RequestIdShape): Values {
  * getters behind it, so an id is made and the clock read only when a template prints them (a
  * spread would call every getter). `own` is defined, not assigned: those getters have no setters.
  */
-export function answerValues(facts: AnswerFacts, shape: RequestIdShape, own: Values): Record<string, unknown> {
-  return Object.defineProperties(Object.create(requestValues(facts, shape)) as Record<string, unknown>, Object.getOwnPropertyDescriptors(own));
+export function answerValues(facts: AnswerFacts, request: { shape: RequestIdShape; counter: AnswerCounter }, own: Values): Record<string, unknown> {
+  return Object.defineProperties(
+    Object.create(requestValues(facts, request.shape, request.counter)) as Record<string, unknown>,
+    Object.getOwnPropertyDescriptors(own),
+  );
 }
 
 /** `{{status}}` and `{{status_text}}` of an answer ("Method Not Allowed"). */
@@ -41,4 +54,4 @@ export function statusText(status: number): string {
 }
 
 /** The placeholders a template uses that differ per request: such a profile's refusals are rendered each time. */
-export const PER_REQUEST_PLACEHOLDERS: ReadonlySet<string> = new Set(["request_id", "now", "method"]);
+export const PER_REQUEST_PLACEHOLDERS: ReadonlySet<string> = new Set(["request_id", "now", "method", "count_down", "count_up"]);

@@ -13,6 +13,7 @@ import { ProfileLoadError } from "./problems.js";
 import { profileSchema, type ProfileFile } from "./schema.js";
 import { placeholdersIn } from "./template.js";
 import { isTimeFormat, TIME_FORMATS } from "./time-value.js";
+import { counterFormatProblem } from "./count-value.js";
 
 /**
  * Reading a profile (a built-in name, a YAML or JSON file, or an object) into a validated
@@ -159,10 +160,13 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
           path: found.path,
           message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
         });
+      } else if (type === "counter") {
+        const problem = counterFormatProblem(found.name as "count_down" | "count_up", found.format);
+        if (problem) problems.push({ path: found.path, message: problem });
       } else if (found.format !== undefined && !type.startsWith("time")) {
         problems.push({
           path: found.path,
-          message: `'{{${found.name}:${clip(found.format)}}}': only a time takes a format, and ${found.name} is not one; write {{${found.name}}}`,
+          message: `'{{${found.name}:${clip(found.format)}}}': only a time or a count takes a format, and ${found.name} is not one; write {{${found.name}}}`,
         });
       } else if (found.format !== undefined && !isTimeFormat(found.format)) {
         problems.push({

@@ -13,7 +13,9 @@ export type PlaceholderType =
   | "string|number|null"
   /** A TimeValue: text or a number, by the format the template names (time-value.ts). */
   | "time"
-  | "time|null";
+  | "time|null"
+  /** A CountValue: an integer that moves by one per answer (count-value.ts). */
+  | "counter";
 
 /** What every part may use: the request's own values (one request id per answer, shared by its headers and body). */
 const EVERY_PART = {
@@ -23,6 +25,9 @@ const EVERY_PART = {
   path: "string",
   /** The path without its leading '/' (Laravel's `$request->path()`). */
   route: "string",
+  /** A gateway's counting header: N-1 down to 0 and round again; 1, 2, 3 up from the start. */
+  count_down: "counter",
+  count_up: "counter",
 } as const;
 
 const TOKEN = {

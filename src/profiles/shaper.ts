@@ -14,6 +14,7 @@ import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type TextRender, type Values } from "./template.js";
 import { shapedSchemas } from "./shaped-schemas.js";
 import { TimeValue } from "./time-value.js";
+import { AnswerCounter } from "./count-value.js";
 
 /**
  * The renderer of one profile: every template compiled once, when the profile is chosen. A profile
@@ -30,10 +31,10 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     protected: profile.protected && compiledAnswer(profile.protected, 200),
   };
   const shapeOf = refusalShapes(refusal, codes);
-  const shape = profile.requestId ?? "uuid";
+  const perAnswer = { shape: profile.requestId ?? "uuid", counter: new AnswerCounter() };
   const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
-    const values = answerValues(facts, shape, { ...statusValues(answer.status), ...own });
+    const values = answerValues(facts, perAnswer, { ...statusValues(answer.status), ...own });
     const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
     if (answer.body) headers["content-type"] = answer.contentType;
     else delete headers["content-type"];
@@ -69,7 +70,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     },
     finish(response, facts) {
       if (wide.length === 0) return response;
-      const values = answerValues(facts, shape, statusValues(response.status));
+      const values = answerValues(facts, perAnswer, statusValues(response.status));
       const headers = { ...response.headers };
       const budget = new RenderBudget();
       try {
@@ -90,7 +91,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     { instance, extraHeaders, facts }: { instance: string; extraHeaders: Record<string, string> | undefined; facts: AnswerFacts },
   ): SandboxResponse {
     const status = own.status ?? err.status;
-    const values = answerValues(facts, shape, {
+    const values = answerValues(facts, perAnswer, {
       ...statusValues(status),
       code: own.code ?? err.code,
       sandbox_code: err.code,

@@ -81,6 +81,7 @@ export function resolver(
     if (type === "time" || type === "time|null") {
       return timeDoc(format !== undefined && isTimeFormat(format) ? format : defaultFormat(name), type === "time|null");
     }
+    if (type === "counter") return { schema: { type: "integer", minimum: 0 }, pattern: "\\d+" };
     return { schema: typeSchema(type), pattern: ANY_TEXT };
   };
 }

@@ -1,6 +1,7 @@
 import type { RenderBudget } from "../core/render-budget.js";
 import type { Path } from "../core/source/data-problems.js";
 import { TimeValue, type TimeFormat } from "./time-value.js";
+import { CountValue } from "./count-value.js";
 
 /**
  * Profile templates: any JSON value whose strings may hold `{{name}}` or `{{name:format}}` (a
@@ -98,9 +99,10 @@ export function compileText(template: string, reduce: (text: string) => string =
   };
 }
 
-/** A time in its format (the loader allows a format on times only); any other value as it is. */
+/** A time or a count in its format (the loader allows a format on those only); any other value as it is. */
 function typed(value: unknown, format: string | undefined): unknown {
-  return value instanceof TimeValue ? value.format(format as TimeFormat | undefined) : value;
+  if (value instanceof TimeValue) return value.format(format as TimeFormat | undefined);
+  return value instanceof CountValue ? value.format(format) : value;
 }
 
 function asText(value: unknown): string {

@@ -60,11 +60,21 @@ describe("the profile loader", () => {
 
   it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
     expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
-      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, count_down, count_up, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
     ]);
     // Each part has its own names: a token's placeholder is unknown in a refusal.
     expect(problemsOf('name: acme\nrefusal:\n  body: { m: "Error: {{expires_in}}" }\n')).toEqual([
-      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: request_id, now, method, path, route, status_text, explanation, error_description, token_expires_at, code, sandbox_code, message, status, error, instance)",
+      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: request_id, now, method, path, route, count_down, count_up, status_text, explanation, error_description, token_expires_at, code, sandbox_code, message, status, error, instance)",
+    ]);
+  });
+
+  it("a counter needs its limit to count down from, and a whole number as its limit or start", () => {
+    expect(
+      problemsOf('name: acme\nheaders:\n  X-RateLimit-Remaining: "{{count_down}}"\n  X-Used: "{{count_up:-1}}"\n  X-Left: "{{count_down:0}}"\n'),
+    ).toEqual([
+      "acme.yaml:3:26: headers.X-RateLimit-Remaining: '{{count_down}}' needs the limit it counts down from: write {{count_down:60}} (the first answer says 59)",
+      "acme.yaml:4:11: headers.X-Used: '{{count_up:-1}}': the start must be a whole number from 0 to 1000000000, such as {{count_up:0}}",
+      "acme.yaml:5:11: headers.X-Left: '{{count_down:0}}': the limit must be a whole number from 1 to 1000000000, such as {{count_down:60}}",
     ]);
   });
 
@@ -84,7 +94,7 @@ describe("the profile loader", () => {
       "acme.yaml:1:7: name: name may use lower-case letters, digits and '-' only, like acme-pay",
       "acme.yaml:3:8: jwt.alg: 'RS255' is not a supported algorithm; did you mean 'RS256'? (use one of: RS256, ES256, HS256)",
       "acme.yaml:4:8: jwt.ttl: must be a duration such as 90s, 59m, 1h or 1h30m",
-      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: request_id, now, method, path, route, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
+      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: request_id, now, method, path, route, count_down, count_up, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope)",
     ]);
   });
 

@@ -64,4 +64,29 @@ describe("a shaper's perRequest", () => {
     expect(createShaper({ name: "said", description: "prints no {{request_id}}", refusal })!.perRequest).toBe(false);
     expect(createShaper({ name: "prints", refusal: { ...refusal, headers: { "X-Request-Id": "{{request_id}}" } } })!.perRequest).toBe(true);
   });
+
+  it("a counting header moves by one per answer, the same number in every template of one answer", () => {
+    const shaper = createShaper({
+      name: "gateway",
+      headers: { "X-RateLimit-Remaining": "{{count_down:3}}", "X-RateLimit-Used": "{{count_up}}" },
+      token: { headers: { "X-Left": "left {{count_down:3}}" }, body: { token: "{{access_token}}", from10: "{{count_up:10}}" } },
+    })!;
+    const seen = [];
+    for (let i = 0; i < 4; i++) {
+      const { facts } = counted();
+      const answer = shaper.finish(shaper.token(ISSUED, {}, facts)!, facts);
+      seen.push([
+        answer.headers["x-ratelimit-remaining"],
+        answer.headers["x-left"],
+        answer.headers["x-ratelimit-used"],
+        JSON.parse(answer.body as string).from10,
+      ]);
+    }
+    expect(seen).toEqual([
+      ["2", "left 2", "1", 11],
+      ["1", "left 1", "2", 12],
+      ["0", "left 0", "3", 13],
+      ["2", "left 2", "4", 14],
+    ]);
+  });
 });
