@@ -136,6 +136,47 @@ describe("inferProfile: per-request values", () => {
     });
     expect(lines.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Request-Id, expires_in, request_id, at");
   });
+  it("a gateway's counting headers are counters, read against the limit it states, and --check compares them by kind", () => {
+    // The gateway counts every request down from 60 and says when the window resets (a Unix time).
+    let left = 60;
+    const counted = (status: number, json: unknown) =>
+      answer(status, json, {
+        "x-ratelimit-limit": "60",
+        "x-ratelimit-remaining": String(--left),
+        "x-ratelimit-reset": String(NOW + 60 - (60 - left)),
+        "x-calls-total": String(1000 + (60 - left)),
+      });
+    const run = () => {
+      const obs = observations([
+        ["token_body", counted(200, { token: JWT })],
+        ["wrong_secret", counted(401, { message: "Invalid credentials." })],
+      ]);
+      obs.repeats = [{ probe: "token_body", sent: "again", answer: counted(200, { token: JWT }) }];
+      return obs;
+    };
+    const first = run();
+    const { profile, lines } = inferProfile(first, "gateway");
+    expect(profile.headers).toEqual({
+      "X-Ratelimit-Limit": "60",
+      "X-Ratelimit-Remaining": "{{count_down:60}}",
+      "X-Ratelimit-Reset": "{{now:unix}}",
+      "X-Calls-Total": "{{count_up}}",
+    });
+    expect(lines.find((f) => f.probe === "per-request")?.cameBack).toBe("differed: X-Ratelimit-Remaining, X-Ratelimit-Reset, X-Calls-Total");
+    // A later night: the counters stand elsewhere, nothing differs.
+    left = 17;
+    const later = run();
+    expect(compareProfiles(profile, inferProfile(later, "gateway").profile, later)).toEqual([]);
+  });
+
+  it("a counter with no limit beside it counts down from the first round limit above what was seen", async () => {
+    const { counterPlaceholder } = await import("../../src/cli/calibrate/per-request.js");
+    expect(counterPlaceholder("x-remaining", "down", { "x-remaining": "59" })).toBe("{{count_down:60}}");
+    expect(counterPlaceholder("x-remaining", "down", { "x-remaining": "60" })).toBe("{{count_down:100}}");
+    expect(counterPlaceholder("ratelimit-remaining", "down", { "ratelimit-remaining": "4", "ratelimit-limit": "5" })).toBe("{{count_down:5}}");
+    expect(counterPlaceholder("x-quota", "up", { "x-quota": "4" })).toBe("{{count_up}}");
+  });
+
   it("a request id in payment/init's answer is {{request_id}}, not the payment id (its name ends in id)", () => {
     const protectedAnswer = (id: string) => answer(200, { success: true, request_id: id });
     const obs = observations([

@@ -1,6 +1,6 @@
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import type { Answer } from "./observations.js";
-import { perRequestPlaceholder, type Varying } from "./per-request.js";
+import { counterPlaceholder, perRequestPlaceholder, readUnix, type Varying } from "./per-request.js";
 import { withoutCredentials } from "./credentials.js";
 import { isJwt } from "./provider-jwt.js";
 
@@ -46,6 +46,7 @@ export function credentialHeader(name: string, value: string): string | undefine
 /**
  * An answer's recorded headers as profile templates (lower-case names): a value that varied between
  * identical probes becomes the placeholder of its shape (the sandbox makes a fresh one each time),
+ * a counting one a counter's,
  * a credential (credentialHeader) is left out and noted in `leftOut` (name → why), anything else
  * is kept as it came.
  */
@@ -53,6 +54,17 @@ export function headerTemplates(answer: Answer, varying: Varying, nowS: number, 
   const out = new Map<string, string>();
   for (const [name, value] of Object.entries(answer.headers)) {
     if (!recorded(name)) continue;
+    const counter = varying.counters.get(name);
+    // A Unix time that moved (a limit's reset time) is a time, not a count.
+    const unix = counter !== undefined ? readUnix(Number(value), nowS) : undefined;
+    if (unix !== undefined) {
+      out.set(name, `{{now:${unix}}}`);
+      continue;
+    }
+    if (counter !== undefined && /^\d{1,15}$/.test(value)) {
+      out.set(name, counterPlaceholder(name, counter, answer.headers));
+      continue;
+    }
     const per = name !== "set-cookie" && varying.headers.has(name) ? perRequestPlaceholder(value, nowS) : undefined;
     if (per) {
       out.set(name, per.placeholder);

@@ -16,18 +16,23 @@ export interface Varying {
   headers: ReadonlySet<string>;
   /** Body member names (the last key of the path) whose values differed. */
   keys: ReadonlySet<string>;
+  /** Headers whose whole values were integers that moved: a gateway's counter, and which way it moved. */
+  counters: ReadonlyMap<string, "down" | "up">;
 }
 
 /** What differed between each repeated probe's two answers (the JWTs, which always differ, aside). */
 export function varyingBetween(first: readonly Observation[], repeats: readonly Observation[], isToken: (v: unknown) => boolean): Varying {
   const headers = new Set<string>();
   const keys = new Set<string>();
+  const counters = new Map<string, "down" | "up">();
   for (const again of repeats) {
     const before = first.find((o) => o.probe === again.probe);
     if (!before) continue;
     for (const [name, value] of Object.entries(again.answer.headers)) {
       const was = before.answer.headers[name];
-      if (was !== undefined && was !== value) headers.add(name);
+      if (was === undefined || was === value) continue;
+      headers.add(name);
+      if (/^\d{1,15}$/.test(was) && /^\d{1,15}$/.test(value)) counters.set(name, Number(value) < Number(was) ? "down" : "up");
     }
     const was = new Map(leaves(before.answer.json).map((l) => [pathText(l.path), l.value]));
     for (const { path, value } of leaves(again.answer.json)) {
@@ -35,7 +40,23 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
       if (old !== undefined && JSON.stringify(old) !== JSON.stringify(value) && !isToken(value)) keys.add(keyOf(path));
     }
   }
-  return { headers, keys };
+  return { headers, keys, counters };
+}
+
+/** Limits a counter with no limit header beside it is read against: the first above its value. */
+const ROUND_LIMITS = [10, 60, 100, 600, 1000, 3600, 5000, 10_000, 100_000, 1_000_000];
+
+/**
+ * The placeholder of a counting header: `{{count_up}}`, or `{{count_down:N}}` where N is the limit
+ * the provider states beside it (`X-RateLimit-Limit` for `X-RateLimit-Remaining`), else the first
+ * round limit above the value seen (a limit, not the value, so that --check compares it by kind).
+ */
+export function counterPlaceholder(name: string, direction: "down" | "up", headers: Readonly<Record<string, string>>): string {
+  if (direction === "up") return "{{count_up}}";
+  const stated = headers[name.replace(/remaining/i, "limit")];
+  if (stated !== undefined && /remaining/i.test(name) && /^\d{1,10}$/.test(stated) && Number(stated) >= 1) return `{{count_down:${Number(stated)}}}`;
+  const value = Number(headers[name] ?? 0);
+  return `{{count_down:${ROUND_LIMITS.find((limit) => limit > value) ?? 1_000_000_000}}}`;
 }
 
 /** The formats a time takes as text (unix and unix-ms are numbers), each with its pattern anchored. */
