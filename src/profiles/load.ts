@@ -14,6 +14,7 @@ import { profileSchema, type ProfileFile } from "./schema.js";
 import { placeholdersIn } from "./template.js";
 import { isTimeFormat, TIME_FORMATS } from "./time-value.js";
 import { counterFormatProblem } from "./count-value.js";
+import { companionShapeProblem } from "./companion-token.js";
 
 /**
  * Reading a profile (a built-in name, a YAML or JSON file, or an object) into a validated
@@ -160,6 +161,9 @@ function semanticProblems(data: Record<string, unknown>): Explained[] {
           path: found.path,
           message: `unknown placeholder '{{${clip(found.name)}}}'${didYouMean(found.name, known)} (${pathText(path)} may use: ${known.join(", ")})`,
         });
+      } else if (type === "companion") {
+        const problem = companionShapeProblem(found.name, found.format);
+        if (problem) problems.push({ path: found.path, message: problem });
       } else if (type === "counter") {
         const problem = counterFormatProblem(found.name as "count_down" | "count_up", found.format);
         if (problem) problems.push({ path: found.path, message: problem });

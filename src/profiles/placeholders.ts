@@ -15,7 +15,9 @@ export type PlaceholderType =
   | "time"
   | "time|null"
   /** A CountValue: an integer that moves by one per answer (count-value.ts). */
-  | "counter";
+  | "counter"
+  /** A CompanionTokenValue: a fresh token of the shape the template names (companion-token.ts). */
+  | "companion";
 
 /** What every part may use: the request's own values (one request id per answer, shared by its headers and body). */
 const EVERY_PART = {
@@ -42,6 +44,9 @@ const TOKEN = {
   expires_at_unix: "number",
   issued_at: "time",
   scope: "string",
+  /** A refresh token and an id_token of the provider's shape, fresh per answer; no key accepts them. */
+  refresh_token: "companion",
+  id_token: "companion",
 } as const;
 
 const REFUSAL = {

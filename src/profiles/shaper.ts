@@ -15,6 +15,7 @@ import { compileTemplate, compileText, placeholdersIn, type Render, type TextRen
 import { shapedSchemas } from "./shaped-schemas.js";
 import { TimeValue } from "./time-value.js";
 import { AnswerCounter } from "./count-value.js";
+import { CompanionTokenValue } from "./companion-token.js";
 
 /**
  * The renderer of one profile: every template compiled once, when the profile is chosen. A profile
@@ -142,7 +143,18 @@ function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer
 
 function tokenValues(issued: IssuedToken): Values {
   const expiresAt = issued.issuedAt + issued.expiresIn;
+  let refresh: CompanionTokenValue | undefined;
+  let id: CompanionTokenValue | undefined;
   return {
+    // Made when a template prints one, once per answer.
+    get refresh_token() {
+      refresh ??= new CompanionTokenValue("Refresh", issued.issuedAt, expiresAt);
+      return refresh;
+    },
+    get id_token() {
+      id ??= new CompanionTokenValue("ID", issued.issuedAt, expiresAt);
+      return id;
+    },
     access_token: issued.accessToken,
     token_type: "Bearer",
     expires_in: issued.expiresIn,

@@ -82,6 +82,7 @@ export function resolver(
       return timeDoc(format !== undefined && isTimeFormat(format) ? format : defaultFormat(name), type === "time|null");
     }
     if (type === "counter") return { schema: { type: "integer", minimum: 0 }, pattern: "\\d+" };
+    if (type === "companion") return companionDoc(format);
     return { schema: typeSchema(type), pattern: ANY_TEXT };
   };
 }
@@ -172,4 +173,16 @@ function typeSchema(type: PlaceholderType): JsonSchema {
     default:
       return { type };
   }
+}
+
+/** A companion token of its shape (companion-token.ts): a JWT's three parts, a uuid, N characters of an alphabet. */
+function companionDoc(shape: string | undefined): PlaceholderDoc {
+  const m = /^(hex|base64url|alnum)-(\d+)$/.exec(shape ?? "");
+  const alphabet = { hex: "[0-9a-f]", base64url: "[A-Za-z0-9_-]", alnum: "[A-Za-z0-9]" } as const;
+  const pattern = m
+    ? `${alphabet[m[1] as keyof typeof alphabet]}{${m[2]}}`
+    : shape === "uuid"
+      ? REQUEST_ID_PATTERNS.uuid.slice(1, -1)
+      : "[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+";
+  return { schema: { type: "string", pattern: `^${pattern}$` }, pattern };
 }

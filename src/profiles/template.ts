@@ -2,6 +2,7 @@ import type { RenderBudget } from "../core/render-budget.js";
 import type { Path } from "../core/source/data-problems.js";
 import { TimeValue, type TimeFormat } from "./time-value.js";
 import { CountValue } from "./count-value.js";
+import { CompanionTokenValue } from "./companion-token.js";
 
 /**
  * Profile templates: any JSON value whose strings may hold `{{name}}` or `{{name:format}}` (a
@@ -99,10 +100,10 @@ export function compileText(template: string, reduce: (text: string) => string =
   };
 }
 
-/** A time or a count in its format (the loader allows a format on those only); any other value as it is. */
+/** A time, a count or a companion token in its format (the loader allows a format on those only); any other value as it is. */
 function typed(value: unknown, format: string | undefined): unknown {
   if (value instanceof TimeValue) return value.format(format as TimeFormat | undefined);
-  return value instanceof CountValue ? value.format(format) : value;
+  return value instanceof CountValue || value instanceof CompanionTokenValue ? value.format(format) : value;
 }
 
 function asText(value: unknown): string {

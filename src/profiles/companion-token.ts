@@ -1,0 +1,65 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+/**
+ * `{{refresh_token:<shape>}}` and `{{id_token:<shape>}}`: the other tokens a provider's token
+ * answer carries beside the access token (OAuth's refresh_token, OpenID Connect's id_token). The
+ * sandbox has no refresh grant and no OpenID layer: it makes a fresh value of the provider's shape
+ * for each answer, so a client that stores or logs it sees what it would see, and one that sends it
+ * as a bearer token is refused (its signature is random bytes no key made). Shapes:
+ * - `jwt`: a JWT of the provider's form (`{"alg":"HS256","typ":"JWT"}`, jti, iat, exp, typ);
+ * - `uuid`; `hex-N`, `base64url-N`, `alnum-N`: N characters of that alphabet (8 to 512).
+ * A prefix the provider puts before it (`rt_`) stays literal text in the template.
+ */
+
+export const COMPANION_SHAPE = /^(jwt|uuid|(hex|base64url|alnum)-(\d{1,3}))$/;
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+export const COMPANION_LENGTHS = { least: 8, most: 512 } as const;
+
+/** Whether a shape is one the sandbox makes, and the problem when it is not. */
+export function companionShapeProblem(name: string, shape: string | undefined): string | undefined {
+  const m = shape === undefined ? null : COMPANION_SHAPE.exec(shape);
+  const length = m?.[3] === undefined ? undefined : Number(m[3]);
+  if (m && (length === undefined || (length >= COMPANION_LENGTHS.least && length <= COMPANION_LENGTHS.most))) return undefined;
+  const written = shape === undefined ? `{{${name}}}` : `{{${name}:${shape}}}`;
+  return `'${written}': say the token's shape: jwt, uuid, or hex-N, base64url-N, alnum-N with N from ${COMPANION_LENGTHS.least} to ${COMPANION_LENGTHS.most} (such as {{${name}:jwt}} or rt_{{${name}:hex-48}})`;
+}
+
+/** One answer's companion token: made once per shape asked, so its header and body agree. */
+export class CompanionTokenValue {
+  private readonly made = new Map<string, string>();
+
+  constructor(
+    /** What the JWT form says it is (`Refresh`, `ID`: Keycloak's typ claims). */
+    private readonly kind: string,
+    private readonly issuedAt: number,
+    private readonly expiresAt: number,
+  ) {}
+
+  format(shape: string | undefined): string {
+    const key = shape ?? "jwt";
+    let value = this.made.get(key);
+    if (value === undefined) {
+      value = this.make(key);
+      this.made.set(key, value);
+    }
+    return value;
+  }
+
+  private make(shape: string): string {
+    if (shape === "uuid") return randomUUID();
+    const m = COMPANION_SHAPE.exec(shape);
+    const length = Number(m?.[3] ?? 43);
+    if (m?.[2] === "hex")
+      return randomBytes(Math.ceil(length / 2))
+        .toString("hex")
+        .slice(0, length);
+    if (m?.[2] === "base64url")
+      return randomBytes(Math.ceil((length * 3) / 4))
+        .toString("base64url")
+        .slice(0, length);
+    if (m?.[2] === "alnum") return [...randomBytes(length)].map((b) => ALNUM[b % ALNUM.length]).join("");
+    const part = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    const claims = { exp: this.expiresAt, iat: this.issuedAt, jti: randomUUID(), typ: this.kind };
+    return `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}.${randomBytes(32).toString("base64url")}`;
+  }
+}
