@@ -54,12 +54,45 @@ describe("inferProfile: the token answer", () => {
           expiresAt: "{{expires_at:rfc3339-ms}}",
           expiresAtUnix: "{{expires_at_unix}}",
           issuedAt: "{{issued_at:rfc3339-offset}}",
-          refreshToken: REDACTED,
+          refreshToken: "rt_{{refresh_token:hex-24}}",
         },
       },
     });
     // The one answer's headers are on every answer: profile-wide.
     expect(profile.headers).toEqual({ "Cache-Control": "no-store" });
+  });
+
+  it("tells the access token from a refresh token and an id_token: each other token its own placeholder of its shape", () => {
+    const refresh = jwtOf({ alg: "HS512", typ: "JWT" }, { typ: "Refresh", iat: NOW, exp: NOW + 1800 });
+    const id = jwtOf({ alg: "RS256", typ: "JWT" }, { typ: "ID", iat: NOW, exp: NOW + 300 });
+    // Keycloak's order: the access token first by name, whatever its place.
+    const keycloak = {
+      refresh_token: refresh,
+      access_token: JWT,
+      id_token: id,
+      expires_in: 3600,
+      session_state: "5f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+    };
+    const { profile, lines } = inferProfile(observations([["token_body", answer(200, keycloak)]]), "keycloak");
+    expect(profile.token.body).toEqual({
+      refresh_token: "{{refresh_token:jwt}}",
+      access_token: "{{access_token}}",
+      id_token: "{{id_token:jwt}}",
+      expires_in: "{{expires_in}}",
+      // A session's id is no token a client sends on, but a live value at the provider: not copied.
+      session_state: REDACTED,
+    });
+    expect(lines.find((l) => l.probe === "token_body")?.inferred).toBe(
+      'refresh_token: another token, written as {{refresh_token:jwt}} (a fresh one per answer, never accepted); id_token: another token, written as {{id_token:jwt}} (a fresh one per answer, never accepted); session_state: a token-like value, written as "redacted-by-calibrate"',
+    );
+    // Names that do not tell: the one the protected route accepted, as probing found it.
+    const obs = observations([["token_body", answer(200, { a: refresh, b: JWT })]]);
+    obs.accessTokenPath = "b";
+    expect(inferProfile(obs, "acme").profile.token.body).toEqual({ a: "{{refresh_token:jwt}}", b: "{{access_token}}" });
+    expect(inferProfile(observations([["token_body", answer(200, { refresh: refresh, access: JWT })]]), "acme").profile.token.body).toEqual({
+      refresh: "{{refresh_token:jwt}}",
+      access: "{{access_token}}",
+    });
   });
 
   it("reads the JWT's header and claim names into the jwt section: typ, kid, iss/aud presence, the merchant claim", () => {

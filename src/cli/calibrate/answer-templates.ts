@@ -103,6 +103,11 @@ export function successTemplate(json: unknown, jwt: string, claims: Claims, ctx:
       if (at !== undefined && near(at.seconds, claims.iat)) return `{{issued_at:${at.format}}}`;
       const per = perRequestLeaf(path, v, ctx);
       if (per) return per;
+      const companion = companionTemplate(path, v);
+      if (companion) {
+        notes.push(`${pathText(path)}: another token, written as ${companion} (a fresh one per answer, never accepted)`);
+        return companion;
+      }
       if (isJwt(v) || looksSecret(path, v)) {
         notes.push(`${pathText(path)}: a token-like value, written as "${REDACTED}"`);
         return REDACTED;
@@ -120,6 +125,24 @@ export function successTemplate(json: unknown, jwt: string, claims: Claims, ctx:
     return perRequestLeaf(path, v, ctx) ?? v;
   });
   return { body, notes };
+}
+
+/**
+ * A token beside the access token (a refresh token, an id_token): the placeholder of its kind and
+ * shape, any short prefix kept (`rt_{{refresh_token:hex-48}}`). A JWT is one whatever its name; an
+ * opaque value is one under a name that says refresh or id_token.
+ */
+function companionTemplate(path: Path, v: string): string | undefined {
+  const key = keyOf(path);
+  const kind = /^id_?token$/i.test(key) ? "id_token" : "refresh_token";
+  if (isJwt(v)) return `{{${kind}:jwt}}`;
+  if (!/refresh|^id_?token$/i.test(key) || !looksSecret(path, v)) return undefined;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return `{{${kind}:uuid}}`;
+  const m = /^([A-Za-z]{1,8}[_-])?([A-Za-z0-9_-]{8,512})$/.exec(v);
+  if (!m) return undefined;
+  const body = m[2]!;
+  const alphabet = /^[0-9a-f]+$/.test(body) ? "hex" : /^[A-Za-z0-9]+$/.test(body) ? "alnum" : "base64url";
+  return `${m[1] ?? ""}{{${kind}:${alphabet}-${body.length}}}`;
 }
 
 /** How far a lifetime in an answer may be from the JWT's exp - iat and still be it. */

@@ -59,7 +59,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const lines: CalibrationLine[] = [];
   const byProbe = new Map(obs.observed.map((o) => [o.probe, o]));
   const tokenObs = byProbe.get("token_body");
-  const jwt = tokenObs ? findJwt(tokenObs.answer.json) : undefined;
+  const jwt = tokenObs ? findJwt(tokenObs.answer.json, obs.accessTokenPath) : undefined;
   if (!tokenObs || !isSuccess(tokenObs.answer) || !jwt) {
     throw new CannotInfer(
       tokenObs && !isSuccess(tokenObs.answer)
@@ -142,7 +142,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   }
 
   const again = repeats.find((r) => r.probe === "token_body");
-  const againJwt = again && findJwt(again.answer.json);
+  const againJwt = again && findJwt(again.answer.json, obs.accessTokenPath);
   const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail, nowS);
   profile.jwt = jwtSection.jwt;
   lines.push({

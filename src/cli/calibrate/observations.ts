@@ -151,6 +151,8 @@ export interface Observations {
   loginEmail?: string;
   /** The exp of --expired-token (decoded, never verified), to read "expired at <time>" in a message. */
   expiredTokenExp?: number;
+  /** Where the token answer's access token is (`access_token`), when it holds more than one JWT. */
+  accessTokenPath?: string;
   /** What payment/init was sent (with --allow-writes), to recognise echoed fields. */
   paymentInitSent?: Record<string, string | number>;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
-import { findJwt, isJwt } from "./infer.js";
+import { isJwt } from "./infer.js";
+import { accessTokenNamed, jwtCandidates } from "./provider-jwt.js";
 import { AnswerTooLarge, type RawAnswer, readAnswer } from "./read-answer.js";
 import { type Answer, type Observation, type Observations, type ProbeName, REPEATED_PROBES, type Skipped } from "./observations.js";
 
@@ -125,8 +126,9 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
     body: '{"api_key": ',
   });
 
-  const fresh = findJwt(first.json);
   const protectedPath = o.protectedPath;
+  const access = await accessTokenOf(first.json, (jwt) => once("protected_fresh", "GET", protectedPath, bearer(jwt)));
+  const fresh = access?.jwt;
   if (fresh) await send("protected_fresh", `GET ${protectedPath} with the fresh token`, "GET", protectedPath, bearer(fresh));
   else skipped.push({ probe: "protected_fresh", why: "no token was issued" });
   await send("no_authorization", `GET ${protectedPath} without Authorization`, "GET", protectedPath, {});
@@ -194,6 +196,7 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       ...(paymentInitSent && { paymentInitSent }),
       ...(o.login && { loginEmail: o.login.email }),
       ...(expiredExp(o.expiredToken) !== undefined && { expiredTokenExp: expiredExp(o.expiredToken) }),
+      ...(access && { accessTokenPath: access.path }),
     },
     secrets,
     sent: sentCount,
@@ -250,6 +253,18 @@ function expiredExp(token: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The access token of the token answer: the JWT its name says (access_token beside refresh_token
+ * and id_token), or, when names do not tell (`{"a": <JWT>, "b": <JWT>}`), the first the protected
+ * route accepts, tried in jwtCandidates' order (one request each, before the probes proper).
+ */
+async function accessTokenOf(json: unknown, tryOn: (jwt: string) => Promise<Answer>): Promise<{ path: string; jwt: string } | undefined> {
+  const candidates = jwtCandidates(json);
+  if (accessTokenNamed(json)) return candidates[0];
+  for (const candidate of candidates) if ((await tryOn(candidate.jwt)).status < 300) return candidate;
+  return candidates[0];
 }
 
 /** Retry-After as seconds from now: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */

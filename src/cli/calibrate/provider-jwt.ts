@@ -1,7 +1,7 @@
 import { jwtShape } from "../../core/jwt-runs.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
-import { leaves } from "./json-paths.js";
+import { keyOf, leaves, pathText } from "./json-paths.js";
 
 /**
  * The provider's JWT as calibrate reads it (decoded, never verified): finding it in an answer, its
@@ -47,11 +47,34 @@ export function isJwt(value: unknown): boolean {
   }
 }
 
-/** The first JWT in a JSON body (the bare body, when the answer is the token itself). */
-export function findJwt(json: unknown): string | undefined {
+/** A member that names the token a client sends on (OAuth's access_token, Lexik's token, `access`, `jwt`). */
+const ACCESS_NAME = /access|^(token|jwt|bearer)$|^(jwt|bearer|auth)_?token$/i;
+/** A member that names another token: a refresh token, an OpenID Connect id_token. */
+const OTHER_NAME = /refresh|^id_?token$/i;
+
+/**
+ * The JWTs of a JSON body (the bare body, when the answer is the token itself), the likeliest
+ * access token first: one at `preferred` (the one the provider was seen to accept), then those
+ * named as an access token, then the unnamed, then those named as another token.
+ */
+export function jwtCandidates(json: unknown, preferred?: string): Array<{ path: string; jwt: string }> {
+  const rank = (path: string, key: string) => (path === preferred ? 0 : ACCESS_NAME.test(key) ? 1 : OTHER_NAME.test(key) ? 3 : 2);
   return leaves(json)
-    .map((l) => l.value)
-    .find(isJwt) as string | undefined;
+    .filter((l) => isJwt(l.value))
+    .map((l, order) => ({ path: pathText(l.path), jwt: l.value as string, rank: rank(pathText(l.path), keyOf(l.path)), order }))
+    .sort((a, b) => a.rank - b.rank || a.order - b.order)
+    .map(({ path, jwt }) => ({ path, jwt }));
+}
+
+/** The likeliest access token of a JSON body (jwtCandidates). */
+export function findJwt(json: unknown, preferred?: string): string | undefined {
+  return jwtCandidates(json, preferred)[0]?.jwt;
+}
+
+/** Whether the names alone tell the access token apart: one candidate, or exactly one named as such. */
+export function accessTokenNamed(json: unknown): boolean {
+  const found = leaves(json).filter((l) => isJwt(l.value));
+  return found.length <= 1 || found.filter((l) => ACCESS_NAME.test(keyOf(l.path)) && !OTHER_NAME.test(keyOf(l.path))).length === 1;
 }
 
 /** Registered claims the sandbox sets itself (RFC 7519 §4.1), and the scope it derives from the merchant. */
