@@ -225,6 +225,29 @@ describe("inferProfile: per-request values", () => {
 describe("inferProfile: refusals", () => {
   const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
 
+  it("observes an empty Bearer and the payment token on a protected route instead of inferring them", () => {
+    // A Flask-JWT-Extended-like provider: PyJWT's "Not enough segments" as a 422, a bare challenge for no token.
+    const flask = (status: number, msg: string, challenge?: string) => answer(status, { msg }, challenge ? { "www-authenticate": challenge } : {});
+    const { profile, lines } = inferProfile(
+      observations([
+        ["token_body", answer(200, { access_token: JWT })],
+        ["no_authorization", flask(401, "Missing Authorization Header", "Bearer")],
+        ["empty_bearer", flask(401, "Missing Authorization Header", "Bearer")],
+        ["payment_token_protected", flask(422, "Not enough segments")],
+        ["malformed_token", flask(422, "Not enough segments")],
+        ["foreign_jwt", flask(422, "Signature verification failed", 'Bearer error="invalid_token"')],
+        ["wrong_payment_token", flask(401, "Invalid payment token")],
+      ]),
+      "flask",
+    );
+    // The bare challenge is the protected group's most common one: the code's entry need not repeat it.
+    expect(profile.refusal?.groups?.protected?.wwwAuthenticate ?? profile.refusal?.wwwAuthenticate).toBe("Bearer");
+    expect(profile.codes?.bearer_token_empty).toEqual({ status: 401, message: "Missing Authorization Header" });
+    expect(profile.codes?.payment_token_not_accepted).toEqual({ status: 422, message: "Not enough segments", wwwAuthenticate: "omit" });
+    for (const probe of ["empty_bearer", "payment_token_protected"] as const) expect(lines.find((l) => l.probe === probe)?.inferred).toBeUndefined();
+    expect(lines.filter((l) => l.probe === "(inferred)").map((l) => l.inferred?.split(":")[0])).not.toContain("bearer_token_empty");
+  });
+
   it("Lexik: {code: <status>, message} with the bare challenge; each code keeps its own text, unobserved ones the nearest's", () => {
     const { profile, lines } = inferProfile(
       observations([

@@ -101,13 +101,14 @@ export function successTemplate(json: unknown, jwt: string, claims: Claims, ctx:
       // The token's own times first: its iat is also "now".
       if (at !== undefined && near(at.seconds, claims.exp)) return `{{expires_at:${at.format}}}`;
       if (at !== undefined && near(at.seconds, claims.iat)) return `{{issued_at:${at.format}}}`;
-      const per = perRequestLeaf(path, v, ctx);
-      if (per) return per;
+      // Before the per-request shapes: a refresh token differs per answer too, and may look like a request id.
       const companion = companionTemplate(path, v);
       if (companion) {
         notes.push(`${pathText(path)}: another token, written as ${companion} (a fresh one per answer, never accepted)`);
         return companion;
       }
+      const per = perRequestLeaf(path, v, ctx);
+      if (per) return per;
       if (isJwt(v) || looksSecret(path, v)) {
         notes.push(`${pathText(path)}: a token-like value, written as "${REDACTED}"`);
         return REDACTED;

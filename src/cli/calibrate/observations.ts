@@ -18,6 +18,8 @@ export type ProbeName =
   | "protected_fresh"
   | "no_authorization"
   | "other_scheme"
+  | "empty_bearer"
+  | "payment_token_protected"
   | "malformed_token"
   | "foreign_jwt"
   | "expired_token"
@@ -41,6 +43,8 @@ export const PROBE_GROUPS: Readonly<Record<ProbeName, Group>> = {
   protected_fresh: "protected",
   no_authorization: "protected",
   other_scheme: "protected",
+  empty_bearer: "protected",
+  payment_token_protected: "protected",
   malformed_token: "protected",
   foreign_jwt: "protected",
   expired_token: "protected",
@@ -53,11 +57,21 @@ export const PROBE_GROUPS: Readonly<Record<ProbeName, Group>> = {
 };
 
 /**
- * The probes sent twice, identically: what differs between the two answers is a per-request value
- * (a request id, a timestamp). One success and one refusal of the token route and of a protected
- * path: the groups whose answers a client reads most.
+ * The probes sent twice: what differs between the two answers is a per-request value (a request
+ * id, a timestamp, a counter). The success and one refusal of every endpoint group, so every kind
+ * of answer a client reads is seen twice; payment/init's second is another order (a provider may
+ * refuse an order id twice), and a value that changed there is per creation.
  */
-export const REPEATED_PROBES: readonly ProbeName[] = ["token_body", "wrong_secret", "protected_fresh", "no_authorization"];
+export const REPEATED_PROBES: readonly ProbeName[] = [
+  "token_body",
+  "wrong_secret",
+  "protected_fresh",
+  "no_authorization",
+  "wrong_payment_token",
+  "login",
+  "wrong_password",
+  "payment_init",
+];
 
 /** One answer of the provider, as far as a profile can say anything about it. */
 export interface Answer {
@@ -98,6 +112,8 @@ export const PROBE_CODES: Partial<Record<ProbeName, CatalogueCode>> = {
   malformed_json: "body_malformed_json",
   no_authorization: "credentials_missing",
   other_scheme: "authorization_not_bearer",
+  empty_bearer: "bearer_token_empty",
+  payment_token_protected: "payment_token_not_accepted",
   malformed_token: "token_malformed",
   // A JWT with a kid the sandbox does not know: AccessTokens refuses it as token_unknown_kid.
   foreign_jwt: "token_unknown_kid",

@@ -31,10 +31,12 @@ export interface ProbeOptions {
   maxAnswerBytes?: number;
 }
 
-/** The most probes sent (REPEATED_PROBES twice, with every optional flag given). */
-export const MAX_PROBES = 23;
-/** Probes plus one retry after a 429 for two of them. */
-export const MAX_REQUESTS = MAX_PROBES + 2;
+/** The most probes sent (21 kinds, REPEATED_PROBES twice, with every optional flag given). */
+export const MAX_PROBES = 29;
+/** JWTs of one token answer tried on the protected route when their names do not say which is the access token. */
+export const MAX_ACCESS_TRIALS = 3;
+/** Probes, trials, and one retry after a 429 for two of them. */
+export const MAX_REQUESTS = MAX_PROBES + MAX_ACCESS_TRIALS + 2;
 export const MAX_RETRY_AFTER_S = 60;
 /** A token or refusal answer is a few KB; a megabyte leaves room for any real one. */
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
@@ -82,11 +84,13 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       return answer;
     }
   };
-  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
+  type Init = { headers?: Record<string, string>; body?: string };
+  /** A probe, and for a repeated one its second request (`again`, or the same once more). */
+  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: Init, again: Init = init) => {
     const answer = await once(probe, method, path, init);
     observed.push({ probe, sent, path, answer });
-    // The same request again: what differs between the two answers is a per-request value.
-    if (REPEATED_PROBES.includes(probe)) repeats.push({ probe, sent, path, answer: await once(probe, method, path, init) });
+    // What differs between the two answers is a per-request value.
+    if (REPEATED_PROBES.includes(probe)) repeats.push({ probe, sent, path, answer: await once(probe, method, path, again) });
     return answer;
   };
   const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -135,6 +139,18 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
   await send("other_scheme", `GET ${protectedPath} with Authorization: Basic`, "GET", protectedPath, {
     headers: { authorization: `Basic ${Buffer.from("calibrate:calibrate").toString("base64")}` },
   });
+  await send("empty_bearer", `GET ${protectedPath} with Authorization: Bearer and no token`, "GET", protectedPath, {
+    headers: { authorization: "Bearer" },
+  });
+  if (o.paymentToken)
+    await send(
+      "payment_token_protected",
+      `GET ${protectedPath} with the payment token as its bearer token`,
+      "GET",
+      protectedPath,
+      bearer(o.paymentToken),
+    );
+  else skipped.push({ probe: "payment_token_protected", why: "no --payment-token: that answer is inferred from the unknown payment token's" });
   await send("malformed_token", `GET ${protectedPath} with a token that is not a JWT`, "GET", protectedPath, bearer("calibrate-not-a-jwt"));
   const foreign = await foreignJwt(fresh);
   await send("foreign_jwt", `GET ${protectedPath} with a JWT signed by a key of calibrate's`, "GET", protectedPath, bearer(foreign));
@@ -174,10 +190,15 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
   let paymentInitSent: Record<string, string | number> | undefined;
   if (o.allowWrites && o.paymentToken) {
     paymentInitSent = { amount: 100, currency: "EUR", order_id: `calibrate-${startedAt}` };
-    await send("payment_init", `POST ${INIT} with the payment token (creates a test payment)`, "POST", INIT, {
-      headers: { ...bearer(o.paymentToken).headers, "content-type": "application/json" },
-      body: JSON.stringify(paymentInitSent),
-    });
+    const headers = { ...bearer(o.paymentToken).headers, "content-type": "application/json" };
+    await send(
+      "payment_init",
+      `POST ${INIT} with the payment token (creates two test payments)`,
+      "POST",
+      INIT,
+      { headers, body: JSON.stringify(paymentInitSent) },
+      { headers, body: JSON.stringify({ ...paymentInitSent, order_id: `calibrate-${startedAt}-2` }) },
+    );
   } else {
     skipped.push({
       probe: "payment_init",
@@ -263,7 +284,7 @@ function expiredExp(token: string | undefined): number | undefined {
 async function accessTokenOf(json: unknown, tryOn: (jwt: string) => Promise<Answer>): Promise<{ path: string; jwt: string } | undefined> {
   const candidates = jwtCandidates(json);
   if (accessTokenNamed(json)) return candidates[0];
-  for (const candidate of candidates) if ((await tryOn(candidate.jwt)).status < 300) return candidate;
+  for (const candidate of candidates.slice(0, MAX_ACCESS_TRIALS)) if ((await tryOn(candidate.jwt)).status < 300) return candidate;
   return candidates[0];
 }
 
