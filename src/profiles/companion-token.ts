@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 
 /**
  * `{{refresh_token:<shape>}}` and `{{id_token:<shape>}}`: the other tokens a provider's token
- * answer carries beside the access token (OAuth's refresh_token, OpenID Connect's id_token). The
+ * answer carries beside the access token (OAuth's refresh_token, OpenID Connect's id_token); and
+ * `{{fresh:<shape>}}`, in every part, an id made per answer that no request-id shape fits (a
+ * payment's `acme_3f9c0a1b2c4d`, Stripe's `req_…`). The
  * sandbox has no refresh grant and no OpenID layer: it makes a fresh value of the provider's shape
  * for each answer, so a client that stores or logs it sees what it would see, and one that sends it
  * as a bearer token is refused (its signature is random bytes no key made). Shapes:
@@ -31,8 +33,8 @@ export class CompanionTokenValue {
   constructor(
     /** What the JWT form says it is (`Refresh`, `ID`: Keycloak's typ claims). */
     private readonly kind: string,
-    private readonly issuedAt: number,
-    private readonly expiresAt: number,
+    /** The JWT form's iat and exp, read only when that form is made. */
+    private readonly times: () => { issuedAt: number; expiresAt: number },
   ) {}
 
   format(shape: string | undefined): string {
@@ -59,7 +61,8 @@ export class CompanionTokenValue {
         .slice(0, length);
     if (m?.[2] === "alnum") return [...randomBytes(length)].map((b) => ALNUM[b % ALNUM.length]).join("");
     const part = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
-    const claims = { exp: this.expiresAt, iat: this.issuedAt, jti: randomUUID(), typ: this.kind };
+    const { issuedAt, expiresAt } = this.times();
+    const claims = { exp: expiresAt, iat: issuedAt, jti: randomUUID(), typ: this.kind };
     return `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}.${randomBytes(32).toString("base64url")}`;
   }
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { AnswerFacts } from "../core/answer-shaper.js";
 import { type AnswerCounter, CountValue } from "./count-value.js";
+import { CompanionTokenValue } from "./companion-token.js";
 import { newRequestId, type RequestIdShape } from "./request-id.js";
 import type { Values } from "./template.js";
 import { TimeValue } from "./time-value.js";
@@ -21,6 +22,10 @@ function requestValues(facts: AnswerFacts, shape: RequestIdShape, counter: Answe
     path: facts.path,
     get route() {
       return facts.path.replace(/^\//, "");
+    },
+    get fresh() {
+      const times = () => ({ issuedAt: Math.floor(facts.nowMs() / 1000), expiresAt: Math.floor(facts.nowMs() / 1000) });
+      return new CompanionTokenValue("Fresh", times);
     },
     get count_down() {
       return new CountValue(counter.indexOf(facts), "down");
@@ -54,4 +59,4 @@ export function statusText(status: number): string {
 }
 
 /** The placeholders a template uses that differ per request: such a profile's refusals are rendered each time. */
-export const PER_REQUEST_PLACEHOLDERS: ReadonlySet<string> = new Set(["request_id", "now", "method", "count_down", "count_up"]);
+export const PER_REQUEST_PLACEHOLDERS: ReadonlySet<string> = new Set(["request_id", "now", "method", "count_down", "count_up", "fresh"]);

@@ -30,6 +30,8 @@ const EVERY_PART = {
   /** A gateway's counting header: N-1 down to 0 and round again; 1, 2, 3 up from the start. */
   count_down: "counter",
   count_up: "counter",
+  /** An id made per answer in a shape of companion-token.ts (`acme_{{fresh:hex-12}}`). */
+  fresh: "companion",
 } as const;
 
 const TOKEN = {

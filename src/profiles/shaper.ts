@@ -148,11 +148,11 @@ function tokenValues(issued: IssuedToken): Values {
   return {
     // Made when a template prints one, once per answer.
     get refresh_token() {
-      refresh ??= new CompanionTokenValue("Refresh", issued.issuedAt, expiresAt);
+      refresh ??= new CompanionTokenValue("Refresh", () => ({ issuedAt: issued.issuedAt, expiresAt }));
       return refresh;
     },
     get id_token() {
-      id ??= new CompanionTokenValue("ID", issued.issuedAt, expiresAt);
+      id ??= new CompanionTokenValue("ID", () => ({ issuedAt: issued.issuedAt, expiresAt }));
       return id;
     },
     access_token: issued.accessToken,

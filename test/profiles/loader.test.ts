@@ -60,11 +60,11 @@ describe("the profile loader", () => {
 
   it("refuses an unknown placeholder where it is, suggesting the nearest", () => {
     expect(problemsOf('name: acme\ntoken:\n  body:\n    t: "{{acces_token}}"\n')).toEqual([
-      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, count_down, count_up, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)",
+      "acme.yaml:4:8: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, count_down, count_up, fresh, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)",
     ]);
     // Each part has its own names: a token's placeholder is unknown in a refusal.
     expect(problemsOf('name: acme\nrefusal:\n  body: { m: "Error: {{expires_in}}" }\n')).toEqual([
-      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: request_id, now, method, path, route, count_down, count_up, status_text, explanation, error_description, token_expires_at, code, sandbox_code, message, status, error, instance)",
+      "acme.yaml:3:14: refusal.body.m: unknown placeholder '{{expires_in}}' (refusal.body may use: request_id, now, method, path, route, count_down, count_up, fresh, status_text, explanation, error_description, token_expires_at, code, sandbox_code, message, status, error, instance)",
     ]);
   });
 
@@ -94,7 +94,7 @@ describe("the profile loader", () => {
       "acme.yaml:1:7: name: name may use lower-case letters, digits and '-' only, like acme-pay",
       "acme.yaml:3:8: jwt.alg: 'RS255' is not a supported algorithm; did you mean 'RS256'? (use one of: RS256, ES256, HS256)",
       "acme.yaml:4:8: jwt.ttl: must be a duration such as 90s, 59m, 1h or 1h30m",
-      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: request_id, now, method, path, route, count_down, count_up, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)",
+      "acme.yaml:6:9: login.body: unknown placeholder '{{nope}}' (login.body may use: request_id, now, method, path, route, count_down, count_up, fresh, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)",
     ]);
   });
 

@@ -263,7 +263,7 @@ describe("serve --profile", () => {
     const cli = runCli(["serve", "--port", "0", "--profile", bad]);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toBe(
-      `merchant-sandbox: a response profile does not load, nothing was started:\n${bad}:3:14: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, count_down, count_up, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)\n`,
+      `merchant-sandbox: a response profile does not load, nothing was started:\n${bad}:3:14: token.body.t: unknown placeholder '{{acces_token}}'; did you mean 'access_token'? (token.body may use: request_id, now, method, path, route, count_down, count_up, fresh, status, status_text, access_token, token_type, expires_in, expires_in_minutes, expires_at, expires_at_unix, issued_at, scope, refresh_token, id_token)\n`,
     );
     const typo = runCli(["serve", "--port", "0", "--profile", "lexk"]);
     expect(await typo.exited).toBe(2);

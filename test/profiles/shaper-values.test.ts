@@ -89,4 +89,16 @@ describe("a shaper's perRequest", () => {
       ["2", "left 2", "4", 14],
     ]);
   });
+
+  it("{{fresh:SHAPE}} makes an id of that shape per answer, its prefix kept", () => {
+    const shaper = createShaper({ name: "ids", paymentInit: { body: { ref: "acme_{{fresh:hex-12}}", trace: "{{fresh:uuid}}" } } })!;
+    const render = () => {
+      const { facts } = counted();
+      return JSON.parse(shaper.paymentInit({ payment_id: "pay_1" } as never, {}, facts)!.body as string) as { ref: string; trace: string };
+    };
+    const [a, b] = [render(), render()];
+    expect(a.ref).toMatch(/^acme_[0-9a-f]{12}$/);
+    expect(a.trace).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(b.ref).not.toBe(a.ref);
+  });
 });

@@ -210,6 +210,20 @@ describe("inferProfile: per-request values", () => {
     expect(counterPlaceholder("x-quota", "up", { "x-quota": "4" })).toBe("{{count_up}}");
   });
 
+  it("payment/init seen twice: an id made per creation in no request-id shape is {{fresh}}, its prefix kept; the payment's id stays {{payment_id}}", () => {
+    const created = (ref: string, id: string, req: string) =>
+      answer(201, { result: { ref, payment_id: id, status: "created" } }, { "request-id": req, "x-request-id": `${req}-x` });
+    const obs = observations([
+      ["token_body", answer(200, { token: JWT })],
+      ["payment_init", created("acme_3f9c0a1b2c4d", "pay_1", "req_Ab3dEf9hIj2kLm")],
+    ]);
+    obs.repeats = [{ probe: "payment_init", sent: "again", answer: created("acme_0a1b2c3d4e5f", "pay_2", "req_Zy8xWv7uTs6rQp") }];
+    const { profile } = inferProfile(obs, "acme");
+    expect(profile.paymentInit?.body).toEqual({ result: { ref: "acme_{{fresh:hex-12}}", payment_id: "{{payment_id}}", status: "created" } });
+    // Stripe's request id: req_ and 14 letters and digits; a varied value with a dash inside is base64url.
+    expect(profile.paymentInit?.headers).toEqual({ "Request-Id": "req_{{fresh:alnum-14}}", "X-Request-Id": "req_{{fresh:base64url-16}}" });
+  });
+
   it("a request id in payment/init's answer is {{request_id}}, not the payment id (its name ends in id)", () => {
     const protectedAnswer = (id: string) => answer(200, { success: true, request_id: id });
     const obs = observations([

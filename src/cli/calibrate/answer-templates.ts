@@ -175,11 +175,12 @@ export function paymentInitTemplate(json: unknown, sent: Record<string, string |
       }
       return "{{expires_at}}";
     }
-    // A request id varies too, but per request, not per payment.
+    if (/merchant/i.test(key)) return "{{merchant_id}}";
+    // The payment's id differs between the two creations too: its name says which it is. A request
+    // id (its name says request, trace or correlation) varies per request, not per payment.
+    if (/(^|_|[a-z])(id|Id|ID)$/.test(key) && !/request|trace|correlation/i.test(key)) return "{{payment_id}}";
     const per = perRequestLeaf(path, v, ctx);
     if (per) return per;
-    if (/merchant/i.test(key)) return "{{merchant_id}}";
-    if (/(^|_|[a-z])(id|Id|ID)$/.test(key)) return "{{payment_id}}";
     return credentialFree(path, v);
   });
 }

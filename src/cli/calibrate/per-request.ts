@@ -120,7 +120,23 @@ export function perRequestPlaceholder(value: unknown, nowS: number): PerRequest 
   const time = readTime(value);
   if (time) return { placeholder: `{{now:${time.format}}}` };
   const shape = requestIdShape(value);
-  return shape && { placeholder: "{{request_id}}", requestId: shape };
+  return shape ? { placeholder: "{{request_id}}", requestId: shape } : madeId(value);
+}
+
+/**
+ * An id that varied in no whole shape of REQUEST_ID_SHAPES: a short prefix kept (`req_`, `acme_`)
+ * and the rest a request id of a known shape, or `{{fresh:<alphabet>-<length>}}`. Only a run of 8
+ * to 512 id characters with a digit in it is read so: a word that changed (a status) is not an id.
+ */
+export function madeId(value: string): PerRequest | undefined {
+  const m = /^([A-Za-z]{1,8}[_-])?([A-Za-z0-9_-]{8,512})$/.exec(value);
+  if (!m || !/\d/.test(m[2]!)) return undefined;
+  const prefix = m[1] ?? "";
+  const body = m[2]!;
+  const shape = prefix === "" ? undefined : requestIdShape(body);
+  if (shape) return { placeholder: `${prefix}{{request_id}}`, requestId: shape };
+  const alphabet = /^[0-9a-f]+$/.test(body) ? "hex" : /^[A-Za-z0-9]+$/.test(body) ? "alnum" : "base64url";
+  return { placeholder: `${prefix}{{fresh:${alphabet}-${body.length}}}` };
 }
 
 /** A time near now, whether or not it varied (two calls in one second print the same time). */
