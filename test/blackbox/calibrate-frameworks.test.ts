@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FinishedRun, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
@@ -115,6 +116,10 @@ const FRAMEWORKS: Array<{
   { name: "laravel", start: startLaravelProvider, client: laravelClient, drifts: LARAVEL_DRIFTS },
 ];
 
+/** What each fake's expired-token answer says of its leeway: the stack its text names, and that stack's default. */
+const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined };
+const STACK: Record<string, string> = { lexik: "LexikJWTAuthenticationBundle", spring: "Spring Security", laravel: "tymon/jwt-auth" };
+
 const dir = mkdtempSync(join(tmpdir(), "calibrate-frameworks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -143,6 +148,14 @@ describe.each(FRAMEWORKS)("calibrate against the $name fake", (f) => {
     expect(written.stderr).toBe("");
     expect(written.code).toBe(0);
     expect(written.stdout).toContain(`Wrote ${file}`);
+  });
+
+  it("reads the leeway from the expired token's refusal: Spring's 60 s by its text, none for Lexik and tymon", () => {
+    const profile = YAML.parse(readFileSync(file, "utf8"));
+    expect(profile.jwt.leeway).toBe(LEEWAY[f.name]);
+    expect(written.stdout).toMatch(/^leeway +401 to a token \d+ s past its exp: /m);
+    // The file's header lists what was inferred: the stack, its default, its source.
+    expect(readFileSync(file, "utf8")).toContain(`#   - leeway: inferred from ${STACK[f.name]}'s default (`);
   });
 
   it("the client's whole flow against the sandbox serving the profile gives the fake's transcript", async () => {

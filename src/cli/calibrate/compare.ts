@@ -2,6 +2,7 @@ import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.
 import { parseDurationSeconds } from "../../core/duration.js";
 import { mergedRefusal } from "../../profiles/refusal-shape.js";
 import type { CalibratedProfile } from "./infer.js";
+import { leewayDrift, readLeeway } from "./leeway.js";
 import { isObject, leaves, pathText } from "./json-paths.js";
 import { type Group, type Observations, PROBE_CODES, PROBE_GROUPS, type ProbeName } from "./observations.js";
 
@@ -44,6 +45,10 @@ export function compareProfiles(stored: unknown, fresh: CalibratedProfile, obs: 
     if (jwt[key] !== undefined) same(`jwt.${key}`, was[key] ?? JWT_DEFAULTS[key], jwt[key]);
   }
   if (jwt.ttl !== undefined) same("jwt.ttl", seconds(was.ttl), seconds(jwt.ttl));
+  // Only a run that sent --expired-token reads the leeway, and only as far as its answer tells.
+  const reading = readLeeway(obs);
+  const drift = reading && leewayDrift(leewaySeconds(was.leeway), reading);
+  if (drift) out.push({ where: "jwt.leeway", ...drift });
   return mergeAcrossCodes(out);
 }
 
@@ -220,6 +225,15 @@ export function mergeAcrossCodes(differences: readonly Difference[]): Difference
     else out.push(m ? { ...d, codes: [m[1]!], rest: m[2]! } : { ...d });
   }
   return out.map(({ codes, rest, ...d }) => (codes && codes.length > 1 ? { ...d, where: `codes.{${codes.join(",")}}${rest}` } : d));
+}
+
+function leewaySeconds(leeway: string | number | undefined): number {
+  if (leeway === undefined) return 0;
+  try {
+    return parseDurationSeconds(String(leeway));
+  } catch {
+    return 0;
+  }
 }
 
 function seconds(ttl: string | undefined): string {

@@ -7,6 +7,7 @@ import { isEmpty, varyingBetween } from "./per-request.js";
 import { answerOf, type CalibratedAnswer, type Ctx, paymentInitTemplate, protectedTemplate, successTemplate } from "./answer-templates.js";
 import { type CalibratedJwt, findJwt, isJwt, jwtOf, readClaims } from "./provider-jwt.js";
 import { inferRefusals, type RefusalEntry } from "./refusals.js";
+import { readLeeway } from "./leeway.js";
 
 export { type CalibratedAnswer, REDACTED } from "./answer-templates.js";
 export { type CalibratedJwt, durationText, findJwt, isJwt } from "./provider-jwt.js";
@@ -42,7 +43,7 @@ export interface CalibratedProfile {
 /** One line of calibrate's table. */
 export interface CalibrationLine {
   /** The probe, or what the line is about when no one probe is (`jwt`, `per-request`, `(inferred)`). */
-  probe: ProbeName | "jwt" | "per-request" | "credentials" | "(inferred)";
+  probe: ProbeName | "jwt" | "leeway" | "per-request" | "credentials" | "(inferred)";
   sent: string;
   cameBack: string;
   profileSays: string;
@@ -154,6 +155,16 @@ export function inferProfile(obs: Observations, name: string, description?: stri
       .join(", ")}`,
     ...(jwtSection.notes.length > 0 && { inferred: jwtSection.notes.join("; ") }),
   });
+  const leeway = readLeeway(obs);
+  if (leeway?.leeway !== undefined) profile.jwt = { ...profile.jwt, leeway: leeway.leeway };
+  if (leeway)
+    lines.push({
+      probe: "leeway",
+      sent: "--expired-token's age and its refusal's text",
+      cameBack: leeway.cameBack,
+      profileSays: leeway.says,
+      inferred: leeway.how,
+    });
   if (wide.size > 0) profile.headers = headersObject(wide);
   const shapes = [...ctx.requestIds];
   if (shapes.length > 0) profile.requestId = shapes[0];

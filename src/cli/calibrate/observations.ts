@@ -84,6 +84,8 @@ export interface Answer {
   json: unknown;
   /** The body had bytes that are not JSON. */
   notJson: boolean;
+  /** Such a body as text (UTF-8), to read a message or a framework's page from. */
+  text?: string;
   /** No body at all (zero bytes). */
   empty?: boolean;
 }

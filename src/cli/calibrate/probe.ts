@@ -256,7 +256,7 @@ async function request(
     }
   }
   const contentType = headers["content-type"]?.split(";")[0]?.trim().toLowerCase() || undefined;
-  return { status: raw.status, contentType, headers, json, notJson, empty: raw.body.length === 0 };
+  return { status: raw.status, contentType, headers, json, notJson, ...(notJson && { text }), empty: raw.body.length === 0 };
 }
 
 /** Which probe, which limit, and the flag that raises it: a token or refusal answer is a few KB. */

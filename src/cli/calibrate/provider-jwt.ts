@@ -19,6 +19,8 @@ export interface CalibratedJwt {
   merchantClaim?: string;
   merchantValue?: "merchant_id" | "login";
   claims?: Record<string, unknown>;
+  /** From the expired token's answer (leeway.ts), not from the token. */
+  leeway?: string;
 }
 
 const SIGNED_ALGS: readonly string[] = ALGORITHMS;

@@ -91,6 +91,7 @@ function scrubObservations(obs: Observations, s: Scrubber): Observations {
         ...o.answer,
         headers: scrubJson(o.answer.headers, s) as Record<string, string>,
         json: scrubJson(o.answer.json, s, isJwt),
+        ...(o.answer.text !== undefined && { text: s.scrub(o.answer.text) }),
       },
     }));
   return { ...obs, observed: clean(obs.observed), repeats: clean(obs.repeats ?? []) };
