@@ -87,7 +87,7 @@ export function validateProfile(data: unknown, file: string, positionOf: Positio
 const ANSWER_PARTS = ["token", "login", "paymentInit", "protected"] as const;
 const REFUSAL_GROUPS = ["token", "protected", "paymentInit", "login"] as const;
 /** The keys of an answer or a refusal layer that hold templates. */
-const TEMPLATE_KEYS = ["body", "headers", "message", "wwwAuthenticate"] as const;
+const TEMPLATE_KEYS = ["body", "text", "headers", "message", "wwwAuthenticate"] as const;
 
 /** Every template of a profile, where it stands, and the part whose placeholders it may use (the renderer reads the same list). */
 export function templatesOf(data: Record<string, unknown>): Array<[Path, unknown, ProfilePart]> {

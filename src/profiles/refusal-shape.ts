@@ -2,6 +2,7 @@ import type { RefusalGroup } from "../core/answer-shaper.js";
 import { headerValueSafe, quotedStringSafe } from "../core/problem.js";
 import type { CodeFile, RefusalFile, RefusalShapeFile } from "./schema.js";
 import { compileTemplate, compileText, type Render, type TextRender } from "./template.js";
+import { compileTextBody, DEFAULT_TEXT_CONTENT_TYPE } from "./text-body.js";
 
 /**
  * One refusal's shape under a profile, the keys merged from the general to the specific:
@@ -17,6 +18,8 @@ export interface RefusalShape {
   /** The provider's text ({{message}}), rendered with the refusal's values. */
   readonly message: TextRender | undefined;
   readonly body: Render | undefined;
+  /** A body that is not JSON (text-body.ts), instead of body. */
+  readonly text: TextRender | undefined;
   readonly empty: boolean;
   readonly contentType: string | undefined;
   /** keep, omit, or the challenge template. */
@@ -50,6 +53,7 @@ export interface MergedRefusal {
   readonly code: string | number | undefined;
   readonly message: string | undefined;
   readonly body: unknown;
+  readonly text: string | undefined;
   readonly empty: boolean;
   readonly contentType: string | undefined;
   /** keep (also when no layer says), omit, or the challenge template. */
@@ -70,6 +74,7 @@ export function mergedRefusal(
 
 function merge(layers: ReadonlyArray<Layer | undefined>): MergedRefusal {
   let body: unknown;
+  let text: string | undefined;
   let empty = false;
   let contentType: string | undefined;
   let challenge: string | undefined;
@@ -81,14 +86,21 @@ function merge(layers: ReadonlyArray<Layer | undefined>): MergedRefusal {
   for (const layer of layers) {
     if (!layer) continue;
     shaped = true;
-    // A body and `empty` replace each other: the more specific layer's choice wins.
+    // A body, a text body and `empty` replace each other: the more specific layer's choice wins.
     if (layer.body !== undefined) {
       body = layer.body;
+      text = undefined;
+      empty = false;
+    }
+    if (layer.text !== undefined) {
+      text = layer.text;
+      body = undefined;
       empty = false;
     }
     if (layer.empty) {
       empty = true;
       body = undefined;
+      text = undefined;
     }
     contentType = layer.contentType ?? contentType;
     challenge = layer.wwwAuthenticate ?? challenge;
@@ -97,7 +109,7 @@ function merge(layers: ReadonlyArray<Layer | undefined>): MergedRefusal {
     message = layer.message ?? message;
     for (const [name, value] of Object.entries(layer.headers ?? {})) headers.set(name.toLowerCase(), value);
   }
-  return { shaped, status, code, message, body, empty, contentType, challenge: challenge ?? "keep", headers };
+  return { shaped, status, code, message, body, text, empty, contentType, challenge: challenge ?? "keep", headers };
 }
 
 function compile(merged: MergedRefusal): RefusalShape {
@@ -106,6 +118,7 @@ function compile(merged: MergedRefusal): RefusalShape {
     ...merged,
     message: message === undefined ? undefined : compileText(message),
     body: body === undefined ? undefined : compileTemplate(body),
+    text: merged.text === undefined ? undefined : compileTextBody(merged.text, merged.contentType ?? DEFAULT_TEXT_CONTENT_TYPE),
     challenge:
       challenge === "keep" || challenge === "omit"
         ? challenge

@@ -28,6 +28,16 @@ const headers = scriptedHeaders.describe(
   "Extra headers (not Content-Length, Transfer-Encoding or a hop-by-hop header); values may hold {{placeholders}}, and every character a placeholder renders outside visible ASCII, space and tab is sent as its UTF-8 bytes %-escaped",
 );
 const empty = z.literal(true).describe("No body at all: no bytes and no Content-Type (instead of body)");
+/** A body that is not JSON: a framework's HTML page, Go's text/plain http.Error, XML. */
+const text = z
+  .string()
+  .max(65_536, { message: "must be at most 65536 characters" })
+  .describe(
+    "A body that is not JSON, as text with {{placeholders}} (instead of body); contentType defaults to text/plain; charset=utf-8, and values rendered into an HTML or XML body are escaped",
+  );
+/** At most one of body, text and empty. */
+const oneBody = (a: { body?: unknown; text?: unknown; empty?: unknown }) => [a.body, a.text, a.empty].filter((v) => v !== undefined).length <= 1;
+const ONE_BODY = { message: "give one of body, text and empty: true, not more" };
 /** A challenge: keep the sandbox's RFC 6750 one, omit it, or a template such as 'Bearer' or 'Bearer error="{{error}}"'. */
 const challenge = z
   .union([
@@ -45,11 +55,12 @@ const answer = (what: string, defaultStatus: number) =>
       status: status.optional().describe(`Default ${defaultStatus}`),
       contentType: contentType.optional().describe("Default application/json"),
       headers: headers.optional(),
-      body: template.optional().describe("The body template (one of body and empty)"),
+      body: template.optional().describe("The body template (one of body, text and empty)"),
+      text: text.optional(),
       empty: empty.optional(),
     })
-    .refine((a) => (a.body === undefined) !== (a.empty === undefined), {
-      message: "give a body template, or empty: true for no body (one of the two)",
+    .refine((a) => [a.body, a.text, a.empty].filter((v) => v !== undefined).length === 1, {
+      message: "give a body template, a text body, or empty: true for no body (one of the three)",
     })
     .describe(what);
 
@@ -62,12 +73,13 @@ const refusalShape = {
     .describe("The provider's literal text ({{message}}); placeholders allowed. Default: the sandbox's explanation"),
   contentType: contentType.optional().describe("Default application/problem+json"),
   body: template.optional().describe("Default: today's problem+json body"),
+  text: text.optional(),
   empty: empty.optional(),
   wwwAuthenticate: challenge.optional(),
   headers: headers.optional(),
 };
 
-const refusalGroup = z.strictObject(refusalShape).describe("The refusals of one endpoint group, over refusal's defaults");
+const refusalGroup = z.strictObject(refusalShape).refine(oneBody, ONE_BODY).describe("The refusals of one endpoint group, over refusal's defaults");
 
 export const codeSchema = z
   .strictObject({
@@ -79,7 +91,7 @@ export const codeSchema = z
     ...refusalShape,
     body: template.optional().describe("A body of its own, instead of refusal.body"),
   })
-  .refine((c) => !(c.body !== undefined && c.empty !== undefined), { message: "give body or empty: true, not both" })
+  .refine(oneBody, ONE_BODY)
   .describe("The provider's answer for one sandbox code");
 
 export const profileSchema = z
@@ -104,7 +116,7 @@ export const profileSchema = z
           .optional()
           .describe("Per endpoint group (token, protected, paymentInit, login): what differs from the defaults above"),
       })
-      .refine((r) => !(r.body !== undefined && r.empty !== undefined), { message: "give body or empty: true, not both" })
+      .refine(oneBody, ONE_BODY)
       .optional()
       .describe("The default shape of every refusal of the merchant API"),
     codes: z.record(z.string(), codeSchema).optional().describe("Sandbox code -> the provider's answer for it"),

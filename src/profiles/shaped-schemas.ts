@@ -5,6 +5,7 @@ import { PLACEHOLDERS, type PlaceholderType } from "./placeholders.js";
 import { type MergedRefusal, mergedRefusal } from "./refusal-shape.js";
 import type { RequestIdShape } from "./request-id.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
+import { DEFAULT_TEXT_CONTENT_TYPE, escapeMarkup, isMarkup } from "./text-body.js";
 import { constantDoc, oneOfDoc, type PlaceholderDoc, resolver, templateSchema, textPattern, textSchema } from "./template-schema.js";
 
 /**
@@ -56,10 +57,13 @@ function answerSchema(
   const own = Object.fromEntries(Object.entries(file.headers ?? {}).map(([name, value]) => [headerCase(name), value]));
   return {
     status,
-    content:
-      file.empty || file.body === undefined
-        ? undefined
-        : { contentType: file.contentType ?? "application/json", schema: templateSchema(file.body, resolve) },
+    content: file.empty
+      ? undefined
+      : file.text !== undefined
+        ? textContent(file.text, file.contentType, resolve)
+        : file.body === undefined
+          ? undefined
+          : { contentType: file.contentType ?? "application/json", schema: templateSchema(file.body, resolve) },
     headers: { "Cache-Control": NO_STORE, ...headerSchemas(own, resolve) },
   };
 }
@@ -101,13 +105,27 @@ function refusalSchema(
   };
   return {
     status,
-    content: merged.empty ? undefined : { contentType: merged.contentType ?? "application/problem+json", schema: bodySchema(merged, resolve) },
+    content: merged.empty
+      ? undefined
+      : merged.text !== undefined
+        ? textContent(merged.text, merged.contentType, resolve)
+        : { contentType: merged.contentType ?? "application/problem+json", schema: bodySchema(merged, resolve) },
     challenge:
       merged.challenge === "keep" || merged.challenge === "omit"
         ? merged.challenge
         : challengeSchema(merged.challenge, withMessage(quotedStringSafe)),
     headers,
   };
+}
+
+/** A text body (text-body.ts): a string of its template's pattern, under its media type without parameters. */
+function textContent(
+  template: string,
+  contentType: string | undefined,
+  resolve: ReturnType<typeof resolver>,
+): { contentType: string; schema: JsonSchema } {
+  const type = contentType ?? DEFAULT_TEXT_CONTENT_TYPE;
+  return { contentType: type.split(";")[0]!.trim().toLowerCase(), schema: textSchema(template, resolve, isMarkup(type) ? escapeMarkup : undefined) };
 }
 
 /** The provider's text: a constant, or the pattern of its template (an expiry in it). */

@@ -14,6 +14,7 @@ import type { AnswerFile, ProfileFile } from "./schema.js";
 import { compileTemplate, compileText, placeholdersIn, type Render, type TextRender, type Values } from "./template.js";
 import { shapedSchemas } from "./shaped-schemas.js";
 import { TimeValue } from "./time-value.js";
+import { compileTextBody, DEFAULT_TEXT_CONTENT_TYPE } from "./text-body.js";
 import { AnswerCounter } from "./count-value.js";
 import { CompanionTokenValue } from "./companion-token.js";
 
@@ -42,7 +43,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     const budget = new RenderBudget();
     try {
       for (const [name, value] of answer.headers) headers[name] = value(values, budget);
-      return { status: answer.status, headers, body: answer.body ? JSON.stringify(answer.body(values, budget)) : "" };
+      return { status: answer.status, headers, body: answer.body ? answer.body(values, budget) : "" };
     } catch (e) {
       throw e instanceof RenderedTooLarge ? tooLarge(profile.name, e) : e;
     }
@@ -106,7 +107,10 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     values.message = own.message ? own.message(values, budget) : err.description;
     const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
     let body = "";
-    if (!own.empty) {
+    if (own.text) {
+      headers["content-type"] = own.contentType ?? DEFAULT_TEXT_CONTENT_TYPE;
+      body = own.text(values, budget);
+    } else if (!own.empty) {
       headers["content-type"] = own.contentType ?? "application/problem+json";
       body = JSON.stringify(own.body ? own.body(values, budget) : { ...problemBody(err, instance), status, code: values.code });
     }
@@ -128,17 +132,25 @@ interface CompiledAnswer {
   status: number;
   contentType: string;
   headers: ReadonlyArray<readonly [string, TextRender]>;
-  body: Render | undefined;
+  /** The body as sent: JSON of the body template, or the text body; undefined: no body. */
+  body: TextRender | undefined;
 }
 
 function compiledAnswer(file: AnswerFile, defaultStatus: number): CompiledAnswer {
+  const contentType = file.contentType ?? (file.text !== undefined ? DEFAULT_TEXT_CONTENT_TYPE : "application/json");
   return {
     status: file.status ?? defaultStatus,
-    contentType: file.contentType ?? "application/json",
+    contentType,
     // Header names are lower-case everywhere in the sandbox (http-types.ts).
     headers: Object.entries(file.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const),
-    body: file.empty || file.body === undefined ? undefined : compileTemplate(file.body),
+    body: file.empty ? undefined : file.text !== undefined ? compileTextBody(file.text, contentType) : jsonBody(file.body),
   };
+}
+
+function jsonBody(template: unknown): TextRender | undefined {
+  if (template === undefined) return undefined;
+  const render: Render = compileTemplate(template);
+  return (values, budget) => JSON.stringify(render(values, budget));
 }
 
 function tokenValues(issued: IssuedToken): Values {

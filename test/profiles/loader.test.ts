@@ -42,7 +42,7 @@ describe("the profile loader", () => {
 
   it("places an unknown key at its line and column, with did-you-mean and the allowed keys", () => {
     expect(problemsOf("name: acme\nrefusal:\n  wwwAuthenticat: omit\n")).toEqual([
-      "acme.yaml:3:3: refusal.wwwAuthenticat: unknown key 'wwwAuthenticat'; did you mean 'wwwAuthenticate'? (allowed here: message, contentType, body, empty, wwwAuthenticate, headers, groups)",
+      "acme.yaml:3:3: refusal.wwwAuthenticat: unknown key 'wwwAuthenticat'; did you mean 'wwwAuthenticate'? (allowed here: message, contentType, body, text, empty, wwwAuthenticate, headers, groups)",
     ]);
     expect(problemsOf("name: acme\ntokn:\n  body: {}\n")[0]).toMatch(
       /^acme\.yaml:2:1: tokn: unknown key 'tokn'; did you mean 'token'\? \(allowed here: \$schema, name, /,
