@@ -239,6 +239,41 @@ describe("inferProfile: per-request values", () => {
 describe("inferProfile: refusals", () => {
   const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
 
+  it("a body that is not JSON is written as a text template with its content type: Go's http.Error line, a gateway's HTML page", () => {
+    const text = (status: number, contentType: string, body: string, challenge?: string): Answer => ({
+      status,
+      contentType: contentType.split(";")[0],
+      headers: { "content-type": contentType, ...(challenge && { "www-authenticate": challenge }) },
+      json: undefined,
+      notJson: true,
+      text: body,
+    });
+    const nginx = (status: number, reason: string) =>
+      text(
+        status,
+        "text/html",
+        `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+      );
+    const obs = observations([
+      ["token_body", answer(200, { access_token: JWT })],
+      ["wrong_secret", text(401, "text/plain; charset=utf-8", "invalid credentials\n")],
+      ["malformed_token", text(401, "text/plain; charset=utf-8", "token is malformed: token contains an invalid number of segments\n")],
+      ["no_authorization", nginx(401, "Authorization Required")],
+    ]);
+    const { profile } = inferProfile(obs, "go");
+    const entries = { ...profile.refusal, ...profile.refusal?.groups?.protected };
+    expect(profile.codes?.wrong_api_secret).toMatchObject({ message: "invalid credentials" });
+    expect(profile.codes?.token_malformed).toMatchObject({ message: "token is malformed: token contains an invalid number of segments" });
+    // The shared text/plain shape says {{message}} once; nginx's page keeps its title as the message.
+    const shaped = [profile.codes?.credentials_missing, entries, profile.refusal].find((e) => e?.text?.includes("nginx"));
+    expect(shaped).toMatchObject({
+      contentType: "text/html",
+      text: "<html>\r\n<head><title>{{message}}</title></head>\r\n<body>\r\n<center><h1>{{message}}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+    });
+    expect(JSON.stringify(profile)).toContain('"text":"{{message}}\\n"');
+    expect(compareProfiles(profile, inferProfile(obs, "go").profile, obs)).toEqual([]);
+  });
+
   it("observes an empty Bearer and the payment token on a protected route instead of inferring them", () => {
     // A Flask-JWT-Extended-like provider: PyJWT's "Not enough segments" as a 422, a bare challenge for no token.
     const flask = (status: number, msg: string, challenge?: string) => answer(status, { msg }, challenge ? { "www-authenticate": challenge } : {});
@@ -394,7 +429,7 @@ describe("inferProfile: refusals", () => {
     );
     expect(profile.codes).toEqual({ body_malformed_json: { status: 415 } });
     expect(lines.find((f) => f.probe === "malformed_json")?.inferred).toBe(
-      "the body is not JSON: only its status, challenge and headers are reproduced",
+      "the body is neither JSON nor text calibrate can template: only its status, challenge and headers are reproduced",
     );
   });
 

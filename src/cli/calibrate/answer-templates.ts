@@ -4,6 +4,7 @@ import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-
 import type { Observation } from "./observations.js";
 import { isEmpty, nowPlaceholder, perRequestByShape, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
 import { REDACTED, withoutCredentials } from "./credentials.js";
+import { textTemplate } from "./refusal-reading.js";
 import { type Claims, isJwt, lifetimeOf } from "./provider-jwt.js";
 
 /**
@@ -17,6 +18,8 @@ export interface CalibratedAnswer {
   contentType?: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A body that is not JSON, as a text template. */
+  text?: string;
   empty?: true;
 }
 
@@ -49,6 +52,11 @@ export function answerOf(o: Observation, body: unknown, ctx: Ctx): CalibratedAns
   }
   const headers = headersObject(own, ctx.wide);
   const empty = isEmpty(o.answer);
+  const raw = o.answer.text;
+  const text = raw === undefined ? undefined : textTemplate(withoutCredentials(raw).text, undefined, [{ name: "now", seconds: ctx.nowS }]);
+  if (!empty && text !== undefined) {
+    return { status: o.answer.status, contentType: o.answer.headers["content-type"] ?? "text/plain", ...(headers && { headers }), text };
+  }
   return {
     status: o.answer.status,
     ...(!empty && { contentType: o.answer.contentType ?? "application/json" }),

@@ -98,7 +98,7 @@ function answerOf(p: Partial<CalibratedProfile>, part: keyof typeof DEFAULT_STAT
     empty: a?.empty === true,
     contentType: a?.contentType ?? "application/json",
     headers: lowerHeaders(p.headers, a?.headers),
-    body: a?.body,
+    body: a?.text !== undefined ? { text: a.text } : a?.body,
   };
 }
 
@@ -113,7 +113,7 @@ function refusalOf(p: Partial<CalibratedProfile>, group: Group, code: CatalogueC
     contentType: merged.contentType ?? "application/problem+json",
     challenge: merged.challenge,
     headers: new Map([...lowerHeaders(p.headers), ...merged.headers]),
-    body: merged.body,
+    body: merged.text !== undefined ? { text: merged.text } : merged.body,
   };
 }
 

@@ -6,6 +6,7 @@ import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-
 import { type Group, type Observation, PROBE_CODES, PROBE_GROUPS, type ProbeName } from "./observations.js";
 import { isEmpty, nowPlaceholder, perRequestByShape, perRequestPlaceholder, timesInText, type Varying } from "./per-request.js";
 import type { RequestIdShape } from "../../profiles/request-id.js";
+import { withoutCredentials } from "./credentials.js";
 
 /**
  * One refusal the provider answered, read whole (refusals.ts factors them): its status, the
@@ -35,8 +36,8 @@ export interface Full {
   status: number;
   providerCode?: string | number;
   message?: string;
-  /** Body template, `empty`, or neither (a body that is not JSON: only the rest is reproduced). */
-  payload?: { body: unknown } | { empty: true };
+  /** Body template, a text body's template (not JSON), or `empty`. */
+  payload?: { body: unknown } | { text: string } | { empty: true };
   contentType?: string;
   wwwAuthenticate: string;
   headers: Map<string, string>;
@@ -112,7 +113,30 @@ export function messageOf(o: Observation, constants: ReadonlySet<string> = new S
       .sort((a, b) => b.length - a.length)[0];
     if (sentence) return sentence;
   }
-  return challengeParams(o.answer.headers["www-authenticate"]).get("error_description");
+  return challengeParams(o.answer.headers["www-authenticate"]).get("error_description") ?? textMessage(o.answer);
+}
+
+/** The message of a body that is not JSON: an HTML page's title, or a one-line text (Go's http.Error). */
+function textMessage(a: Observation["answer"]): string | undefined {
+  const text = a.text?.trim();
+  if (!text) return undefined;
+  if (/html/i.test(a.contentType ?? "")) return /<title>([^<]{1,200})<\/title>/i.exec(text)?.[1]?.trim();
+  return text.includes("\n") || text.length > 500 ? undefined : text;
+}
+
+/**
+ * A body that is not JSON as a profile's text template: the message {{message}}, times the moments
+ * they stand for; undefined when the text holds `{{` (a page with templates of its own: the
+ * placeholders would misread it).
+ */
+export function textTemplate(
+  text: string,
+  message: string | undefined,
+  moments: ReadonlyArray<{ name: string; seconds: number | undefined }>,
+): string | undefined {
+  if (text.includes("{{")) return undefined;
+  const timed = timesInText(text, moments);
+  return message === undefined || message === "" ? timed : timed.split(message).join("{{message}}");
 }
 
 function challengeParams(challenge: string | undefined): Map<string, string> {
@@ -158,9 +182,11 @@ export function wholeRefusal(o: Observation, codePath: string | undefined, ctx: 
     return v;
   };
   let payload: Full["payload"];
+  const asText = a.text === undefined ? undefined : textTemplate(withoutCredentials(a.text).text, message, moments);
   if (isEmpty(a)) payload = { empty: true };
   else if (json !== undefined) payload = { body: mapLeaves(json, leaf) };
-  else notes.push("the body is not JSON: only its status, challenge and headers are reproduced");
+  else if (asText !== undefined) payload = { text: asText };
+  else notes.push("the body is neither JSON nor text calibrate can template: only its status, challenge and headers are reproduced");
   return {
     probe: o.probe,
     code,
@@ -171,6 +197,7 @@ export function wholeRefusal(o: Observation, codePath: string | undefined, ctx: 
     ...(message !== undefined && { message }),
     ...(payload && { payload }),
     ...(payload && "body" in payload && { contentType: a.contentType ?? "application/json" }),
+    ...(payload && "text" in payload && { contentType: a.headers["content-type"] ?? "text/plain" }),
     wwwAuthenticate: challengeTemplate(a.headers["www-authenticate"], text, ctx.errorVaries ? errors : [], moments, isSandbox),
     headers: withoutWide(headerTemplates(a, ctx.varying, ctx.nowS), ctx.wide),
     notes,

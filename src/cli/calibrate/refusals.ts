@@ -18,6 +18,7 @@ export interface RefusalEntry {
   message?: string;
   contentType?: string;
   body?: unknown;
+  text?: string;
   empty?: true;
   wwwAuthenticate?: string;
   headers?: Record<string, string>;
@@ -186,6 +187,7 @@ export function entryText(code: string, entry: RefusalEntry): string {
     entry.message !== undefined && `message "${entry.message}"`,
     entry.empty && "no body",
     entry.body !== undefined && "a body of its own",
+    entry.text !== undefined && "a text body",
     entry.wwwAuthenticate !== undefined && `challenge ${entry.wwwAuthenticate}`,
     entry.headers !== undefined && `headers ${Object.keys(entry.headers).join(", ")}`,
   ].filter(Boolean);
