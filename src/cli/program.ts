@@ -6,6 +6,7 @@ import { hideBin } from "yargs/helpers";
 import { withFlagSuggestions } from "./unknown-flags.js";
 import { joinPemValues } from "./pem-values.js";
 import { calibrateCommand } from "./commands/calibrate.js";
+import { recordCommand } from "./commands/record.js";
 import { errorsCommand } from "./commands/errors.js";
 import { reportCommand } from "./commands/report.js";
 import { scanLogsCommand } from "./commands/scan-logs.js";
@@ -49,6 +50,7 @@ export async function runCli(argv: string[], earlyKey: EarlyKey | undefined): Pr
     reportCommand,
     scanLogsCommand,
     calibrateCommand,
+    recordCommand,
   ].map((c) => withEnvInHelp(c as CommandModule));
   const args = joinPemValues(hideBin(argv));
   keepOnlyEnvOf(args, commands, (line) => process.stderr.write(line + "\n"));

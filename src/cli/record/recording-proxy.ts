@@ -1,0 +1,164 @@
+import { renameSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import type { AddressInfo } from "node:net";
+import { VERSION } from "../../core/version.js";
+import { recordedBody, recordedHeader } from "./har-secrets.js";
+
+/**
+ * `merchant-sandbox record`: a plain-HTTP proxy in front of the provider's test environment that
+ * the integration's own test run goes through once; every exchange is forwarded (HTTPS upstream
+ * too) and written to a HAR 1.2 file, which `calibrate --from-har` learns from. Secrets are written
+ * as pseudonyms unless asked (har-secrets.ts). The file is rewritten whole after each exchange, so
+ * a run killed midway leaves a readable recording.
+ */
+
+export interface RecordOptions {
+  upstream: string;
+  host: string;
+  port: number;
+  out: string;
+  keepSecrets: boolean;
+  /** Exchanges recorded at most; past it the proxy still forwards and records no more. */
+  maxEntries: number;
+  /** The most bytes of one request or answer body read. */
+  maxBodyBytes: number;
+  log: (line: string) => void;
+}
+
+/** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), and those the proxy recomputes. */
+const NOT_FORWARDED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+  "content-length",
+]);
+
+/** How long the provider has to answer one request before the client gets a 502. */
+const UPSTREAM_TIMEOUT_MS = 30_000;
+
+export interface RunningRecorder {
+  url: string;
+  server: Server;
+  entries(): number;
+  close(): Promise<void>;
+}
+
+export async function startRecorder(o: RecordOptions): Promise<RunningRecorder> {
+  const upstream = o.upstream.replace(/\/+$/, "");
+  const entries: unknown[] = [];
+  let full = false;
+  const write = () => {
+    const har = { log: { version: "1.2", creator: { name: "merchant-sandbox record", version: VERSION }, entries } };
+    writeFileSync(`${o.out}.tmp`, `${JSON.stringify(har, null, 1)}\n`);
+    renameSync(`${o.out}.tmp`, o.out);
+  };
+  write();
+  const keep = (name: string, value: string) => (o.keepSecrets ? value : recordedHeader(name, value));
+  const server = createServer((req, res) => {
+    void forward(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
+      res.end(`merchant-sandbox record: the provider at ${upstream} could not be reached (${(e as Error).message}).\n`);
+    });
+  });
+
+  async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    const body = await readBody(req, o.maxBodyBytes);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+    const url = upstream + (req.url ?? "/");
+    const method = req.method ?? "GET";
+    const answer = await fetch(url, {
+      method,
+      headers,
+      redirect: "manual",
+      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+      ...(body.length > 0 && method !== "GET" && method !== "HEAD" && { body: new Uint8Array(body) }),
+    });
+    // fetch has undone any Content-Encoding: the client gets the bytes as they are, their length recomputed.
+    const answered = Buffer.from(await answer.arrayBuffer());
+    if (answered.length > o.maxBodyBytes) throw new Error(`its answer is over ${o.maxBodyBytes} bytes`);
+    const out: Record<string, string | string[]> = {};
+    answer.headers.forEach((value, name) => {
+      if (!NOT_FORWARDED.has(name) && name !== "content-encoding" && name !== "set-cookie") out[name] = value;
+    });
+    const cookies = answer.headers.getSetCookie();
+    if (cookies.length > 0) out["set-cookie"] = cookies;
+    res.writeHead(answer.status, out);
+    res.end(answered);
+    if (entries.length >= o.maxEntries) {
+      if (!full) o.log(`merchant-sandbox record: ${o.maxEntries} exchanges recorded (--max-entries); forwarding on, recording no more.`);
+      full = true;
+      return;
+    }
+    const pairs = (h: Record<string, string | string[]>) =>
+      Object.entries(h).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: keep(name, value) })));
+    const text = (b: Buffer) => (o.keepSecrets ? b.toString("utf8") : recordedBody(b.toString("utf8")));
+    const target = new URL(url);
+    entries.push({
+      startedDateTime: new Date(startedAt).toISOString(),
+      time: Date.now() - startedAt,
+      request: {
+        method,
+        url: target.href,
+        httpVersion: "HTTP/1.1",
+        headers: pairs(headers),
+        queryString: [...target.searchParams].map(([name, value]) => ({ name, value })),
+        cookies: [],
+        headersSize: -1,
+        bodySize: body.length,
+        ...(body.length > 0 && { postData: { mimeType: headers["content-type"] ?? "", text: text(body) } }),
+      },
+      response: {
+        status: answer.status,
+        statusText: STATUS_CODES[answer.status] ?? "",
+        httpVersion: "HTTP/1.1",
+        headers: pairs(out),
+        cookies: [],
+        content: { size: answered.length, mimeType: answer.headers.get("content-type") ?? "", text: text(answered) },
+        redirectURL: answer.headers.get("location") ?? "",
+        headersSize: -1,
+        bodySize: answered.length,
+      },
+      cache: {},
+      timings: { send: 0, wait: Date.now() - startedAt, receive: 0 },
+    });
+    write();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${o.host}:${port}`,
+    server,
+    entries: () => entries.length,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A request's body, refused past `max` bytes (the proxy answers 502 saying so). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.destroy();
+        reject(new Error(`the request body is over ${max} bytes`));
+      } else chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
