@@ -286,7 +286,7 @@ describe("calibrate's --url has its own variable: MERCHANT_SANDBOX_URL is the sa
         code: 2,
         stdout: "",
         stderr:
-          "merchant-sandbox: Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs).\nRun 'merchant-sandbox calibrate --help' for the options.\n",
+          "merchant-sandbox: Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs), or --from-har FILE to learn from a recording.\nRun 'merchant-sandbox calibrate --help' for the options.\n",
       });
       expect(provider.requests()).toBe(0);
     } finally {

@@ -1,3 +1,4 @@
+import type { RequestIdShape } from "../../profiles/request-id.js";
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import type { Answer } from "./observations.js";
 import { counterPlaceholder, perRequestPlaceholder, readUnix, type Varying } from "./per-request.js";
@@ -46,11 +47,17 @@ export function credentialHeader(name: string, value: string): string | undefine
 /**
  * An answer's recorded headers as profile templates (lower-case names): a value that varied between
  * identical probes becomes the placeholder of its shape (the sandbox makes a fresh one each time),
- * a counting one a counter's,
+ * a counting one a counter's (a request id's shape is added to `found.requestIds`),
  * a credential (credentialHeader) is left out and noted in `leftOut` (name → why), anything else
  * is kept as it came.
  */
-export function headerTemplates(answer: Answer, varying: Varying, nowS: number, leftOut?: Map<string, string>): Map<string, string> {
+export function headerTemplates(
+  answer: Answer,
+  varying: Varying,
+  nowS: number,
+  found: { leftOut?: Map<string, string>; requestIds?: Set<RequestIdShape> } = {},
+): Map<string, string> {
+  const { leftOut, requestIds } = found;
   const out = new Map<string, string>();
   for (const [name, value] of Object.entries(answer.headers)) {
     if (!recorded(name)) continue;
@@ -67,6 +74,7 @@ export function headerTemplates(answer: Answer, varying: Varying, nowS: number, 
     }
     const per = name !== "set-cookie" && varying.headers.has(name) ? perRequestPlaceholder(value, nowS) : undefined;
     if (per) {
+      if (per.requestId) requestIds?.add(per.requestId);
       out.set(name, per.placeholder);
       continue;
     }

@@ -73,15 +73,18 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const varying = varyingBetween(obs.observed, repeats, isJwt);
   // The headers every answer carries alike are the profile's `headers`; the rest stay with their part.
   const leftOut = new Map<string, string>();
-  const headerSets = obs.observed.map((o) => headerTemplates(o.answer, varying, nowS, leftOut));
+  const requestIds = new Set<RequestIdShape>();
+  const headerSets = obs.observed.map((o) => headerTemplates(o.answer, varying, nowOf(o, nowS), { leftOut, requestIds }));
   const wide = commonHeaders(headerSets);
-  const ctx: Ctx = { varying, nowS, wide, requestIds: new Set() };
+  const ctx: Ctx = { varying, nowS, wide, requestIds };
+  // Each answer's times are read against when it was sent (a recording spans minutes).
+  const at = (o: Observation): Ctx => ({ ...ctx, nowS: nowOf(o, nowS) });
   const claims = readClaims(jwt);
-  const token = successTemplate(tokenObs.answer.json, jwt, claims, ctx);
+  const token = successTemplate(tokenObs.answer.json, jwt, claims, at(tokenObs));
   const profile: CalibratedProfile = {
     name,
     ...(description !== undefined && { description }),
-    token: answerOf(tokenObs, token.body, ctx),
+    token: answerOf(tokenObs, token.body, at(tokenObs)),
   };
   lines.push(row(tokenObs, `token: ${summarise(token.body)}`, token.notes.join("; ") || undefined));
 
@@ -111,8 +114,8 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const protectedObs = byProbe.get("protected_fresh");
   if (protectedObs) {
     if (isSuccess(protectedObs.answer)) {
-      const body = protectedTemplate(protectedObs, claims, obs.loginEmail, ctx);
-      profile.protected = answerOf(protectedObs, body, ctx);
+      const body = protectedTemplate(protectedObs, claims, obs.loginEmail, at(protectedObs));
+      profile.protected = answerOf(protectedObs, body, at(protectedObs));
       lines.push(row(protectedObs, `protected: ${isEmpty(protectedObs.answer) ? "no body" : summarise(body)}`));
     } else {
       lines.push(row(protectedObs, "nothing", `the fresh token was refused (HTTP ${protectedObs.answer.status}): is --protected-path right?`));
@@ -123,8 +126,8 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   if (loginObs) {
     const loginJwt = findJwt(loginObs.answer.json);
     if (isSuccess(loginObs.answer) && loginJwt) {
-      const login = successTemplate(loginObs.answer.json, loginJwt, readClaims(loginJwt), ctx);
-      profile.login = answerOf(loginObs, login.body, ctx);
+      const login = successTemplate(loginObs.answer.json, loginJwt, readClaims(loginJwt), at(loginObs));
+      profile.login = answerOf(loginObs, login.body, at(loginObs));
       lines.push(row(loginObs, `login: ${summarise(login.body)}`, login.notes.join("; ") || undefined));
     } else {
       lines.push(row(loginObs, "nothing: the login did not succeed", "check --login EMAIL:PASSWORD"));
@@ -134,8 +137,8 @@ export function inferProfile(obs: Observations, name: string, description?: stri
   const paymentObs = byProbe.get("payment_init");
   if (paymentObs) {
     if (isSuccess(paymentObs.answer) && paymentObs.answer.json !== undefined) {
-      const body = paymentInitTemplate(paymentObs.answer.json, obs.paymentInitSent ?? {}, ctx);
-      profile.paymentInit = answerOf(paymentObs, body, ctx);
+      const body = paymentInitTemplate(paymentObs.answer.json, obs.paymentInitSent ?? {}, at(paymentObs));
+      profile.paymentInit = answerOf(paymentObs, body, at(paymentObs));
       lines.push(row(paymentObs, `paymentInit: ${summarise(body)}`));
     } else {
       lines.push(row(paymentObs, "nothing: payment/init with the payment token did not succeed", "check --payment-token"));
@@ -144,7 +147,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
 
   const again = repeats.find((r) => r.probe === "token_body");
   const againJwt = again && findJwt(again.answer.json, obs.accessTokenPath);
-  const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail, nowS);
+  const jwtSection = jwtOf(claims, againJwt ? readClaims(againJwt) : undefined, obs.loginEmail, nowOf(tokenObs, nowS));
   profile.jwt = jwtSection.jwt;
   lines.push({
     probe: "jwt",
@@ -188,6 +191,11 @@ export function inferProfile(obs: Observations, name: string, description?: stri
 }
 
 export class CannotInfer extends Error {}
+
+/** When an observation's answer came, in seconds: its own time, else the calibration's start. */
+export function nowOf(o: Observation, startS: number): number {
+  return o.at === undefined ? startS : o.at / 1000;
+}
 
 // ---- shared -------------------------------------------------------------------------------------
 

@@ -110,7 +110,9 @@ function textsOf(o: Observation): string {
 export function readLeeway(obs: Observations): LeewayReading | undefined {
   const expired = obs.observed.find((o) => o.probe === "expired_token");
   if (!expired || obs.expiredTokenExp === undefined) return undefined;
-  const age = Math.floor(obs.startedAt / 1000 - obs.expiredTokenExp);
+  const age = Math.floor((obs.expiredTokenSentAt ?? obs.startedAt) / 1000 - obs.expiredTokenExp);
+  // Not past its exp by this clock, yet refused as expired: the provider's clock runs ahead; nothing to bound.
+  if (age < 0) return undefined;
   const stack = JWT_STACKS.find((s) => s.expired.test(textsOf(expired)));
   const accepted = expired.answer.status < 300;
   const cameBack = `${expired.answer.status} to a token ${age} s past its exp${stack ? `: ${stack.name}'s expired text` : ""}`;

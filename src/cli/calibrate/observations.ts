@@ -97,6 +97,8 @@ export interface Observation {
   /** The path it was sent to (`/api/v2/auth/token`). */
   path?: string;
   answer: Answer;
+  /** When it was sent (ms), when that is not the calibration's start: a recording's exchange. */
+  at?: number;
 }
 
 /** A probe not sent, and why (a flag not given). */
@@ -169,6 +171,8 @@ export interface Observations {
   loginEmail?: string;
   /** The exp of --expired-token (decoded, never verified), to read "expired at <time>" in a message. */
   expiredTokenExp?: number;
+  /** When the expired token was sent (ms), when not at startedAt (a recording's exchange). */
+  expiredTokenSentAt?: number;
   /** Where the token answer's access token is (`access_token`), when it holds more than one JWT. */
   accessTokenPath?: string;
   /** What payment/init was sent (with --allow-writes), to recognise echoed fields. */

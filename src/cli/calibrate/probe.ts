@@ -244,6 +244,11 @@ async function request(
       );
     throw new ProviderUnreachable(`Cannot reach ${base} (${method} ${path}: ${cause}). Check --url and that the provider's test environment is up.`);
   }
+  return answerOf(raw);
+}
+
+/** An answer as calibrate reads it: its media type, its body parsed as JSON or kept as text. */
+export function answerOf(raw: RawAnswer): Answer {
   const { headers } = raw;
   const text = raw.body.toString("utf8");
   let json: unknown;

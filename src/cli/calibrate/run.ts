@@ -4,7 +4,9 @@ import { loadProfileFile, parseProfileText } from "../../profiles/load.js";
 import { compareProfiles, type Difference } from "./compare.js";
 import { CannotInfer, type CalibratedProfile, type CalibrationLine, inferProfile, isJwt } from "./infer.js";
 import type { Observation, Observations } from "./observations.js";
-import { type ProbeOptions, ProviderUnreachable, probeProvider } from "./probe.js";
+import { DEFAULT_MAX_ANSWER_BYTES, type ProbeOptions, type ProbeResult, ProviderUnreachable, probeProvider } from "./probe.js";
+import { HarUnusable, readHarFile } from "./har-read.js";
+import { observationsFromHar } from "./har-classify.js";
 import { type Scrubber, scrubber, scrubJson } from "./scrub.js";
 
 /**
@@ -23,6 +25,33 @@ export interface CalibrateOptions extends ProbeOptions {
   name: string;
   out?: string | undefined;
   check?: string | undefined;
+  /** A HAR recording to learn from instead of probing (--from-har). */
+  fromHar?: string | undefined;
+}
+
+/** What the observations came from, and how the table's last line says so. */
+interface Gathered extends ProbeResult {
+  /** `24 requests sent`, `31 exchanges of run.har read, 12 used`. */
+  counted: string;
+  /** `provider-test.example`, `the recording run.har of provider-test.example`. */
+  from: string;
+}
+
+/** Probe the provider, or read a recording of it. */
+async function gather(o: CalibrateOptions): Promise<Gathered> {
+  if (o.fromHar === undefined) {
+    const probed = await probeProvider(o);
+    return { ...probed, counted: `${probed.sent} requests sent`, from: hostOf(o.url) };
+  }
+  const reading = observationsFromHar(readHarFile(o.fromHar, o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES), o.fromHar);
+  const given = [o.apiSecret, o.paymentToken, o.login?.password].filter((s): s is string => !!s);
+  return {
+    observations: reading.observations,
+    secrets: [...given, ...reading.secrets],
+    sent: 0,
+    counted: `${reading.read} exchanges of ${o.fromHar} read, ${reading.used} used`,
+    from: `the recording ${o.fromHar} of ${hostOf(reading.observations.url)}`,
+  };
 }
 
 export interface Io {
@@ -43,29 +72,30 @@ export async function runCalibrate(o: CalibrateOptions, io: Io): Promise<number>
     }
   }
   try {
-    const probed = await probeProvider(o);
+    const probed = await gather(o);
     secrets = scrubber(probed.secrets);
     const observations = scrubObservations(probed.observations, secrets);
+    const day = new Date(probed.observations.startedAt).toISOString().slice(0, 10);
     const { profile, lines } = inferProfile(
       observations,
       o.name,
-      `${hostOf(o.url)}'s test environment, calibrated ${new Date(probed.observations.startedAt).toISOString().slice(0, 10)}`,
+      o.fromHar === undefined ? `${probed.from}'s test environment, calibrated ${day}` : `${probed.from}, recorded ${day}`,
     );
     const safe = scrubJson(profile, secrets) as CalibratedProfile;
     if (o.check !== undefined) {
       const differences = compareProfiles(stored, safe, observations);
-      io.out(clean(differencesTable(differences, o.check, probed.sent)));
+      io.out(clean(differencesTable(differences, o.check, probed.counted)));
       return differences.length === 0 ? 0 : EXIT_DIFFERENT;
     }
-    const text = profileText(safe, lines, o.url);
+    const text = profileText(safe, lines, o.fromHar === undefined ? `against ${probed.from}` : `from ${probed.from}`);
     if (secrets.finds(text)) throw new Error("a secret survived scrubbing; nothing was written");
     // What calibrate writes, `serve --profile` must load: checked by the same loader before writing.
     parseProfileText(text, o.out);
     await writeFile(o.out!, text);
-    io.out(clean(linesTable(lines) + `\nWrote ${o.out} (${probed.sent} requests sent). Try it: merchant-sandbox serve --profile ${o.out}\n`));
+    io.out(clean(linesTable(lines) + `\nWrote ${o.out} (${probed.counted}). Try it: merchant-sandbox serve --profile ${o.out}\n`));
     return 0;
   } catch (e) {
-    if (e instanceof ProviderUnreachable) {
+    if (e instanceof ProviderUnreachable || e instanceof HarUnusable) {
       io.err(clean(`merchant-sandbox: ${e.message}\n`));
       return EXIT_UNREACHABLE;
     }
@@ -97,10 +127,10 @@ function scrubObservations(obs: Observations, s: Scrubber): Observations {
   return { ...obs, observed: clean(obs.observed), repeats: clean(obs.repeats ?? []) };
 }
 
-function profileText(profile: CalibratedProfile, lines: CalibrationLine[], url: string): string {
+function profileText(profile: CalibratedProfile, lines: CalibrationLine[], from: string): string {
   const inferred = lines.filter((f) => f.inferred !== undefined).map((f) => `#   - ${f.probe}: ${f.inferred}`);
   const head = [
-    `# Written by merchant-sandbox calibrate against ${hostOf(url)}; check it nightly with`,
+    `# Written by merchant-sandbox calibrate ${from}; check it nightly with`,
     "#   merchant-sandbox calibrate --check <this file> --url ... --api-key ... --api-secret ...",
     ...(inferred.length > 0 ? ["# Inferred rather than observed:", ...inferred] : []),
   ];
@@ -120,8 +150,8 @@ export function linesTable(lines: readonly CalibrationLine[]): string {
   return table(["PROBE", "CAME BACK", "PROFILE NOW SAYS", "HOW"], rows);
 }
 
-function differencesTable(differences: readonly Difference[], file: string, requests: number): string {
-  if (differences.length === 0) return `The provider still answers as ${file} says (${requests} requests sent).\n`;
+function differencesTable(differences: readonly Difference[], file: string, counted: string): string {
+  if (differences.length === 0) return `The provider still answers as ${file} says (${counted}).\n`;
   return (
     table(
       ["WHERE", "PROFILE SAYS", "PROVIDER NOW ANSWERS"],

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_PROTECTED_PATH } from "../calibrate/p
 
 interface CalibrateArgs {
   url: string;
+  fromHar?: string;
   apiKey: string;
   apiSecret: string;
   paymentToken?: string;
@@ -33,8 +34,13 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     y
       // Its variable is MERCHANT_SANDBOX_PROVIDER_URL (env.ts): MERCHANT_SANDBOX_URL is the sandbox's own.
       .option("url", { type: "string", describe: "The provider's test environment, e.g. https://provider-test.example (required)" })
-      .option("api-key", { type: "string", demandOption: true, describe: "A test merchant's api_key at the provider" })
-      .option("api-secret", { type: "string", demandOption: true, describe: "Its api_secret (better: MERCHANT_SANDBOX_API_SECRET)" })
+      .option("from-har", {
+        type: "string",
+        describe:
+          "Learn from a HAR recording of your integration's test run instead of probing (mitmproxy, Charles, devtools, `merchant-sandbox record`)",
+      })
+      .option("api-key", { type: "string", describe: "A test merchant's api_key at the provider (required with --url)" })
+      .option("api-secret", { type: "string", describe: "Its api_secret (better: MERCHANT_SANDBOX_API_SECRET; required with --url)" })
       .option("payment-token", { type: "string", describe: "Its payment token, for payment/init (sent only with --allow-writes)" })
       .option("login", { type: "string", describe: "EMAIL:PASSWORD for the deprecated login (POST /api/login_check)" })
       .option("expired-token", { type: "string", describe: "An expired access token, to observe the expired answer (else it is inferred)" })
@@ -57,13 +63,21 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         describe: "Most bytes of one provider answer read, as received and once decompressed; beyond, calibrate stops (exit 2)",
       })
       .conflicts("out", "check")
+      .conflicts("from-har", ["url", "expired-token", "revoked-token"])
       .check((a) => {
-        if (a.url === undefined)
-          throw new Error(
-            "Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs).",
-          );
         if (a.out === undefined && a.check === undefined)
           throw new Error("Give --out FILE to write the profile, or --check FILE to compare with one.");
+        if (a.fromHar !== undefined) {
+          if (a.allowWrites)
+            throw new Error("--allow-writes is for probing: --from-har sends nothing (payment/init is learnt if the recording holds one).");
+          return true;
+        }
+        if (a.url === undefined)
+          throw new Error(
+            "Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs), or --from-har FILE to learn from a recording.",
+          );
+        if (a.apiKey === undefined || a.apiSecret === undefined)
+          throw new Error("Give --api-key and --api-secret, a test merchant's credentials at the provider (or MERCHANT_SANDBOX_API_SECRET).");
         if (a.login !== undefined && !/^[^:]+:.+$/.test(a.login))
           throw new Error("--login takes EMAIL:PASSWORD (the e-mail, a colon, the password).");
         // A user:password@ in the URL would be echoed in messages: refused, without repeating it.
@@ -81,6 +95,10 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       .example(
         "$0 calibrate --check acme.profile.yaml --url https://provider-test.example --api-key K --api-secret S",
         "nightly: does it still hold?",
+      )
+      .example(
+        "$0 calibrate --from-har run.har --out acme.profile.yaml",
+        "learn from a recording, sending nothing",
       ) as unknown as Argv<CalibrateArgs>,
   handler: async (args: ArgumentsCamelCase<CalibrateArgs>) => {
     // Imported when calibrate runs: it brings the YAML writer and the profile loader (zod), which
@@ -89,9 +107,10 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     const colon = args.login?.indexOf(":") ?? -1;
     process.exitCode = await runCalibrate(
       {
-        url: args.url,
-        apiKey: args.apiKey,
-        apiSecret: args.apiSecret,
+        url: args.url ?? "",
+        fromHar: args.fromHar,
+        apiKey: args.apiKey ?? "",
+        apiSecret: args.apiSecret ?? "",
         paymentToken: args.paymentToken,
         login: args.login !== undefined ? { email: args.login.slice(0, colon), password: args.login.slice(colon + 1) } : undefined,
         expiredToken: args.expiredToken,
