@@ -19,6 +19,7 @@ export const TIME_FORMATS = [
   "rfc850",
   "ctime",
   "dotnet-general",
+  "rfc3339-nano",
 ] as const;
 export type TimeFormat = (typeof TIME_FORMATS)[number];
 
@@ -46,6 +47,8 @@ export const TIME_PATTERNS: Readonly<Record<TimeFormat, string>> = {
   ctime: "[A-Z][a-z]{2} [A-Z][a-z]{2} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} \\d{4}",
   // .NET's DateTime.ToString() under the invariant culture (IdentityModel's IDX10223 "ValidTo (UTC): '...'").
   "dotnet-general": "\\d{2}/\\d{2}/\\d{4} \\d{2}:\\d{2}:\\d{2}",
+  // Go's time.RFC3339Nano (a time.Time in JSON): up to nine digits, trailing zeros trimmed, none when zero.
+  "rfc3339-nano": `${DATE}(?:\\.\\d{1,9})?Z`,
 };
 
 /** The fraction digits past the milliseconds each finer format prints. */
@@ -80,6 +83,7 @@ export function formatTime(seconds: number, format: TimeFormat): string | number
   const older = OLDER_FORMS[format];
   if (older) return older(date);
   const withMs = date.toISOString();
+  if (format === "rfc3339-nano") return withMs.replace(/\.?0*Z$/, "Z");
   const finer = FINER_DIGITS[format];
   // Past the millisecond the sandbox's clock has nothing to say: the digits a provider prints there are zeros.
   if (finer !== undefined) return withMs.replace(/Z$/, `${"0".repeat(finer)}Z`);

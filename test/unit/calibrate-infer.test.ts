@@ -236,6 +236,19 @@ describe("inferProfile: per-request values", () => {
   });
 });
 
+describe("compareProfiles: times finer than milliseconds are one kind", () => {
+  const obs = observations([["token_body", answer(200, { token: JWT })]]);
+  const profile = (at: string) => ({ name: "go", token: { status: 200, contentType: "application/json", body: { token: "{{access_token}}", at } } });
+
+  it("Go's trimmed nanoseconds and a fixed nine digits are the same; milliseconds are not", () => {
+    expect(compareProfiles(profile("{{now:rfc3339-ns}}"), profile("{{now:rfc3339-nano}}"), obs)).toEqual([]);
+    expect(compareProfiles(profile("{{now:rfc3339-us}}"), profile("{{now:rfc3339-100ns}}"), obs)).toEqual([]);
+    expect(compareProfiles(profile("{{now:rfc3339-ms}}"), profile("{{now:rfc3339-nano}}"), obs)).toEqual([
+      { where: "token.body: at", profile: "{{now:rfc3339-ms}}", provider: "{{now:rfc3339-fine}}" },
+    ]);
+  });
+});
+
 describe("inferProfile: refusals", () => {
   const lexik = (status: number, message: string) => answer(status, { code: status, message }, { "www-authenticate": "Bearer" });
 

@@ -22,10 +22,18 @@ describe("time formats", () => {
       if (typeof printed === "number") continue;
       expect(new RegExp(`^${TIME_PATTERNS[format]}$`, "u").test(printed), format).toBe(true);
       expect(readTime(printed), format).toEqual({
-        format,
+        // Go's trimmed form of a time with milliseconds is the fixed three-digit form: read as that.
+        format: format === "rfc3339-nano" ? "rfc3339-ms" : format,
         seconds: WHOLE_SECONDS.includes(format) ? Math.floor(AT) : AT,
       });
     }
+  });
+
+  it("reads Go's RFC3339Nano, trailing zeros trimmed, whatever its digits, and prints it so", () => {
+    expect(readTime("2026-11-29T06:34:38.19329991Z")).toEqual({ format: "rfc3339-nano", seconds: AT });
+    expect(readTime("2026-11-29T06:34:38.19Z")).toEqual({ format: "rfc3339-nano", seconds: Date.UTC(2026, 10, 29, 6, 34, 38, 190) / 1000 });
+    expect(formatTime(Date.UTC(2026, 10, 29, 6, 34, 38, 190) / 1000, "rfc3339-nano")).toBe("2026-11-29T06:34:38.19Z");
+    expect(formatTime(Date.UTC(2026, 10, 29, 6, 34, 30) / 1000, "rfc3339-nano")).toBe("2026-11-29T06:34:30Z");
   });
 
   it("prints the forms that are not ISO 8601 as their frameworks do, in UTC", () => {

@@ -21,8 +21,9 @@ export interface Difference {
   provider: string;
 }
 
-export function compareProfiles(stored: unknown, fresh: CalibratedProfile, obs: Observations): Difference[] {
-  const s = (isObject(stored) ? stored : {}) as Partial<CalibratedProfile>;
+export function compareProfiles(storedFile: unknown, freshFile: CalibratedProfile, obs: Observations): Difference[] {
+  const s = (isObject(storedFile) ? sameKinds(storedFile) : {}) as Partial<CalibratedProfile>;
+  const fresh = sameKinds(freshFile) as CalibratedProfile;
   const out: Difference[] = [];
   const same = (where: string, a: unknown, b: unknown) => {
     if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ where, profile: show(a), provider: show(b) });
@@ -50,6 +51,15 @@ export function compareProfiles(stored: unknown, fresh: CalibratedProfile, obs: 
   const drift = reading && leewayDrift(leewaySeconds(was.leeway), reading);
   if (drift) out.push({ where: "jwt.leeway", ...drift });
   return mergeAcrossCodes(out);
+}
+
+/**
+ * A time with a fraction finer than milliseconds is one kind, however many digits this call
+ * printed: Go trims trailing zeros (8 digits one time in ten), and one run of a provider may print
+ * 6, 7 or 9. Compared so, never written so.
+ */
+function sameKinds<T>(profile: T): T {
+  return JSON.parse(JSON.stringify(profile).replace(/:rfc3339-(?:us|100ns|ns|nano)\}\}/g, ":rfc3339-fine}}")) as T;
 }
 
 const JWT_DEFAULTS: Record<string, unknown> = {
