@@ -8,6 +8,8 @@ import type { ClientSettings, FrameworkClient } from "../support/providers/frame
 import type { Drift, FrameworkOptions } from "../support/providers/framework-kit.js";
 import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
+import { goClient } from "../support/providers/go-client.js";
+import { GO_DRIFTS, startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
 import { LARAVEL_DRIFTS, startLaravelProvider } from "../support/providers/laravel.js";
 import { lexikClient } from "../support/providers/lexik-client.js";
@@ -91,6 +93,11 @@ const NAMED: Record<string, Partial<Record<Drift, RegExp>>> = {
     "header-appeared": /x-request-id/i,
     "header-disappeared": /x-frame-options/i,
   },
+  go: {
+    "renamed-field": /expires_at/,
+    message: /token has expired/,
+    "header-appeared": /x-request-id/i,
+  },
   laravel: {
     "renamed-field": /\bresult\b/,
     "removed-field": /token_type/,
@@ -114,11 +121,17 @@ const FRAMEWORKS: Array<{
   { name: "lexik", start: startLexikProvider, client: lexikClient, drifts: LEXIK_DRIFTS },
   { name: "spring", start: startSpringProvider, client: springClient, drifts: SPRING_DRIFTS },
   { name: "laravel", start: startLaravelProvider, client: laravelClient, drifts: LARAVEL_DRIFTS },
+  { name: "go", start: startGoProvider, client: goClient, drifts: GO_DRIFTS },
 ];
 
 /** What each fake's expired-token answer says of its leeway: the stack its text names, and that stack's default. */
-const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined };
-const STACK: Record<string, string> = { lexik: "LexikJWTAuthenticationBundle", spring: "Spring Security", laravel: "tymon/jwt-auth" };
+const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined, go: undefined };
+const STACK: Record<string, string> = {
+  lexik: "LexikJWTAuthenticationBundle",
+  spring: "Spring Security",
+  laravel: "tymon/jwt-auth",
+  go: "golang-jwt/jwt v5",
+};
 
 const dir = mkdtempSync(join(tmpdir(), "calibrate-frameworks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,6 +7,8 @@ import { type CliProcess, runCli, runCliToEnd, startCliServer } from "../support
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
+import { goClient } from "../support/providers/go-client.js";
+import { startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
 import { startLaravelProvider } from "../support/providers/laravel.js";
 import { springClient } from "../support/providers/spring-client.js";
@@ -49,6 +51,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe.each([
   { name: "spring" as const, start: startSpringProvider, client: springClient },
   { name: "laravel" as const, start: startLaravelProvider, client: laravelClient },
+  { name: "go" as const, start: startGoProvider, client: goClient },
 ])("calibrate --from-har a recording of the $name client's own run", (f) => {
   let provider: RunningProvider;
   const har = join(dir, `${f.name}.har`);
