@@ -202,6 +202,22 @@ describe("inferProfile: per-request values", () => {
     expect(compareProfiles(profile, inferProfile(later, "gateway").profile, later)).toEqual([]);
   });
 
+  it("a counter that wraps between two calls (0, then 59) is still read by the pairs that stepped", async () => {
+    const { varyingBetween } = await import("../../src/cli/calibrate/per-request.js");
+    const left = (n: number) => answer(200, { ok: true }, { "x-ratelimit-remaining": String(n) });
+    const first: Observation[] = [
+      { probe: "token_body", sent: "", answer: left(0) },
+      { probe: "wrong_secret", sent: "", answer: left(40) },
+    ];
+    const again: Observation[] = [
+      { probe: "token_body", sent: "", answer: left(59) },
+      { probe: "wrong_secret", sent: "", answer: left(39) },
+    ];
+    expect(varyingBetween(first, again, () => false).counters).toEqual(new Map([["x-ratelimit-remaining", "down"]]));
+    // Only a jump: a header that changed, no counter.
+    expect(varyingBetween(first.slice(0, 1), again.slice(0, 1), () => false).counters).toEqual(new Map());
+  });
+
   it("a counter with no limit beside it counts down from the first round limit above what was seen", async () => {
     const { counterPlaceholder } = await import("../../src/cli/calibrate/per-request.js");
     expect(counterPlaceholder("x-remaining", "down", { "x-remaining": "59" })).toBe("{{count_down:60}}");

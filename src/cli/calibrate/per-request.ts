@@ -25,6 +25,7 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
   const headers = new Set<string>();
   const keys = new Set<string>();
   const counters = new Map<string, "down" | "up">();
+  const votes = new Map<string, number>();
   for (const again of repeats) {
     const before = first.find((o) => o.probe === again.probe);
     if (!before) continue;
@@ -32,7 +33,9 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
       const was = before.answer.headers[name];
       if (was === undefined || was === value) continue;
       headers.add(name);
-      if (/^\d{1,15}$/.test(was) && /^\d{1,15}$/.test(value)) counters.set(name, Number(value) < Number(was) ? "down" : "up");
+      // A step of one or two is a count; a jump (the counter wrapped, a window reset) says nothing of its way.
+      const step = /^\d{1,15}$/.test(was) && /^\d{1,15}$/.test(value) ? Number(value) - Number(was) : 0;
+      if (step !== 0 && Math.abs(step) <= 2) votes.set(name, (votes.get(name) ?? 0) + Math.sign(step));
     }
     const was = new Map(leaves(before.answer.json).map((l) => [pathText(l.path), l.value]));
     for (const { path, value } of leaves(again.answer.json)) {
@@ -40,6 +43,7 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
       if (old !== undefined && JSON.stringify(old) !== JSON.stringify(value) && !isToken(value)) keys.add(keyOf(path));
     }
   }
+  for (const [name, vote] of votes) if (vote !== 0) counters.set(name, vote < 0 ? "down" : "up");
   return { headers, keys, counters };
 }
 
