@@ -8,6 +8,8 @@ import type { ClientSettings, FrameworkClient } from "../support/providers/frame
 import type { Drift, FrameworkOptions } from "../support/providers/framework-kit.js";
 import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
+import { gatewayClient } from "../support/providers/gateway-client.js";
+import { GATEWAY_DRIFTS, startGatewayProvider } from "../support/providers/gateway.js";
 import { goClient } from "../support/providers/go-client.js";
 import { GO_DRIFTS, startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
@@ -98,6 +100,9 @@ const NAMED: Record<string, Partial<Record<Drift, RegExp>>> = {
     message: /token has expired/,
     "header-appeared": /x-request-id/i,
   },
+  gateway: {
+    status: /\b403\b/,
+  },
   laravel: {
     "renamed-field": /\bresult\b/,
     "removed-field": /token_type/,
@@ -122,15 +127,17 @@ const FRAMEWORKS: Array<{
   { name: "spring", start: startSpringProvider, client: springClient, drifts: SPRING_DRIFTS },
   { name: "laravel", start: startLaravelProvider, client: laravelClient, drifts: LARAVEL_DRIFTS },
   { name: "go", start: startGoProvider, client: goClient, drifts: GO_DRIFTS },
+  { name: "gateway", start: startGatewayProvider, client: gatewayClient, drifts: GATEWAY_DRIFTS },
 ];
 
 /** What each fake's expired-token answer says of its leeway: the stack its text names, and that stack's default. */
-const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined, go: undefined };
+const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined, go: undefined, gateway: undefined };
 const STACK: Record<string, string> = {
   lexik: "LexikJWTAuthenticationBundle",
   spring: "Spring Security",
   laravel: "tymon/jwt-auth",
   go: "golang-jwt/jwt v5",
+  gateway: "golang-jwt/jwt v5",
 };
 
 const dir = mkdtempSync(join(tmpdir(), "calibrate-frameworks-"));

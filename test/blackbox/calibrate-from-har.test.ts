@@ -7,6 +7,8 @@ import { type CliProcess, runCli, runCliToEnd, startCliServer } from "../support
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
+import { gatewayClient } from "../support/providers/gateway-client.js";
+import { startGatewayProvider } from "../support/providers/gateway.js";
 import { goClient } from "../support/providers/go-client.js";
 import { startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
@@ -52,6 +54,7 @@ describe.each([
   { name: "spring" as const, start: startSpringProvider, client: springClient },
   { name: "laravel" as const, start: startLaravelProvider, client: laravelClient },
   { name: "go" as const, start: startGoProvider, client: goClient },
+  { name: "gateway" as const, start: startGatewayProvider, client: gatewayClient },
 ])("calibrate --from-har a recording of the $name client's own run", (f) => {
   let provider: RunningProvider;
   const har = join(dir, `${f.name}.har`);

@@ -2,6 +2,7 @@ import {
   type ClientSettings,
   described,
   type FrameworkClient,
+  type FrameworkReading,
   failed,
   frameworkClient,
   isJwt,
@@ -20,6 +21,11 @@ import {
  * answer must carry `expires_at` as an RFC 3339 time the client schedules its renewal from.
  */
 export function goClient(settings: ClientSettings): FrameworkClient {
+  return frameworkClient(settings, goReading());
+}
+
+/** How the Go service's clients read its answers (the gateway's client reads them so too). */
+export function goReading(): FrameworkReading {
   const text = (r: Reply) => r.text.trim();
   const plain = (r: Reply) => (r.headers.get("content-type") ?? "").startsWith("text/plain");
 
@@ -36,7 +42,7 @@ export function goClient(settings: ClientSettings): FrameworkClient {
     return failed(`unexpected answer: ${described(r)}`);
   };
 
-  return frameworkClient(settings, {
+  return {
     classify,
     tokenOf(r) {
       if (r.status !== 200) {
@@ -64,5 +70,5 @@ export function goClient(settings: ClientSettings): FrameworkClient {
         : failed(`unexpected answer: ${described(r)}`);
     },
     initRefused: "payment/init refused",
-  });
+  };
 }

@@ -62,7 +62,7 @@ function rfc3339Nano(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}${fraction === "" ? "" : `.${fraction}`}Z`;
 }
 
-async function goApp({ clock, credentials, issued, drift }: AppContext): Promise<FrameworkApp> {
+export async function goApp({ clock, credentials, issued, drift }: AppContext): Promise<FrameworkApp> {
   const key: SigningKey = { alg: "HS256", secret: randomBytes(32) };
 
   /** http.Error. */
