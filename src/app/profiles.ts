@@ -66,6 +66,7 @@ function tokenFormatOf(file: ProfileFile): TokenFormat {
     iss: jwt.issuer !== "none",
     aud: jwt.audience !== "none",
     claims: jwt.claims === undefined ? undefined : Object.freeze(structuredClone(jwt.claims)),
+    ...(jwt.headerOrder !== undefined && { headerOrder: Object.freeze([...jwt.headerOrder]) }),
   });
 }
 

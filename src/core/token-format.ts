@@ -19,7 +19,12 @@ export interface TokenFormat {
   readonly aud: boolean;
   /** Extra static claims on every access and login token (never a reserved one: RESERVED_CLAIMS). */
   readonly claims: Readonly<Record<string, unknown>> | undefined;
+  /** The order of the header's members, as the provider writes them; undefined: tokenHeader's own. */
+  readonly headerOrder?: readonly HeaderMember[] | undefined;
 }
+
+export const HEADER_MEMBERS = ["alg", "kid", "typ"] as const;
+export type HeaderMember = (typeof HEADER_MEMBERS)[number];
 
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
@@ -58,10 +63,20 @@ export function merchantClaimValue(
 }
 
 /**
- * A token's protected header. With a kid, as the sandbox always wrote it (alg, kid, typ); without,
- * as lcobucci/jwt writes it for Lexik and tymon (typ, then alg).
+ * A token's protected header: in the profile's headerOrder when it gives one (golang-jwt and jose
+ * write alg, then typ); else with a kid as the sandbox always wrote it (alg, kid, typ), without as
+ * lcobucci/jwt writes it for Lexik and tymon (typ, then alg).
  */
 export function tokenHeader(format: TokenFormat, key: SigningKey, typ: string | undefined): { alg: SigningKey["alg"]; kid?: string; typ?: string } {
+  if (format.headerOrder)
+    return inOrder(format.headerOrder, { alg: key.alg, ...(format.kid && { kid: key.kid }), ...(typ !== undefined && { typ }) });
   if (!format.kid) return typ === undefined ? { alg: key.alg } : { typ, alg: key.alg };
   return typ === undefined ? { alg: key.alg, kid: key.kid } : { alg: key.alg, kid: key.kid, typ };
+}
+
+/** The members in the order given, then any it does not name (alg is always written). */
+function inOrder<T extends { alg: string }>(order: readonly HeaderMember[], members: T): T {
+  const out: Record<string, unknown> = {};
+  for (const name of [...order, ...HEADER_MEMBERS]) if (name in members && !(name in out)) out[name] = members[name as keyof T];
+  return out as T;
 }

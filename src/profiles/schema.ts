@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ALGORITHMS } from "../core/config.js";
+import { HEADER_MEMBERS } from "../core/token-format.js";
 import { REQUEST_ID_SHAPES } from "./request-id.js";
 import { scriptedHeaders, scriptedHeaderValue } from "../core/source/header-fields.js";
 import { DURATION_LIMITS, withinLimit } from "../core/duration-limits.js";
@@ -149,6 +150,13 @@ export const profileSchema = z
           .enum(["merchant_id", "login"])
           .optional()
           .describe("What the merchant claim holds: the merchant id (default) or its login e-mail (Lexik's username)"),
+        headerOrder: z
+          .array(z.enum(HEADER_MEMBERS))
+          .min(1)
+          .max(3)
+          .refine((order) => new Set(order).size === order.length, { message: "must name each of alg, kid and typ once at most" })
+          .optional()
+          .describe("The order of the token header's members, as the provider writes them (such as [alg, typ]); default: the sandbox's"),
         claims: z
           .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, { message: "must be a claim name such as roles" }), z.json())
           .optional()

@@ -178,6 +178,23 @@ describe.each(FRAMEWORKS)("calibrate against the $name fake", (f) => {
     expect(readFileSync(file, "utf8")).toContain(`#   - leeway: inferred from ${STACK[f.name]}'s default (`);
   });
 
+  it("the sandbox's tokens under the profile write their header's members in the provider's order", async () => {
+    const keys = (jwt: string) => Object.keys(JSON.parse(Buffer.from(jwt.split(".")[0]!, "base64url").toString("utf8")));
+    const sandbox = await startCliServer(["--profile", file]);
+    try {
+      const r = await fetch(
+        `${sandbox.url}/api/v2/auth/token`,
+        postJson({ api_key: SANDBOX_MERCHANT.apiKey, api_secret: SANDBOX_MERCHANT.apiSecret }),
+      );
+      const body = (await r.json()) as Record<string, unknown>;
+      const token = Object.values(body).find((v): v is string => typeof v === "string" && v.split(".").length === 3)!;
+      expect(keys(token)).toEqual(keys(provider.issued[0]!));
+    } finally {
+      sandbox.child.kill();
+      await sandbox.exited;
+    }
+  });
+
   it("the client's whole flow against the sandbox serving the profile gives the fake's transcript", async () => {
     const sandbox = await startCliServer(["--profile", file]);
     try {

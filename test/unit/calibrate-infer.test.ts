@@ -101,6 +101,8 @@ describe("inferProfile: the token answer", () => {
       alg: "ES256",
       typ: "JWT",
       kid: true,
+      // {"alg","typ","kid"}: not the sandbox's alg, kid, typ.
+      headerOrder: ["alg", "typ", "kid"],
       ttl: "1h",
       issuer: "acme",
       audience: "acme-api",
@@ -249,6 +251,17 @@ describe("inferProfile: per-request values", () => {
     ]);
     obs.repeats = [{ probe: "protected_fresh", sent: "again", answer: protectedAnswer("1c8a7b6f-3d2e-4f40-9bac-1d2e3f4a5b6c") }];
     expect(inferProfile(obs, "laravel").profile.paymentInit?.body).toEqual({ data: { payment_id: "{{payment_id}}" }, request_id: "{{request_id}}" });
+  });
+});
+
+describe("the token header's member order", () => {
+  it("is written only when the provider's differs from the sandbox's: golang-jwt's alg, typ; not lcobucci's typ, alg nor alg, kid, typ", async () => {
+    const { headerOrderOf } = await import("../../src/cli/calibrate/provider-jwt.js");
+    expect(headerOrderOf({ alg: "HS256", typ: "JWT" })).toEqual(["alg", "typ"]);
+    expect(headerOrderOf({ typ: "JWT", alg: "RS256" })).toBeUndefined();
+    expect(headerOrderOf({ alg: "RS256", kid: "k1", typ: "at+jwt" })).toBeUndefined();
+    expect(headerOrderOf({ kid: "k1", alg: "RS256" })).toEqual(["kid", "alg"]);
+    expect(headerOrderOf({ alg: "RS256" })).toBeUndefined();
   });
 });
 

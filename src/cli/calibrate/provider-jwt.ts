@@ -1,6 +1,7 @@
 import { jwtShape } from "../../core/jwt-runs.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
+import { HEADER_MEMBERS, type HeaderMember } from "../../core/token-format.js";
 import { keyOf, leaves, pathText } from "./json-paths.js";
 
 /**
@@ -19,6 +20,8 @@ export interface CalibratedJwt {
   merchantClaim?: string;
   merchantValue?: "merchant_id" | "login";
   claims?: Record<string, unknown>;
+  /** The header's member order, when it is not the one the sandbox writes for that header. */
+  headerOrder?: HeaderMember[];
   /** From the expired token's answer (leeway.ts), not from the token. */
   leeway?: string;
 }
@@ -118,6 +121,8 @@ export function jwtOf(
   else notes.push(`alg ${alg} is not one the sandbox signs with (${SIGNED_ALGS.join(", ")}); the sandbox's default is kept`);
   jwt.typ = typeof claims.header.typ === "string" ? claims.header.typ : "none";
   jwt.kid = claims.header.kid !== undefined;
+  const order = headerOrderOf(claims.header);
+  if (order) jwt.headerOrder = order;
   const lifetime = lifetimeOf(claims, receivedAtS);
   if (lifetime) jwt.ttl = durationText(lifetime.seconds);
   if (lifetime && !lifetime.fromIat) notes.push(`ttl ${jwt.ttl}: the JWT has no iat, so its exp less the time the answer came`);
@@ -159,4 +164,15 @@ export function durationText(seconds: number): string {
   if (seconds > 0 && seconds % 3600 === 0) return `${seconds / 3600}h`;
   if (seconds > 0 && seconds % 60 === 0) return `${seconds / 60}m`;
   return `${seconds}s`;
+}
+
+/**
+ * The order the provider writes its header's alg, kid and typ in, when the sandbox would write them
+ * otherwise (its own: alg, kid, typ with a kid; typ, alg without, as lcobucci/jwt does): golang-jwt
+ * and jose write alg, then typ.
+ */
+export function headerOrderOf(header: Record<string, unknown>): HeaderMember[] | undefined {
+  const order = Object.keys(header).filter((k): k is HeaderMember => (HEADER_MEMBERS as readonly string[]).includes(k));
+  const sandbox = header.kid !== undefined ? HEADER_MEMBERS.filter((m) => m in header) : (["typ", "alg"] as const).filter((m) => m in header);
+  return order.join() === sandbox.join() ? undefined : order;
 }
