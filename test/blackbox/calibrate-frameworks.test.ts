@@ -173,6 +173,9 @@ describe.each(FRAMEWORKS)("calibrate against the $name fake", (f) => {
   it("reads the leeway from the expired token's refusal: Spring's 60 s by its text, none for Lexik and tymon", () => {
     const profile = YAML.parse(readFileSync(file, "utf8"));
     expect(profile.jwt.leeway).toBe(LEEWAY[f.name]);
+    // The gateway's budget counts down from the limit it states, on every answer: a counter, not a constant.
+    if (f.name === "gateway")
+      expect(profile.headers).toEqual({ "X-Ratelimit-Limit-Minute": "60", "X-Ratelimit-Remaining-Minute": "{{count_down:60}}" });
     expect(written.stdout).toMatch(/^leeway +401 to a token \d+ s past its exp: /m);
     // The file's header lists what was inferred: the stack, its default, its source.
     expect(readFileSync(file, "utf8")).toContain(`#   - leeway: inferred from ${STACK[f.name]}'s default (`);

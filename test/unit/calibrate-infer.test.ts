@@ -204,7 +204,7 @@ describe("inferProfile: per-request values", () => {
     expect(compareProfiles(profile, inferProfile(later, "gateway").profile, later)).toEqual([]);
   });
 
-  it("a counter that wraps between two calls (0, then 59) is still read by the pairs that stepped", async () => {
+  it("a counter that wraps between two calls (0, then 59) is still read by the pairs that stepped, also far apart", async () => {
     const { varyingBetween } = await import("../../src/cli/calibrate/per-request.js");
     const left = (n: number) => answer(200, { ok: true }, { "x-ratelimit-remaining": String(n) });
     const first: Observation[] = [
@@ -216,8 +216,19 @@ describe("inferProfile: per-request values", () => {
       { probe: "wrong_secret", sent: "", answer: left(39) },
     ];
     expect(varyingBetween(first, again, () => false).counters).toEqual(new Map([["x-ratelimit-remaining", "down"]]));
-    // Only a jump: a header that changed, no counter.
-    expect(varyingBetween(first.slice(0, 1), again.slice(0, 1), () => false).counters).toEqual(new Map());
+    // A recording's repeats lie further apart: steps of 3 and 4 down outvote one wrap.
+    const apart = (a: number, b: number, probe: "login" | "payment_init" | "no_authorization") => [
+      { probe, sent: "", answer: left(a) },
+      { probe, sent: "", answer: left(b) },
+    ];
+    const pairs = [apart(50, 46, "login"), apart(30, 27, "payment_init"), apart(1, 58, "no_authorization")];
+    expect(
+      varyingBetween(
+        pairs.map((p) => p[0]!),
+        pairs.map((p) => p[1]!),
+        () => false,
+      ).counters,
+    ).toEqual(new Map([["x-ratelimit-remaining", "down"]]));
   });
 
   it("a counter with no limit beside it counts down from the first round limit above what was seen", async () => {

@@ -33,9 +33,10 @@ export function varyingBetween(first: readonly Observation[], repeats: readonly 
       const was = before.answer.headers[name];
       if (was === undefined || was === value) continue;
       headers.add(name);
-      // A step of one or two is a count; a jump (the counter wrapped, a window reset) says nothing of its way.
+      // Each pair votes by the way it moved; a step of one or two (identical calls in a row) twice over
+      // a jump (a recording's repeats lie further apart; a counter that wrapped jumps the wrong way).
       const step = /^\d{1,15}$/.test(was) && /^\d{1,15}$/.test(value) ? Number(value) - Number(was) : 0;
-      if (step !== 0 && Math.abs(step) <= 2) votes.set(name, (votes.get(name) ?? 0) + Math.sign(step));
+      if (step !== 0) votes.set(name, (votes.get(name) ?? 0) + Math.sign(step) * (Math.abs(step) <= 2 ? 2 : 1));
     }
     const was = new Map(leaves(before.answer.json).map((l) => [pathText(l.path), l.value]));
     for (const { path, value } of leaves(again.answer.json)) {
