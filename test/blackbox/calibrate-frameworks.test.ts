@@ -11,6 +11,8 @@ import type { RunningProvider } from "../support/providers/kit.js";
 import { gatewayClient } from "../support/providers/gateway-client.js";
 import { GATEWAY_DRIFTS, startGatewayProvider } from "../support/providers/gateway.js";
 import { goClient } from "../support/providers/go-client.js";
+import { keycloakClient } from "../support/providers/keycloak-client.js";
+import { KEYCLOAK_DRIFTS, startKeycloakProvider } from "../support/providers/keycloak.js";
 import { GO_DRIFTS, startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
 import { LARAVEL_DRIFTS, startLaravelProvider } from "../support/providers/laravel.js";
@@ -103,6 +105,9 @@ const NAMED: Record<string, Partial<Record<Drift, RegExp>>> = {
   gateway: {
     status: /\b403\b/,
   },
+  keycloak: {
+    code: /invalid_client/,
+  },
   laravel: {
     "renamed-field": /\bresult\b/,
     "removed-field": /token_type/,
@@ -128,16 +133,25 @@ const FRAMEWORKS: Array<{
   { name: "laravel", start: startLaravelProvider, client: laravelClient, drifts: LARAVEL_DRIFTS },
   { name: "go", start: startGoProvider, client: goClient, drifts: GO_DRIFTS },
   { name: "gateway", start: startGatewayProvider, client: gatewayClient, drifts: GATEWAY_DRIFTS },
+  { name: "keycloak", start: startKeycloakProvider, client: keycloakClient, drifts: KEYCLOAK_DRIFTS },
 ];
 
 /** What each fake's expired-token answer says of its leeway: the stack its text names, and that stack's default. */
-const LEEWAY: Record<string, string | undefined> = { lexik: undefined, spring: "1m", laravel: undefined, go: undefined, gateway: undefined };
+const LEEWAY: Record<string, string | undefined> = {
+  lexik: undefined,
+  spring: "1m",
+  laravel: undefined,
+  go: undefined,
+  gateway: undefined,
+  keycloak: undefined,
+};
 const STACK: Record<string, string> = {
   lexik: "LexikJWTAuthenticationBundle",
   spring: "Spring Security",
   laravel: "tymon/jwt-auth",
   go: "golang-jwt/jwt v5",
   gateway: "golang-jwt/jwt v5",
+  keycloak: "Keycloak",
 };
 
 const dir = mkdtempSync(join(tmpdir(), "calibrate-frameworks-"));

@@ -10,6 +10,8 @@ import type { RunningProvider } from "../support/providers/kit.js";
 import { gatewayClient } from "../support/providers/gateway-client.js";
 import { startGatewayProvider } from "../support/providers/gateway.js";
 import { goClient } from "../support/providers/go-client.js";
+import { keycloakClient } from "../support/providers/keycloak-client.js";
+import { startKeycloakProvider } from "../support/providers/keycloak.js";
 import { startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
 import { startLaravelProvider } from "../support/providers/laravel.js";
@@ -55,6 +57,7 @@ describe.each([
   { name: "laravel" as const, start: startLaravelProvider, client: laravelClient },
   { name: "go" as const, start: startGoProvider, client: goClient },
   { name: "gateway" as const, start: startGatewayProvider, client: gatewayClient },
+  { name: "keycloak" as const, start: startKeycloakProvider, client: keycloakClient },
 ])("calibrate --from-har a recording of the $name client's own run", (f) => {
   let provider: RunningProvider;
   const har = join(dir, `${f.name}.har`);
