@@ -137,6 +137,13 @@ describe("the profile loader", () => {
     expect(parseProfileText(example!, "docs/profiles.md").name).toBe("acme");
   });
 
+  it("the calibrated profiles docs/profiles.md shows whole all load, the Keycloak and the recorded one among them", () => {
+    const page = readFileSync(new URL("../../docs/profiles.md", import.meta.url), "utf8");
+    const section = page.slice(page.indexOf("### Four calibrated profiles, whole"), page.indexOf("### Checking it every night"));
+    const names = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseProfileText(m[1]!, "docs/profiles.md").name);
+    expect(names).toEqual(["acme-spring", "acme-lexik", "acme-keycloak", "acme-gateway"]);
+  });
+
   it("profiles/profile.schema.json is the current profileJsonSchema()", () => {
     const checkedIn = JSON.parse(readFileSync(new URL("../../profiles/profile.schema.json", import.meta.url), "utf8"));
     expect(checkedIn, "profiles/profile.schema.json is out of date: run `npm run schema` and commit the result").toEqual(profileJsonSchema());
