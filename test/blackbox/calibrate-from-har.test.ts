@@ -14,6 +14,8 @@ import { keycloakClient } from "../support/providers/keycloak-client.js";
 import { startKeycloakProvider } from "../support/providers/keycloak.js";
 import { startGoProvider } from "../support/providers/go-service.js";
 import { laravelClient } from "../support/providers/laravel-client.js";
+import { lexikClient } from "../support/providers/lexik-client.js";
+import { startLexikProvider } from "../support/providers/lexik.js";
 import { startLaravelProvider } from "../support/providers/laravel.js";
 import { springClient } from "../support/providers/spring-client.js";
 import { startSpringProvider } from "../support/providers/spring.js";
@@ -53,6 +55,7 @@ const dir = mkdtempSync(join(tmpdir(), "calibrate-from-har-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each([
+  { name: "lexik" as const, start: startLexikProvider, client: lexikClient },
   { name: "spring" as const, start: startSpringProvider, client: springClient },
   { name: "laravel" as const, start: startLaravelProvider, client: laravelClient },
   { name: "go" as const, start: startGoProvider, client: goClient },
