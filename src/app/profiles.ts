@@ -66,6 +66,8 @@ function tokenFormatOf(file: ProfileFile): TokenFormat {
     iss: jwt.issuer !== "none",
     aud: jwt.audience !== "none",
     claims: jwt.claims === undefined ? undefined : Object.freeze(structuredClone(jwt.claims)),
+    clientClaim: jwt.clientClaim === "none" ? undefined : (jwt.clientClaim ?? DEFAULT_TOKEN_FORMAT.clientClaim),
+    scopeClaim: jwt.scopeClaim === "none" ? undefined : (jwt.scopeClaim ?? DEFAULT_TOKEN_FORMAT.scopeClaim),
     ...(jwt.headerOrder !== undefined && { headerOrder: Object.freeze([...jwt.headerOrder]) }),
   });
 }

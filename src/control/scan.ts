@@ -141,7 +141,8 @@ async function issuedBySandbox(token: string, findKey: KeyLookup, kidless: Kidle
 
 /** The login's token: typ JWT without the client_id every access token carries (a profile may give access tokens typ JWT too). */
 function kindOf(header: { typ?: unknown }, payload: unknown): ScanKind {
-  return header.typ === LOGIN_TOKEN_TYP && (payload as { client_id?: unknown } | null)?.client_id === undefined ? "login_token" : "access_token";
+  const p = payload as { client_id?: unknown; azp?: unknown; cid?: unknown } | null;
+  return header.typ === LOGIN_TOKEN_TYP && (p?.client_id ?? p?.azp ?? p?.cid) === undefined ? "login_token" : "access_token";
 }
 
 /** The base64url length of the key's signatures (unpadded), when it is fixed and known. */

@@ -71,7 +71,8 @@ export function checkAccessClaims(
   }
   // A profile may give access tokens the login's typ (JWT): then the login's token is the one
   // without client_id, which every access token carries whatever the profile.
-  const loginToken = header.typ === LOGIN_TOKEN_TYP && (format.typ !== LOGIN_TOKEN_TYP || payload.client_id === undefined);
+  // (A profile without a client claim has another typ: its loader says so.)
+  const loginToken = header.typ === LOGIN_TOKEN_TYP && (format.typ !== LOGIN_TOKEN_TYP || payload[format.clientClaim ?? "client_id"] === undefined);
   if (loginToken) {
     // Refused here, before any other claim is looked at, exactly as before the setting existed;
     // accepted, it goes through every check an access token goes through.
@@ -157,7 +158,10 @@ export function checkAccessClaims(
   // The login's token carries roles, not scopes: it has the rights of its merchant, as a
   // Symfony session of that user has on the API's other firewalled routes.
   if (loginToken) return { merchant, claims, scopes: new Set(merchant.scopes), loginToken };
-  const scopes = new Set(typeof claims.scope === "string" ? claims.scope.split(" ") : []);
+  // A format without a scope claim gives its tokens the merchant's scopes, as the login's token has.
+  if (format.scopeClaim === undefined) return { merchant, claims, scopes: new Set(merchant.scopes), loginToken };
+  const written = payload[format.scopeClaim];
+  const scopes = new Set(typeof written === "string" ? written.split(" ") : []);
   return { merchant, claims, scopes, loginToken };
 }
 

@@ -26,8 +26,9 @@ export interface AccessClaims extends JWTPayload {
   jti: string;
   iat: number;
   exp: number;
-  scope: string;
-  client_id: string;
+  /** Under the format's scopeClaim and clientClaim: absent here when a profile renames or drops them. */
+  scope?: string;
+  client_id?: string;
 }
 
 /** The deprecated login's token: Lexik's claims (`username`, `roles`) on top of the registered ones. */
@@ -44,11 +45,11 @@ export interface LoginClaims extends JWTPayload {
 export type TokenIssuer = Pick<SandboxSettings, "issuer" | "audience">;
 
 /** What of a token format the claims depend on. */
-export type ClaimFormat = Pick<TokenFormat, "merchantClaim" | "merchantValue" | "iss" | "aud" | "claims">;
+export type ClaimFormat = Pick<TokenFormat, "merchantClaim" | "merchantValue" | "iss" | "aud" | "claims" | "clientClaim" | "scopeClaim">;
 
 /**
  * An access token's claims (RFC 9068): the registered ones, a profile's extra claims, the client's
- * api_key and its scopes. `format.merchantClaim` (a response profile's jwt.merchantClaim) carries
+ * api_key and its scopes (under the format's clientClaim and scopeClaim). `format.merchantClaim` (a response profile's jwt.merchantClaim) carries
  * the merchant id (or login e-mail), beside `sub` unless it holds the login e-mail.
  */
 export function accessTokenClaims(
@@ -59,8 +60,9 @@ export function accessTokenClaims(
 ): AccessClaims {
   const claims = registeredClaims(issuer, merchant, options, format) as AccessClaims;
   if (format.claims) Object.assign(claims, format.claims);
-  claims.client_id = merchant.apiKey;
-  claims.scope = merchant.scopes.join(" ");
+  // The sandbox's own bookkeeping, under the names the provider uses (or none, where it has none).
+  if (format.clientClaim !== undefined) claims[format.clientClaim] = merchant.apiKey;
+  if (format.scopeClaim !== undefined) claims[format.scopeClaim] = merchant.scopes.join(" ");
   return claims;
 }
 

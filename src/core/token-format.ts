@@ -19,6 +19,13 @@ export interface TokenFormat {
   readonly aud: boolean;
   /** Extra static claims on every access and login token (never a reserved one: RESERVED_CLAIMS). */
   readonly claims: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The claim that carries the client's api_key (client_id; Keycloak's azp, Okta's cid), or
+   * undefined for none: then an access token is told from the login's by its typ alone.
+   */
+  readonly clientClaim: string | undefined;
+  /** The claim that carries the scopes (scope, Azure's scp), or undefined for none: the merchant's scopes. */
+  readonly scopeClaim: string | undefined;
   /** The order of the header's members, as the provider writes them; undefined: tokenHeader's own. */
   readonly headerOrder?: readonly HeaderMember[] | undefined;
 }
@@ -37,6 +44,8 @@ export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({
   iss: true,
   aud: true,
   claims: undefined,
+  clientClaim: "client_id",
+  scopeClaim: "scope",
 });
 
 /**

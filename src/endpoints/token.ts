@@ -70,7 +70,7 @@ export const tokenEndpoint: Endpoint = async (request, ctx, trace) => {
   const headers = { pragma: "no-cache" };
   // The scenario's response profile may shape the answer (none for oauth: this answer as it is).
   return (
-    scenario.shaper?.token({ accessToken: token, expiresIn: ttl, issuedAt: claims.iat, scope: claims.scope }, headers, trace.facts) ??
+    scenario.shaper?.token({ accessToken: token, expiresIn: ttl, issuedAt: claims.iat, scope: merchant.scopes.join(" ") }, headers, trace.facts) ??
     jsonResponse(200, { access_token: token, token_type: "Bearer", expires_in: ttl }, headers)
   );
 };

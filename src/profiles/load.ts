@@ -113,9 +113,13 @@ function reservedClaimProblems(data: Record<string, unknown>): Explained[] {
   if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return [];
   const merchantClaim = valueAt(data, ["jwt", "merchantClaim"]);
   const own = typeof merchantClaim === "string" ? merchantClaim : "sub";
+  // The client and scope claims under the names the profile gives them are the sandbox's too.
+  const named = [valueAt(data, ["jwt", "clientClaim"]), valueAt(data, ["jwt", "scopeClaim"])].filter(
+    (v): v is string => typeof v === "string" && v !== "none",
+  );
   const problems: Explained[] = [];
   for (const name of Object.keys(claims)) {
-    const reserved = name === own || (RESERVED_CLAIMS as readonly string[]).includes(name);
+    const reserved = name === own || (RESERVED_CLAIMS as readonly string[]).includes(name) || named.includes(name);
     if (!reserved) continue;
     const instead =
       name === own

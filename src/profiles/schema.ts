@@ -150,6 +150,18 @@ export const profileSchema = z
           .enum(["merchant_id", "login"])
           .optional()
           .describe("What the merchant claim holds: the merchant id (default) or its login e-mail (Lexik's username)"),
+        clientClaim: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, { message: "must be a claim name such as azp, or none" })
+          .optional()
+          .describe(
+            "The claim that carries the client's api_key: client_id (default), the provider's own name for it (Keycloak's azp), or none when its tokens carry none (not with typ JWT: the login's tokens are told apart by it)",
+          ),
+        scopeClaim: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_.:-]*$/, { message: "must be a claim name such as scp, or none" })
+          .optional()
+          .describe("The claim that carries the scopes: scope (default), the provider's name (scp), or none: every token has its merchant's scopes"),
         headerOrder: z
           .array(z.enum(HEADER_MEMBERS))
           .min(1)
@@ -166,6 +178,11 @@ export const profileSchema = z
           .refine((v) => withinLimit(v, DURATION_LIMITS.leeway), { message: `must be at most ${DURATION_LIMITS.leeway.text}` })
           .optional()
           .describe(`Clock skew accepted on exp, nbf and iat; default 0; at most ${DURATION_LIMITS.leeway.text}`),
+      })
+      .refine((j) => !(j.clientClaim === "none" && j.typ === "JWT"), {
+        message:
+          "clientClaim none needs another typ than JWT: the deprecated login's tokens are typ JWT, and without a client claim an access token could not be told from one (keep client_id, or the provider's name for it)",
+        path: ["clientClaim"],
       })
       .optional()
       .describe("The JWTs the sandbox issues under this profile"),

@@ -68,6 +68,16 @@ describe("the profile loader", () => {
     ]);
   });
 
+  it("the client claim may be renamed or dropped, not dropped under typ JWT, and its name is then the sandbox's", () => {
+    expect(problemsOf("name: acme\njwt:\n  typ: JWT\n  clientClaim: none\n")).toEqual([
+      "acme.yaml:4:16: jwt.clientClaim: clientClaim none needs another typ than JWT: the deprecated login's tokens are typ JWT, and without a client claim an access token could not be told from one (keep client_id, or the provider's name for it)",
+    ]);
+    expect(problemsOf("name: acme\njwt:\n  clientClaim: azp\n  scopeClaim: scp\n  claims: { azp: x, scp: y }\n")).toEqual([
+      "acme.yaml:5:13: jwt.claims.azp: jwt.claims may not set 'azp': the sandbox writes and reads it itself; reserved: iss, sub, aud, iat, exp, nbf, jti, client_id, scope. Remove it from claims",
+      "acme.yaml:5:21: jwt.claims.scp: jwt.claims may not set 'scp': the sandbox writes and reads it itself; reserved: iss, sub, aud, iat, exp, nbf, jti, client_id, scope. Remove it from claims",
+    ]);
+  });
+
   it("a counter needs its limit to count down from, and a whole number as its limit or start", () => {
     expect(
       problemsOf('name: acme\nheaders:\n  X-RateLimit-Remaining: "{{count_down}}"\n  X-Used: "{{count_up:-1}}"\n  X-Left: "{{count_down:0}}"\n'),
