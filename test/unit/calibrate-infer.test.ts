@@ -107,9 +107,11 @@ describe("inferProfile: the token answer", () => {
       issuer: "acme",
       audience: "acme-api",
       merchantClaim: "merchant_id",
+      // The provider's token carries no scopes: neither will the sandbox's (its merchant's scopes apply).
+      scopeClaim: "none",
     });
     expect(lines.find((f) => f.probe === "jwt")?.inferred).toBe(
-      "merchantClaim merchant_id: the claim whose name says merchant; one token only: no extra claim is known to be constant",
+      "client_id kept though the provider's token has no client claim: under typ JWT it tells the access token from the login's; merchantClaim merchant_id: the claim whose name says merchant; one token only: no extra claim is known to be constant",
     );
   });
 
@@ -128,10 +130,19 @@ describe("inferProfile: the token answer", () => {
       audience: "none",
       merchantClaim: "username",
       merchantValue: "login",
+      scopeClaim: "none",
       claims: { roles: ["ROLE_USER"] },
     });
-    const bare = jwtOf({ alg: "RS256" }, { sub: "m-1", iat: NOW, exp: NOW + 3600 });
-    expect(inferProfile(observations([["token_body", answer(200, { token: bare })]]), "spring").profile.jwt?.typ).toBe("none");
+    const bare = jwtOf({ alg: "RS256" }, { sub: "m-1", iat: NOW, exp: NOW + 3600, scope: "payment" });
+    // Spring's token: no typ, no client claim (none, since typ tells the login's apart), its scope.
+    expect(inferProfile(observations([["token_body", answer(200, { token: bare })]]), "spring").profile.jwt).toMatchObject({
+      typ: "none",
+      clientClaim: "none",
+    });
+    expect(inferProfile(observations([["token_body", answer(200, { token: bare })]]), "spring").profile.jwt?.scopeClaim).toBeUndefined();
+    // Keycloak's: the client under azp.
+    const keycloak = jwtOf({ alg: "RS256", typ: "JWT", kid: "k" }, { sub: "m-1", iat: NOW, exp: NOW + 300, azp: "acme", scope: "openid" });
+    expect(inferProfile(observations([["token_body", answer(200, { token: keycloak })]]), "kc").profile.jwt?.clientClaim).toBe("azp");
   });
 
   it("refuses to guess without a JWT, or when the exchange was refused", () => {

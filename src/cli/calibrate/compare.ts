@@ -42,7 +42,19 @@ export function compareProfiles(storedFile: unknown, freshFile: CalibratedProfil
   }
   const jwt = fresh.jwt ?? {};
   const was = s.jwt ?? {};
-  for (const key of ["alg", "typ", "kid", "headerOrder", "issuer", "audience", "merchantClaim", "merchantValue", "claims"] as const) {
+  for (const key of [
+    "alg",
+    "typ",
+    "kid",
+    "headerOrder",
+    "issuer",
+    "audience",
+    "merchantClaim",
+    "merchantValue",
+    "clientClaim",
+    "scopeClaim",
+    "claims",
+  ] as const) {
     if (jwt[key] !== undefined) same(`jwt.${key}`, was[key] ?? JWT_DEFAULTS[key], jwt[key]);
   }
   if (jwt.ttl !== undefined) same("jwt.ttl", seconds(was.ttl), seconds(jwt.ttl));
@@ -72,6 +84,8 @@ const JWT_DEFAULTS: Record<string, unknown> = {
   merchantValue: "merchant_id",
   claims: "(none)",
   headerOrder: "(the sandbox's order)",
+  clientClaim: "client_id",
+  scopeClaim: "scope",
 };
 
 /** Which probe's success each answer of a profile is. */

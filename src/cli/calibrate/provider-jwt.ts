@@ -22,6 +22,9 @@ export interface CalibratedJwt {
   claims?: Record<string, unknown>;
   /** The header's member order, when it is not the one the sandbox writes for that header. */
   headerOrder?: HeaderMember[];
+  /** Where the sandbox's client and scope bookkeeping goes, when not client_id and scope (or none). */
+  clientClaim?: string;
+  scopeClaim?: string;
   /** From the expired token's answer (leeway.ts), not from the token. */
   leeway?: string;
 }
@@ -123,6 +126,7 @@ export function jwtOf(
   jwt.kid = claims.header.kid !== undefined;
   const order = headerOrderOf(claims.header);
   if (order) jwt.headerOrder = order;
+  Object.assign(jwt, bookkeepingClaims(claims.payload, jwt.typ, notes));
   const lifetime = lifetimeOf(claims, receivedAtS);
   if (lifetime) jwt.ttl = durationText(lifetime.seconds);
   if (lifetime && !lifetime.fromIat) notes.push(`ttl ${jwt.ttl}: the JWT has no iat, so its exp less the time the answer came`);
@@ -175,4 +179,27 @@ export function headerOrderOf(header: Record<string, unknown>): HeaderMember[] |
   const order = Object.keys(header).filter((k): k is HeaderMember => (HEADER_MEMBERS as readonly string[]).includes(k));
   const sandbox = header.kid !== undefined ? HEADER_MEMBERS.filter((m) => m in header) : (["typ", "alg"] as const).filter((m) => m in header);
   return order.join() === sandbox.join() ? undefined : order;
+}
+
+/**
+ * The names the sandbox's own bookkeeping claims take so that its token has the provider's claim
+ * set: the client under client_id, or the provider's name for it (azp, cid), or none when its token
+ * has none (but under typ JWT, where the login's token is told apart by it: kept, and noted); the
+ * scopes under scope, scp, or none. Only what differs from the sandbox's default is returned.
+ */
+function bookkeepingClaims(
+  payload: Record<string, unknown>,
+  typ: string | undefined,
+  notes: string[],
+): Pick<CalibratedJwt, "clientClaim" | "scopeClaim"> {
+  const out: Pick<CalibratedJwt, "clientClaim" | "scopeClaim"> = {};
+  if (!("client_id" in payload)) {
+    const named = ["azp", "cid"].find((k) => typeof payload[k] === "string");
+    if (named) out.clientClaim = named;
+    else if (typ === "JWT")
+      notes.push("client_id kept though the provider's token has no client claim: under typ JWT it tells the access token from the login's");
+    else out.clientClaim = "none";
+  }
+  if (!("scope" in payload)) out.scopeClaim = typeof payload.scp === "string" ? "scp" : "none";
+  return out;
 }
