@@ -1,8 +1,8 @@
 import { renameSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { VERSION } from "../../core/version.js";
-import { recordedBody, recordedHeader } from "./har-secrets.js";
+import { type Exchange, type HeaderMap, harEntry } from "./har-entry.js";
 
 /**
  * `merchant-sandbox record`: a plain-HTTP proxy in front of the provider's test environment that
@@ -58,81 +58,21 @@ export async function startRecorder(o: RecordOptions): Promise<RunningRecorder> 
     renameSync(`${o.out}.tmp`, o.out);
   };
   write();
-  const keep = (name: string, value: string) => (o.keepSecrets ? value : recordedHeader(name, value));
-  const server = createServer((req, res) => {
-    void forward(req, res).catch((e: unknown) => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
-      res.end(`merchant-sandbox record: the provider at ${upstream} could not be reached (${(e as Error).message}).\n`);
-    });
-  });
-
-  async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const startedAt = Date.now();
-    const body = await readBody(req, o.maxBodyBytes);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-    }
-    const url = upstream + (req.url ?? "/");
-    const method = req.method ?? "GET";
-    const answer = await fetch(url, {
-      method,
-      headers,
-      redirect: "manual",
-      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
-      ...(body.length > 0 && method !== "GET" && method !== "HEAD" && { body: new Uint8Array(body) }),
-    });
-    // fetch has undone any Content-Encoding: the client gets the bytes as they are, their length recomputed.
-    const answered = Buffer.from(await answer.arrayBuffer());
-    if (answered.length > o.maxBodyBytes) throw new Error(`its answer is over ${o.maxBodyBytes} bytes`);
-    const out: Record<string, string | string[]> = {};
-    answer.headers.forEach((value, name) => {
-      if (!NOT_FORWARDED.has(name) && name !== "content-encoding" && name !== "set-cookie") out[name] = value;
-    });
-    const cookies = answer.headers.getSetCookie();
-    if (cookies.length > 0) out["set-cookie"] = cookies;
-    res.writeHead(answer.status, out);
-    res.end(answered);
+  const record = (x: Exchange) => {
     if (entries.length >= o.maxEntries) {
       if (!full) o.log(`merchant-sandbox record: ${o.maxEntries} exchanges recorded (--max-entries); forwarding on, recording no more.`);
       full = true;
       return;
     }
-    const pairs = (h: Record<string, string | string[]>) =>
-      Object.entries(h).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: keep(name, value) })));
-    const text = (b: Buffer) => (o.keepSecrets ? b.toString("utf8") : recordedBody(b.toString("utf8")));
-    const target = new URL(url);
-    entries.push({
-      startedDateTime: new Date(startedAt).toISOString(),
-      time: Date.now() - startedAt,
-      request: {
-        method,
-        url: target.href,
-        httpVersion: "HTTP/1.1",
-        headers: pairs(headers),
-        queryString: [...target.searchParams].map(([name, value]) => ({ name, value })),
-        cookies: [],
-        headersSize: -1,
-        bodySize: body.length,
-        ...(body.length > 0 && { postData: { mimeType: headers["content-type"] ?? "", text: text(body) } }),
-      },
-      response: {
-        status: answer.status,
-        statusText: STATUS_CODES[answer.status] ?? "",
-        httpVersion: "HTTP/1.1",
-        headers: pairs(out),
-        cookies: [],
-        content: { size: answered.length, mimeType: answer.headers.get("content-type") ?? "", text: text(answered) },
-        redirectURL: answer.headers.get("location") ?? "",
-        headersSize: -1,
-        bodySize: answered.length,
-      },
-      cache: {},
-      timings: { send: 0, wait: Date.now() - startedAt, receive: 0 },
-    });
+    entries.push(harEntry(x, o.keepSecrets, Date.now()));
     write();
-  }
-
+  };
+  const server = createServer((req, res) => {
+    void forward(upstream, req, res, o.maxBodyBytes).then(record, (e: unknown) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
+      res.end(`merchant-sandbox record: the provider at ${upstream} could not be reached (${(e as Error).message}).\n`);
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => resolve());
@@ -144,6 +84,37 @@ export async function startRecorder(o: RecordOptions): Promise<RunningRecorder> 
     entries: () => entries.length,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** One request forwarded to the provider and its answer to the client, as it went. */
+async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Exchange> {
+  const startedAt = Date.now();
+  const body = await readBody(req, maxBytes);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const url = upstream + (req.url ?? "/");
+  const method = req.method ?? "GET";
+  const answer = await fetch(url, {
+    method,
+    headers,
+    redirect: "manual",
+    signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+    ...(body.length > 0 && method !== "GET" && method !== "HEAD" && { body: new Uint8Array(body) }),
+  });
+  // fetch has undone any Content-Encoding: the client gets the bytes as they are, their length recomputed.
+  const answered = Buffer.from(await answer.arrayBuffer());
+  if (answered.length > maxBytes) throw new Error(`its answer is over ${maxBytes} bytes`);
+  const out: HeaderMap = {};
+  answer.headers.forEach((value, name) => {
+    if (!NOT_FORWARDED.has(name) && name !== "content-encoding" && name !== "set-cookie") out[name] = value;
+  });
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies;
+  res.writeHead(answer.status, out);
+  res.end(answered);
+  return { startedAt, method, url, requestHeaders: headers, requestBody: body, status: answer.status, answerHeaders: out, answerBody: answered };
 }
 
 /** A request's body, refused past `max` bytes (the proxy answers 502 saying so). */
