@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FinishedRun, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import type { Drift, FrameworkOptions } from "../support/providers/framework-kit.js";
-import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
+import { EXPIRE_BY_MS, frameworkFlow, SANDBOX_MERCHANT } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
 import { gatewayClient } from "../support/providers/gateway-client.js";
 import { GATEWAY_DRIFTS, startGatewayProvider } from "../support/providers/gateway.js";
@@ -58,15 +58,6 @@ async function calibrateArgs(p: RunningProvider): Promise<{ args: string[]; expi
     ],
   };
 }
-
-/** The sandbox's default merchant, published in docs/architecture.md. */
-const SANDBOX_MERCHANT = {
-  apiKey: "sandbox-api-key",
-  apiSecret: "sandbox-api-secret",
-  paymentToken: "sandbox-payment-token",
-  email: "merchant@sandbox.test",
-  password: "sandbox-password",
-};
 
 /** What the one difference line must name, per framework and drift (each fake's DRIFT comment says what changed). */
 const NAMED: Record<string, Partial<Record<Drift, RegExp>>> = {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { type CliProcess, runCli, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
-import { EXPIRE_BY_MS, frameworkFlow } from "../support/providers/framework-flow.js";
+import { EXPIRE_BY_MS, frameworkFlow, SANDBOX_MERCHANT } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
 import { gatewayClient } from "../support/providers/gateway-client.js";
 import { startGatewayProvider } from "../support/providers/gateway.js";
@@ -29,14 +29,6 @@ import { postJson } from "../support/server.js";
  * profile exactly as against the provider; the recording holds no secret in clear; `--check`
  * against the same recording is clean.
  */
-
-const SANDBOX_MERCHANT = {
-  apiKey: "sandbox-api-key",
-  apiSecret: "sandbox-api-secret",
-  paymentToken: "sandbox-payment-token",
-  email: "merchant@sandbox.test",
-  password: "sandbox-password",
-};
 
 async function startRecorder(upstream: string, out: string): Promise<CliProcess & { url: string }> {
   const cli = runCli(["record", "--upstream", upstream, "--port", "0", "--out", out]);

@@ -7,6 +7,15 @@ import type { ClientSettings, FrameworkClient, StepResult } from "./framework-cl
  * `expire` moves the server's clock 62 minutes on: past a one-hour token and Spring's 60 s of skew.
  */
 export const FLOW_PROTECTED_PATH = "/api/v2/payment/status";
+
+/** The sandbox's default merchant (docs/architecture.md): the flow's settings against a sandbox. */
+export const SANDBOX_MERCHANT = {
+  apiKey: "sandbox-api-key",
+  apiSecret: "sandbox-api-secret",
+  paymentToken: "sandbox-payment-token",
+  email: "merchant@sandbox.test",
+  password: "sandbox-password",
+};
 export const EXPIRE_BY_MS = 62 * 60_000;
 
 export async function frameworkFlow(
