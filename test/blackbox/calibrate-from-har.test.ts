@@ -153,6 +153,25 @@ describe("calibrate --from-har a recording in mitmproxy's format (test/fixtures/
     }
   });
 
+  it("a recording of the Go client's run in mitmproxy's shape: the client passes its whole flow against the sandbox learnt from it", async () => {
+    const run = fixture.replace("mitmproxy-savehar.har", "mitmproxy-go-client-run.har");
+    const file = join(dir, "go-mitmproxy.profile.yaml");
+    const learnt = await runCliToEnd(["calibrate", "--from-har", run, "--out", file]);
+    expect([learnt.code, learnt.stderr]).toEqual([0, ""]);
+    expect(learnt.stdout).toContain(`(22 exchanges of ${run} read, 14 used)`);
+    const sandbox = await startCliServer(["--profile", file]);
+    try {
+      const lines = await frameworkFlow(goClient, { baseUrl: sandbox.url, ...SANDBOX_MERCHANT }, async () => {
+        const r = await fetch(`${sandbox.url}/__sandbox/clock`, postJson({ advance: `${EXPIRE_BY_MS / 60_000}m` }));
+        expect(r.status).toBe(200);
+      });
+      expect(lines).toEqual(FRAMEWORK_TRANSCRIPTS.go);
+    } finally {
+      sandbox.child.kill();
+      await sandbox.exited;
+    }
+  }, 60_000);
+
   it("a file that is no HAR: exit 2 with what is wrong and how to fix it, nothing written", async () => {
     const bad = join(dir, "not.har");
     const { writeFileSync } = await import("node:fs");
