@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { type CliProcess, runCli, runCliToEnd, startCliServer } from "../support/cli.js";
+import { type CliProcess, type FinishedRun, runCli, runCliToEnd, startCliServer } from "../support/cli.js";
 import type { ClientSettings, FrameworkClient } from "../support/providers/framework-client.js";
 import { EXPIRE_BY_MS, frameworkFlow, SANDBOX_MERCHANT } from "../support/providers/framework-flow.js";
 import type { RunningProvider } from "../support/providers/kit.js";
@@ -59,6 +59,7 @@ describe.each([
   const file = join(dir, `${f.name}.har.profile.yaml`);
   let recorded: string[];
   let recordOutput: string;
+  let learnt: FinishedRun;
 
   beforeAll(async () => {
     provider = await f.start();
@@ -76,6 +77,8 @@ describe.each([
     process.kill(recorder.child.pid!, "SIGTERM");
     await recorder.exited;
     recordOutput = recorder.stdout();
+    // Learnt here, so that every test below finds the profile whatever order they run in.
+    learnt = await runCliToEnd(["calibrate", "--from-har", har, "--out", file]);
   }, 60_000);
   afterAll(() => provider.close());
 
@@ -92,7 +95,7 @@ describe.each([
   });
 
   it("calibrate learns a profile from it under which the client's whole flow goes as against the provider", async () => {
-    const run = await runCliToEnd(["calibrate", "--from-har", har, "--out", file]);
+    const run = learnt;
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\(\d+ exchanges of .* read, \d+ used\)/);
