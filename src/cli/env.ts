@@ -15,8 +15,16 @@ export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (
   const name = argv.find((a) => !a.startsWith("-"));
   const current = commands.find((c) => commandName(c) === name);
   // Each variable this command reads, and the flag it sets.
-  const mine = new Map(current ? [...optionNames(current)].map((flag) => [envNameOf(flag, commandName(current)), flag] as const) : []);
-  const anyCommand = new Set(commands.flatMap((c) => [...optionNames(c)].map((flag) => envNameOf(flag, commandName(c)))));
+  const mine = new Map(current ? [...flagNames(current)].map((flag) => [envNameOf(flag, commandName(current)), flag] as const) : []);
+  const anyCommand = new Set(commands.flatMap((c) => [...flagNames(c)].map((flag) => envNameOf(flag, commandName(c)))));
+  // A short alias spelt as a variable (MERCHANT_SANDBOX_P): the variable of its flag is the one meant.
+  const aliasVariables = new Map(
+    commands.flatMap((c) =>
+      Object.entries(optionAliases(c)).flatMap(([flag, aliases]) =>
+        aliases.map((alias) => [envNameOf(alias), { alias, flag, variable: envNameOf(flag, commandName(c)) }] as const),
+      ),
+    ),
+  );
   const renamed: Array<[string, string]> = [];
   for (const key of Object.keys(process.env)) {
     if (!key.startsWith(ENV_PREFIX)) continue;
@@ -28,7 +36,11 @@ export function keepOnlyEnvOf(argv: string[], commands: CommandModule[], warn: (
       continue;
     }
     if (!anyCommand.has(key)) {
-      warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${didYouMean(key, [...anyCommand])}`);
+      const shortOf = aliasVariables.get(key);
+      const hint = shortOf
+        ? `; did you mean '${shortOf.variable}'? (-${shortOf.alias} is --${shortOf.flag} on the command line only)`
+        : didYouMean(key, [...anyCommand]);
+      warn(`merchant-sandbox: ignoring ${key}: it is not a setting of any command${hint}`);
     }
     delete process.env[key];
   }
@@ -99,6 +111,15 @@ export function commandName(c: CommandModule): string {
 /** The flags a command module declares, found by running its builder on a scratch parser. */
 export function optionNames(c: CommandModule): Set<string> {
   return new Set(Object.keys(declared(c).key));
+}
+
+/**
+ * The flags a command reads from the environment: its options by their own names, not their short
+ * aliases (`-p` is --port on the command line; MERCHANT_SANDBOX_P is no variable, only a typo of one).
+ */
+function flagNames(c: CommandModule): Set<string> {
+  const aliases = new Set(Object.values(optionAliases(c)).flat());
+  return new Set([...optionNames(c)].filter((name) => !aliases.has(name)));
 }
 
 /** Each flag's other names (`port`: `p`), as the command module declares them. */

@@ -34,6 +34,22 @@ describe("serve on a port in use", () => {
   });
 });
 
+describe("variables are flags by their own names, never by a short alias", () => {
+  it("MERCHANT_SANDBOX_P is no variable: warned about, with the one meant, and not read as --port", async () => {
+    const server = await startCliServer(["--log-format", "off"], { MERCHANT_SANDBOX_P: "1" });
+    try {
+      // Read as --port 1 the start would have failed; it listens where --port 0 (the harness's) put it.
+      expect(server.url).not.toMatch(/:1$/);
+      expect(server.stderr()).toBe(
+        "merchant-sandbox: ignoring MERCHANT_SANDBOX_P: it is not a setting of any command; did you mean 'MERCHANT_SANDBOX_PORT'? (-p is --port on the command line only)\n",
+      );
+    } finally {
+      server.child.kill();
+      await server.exited;
+    }
+  });
+});
+
 describe("a mistyped flag gets the closest flag of its command", () => {
   it.each([
     [["serve", "--prot", "4011"], "merchant-sandbox: Unknown argument: prot; did you mean '--port'?"],
