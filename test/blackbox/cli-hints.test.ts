@@ -4,7 +4,8 @@ import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { optionNames } from "../../src/cli/env.js";
 import { serveCommand } from "../../src/cli/commands/serve.js";
-import { runCli, startCliServer } from "../support/cli.js";
+import { runCli, runCliToEnd, startCliServer } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
 
 /**
  * The CLI's rough edges, each answered with one line that says what is wrong and how to fix it:
@@ -47,6 +48,18 @@ describe("variables are flags by their own names, never by a short alias", () =>
       server.child.kill();
       await server.exited;
     }
+  });
+});
+
+describe("a start the network stops is no usage error", () => {
+  it("--require-state with a Redis that refuses the connection: 'cannot start', exit 3, no --help line", async () => {
+    const port = await freePort();
+    const run = await runCliToEnd(["serve", "--port", "0", "--state", `redis://127.0.0.1:${port}`, "--require-state"]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      3,
+      "",
+      `merchant-sandbox: cannot start: The state store redis://127.0.0.1:${port}/0 is unavailable: sync failed, not connected (the last connection error: connect ECONNREFUSED 127.0.0.1:${port}). Start Redis there or fix --state; without --require-state the replica would start unhealthy and wait for it.\n`,
+    ]);
   });
 });
 

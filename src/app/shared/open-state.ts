@@ -41,8 +41,23 @@ export async function openState(state: string | StateStore, journalSize: number,
     const unavailable = e instanceof StateUnavailable ? e : new StateUnavailable(String((e as Error)?.message ?? e));
     if (!required && unavailable.name !== "StoreLayoutMismatch") return { store, first: undefined, waiting: unavailable };
     await store.close().catch(() => {});
-    throw new ConfigError(startRefusal(unavailable, required), "state");
+    const refusal = startRefusal(unavailable, required);
+    // The network, not the value given: nothing to fix in the command line, so no usage error.
+    if (UNREACHABLE.test(unavailable.description)) throw new StateUnreachableAtStart(refusal);
+    throw new ConfigError(refusal, "state");
   }
+}
+
+/** What a store that cannot be reached says (a refused, unresolved, unroutable or silent address). */
+const UNREACHABLE = /\bE(?:CONNREFUSED|NOTFOUND|AI_AGAIN|TIMEDOUT|HOSTUNREACH|NETUNREACH|CONNRESET)\b|did not answer|timed out/;
+
+/**
+ * --require-state and a store the network does not reach at start: a runtime failure (the CLI's
+ * exit 3, without a usage hint), where a store that refuses the value given (a wrong password, a
+ * layout of another version) stays a ConfigError, a usage error.
+ */
+export class StateUnreachableAtStart extends Error {
+  override readonly name = "StateUnreachableAtStart";
 }
 
 /** What the store said failed, without what a running replica does about it (the caller says that). */

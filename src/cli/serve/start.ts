@@ -67,6 +67,7 @@ export async function serve(args: ArgumentsCamelCase<ServeArgs>, earlyKey: Early
   // and the other commands need none of it.
   const { createSandbox } = await import("../../app/sandbox.js");
   const sandbox = await createSandbox(options).catch((e: unknown) => {
+    if (e instanceof Error && e.name === "StateUnreachableAtStart") unreachable(e.message);
     if (e instanceof ConfigError) usage(asFlagMessage(e));
     if (e instanceof ScenarioLoadError) scenarioProblems(e);
     if (e instanceof Error && e.name === "ProfileLoadError") profileProblems(e);
@@ -177,6 +178,15 @@ function profileProblems(e: Error): never {
   process.stderr.write(`merchant-sandbox: a response profile does not load, nothing was started:\n${e.message}\n`);
   process.exit(2);
 }
+
+/** What the start needs is not reachable over the network: the line that says what, exit 3 (not a usage error: no --help). */
+function unreachable(message: string): never {
+  process.stderr.write(`merchant-sandbox: cannot start: ${message}\n`);
+  process.exit(EXIT_UNREACHABLE);
+}
+
+/** The exit code of a start that a network failure stopped (docs/configuration.md). */
+const EXIT_UNREACHABLE = 3;
 
 /** An invalid scenario stops the start: one line per problem (file:line:column: path: message), exit 2. */
 function scenarioProblems(e: ScenarioLoadError): never {
