@@ -36,14 +36,8 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
   const perAnswer = { shape: profile.requestId ?? "uuid", counter: new AnswerCounter() };
   const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
-    const values = answerValues(facts, perAnswer, { ...statusValues(answer.status), ...own });
-    const headers: Record<string, string> = { "cache-control": "no-store", ...endpointHeaders };
-    if (answer.body) headers["content-type"] = answer.contentType;
-    else delete headers["content-type"];
-    const budget = new RenderBudget();
     try {
-      for (const [name, value] of answer.headers) headers[name] = value(values, budget);
-      return { status: answer.status, headers, body: answer.body ? answer.body(values, budget) : "" };
+      return renderedAnswer(answer, own, { endpointHeaders, facts, perAnswer });
     } catch (e) {
       throw e instanceof RenderedTooLarge ? tooLarge(profile.name, e) : e;
     }
@@ -63,7 +57,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
       const own = shapeOf(group, err.code);
       if (!own.shaped) return undefined;
       try {
-        return shapedRefusal(err, own, { instance, extraHeaders, facts });
+        return shapedRefusal(err, own, { instance, extraHeaders, facts, perAnswer });
       } catch (e) {
         // Not shaped again: the profile's own templates are what failed.
         if (e instanceof RenderedTooLarge) return problemResponse(tooLarge(profile.name, e), instance, secrets, extraHeaders);
@@ -85,42 +79,65 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     },
     schemas: () => shapedSchemas(profile),
   };
+}
 
-  /** The refusal `err` rendered in its shape `own`, for the request at `instance`. */
-  function shapedRefusal(
-    err: SandboxError,
-    own: RefusalShape,
-    { instance, extraHeaders, facts }: { instance: string; extraHeaders: Record<string, string> | undefined; facts: AnswerFacts },
-  ): SandboxResponse {
-    const status = own.status ?? err.status;
-    const values = answerValues(facts, perAnswer, {
-      ...statusValues(status),
-      code: own.code ?? err.code,
-      sandbox_code: err.code,
-      explanation: err.description,
-      error_description: err.description,
-      error: err.error ?? null,
-      instance,
-      token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
-    });
-    const budget = new RenderBudget();
-    values.message = own.message ? own.message(values, budget) : err.description;
-    const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
-    let body = "";
-    if (own.text) {
-      headers["content-type"] = own.contentType ?? DEFAULT_TEXT_CONTENT_TYPE;
-      body = own.text(values, budget);
-    } else if (!own.empty) {
-      headers["content-type"] = own.contentType ?? "application/problem+json";
-      body = JSON.stringify(own.body ? own.body(values, budget) : { ...problemBody(err, instance), status, code: values.code });
-    }
-    const challenge = own.challenge === "keep" ? challengeFor(err) : own.challenge === "omit" ? undefined : own.challenge(values, budget);
-    if (challenge) headers["www-authenticate"] = challenge;
-    for (const [name, value] of own.headers) headers[name] = value(values, budget);
-    // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
-    headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
-    return { status, headers, body };
+/** The per-answer values of one shaper: the request-id shape and the answer counter. */
+type PerAnswer = Parameters<typeof answerValues>[1];
+
+/** Where a refusal is rendered: the request it answers and the shaper's per-answer values. */
+interface RefusalWhere {
+  instance: string;
+  extraHeaders: Record<string, string> | undefined;
+  facts: AnswerFacts;
+  perAnswer: PerAnswer;
+}
+
+/** The refusal `err` rendered in its shape `own`, for the request at `instance`. */
+function shapedRefusal(err: SandboxError, own: RefusalShape, where: RefusalWhere): SandboxResponse {
+  const { instance, extraHeaders, facts, perAnswer } = where;
+  const status = own.status ?? err.status;
+  const values = answerValues(facts, perAnswer, {
+    ...statusValues(status),
+    code: own.code ?? err.code,
+    sandbox_code: err.code,
+    explanation: err.description,
+    error_description: err.description,
+    error: err.error ?? null,
+    instance,
+    token_expires_at: err instanceof InvalidToken && err.tokenExpiresAt !== undefined ? new TimeValue(err.tokenExpiresAt, "rfc3339") : null,
+  });
+  const budget = new RenderBudget();
+  values.message = own.message ? own.message(values, budget) : err.description;
+  const headers: Record<string, string> = { "cache-control": "no-store", ...extraHeaders, ...err.headers };
+  let body = "";
+  if (own.text) {
+    headers["content-type"] = own.contentType ?? DEFAULT_TEXT_CONTENT_TYPE;
+    body = own.text(values, budget);
+  } else if (!own.empty) {
+    headers["content-type"] = own.contentType ?? "application/problem+json";
+    body = JSON.stringify(own.body ? own.body(values, budget) : { ...problemBody(err, instance), status, code: values.code });
   }
+  const challenge = own.challenge === "keep" ? challengeFor(err) : own.challenge === "omit" ? undefined : own.challenge(values, budget);
+  if (challenge) headers["www-authenticate"] = challenge;
+  for (const [name, value] of own.headers) headers[name] = value(values, budget);
+  // The sandbox's fix-it text is never lost: the provider's text goes in the body, this beside it.
+  headers["x-sandbox-explanation"] = printable(err.description, Number.POSITIVE_INFINITY);
+  return { status, headers, body };
+}
+
+/** A success answer rendered with its own values over the request's, the endpoint's headers under its own. */
+function renderedAnswer(
+  answer: CompiledAnswer,
+  own: Values,
+  request: { endpointHeaders: Record<string, string>; facts: AnswerFacts; perAnswer: PerAnswer },
+): SandboxResponse {
+  const values = answerValues(request.facts, request.perAnswer, { ...statusValues(answer.status), ...own });
+  const headers: Record<string, string> = { "cache-control": "no-store", ...request.endpointHeaders };
+  if (answer.body) headers["content-type"] = answer.contentType;
+  else delete headers["content-type"];
+  const budget = new RenderBudget();
+  for (const [name, value] of answer.headers) headers[name] = value(values, budget);
+  return { status: answer.status, headers, body: answer.body ? answer.body(values, budget) : "" };
 }
 
 /** A profile's answer rendered past the bound: its own fault, said with the profile's name. */
