@@ -60,7 +60,7 @@ describe("calibrate against a token answer whose names do not say which JWT is t
     try {
       const exchange = async () => {
         const r = await fetch(`${sandbox.url}/api/v2/auth/token`, postJson({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" }));
-        expect(r.status).toBe(200);
+        expect([r.status, r.headers.get("content-type")]).toEqual([200, "application/json"]);
         return (await r.json()) as { a: string; b: string; ttl: number };
       };
       const first = await exchange();
@@ -69,10 +69,23 @@ describe("calibrate against a token answer whose names do not say which JWT is t
       expect(first.a).toMatch(jwtForm);
       expect(first.a).not.toBe(second.a);
       expect(first.a).not.toBe(first.b);
+      // The provider's lifetime, as the profile's jwt.ttl learnt it.
+      expect(first.ttl).toBe(900);
       expect(JSON.parse(Buffer.from(first.a.split(".")[0]!, "base64url").toString())).toEqual({ alg: "HS256", typ: "JWT" });
       const call = (token: string) => fetch(`${sandbox.url}/api/v2/payment/p_1`, { headers: { authorization: `Bearer ${token}` } });
-      expect((await call(first.b)).status).toBe(200);
-      expect((await call(first.a)).status).toBe(401);
+      const answered = await call(first.b);
+      expect([answered.status, answered.headers.get("content-type"), await answered.json()]).toEqual([
+        200,
+        "application/json",
+        { ok: true, path: "/api/v2/payment/status" },
+      ]);
+      // The refresh token as a bearer token: refused as the provider refuses a JWT no key of its made.
+      const refused = await call(first.a);
+      expect([refused.status, refused.headers.get("content-type"), await refused.json()]).toEqual([
+        401,
+        "application/json",
+        { error: "invalid_token" },
+      ]);
     } finally {
       sandbox.child.kill();
       await sandbox.exited;

@@ -37,16 +37,28 @@ describe("serve on a port in use", () => {
 
 describe("variables are flags by their own names, never by a short alias", () => {
   it("MERCHANT_SANDBOX_P is no variable: warned about, with the one meant, and not read as --port", async () => {
-    const server = await startCliServer(["--log-format", "off"], { MERCHANT_SANDBOX_P: "1" });
+    // -p's port is one this test holds: read as --port, the start would fail with "already in use".
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const held = (holder.address() as { port: number }).port;
+    const cli = runCli(["serve", "--log-format", "off"], { MERCHANT_SANDBOX_PORT: "0", MERCHANT_SANDBOX_P: String(held) });
     try {
-      // Read as --port 1 the start would have failed; it listens where --port 0 (the harness's) put it.
-      expect(server.url).not.toMatch(/:1$/);
-      expect(server.stderr()).toBe(
+      const url = await new Promise<string>((resolve, reject) => {
+        cli.child.stdout!.on("data", () => {
+          const m = /listening on (http:\/\/\S+)/.exec(cli.stdout());
+          if (m) resolve(m[1]!);
+        });
+        void cli.exited.then((code) => reject(new Error(`serve exited ${code}: ${cli.stderr()}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(url).not.toBe(`http://127.0.0.1:${held}`);
+      expect(cli.stderr()).toBe(
         "merchant-sandbox: ignoring MERCHANT_SANDBOX_P: it is not a setting of any command; did you mean 'MERCHANT_SANDBOX_PORT'? (-p is --port on the command line only)\n",
       );
     } finally {
-      server.child.kill();
-      await server.exited;
+      cli.child.kill();
+      await cli.exited;
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
     }
   });
 });

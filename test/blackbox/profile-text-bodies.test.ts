@@ -41,30 +41,33 @@ describe("a profile's text bodies", () => {
   });
 
   const call = (path: string, authorization: string) => fetch(`${sandbox.url}${path}`, { headers: { authorization } });
-  const whole = async (r: Response) => [r.status, r.headers.get("content-type"), await r.text()];
+  /** Status, content type, challenge and body: the whole answer a client reads. */
+  const whole = async (r: Response) => [r.status, r.headers.get("content-type"), r.headers.get("www-authenticate"), await r.text()];
 
   it("an HTML refusal: the page as written, the path rendered into it escaped", async () => {
     const r = await call("/api/v2/payment/a&b'c", "Bearer");
     expect(await whole(r)).toEqual([
       401,
       "text/html",
+      null,
       "<html>\r\n<head><title>401 Authorization Required</title></head>\r\n<body><p>/api/v2/payment/a&amp;b&#39;c</p></body>\r\n</html>\r\n",
     ]);
-    expect(r.headers.get("www-authenticate")).toBeNull();
   });
 
   it("a text/plain refusal (Go's http.Error): the message as text, utf-8 by default, nothing escaped", async () => {
     expect(await whole(await call("/api/v2/payment/p_1", "Bearer not-a-jwt"))).toEqual([
       401,
       "text/plain; charset=utf-8",
+      null,
       "token is malformed: token contains an invalid number of segments\n",
     ]);
   });
 
   it("a text success answer", async () => {
     const token = await fetch(`${sandbox.url}/api/v2/auth/token`, postJson({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" }));
+    expect(token.status).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };
     const r = await call("/api/v2/payment/p_1", `Bearer ${access_token}`);
-    expect(await whole(r)).toEqual([200, "text/plain; charset=utf-8", "ok merchant_sandbox_default\n"]);
+    expect(await whole(r)).toEqual([200, "text/plain; charset=utf-8", null, "ok merchant_sandbox_default\n"]);
   });
 });

@@ -325,17 +325,26 @@ describe("inferProfile: refusals", () => {
       ["no_authorization", nginx(401, "Authorization Required")],
     ]);
     const { profile } = inferProfile(obs, "go");
-    const entries = { ...profile.refusal, ...profile.refusal?.groups?.protected };
     expect(profile.codes?.wrong_api_secret).toMatchObject({ message: "invalid credentials" });
     expect(profile.codes?.token_malformed).toMatchObject({ message: "token is malformed: token contains an invalid number of segments" });
-    // The shared text/plain shape says {{message}} once; nginx's page keeps its title as the message.
-    const shaped = [profile.codes?.credentials_missing, entries, profile.refusal].find((e) => e?.text?.includes("nginx"));
-    expect(shaped).toMatchObject({
+    // The text/plain shape most refusals share says {{message}} once, at the top; nginx's page is the
+    // protected group's no-token answer, its title the message.
+    expect(profile.refusal).toMatchObject({ contentType: "text/plain; charset=utf-8", text: "{{message}}\n" });
+    expect(profile.codes?.credentials_missing).toEqual({
+      message: "401 Authorization Required",
       contentType: "text/html",
       text: "<html>\r\n<head><title>{{message}}</title></head>\r\n<body>\r\n<center><h1>{{message}}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
     });
-    expect(JSON.stringify(profile)).toContain('"text":"{{message}}\\n"');
-    expect(compareProfiles(profile, inferProfile(obs, "go").profile, obs)).toEqual([]);
+    // A text body is compared like any body: the service's new wording is one line.
+    const reworded = observations([
+      ["token_body", answer(200, { access_token: JWT })],
+      ["wrong_secret", text(401, "text/plain; charset=utf-8", "invalid credentials\n")],
+      ["malformed_token", text(401, "text/plain; charset=utf-8", "token is malformed: token contains an invalid number of segments\n")],
+      ["no_authorization", nginx(401, "Unauthorized")],
+    ]);
+    expect(compareProfiles(profile, inferProfile(reworded, "go").profile, reworded)).toEqual([
+      { where: "codes.credentials_missing.message", profile: "401 Authorization Required", provider: "401 Unauthorized" },
+    ]);
   });
 
   it("observes an empty Bearer and the payment token on a protected route instead of inferring them", () => {
