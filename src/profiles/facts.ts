@@ -10,7 +10,8 @@ import { TimeValue } from "./time-value.js";
  * The values every part of a profile may print, from the request's facts: `{{request_id}}`,
  * `{{now}}`, `{{method}}`, `{{path}}`, and the answer's place in `counter` (`{{count_down:N}}`).
  */
-function requestValues(facts: AnswerFacts, shape: RequestIdShape, counter: AnswerCounter): Values {
+function requestValues(facts: AnswerFacts, perAnswer: PerAnswer): Values {
+  const { shape, counter } = perAnswer;
   return {
     get request_id() {
       return facts.requestId((nowMs) => newRequestId(shape, nowMs));
@@ -23,9 +24,15 @@ function requestValues(facts: AnswerFacts, shape: RequestIdShape, counter: Answe
     get route() {
       return facts.path.replace(/^\//, "");
     },
+    // One per request, as a request id: a header and the body of one answer print the same.
     get fresh() {
-      const times = () => ({ issuedAt: Math.floor(facts.nowMs() / 1000), expiresAt: Math.floor(facts.nowMs() / 1000) });
-      return new CompanionTokenValue("Fresh", times);
+      let value = perAnswer.fresh.get(facts);
+      if (value === undefined) {
+        const times = () => ({ issuedAt: Math.floor(facts.nowMs() / 1000), expiresAt: Math.floor(facts.nowMs() / 1000) });
+        value = new CompanionTokenValue("Fresh", times);
+        perAnswer.fresh.set(facts, value);
+      }
+      return value;
     },
     get count_down() {
       return new CountValue(counter.indexOf(facts), "down");
@@ -41,11 +48,15 @@ function requestValues(facts: AnswerFacts, shape: RequestIdShape, counter: Answe
  * getters behind it, so an id is made and the clock read only when a template prints them (a
  * spread would call every getter). `own` is defined, not assigned: those getters have no setters.
  */
-export function answerValues(facts: AnswerFacts, request: { shape: RequestIdShape; counter: AnswerCounter }, own: Values): Record<string, unknown> {
-  return Object.defineProperties(
-    Object.create(requestValues(facts, request.shape, request.counter)) as Record<string, unknown>,
-    Object.getOwnPropertyDescriptors(own),
-  );
+/** What one shaper keeps across its answers: the request-id shape, the answer counter, each request's fresh id. */
+export interface PerAnswer {
+  shape: RequestIdShape;
+  counter: AnswerCounter;
+  fresh: WeakMap<AnswerFacts, CompanionTokenValue>;
+}
+
+export function answerValues(facts: AnswerFacts, perAnswer: PerAnswer, own: Values): Record<string, unknown> {
+  return Object.defineProperties(Object.create(requestValues(facts, perAnswer)) as Record<string, unknown>, Object.getOwnPropertyDescriptors(own));
 }
 
 /** `{{status}}` and `{{status_text}}` of an answer ("Method Not Allowed"). */

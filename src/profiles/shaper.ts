@@ -7,7 +7,7 @@ import { asRefusal, challengeFor, headerValueSafe, problemBody, problemResponse 
 import { RenderBudget, RenderedTooLarge } from "../core/render-budget.js";
 // The fault's text names only the profile: nothing in it to redact.
 import { EMPTY_VIEW } from "../core/secret-index.js";
-import { answerValues, PER_REQUEST_PLACEHOLDERS, statusValues } from "./facts.js";
+import { answerValues, PER_REQUEST_PLACEHOLDERS, type PerAnswer, statusValues } from "./facts.js";
 import { templatesOf } from "./load.js";
 import { type RefusalShape, refusalShapes } from "./refusal-shape.js";
 import type { AnswerFile, ProfileFile } from "./schema.js";
@@ -33,7 +33,7 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     protected: profile.protected && compiledAnswer(profile.protected, 200),
   };
   const shapeOf = refusalShapes(refusal, codes);
-  const perAnswer = { shape: profile.requestId ?? "uuid", counter: new AnswerCounter() };
+  const perAnswer: PerAnswer = { shape: profile.requestId ?? "uuid", counter: new AnswerCounter(), fresh: new WeakMap() };
   const wide = Object.entries(profile.headers ?? {}).map(([name, value]) => [name.toLowerCase(), compileText(value, headerValueSafe)] as const);
   const render = (answer: CompiledAnswer, own: Values, endpointHeaders: Record<string, string>, facts: AnswerFacts): SandboxResponse => {
     try {
@@ -80,9 +80,6 @@ export function createShaper(profile: ProfileFile): AnswerShaper | undefined {
     schemas: () => shapedSchemas(profile),
   };
 }
-
-/** The per-answer values of one shaper: the request-id shape and the answer counter. */
-type PerAnswer = Parameters<typeof answerValues>[1];
 
 /** Where a refusal is rendered: the request it answers and the shaper's per-answer values. */
 interface RefusalWhere {

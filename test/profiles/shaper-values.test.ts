@@ -91,12 +91,19 @@ describe("a shaper's perRequest", () => {
   });
 
   it("{{fresh:SHAPE}} makes an id of that shape per answer, its prefix kept", () => {
-    const shaper = createShaper({ name: "ids", paymentInit: { body: { ref: "acme_{{fresh:hex-12}}", trace: "{{fresh:uuid}}" } } })!;
+    const shaper = createShaper({
+      name: "ids",
+      headers: { "X-Ref": "acme_{{fresh:hex-12}}" },
+      paymentInit: { body: { ref: "acme_{{fresh:hex-12}}", trace: "{{fresh:uuid}}" } },
+    })!;
     const render = () => {
       const { facts } = counted();
-      return JSON.parse(shaper.paymentInit({ payment_id: "pay_1" } as never, {}, facts)!.body as string) as { ref: string; trace: string };
+      const answer = shaper.finish(shaper.paymentInit({ payment_id: "pay_1" } as never, {}, facts)!, facts);
+      return { ...(JSON.parse(answer.body as string) as { ref: string; trace: string }), header: answer.headers["x-ref"] };
     };
     const [a, b] = [render(), render()];
+    // One answer's header and body print the same id; the next answer another.
+    expect(a.header).toBe(a.ref);
     expect(a.ref).toMatch(/^acme_[0-9a-f]{12}$/);
     expect(a.trace).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(b.ref).not.toBe(a.ref);
