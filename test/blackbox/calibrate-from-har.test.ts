@@ -20,6 +20,7 @@ import { startLaravelProvider } from "../support/providers/laravel.js";
 import { springClient } from "../support/providers/spring-client.js";
 import { startSpringProvider } from "../support/providers/spring.js";
 import { FRAMEWORK_TRANSCRIPTS } from "../support/providers/transcripts.js";
+import { startHostileProvider } from "../support/providers/hostile.js";
 import { postJson } from "../support/server.js";
 
 /**
@@ -135,6 +136,31 @@ describe.each([
       expect(check.stdout).toMatch(/^The provider still answers as .* says \(\d+ exchanges of .* read, \d+ used\)\.$/m);
     }
   });
+});
+
+describe("record in front of a provider whose answer never ends", () => {
+  it("bounded memory: the client gets a 502 saying why past 1 MiB, nothing is recorded, and the next request goes on", async () => {
+    const hostile = await startHostileProvider("endless", 128 * 1024 * 1024);
+    const har = join(dir, "hostile.har");
+    const recorder = await startRecorder(hostile.url, har);
+    try {
+      const r = await fetch(`${recorder.url}/api/v2/auth/token`, { method: "POST" });
+      expect([r.status, r.headers.get("content-type"), await r.text()]).toEqual([
+        502,
+        "text/plain; charset=utf-8",
+        `merchant-sandbox record: forwarding to ${hostile.url} failed: its answer is over 1048576 bytes; nothing was recorded for it.\n`,
+      ]);
+      expect((await fetch(`${recorder.url}/api/v2/auth/token`, { method: "POST" })).status).toBe(502);
+      expect(hostile.requests()).toBe(2);
+      // What the sockets held when the proxy stopped reading, not the 2 x 128 MB on offer.
+      expect(hostile.written()).toBeLessThan(64 * 1024 * 1024);
+      expect(JSON.parse(readFileSync(har, "utf8")).log.entries).toEqual([]);
+    } finally {
+      process.kill(recorder.child.pid!, "SIGTERM");
+      await recorder.exited;
+      await hostile.close();
+    }
+  }, 60_000);
 });
 
 describe("calibrate --from-har a recording in mitmproxy's format (test/fixtures/har/)", () => {

@@ -1,6 +1,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "../../adapters/node-request.js";
 import { VERSION } from "../../core/version.js";
 import { type Exchange, type HeaderMap, harEntry } from "./har-entry.js";
 
@@ -70,7 +71,7 @@ export async function startRecorder(o: RecordOptions): Promise<RunningRecorder> 
   const server = createServer((req, res) => {
     void forward(upstream, req, res, o.maxBodyBytes).then(record, (e: unknown) => {
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
-      res.end(`merchant-sandbox record: the provider at ${upstream} could not be reached (${(e as Error).message}).\n`);
+      res.end(`merchant-sandbox record: forwarding to ${upstream} failed: ${(e as Error).message}; nothing was recorded for it.\n`);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -89,7 +90,7 @@ export async function startRecorder(o: RecordOptions): Promise<RunningRecorder> 
 /** One request forwarded to the provider and its answer to the client, as it went. */
 async function forward(upstream: string, req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Exchange> {
   const startedAt = Date.now();
-  const body = await readBody(req, maxBytes);
+  const body = await requestBody(req, maxBytes);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
@@ -104,8 +105,7 @@ async function forward(upstream: string, req: IncomingMessage, res: ServerRespon
     ...(body.length > 0 && method !== "GET" && method !== "HEAD" && { body: new Uint8Array(body) }),
   });
   // fetch has undone any Content-Encoding: the client gets the bytes as they are, their length recomputed.
-  const answered = Buffer.from(await answer.arrayBuffer());
-  if (answered.length > maxBytes) throw new Error(`its answer is over ${maxBytes} bytes`);
+  const answered = await answerBody(answer, maxBytes);
   const out: HeaderMap = {};
   answer.headers.forEach((value, name) => {
     if (!NOT_FORWARDED.has(name) && name !== "content-encoding" && name !== "set-cookie") out[name] = value;
@@ -117,19 +117,29 @@ async function forward(upstream: string, req: IncomingMessage, res: ServerRespon
   return { startedAt, method, url, requestHeaders: headers, requestBody: body, status: answer.status, answerHeaders: out, answerBody: answered };
 }
 
-/** A request's body, refused past `max` bytes (the proxy answers 502 saying so). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.destroy();
-        reject(new Error(`the request body is over ${max} bytes`));
-      } else chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
+/** A request's body, refused past `max` bytes (the proxy answers 502 saying so): the server's own reader. */
+async function requestBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const read = await readBody(req, max + 1);
+  if (read === undefined) throw new Error("the request did not arrive whole");
+  if (read.truncated) throw new Error(`the request body is over ${max} bytes`);
+  return Buffer.from(read.body);
+}
+
+/**
+ * The provider's answer as fetch decodes it, read chunk by chunk and dropped past `max` bytes: an
+ * answer that never ends costs the proxy at most the limit.
+ */
+async function answerBody(answer: Response, max: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = answer.body?.getReader();
+  for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) {
+    size += part.value.length;
+    if (size > max) {
+      await reader!.cancel().catch(() => {});
+      throw new Error(`its answer is over ${max} bytes`);
+    }
+    chunks.push(part.value);
+  }
+  return Buffer.concat(chunks, size);
 }
