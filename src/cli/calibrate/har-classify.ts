@@ -1,9 +1,8 @@
-import { decodeJwt } from "jose";
 import type { HarExchange } from "./har-read.js";
 import { HarUnusable } from "./har-read.js";
-import { isJwt, jwtCandidates } from "./provider-jwt.js";
+import { expOf, isJwt, jwtCandidates } from "./provider-jwt.js";
 import type { Observation, Observations, ProbeName, Skipped } from "./observations.js";
-import { PROBE_GROUPS } from "./observations.js";
+import { answerText, PROBE_GROUPS } from "./observations.js";
 
 /**
  * Which probe each recorded exchange stands for, judged from what was sent and what came back, so
@@ -191,24 +190,13 @@ function protectedProbe(x: HarExchange, known: Known): ProbeName {
 
 /** A refusal whose body or challenge says the token expired. */
 function saysExpired(x: HarExchange): boolean {
-  const a = x.answer;
-  const text = `${a.json === undefined ? (a.text ?? "") : JSON.stringify(a.json)} ${a.headers["www-authenticate"] ?? ""}`;
-  return /expired|not active/i.test(text);
+  return /expired|not active/i.test(answerText(x.answer));
 }
 
 const ok = (x: HarExchange) => x.answer.status >= 200 && x.answer.status < 300;
 
 function bearerOf(x: HarExchange): string | undefined {
   return /^bearer[ \t]+(\S+)/i.exec(x.requestHeaders.authorization ?? "")?.[1];
-}
-
-function expOf(jwt: string): number | undefined {
-  try {
-    const exp = decodeJwt(jwt).exp;
-    return typeof exp === "number" ? exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function jsonOf(text: string | undefined): unknown {

@@ -2,7 +2,7 @@ import type { RequestIdShape } from "../../profiles/request-id.js";
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import { commonHeaders, headersObject, headerTemplates } from "./answer-headers.js";
 import { leaves, pathText } from "./json-paths.js";
-import type { Answer, Group, Observation, Observations, ProbeName } from "./observations.js";
+import { type Answer, type Group, nowOf, type Observation, type Observations, type ProbeName } from "./observations.js";
 import { isEmpty, varyingBetween } from "./per-request.js";
 import { answerOf, type CalibratedAnswer, type Ctx, paymentInitTemplate, protectedTemplate, successTemplate } from "./answer-templates.js";
 import { type CalibratedJwt, findJwt, isJwt, jwtOf, readClaims } from "./provider-jwt.js";
@@ -191,11 +191,6 @@ export function inferProfile(obs: Observations, name: string, description?: stri
 }
 
 export class CannotInfer extends Error {}
-
-/** When an observation's answer came, in seconds: its own time, else the calibration's start. */
-export function nowOf(o: Observation, startS: number): number {
-  return o.at === undefined ? startS : o.at / 1000;
-}
 
 // ---- shared -------------------------------------------------------------------------------------
 

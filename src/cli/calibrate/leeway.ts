@@ -1,5 +1,5 @@
 import { durationText } from "./provider-jwt.js";
-import type { Observation, Observations } from "./observations.js";
+import { answerText, type Observations } from "./observations.js";
 
 /**
  * The clock skew a provider allows past a token's exp (`jwt.leeway`), as far as calibrate can tell
@@ -99,13 +99,6 @@ export interface LeewayReading {
   how: string;
 }
 
-/** The answer's texts a stack's expired message may be in: its body, as JSON or text, and its challenge. */
-function textsOf(o: Observation): string {
-  const a = o.answer;
-  const body = a.json !== undefined ? JSON.stringify(a.json) : (a.text ?? "");
-  return `${body}\n${a.headers["www-authenticate"] ?? ""}`;
-}
-
 /** The reading of the provider's leeway from its answer to --expired-token; undefined when it was not sent. */
 export function readLeeway(obs: Observations): LeewayReading | undefined {
   const expired = obs.observed.find((o) => o.probe === "expired_token");
@@ -113,7 +106,7 @@ export function readLeeway(obs: Observations): LeewayReading | undefined {
   const age = Math.floor((obs.expiredTokenSentAt ?? obs.startedAt) / 1000 - obs.expiredTokenExp);
   // Not past its exp by this clock, yet refused as expired: the provider's clock runs ahead; nothing to bound.
   if (age < 0) return undefined;
-  const stack = JWT_STACKS.find((s) => s.expired.test(textsOf(expired)));
+  const stack = JWT_STACKS.find((s) => s.expired.test(answerText(expired.answer)));
   const accepted = expired.answer.status < 300;
   const cameBack = `${expired.answer.status} to a token ${age} s past its exp${stack ? `: ${stack.name}'s expired text` : ""}`;
   if (accepted) {

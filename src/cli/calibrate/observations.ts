@@ -178,3 +178,13 @@ export interface Observations {
   /** What payment/init was sent (with --allow-writes), to recognise echoed fields. */
   paymentInitSent?: Record<string, string | number>;
 }
+
+/** An answer's words a client could read: its body (JSON as text, or the text) and its challenge. */
+export function answerText(a: Answer): string {
+  return `${a.json !== undefined ? JSON.stringify(a.json) : (a.text ?? "")}\n${a.headers["www-authenticate"] ?? ""}`;
+}
+
+/** When an observation's request was sent, in seconds: its own time (a recording's), else the calibration's start. */
+export function nowOf(o: Observation, startS: number): number {
+  return o.at === undefined ? startS : o.at / 1000;
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { isJwt } from "./infer.js";
-import { accessTokenNamed, jwtCandidates } from "./provider-jwt.js";
+import { accessTokenNamed, expOf, jwtCandidates } from "./provider-jwt.js";
 import { AnswerTooLarge, type RawAnswer, readAnswer } from "./read-answer.js";
 import { type Answer, type Observation, type Observations, type ProbeName, REPEATED_PROBES, type Skipped } from "./observations.js";
 
@@ -216,7 +216,7 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
       skipped,
       ...(paymentInitSent && { paymentInitSent }),
       ...(o.login && { loginEmail: o.login.email }),
-      ...(expiredExp(o.expiredToken) !== undefined && { expiredTokenExp: expiredExp(o.expiredToken) }),
+      ...(expOf(o.expiredToken) !== undefined && { expiredTokenExp: expOf(o.expiredToken) }),
       ...(access && { accessTokenPath: access.path }),
     },
     secrets,
@@ -268,17 +268,6 @@ export function answerOf(raw: RawAnswer): Answer {
 function tooLargeMessage(e: AnswerTooLarge, probe: ProbeName, method: string, path: string, max: number): string {
   const what = e.limit === "received" ? `is over ${max} bytes` : `inflates to over ${max} bytes once its Content-Encoding (${e.encoding}) is undone`;
   return `The provider's answer to ${probe} (${method} ${path}) ${what}, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.`;
-}
-
-/** The exp claim of --expired-token, decoded only (its signature is the provider's business). */
-function expiredExp(token: string | undefined): number | undefined {
-  if (!token) return undefined;
-  try {
-    const exp = decodeJwt(token).exp;
-    return typeof exp === "number" ? exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -203,3 +203,14 @@ function bookkeepingClaims(
   if (!("scope" in payload)) out.scopeClaim = typeof payload.scp === "string" ? "scp" : "none";
   return out;
 }
+
+/** A token's exp claim, decoded only (its signature is the provider's business); undefined when none or no JWT. */
+export function expOf(token: string | undefined): number | undefined {
+  if (!token) return undefined;
+  try {
+    const exp = decodeJwt(token).exp;
+    return typeof exp === "number" ? exp : undefined;
+  } catch {
+    return undefined;
+  }
+}

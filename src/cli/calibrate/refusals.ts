@@ -1,7 +1,7 @@
 import { type CatalogueCode, ERROR_CATALOGUE } from "../../core/error-catalogue.js";
 import { headerCase } from "../../profiles/shaped-schemas.js";
 import { constantPaths, type Full, oauthErrorsSeen, providerCodePath, type RefusalContext, wholeRefusal } from "./refusal-reading.js";
-import { type Group, INFERRED_CODES, type Observation, PROBE_CODES, type ProbeName } from "./observations.js";
+import { type Group, INFERRED_CODES, nowOf, type Observation, PROBE_CODES, type ProbeName } from "./observations.js";
 
 /**
  * The refusals a profile writes, from the refusals the provider answered: each observed one
@@ -48,9 +48,9 @@ export function inferRefusals(observed: readonly Observation[], repeats: readonl
   const codePath = providerCodePath(refused, ctx);
   ctx = { ...ctx, errorVaries: oauthErrorsSeen(refused).size > 1, constants: constantPaths(refused) };
   const fulls = refused.map((o) => {
-    const full = wholeRefusal(o, codePath, atOf(o, ctx));
+    const full = wholeRefusal(o, codePath, { ...ctx, nowS: nowOf(o, ctx.nowS) });
     const again = repeats.find((r) => r.probe === o.probe);
-    if (again && full.message !== undefined && wholeRefusal(again, codePath, atOf(again, ctx)).message !== full.message) {
+    if (again && full.message !== undefined && wholeRefusal(again, codePath, { ...ctx, nowS: nowOf(again, ctx.nowS) }).message !== full.message) {
       full.notes.push("its text differed between two identical calls: the sandbox's explanation is sent instead");
       delete full.message;
     }
@@ -103,11 +103,6 @@ export function inferRefusals(observed: readonly Observation[], repeats: readonl
     codes,
     lines,
   };
-}
-
-/** The context with an observation's own time as now (a recording's exchange). */
-function atOf(o: Observation, ctx: RefusalContext): RefusalContext {
-  return o.at === undefined ? ctx : { ...ctx, nowS: o.at / 1000 };
 }
 
 /** The group an inferred code is answered in: its own endpoints', else its source's. */
