@@ -64,33 +64,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       })
       .conflicts("out", "check")
       .conflicts("from-har", ["url", "expired-token", "revoked-token"])
-      .check((a) => {
-        if (a.out === undefined && a.check === undefined)
-          throw new Error("Give --out FILE to write the profile, or --check FILE to compare with one.");
-        if (a.fromHar !== undefined) {
-          if (a.allowWrites)
-            throw new Error("--allow-writes is for probing: --from-har sends nothing (payment/init is learnt if the recording holds one).");
-          return true;
-        }
-        if (a.url === undefined)
-          throw new Error(
-            "Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs), or --from-har FILE to learn from a recording.",
-          );
-        if (a.apiKey === undefined || a.apiSecret === undefined)
-          throw new Error("Give --api-key and --api-secret, a test merchant's credentials at the provider (or MERCHANT_SANDBOX_API_SECRET).");
-        if (a.login !== undefined && !/^[^:]+:.+$/.test(a.login))
-          throw new Error("--login takes EMAIL:PASSWORD (the e-mail, a colon, the password).");
-        // A user:password@ in the URL would be echoed in messages: refused, without repeating it.
-        if (/^https?:\/\/[^/]*@/.test(a.url))
-          throw new Error("--url must not hold credentials (user:password@); give them as --api-key and --api-secret.");
-        if (!/^https?:\/\/[^/]/.test(a.url)) throw new Error(`--url must be an http(s) URL, e.g. https://provider-test.example (got '${a.url}').`);
-        if (!String(a.protectedPath).startsWith("/")) throw new Error("--protected-path must start with '/', e.g. /api/v2/payment/status.");
-        if (!Number.isInteger(a.maxAnswerBytes) || (a.maxAnswerBytes as number) < 1024)
-          throw new Error(`--max-answer-bytes must be a whole number of bytes, at least 1024 (got '${String(a.maxAnswerBytes)}').`);
-        if (a.name !== undefined && !/^[a-z0-9-]+$/.test(a.name))
-          throw new Error(`--name must be lower-case letters, digits and '-' (got '${a.name}').`);
-        return true;
-      })
+      .check((a) => checkCalibrateArgs(a as Partial<CalibrateArgs>))
       .example("$0 calibrate --url https://provider-test.example --api-key K --api-secret S --out acme.profile.yaml", "learn the provider's answers")
       .example(
         "$0 calibrate --check acme.profile.yaml --url https://provider-test.example --api-key K --api-secret S",
@@ -126,6 +100,31 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     );
   },
 };
+
+/** What yargs cannot say of calibrate's flags: one line each, naming the flag and what it takes. */
+function checkCalibrateArgs(a: Partial<CalibrateArgs>): true {
+  if (a.out === undefined && a.check === undefined) throw new Error("Give --out FILE to write the profile, or --check FILE to compare with one.");
+  if (a.fromHar !== undefined) {
+    if (a.allowWrites)
+      throw new Error("--allow-writes is for probing: --from-har sends nothing (payment/init is learnt if the recording holds one).");
+    return true;
+  }
+  if (a.url === undefined)
+    throw new Error(
+      "Give --url, the provider's test environment, e.g. https://provider-test.example (or MERCHANT_SANDBOX_PROVIDER_URL; MERCHANT_SANDBOX_URL is the sandbox's own URL, for report and scan-logs), or --from-har FILE to learn from a recording.",
+    );
+  if (a.apiKey === undefined || a.apiSecret === undefined)
+    throw new Error("Give --api-key and --api-secret, a test merchant's credentials at the provider (or MERCHANT_SANDBOX_API_SECRET).");
+  if (a.login !== undefined && !/^[^:]+:.+$/.test(a.login)) throw new Error("--login takes EMAIL:PASSWORD (the e-mail, a colon, the password).");
+  // A user:password@ in the URL would be echoed in messages: refused, without repeating it.
+  if (/^https?:\/\/[^/]*@/.test(a.url)) throw new Error("--url must not hold credentials (user:password@); give them as --api-key and --api-secret.");
+  if (!/^https?:\/\/[^/]/.test(a.url)) throw new Error(`--url must be an http(s) URL, e.g. https://provider-test.example (got '${a.url}').`);
+  if (!String(a.protectedPath).startsWith("/")) throw new Error("--protected-path must start with '/', e.g. /api/v2/payment/status.");
+  if (!Number.isInteger(a.maxAnswerBytes) || (a.maxAnswerBytes as number) < 1024)
+    throw new Error(`--max-answer-bytes must be a whole number of bytes, at least 1024 (got '${String(a.maxAnswerBytes)}').`);
+  if (a.name !== undefined && !/^[a-z0-9-]+$/.test(a.name)) throw new Error(`--name must be lower-case letters, digits and '-' (got '${a.name}').`);
+  return true;
+}
 
 /** `acme.profile.yaml` -> `acme`; anything unusable -> `calibrated`. */
 function nameOf(file: string): string {
