@@ -210,7 +210,7 @@ export const SERVE_COMMAND = {
         default: false,
         group: "Shared state:",
         describe:
-          "Exit (code 2) when the shared state cannot be read at start. Default: start unhealthy, answer 503 (health too), and serve once Redis answers",
+          "Exit (code 3; 2 for a bad --state) when the shared state cannot be read at start. Default: start unhealthy, answer 503 (health too), and serve once Redis answers",
       })
       .option("journal-size", {
         coerce: last,
