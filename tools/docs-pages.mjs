@@ -1,7 +1,7 @@
 // The generated parts of docs/: what the code already says is written from the code, never by hand.
 // `npm run docs` (tools/docs.mjs) writes them; test/unit/docs-generated.test.ts fails when a
 // committed page is not what this renders. Reads the built package (dist/), as the CLI runs it.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import yargs from "yargs";
 import { serveCommand } from "../dist/cli/commands/serve.js";
@@ -16,22 +16,11 @@ const doctocTransform = createRequire(import.meta.url)("doctoc/lib/transform.js"
 
 const root = new URL("..", import.meta.url);
 
-/** The pages this renders (whole, or their generated sections and table of contents), from the repository root. */
-export const GENERATED_PAGES = [
-  "docs/errors.md",
-  "docs/configuration.md",
-  "docs/scenarios.md",
-  "docs/performance.md",
-  "docs/behaviour.md",
-  "docs/profiles.md",
-  "docs/control-plane.md",
-  "docs/reliability.md",
-  "docs/architecture.md",
-  "docs/findings.md",
-  "docs/in-process.md",
-  "docs/qa-page.md",
-  "docs/deployment.md",
-];
+/** The pages this renders (whole, or their generated sections and table of contents), from the repository root: every page of docs/, so a new one gets its table of contents. */
+export const GENERATED_PAGES = readdirSync(new URL("docs/", root))
+  .filter((name) => name.endsWith(".md"))
+  .sort()
+  .map((name) => `docs/${name}`);
 
 /**
  * The sections a page must hold, each between `<!-- GENERATED <name> … -->` and
