@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parser as javaParser } from "@lezer/java";
+import { parser as pythonParser } from "@lezer/python";
 import { parseAllDocuments } from "yaml";
 import { collectSnippets, type Snippet } from "../support/snippets.js";
 
@@ -14,7 +16,9 @@ import { collectSnippets, type Snippet } from "../support/snippets.js";
  * no duplicate keys), json with JSON.parse, sh/bash/shell with `bash -n`, js with `node --check`,
  * ts with tsc under NodeNext (all in one run; `merchant-sandbox` resolves to this package through
  * its "exports", as it does once installed). A ts block without an import continues the ts block
- * before it on the same page (compiled as one module). A block with any other language tag
+ * before it on the same page (compiled as one module). java and python with the Lezer grammars
+ * CodeMirror uses (@lezer/java, @lezer/python: no JDK or Python needed), which mark every place the
+ * grammar does not accept. A block with any other language tag
  * (text, console …) is deliberately not checked and listed as such; a block with no tag fails.
  */
 
@@ -32,6 +36,9 @@ const CHECKED = {
   javascript: "js",
   ts: "ts",
   typescript: "ts",
+  java: "java",
+  python: "python",
+  py: "python",
 } as const;
 type Checker = (typeof CHECKED)[keyof typeof CHECKED];
 
@@ -115,6 +122,19 @@ async function compileTs(blocks: Snippet[]): Promise<Map<string, string[]>> {
   return errors;
 }
 
+/** Where a Lezer grammar could not parse the block: its error nodes, as block lines. */
+function grammarErrors(parser: typeof javaParser, s: Snippet): string[] {
+  const errors: string[] = [];
+  parser.parse(s.code).iterate({
+    enter(node) {
+      if (!node.type.isError) return;
+      const line = s.code.slice(0, node.from).split("\n").length;
+      errors.push(`line ${s.line + line}: the grammar does not accept ${JSON.stringify(s.code.slice(node.from, node.from + 30))}`);
+    },
+  });
+  return errors;
+}
+
 async function problemsOf(s: Snippet): Promise<string[]> {
   switch (checkerOf(s)) {
     case "yaml":
@@ -140,6 +160,10 @@ async function problemsOf(s: Snippet): Promise<string[]> {
     }
     case "ts":
       return tsErrors.get(s.where)!;
+    case "java":
+      return grammarErrors(javaParser, s);
+    case "python":
+      return grammarErrors(pythonParser, s);
     default:
       return s.lang === "" ? ["the block has no language: tag it with its language, or ```text if it is not code"] : [];
   }
