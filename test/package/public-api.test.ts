@@ -17,6 +17,7 @@ const ENTRY_POINTS = {
   "merchant-sandbox": "dist/index",
   "merchant-sandbox/msw": "dist/adapters/msw",
   "merchant-sandbox/express": "dist/adapters/express",
+  "merchant-sandbox/testcontainers": "dist/adapters/testcontainers",
 };
 
 /** The names each bullet of a list names before its colon, under `heading` in the API section. */

@@ -54,6 +54,8 @@ describe("the packed tarball", () => {
       "dist/adapters/msw.js",
       "dist/adapters/msw.d.ts",
       "dist/adapters/msw.d.cts",
+      "dist/adapters/testcontainers.js",
+      "dist/adapters/testcontainers.d.ts",
       "dist/ui/index.html",
       "dist/ui/app.js",
       "dist/ui/app.css",

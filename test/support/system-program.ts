@@ -13,7 +13,9 @@ export interface SystemProgram {
   /** The executable looked for. */
   path: string;
   /** The Debian package that installs it. */
-  aptPackage: string;
+  aptPackage?: string;
+  /** How to get it, when no Debian package does ("set DOCKER_HOST to …"); else the apt-get line. */
+  install?: string;
   /** The variable that points at another executable, if any. */
   envVar?: string;
 }
@@ -29,7 +31,8 @@ export function verdictOf(program: SystemProgram, env: NodeJS.ProcessEnv = proce
 /** The one line that says what is missing and how to get it. */
 export function missingLine(program: SystemProgram): string {
   const other = program.envVar ? `, or set ${program.envVar} to another executable` : "";
-  return `${program.name} is not installed (no ${program.path}): install it with apt-get install ${program.aptPackage}${other}`;
+  const how = program.install ?? `install it with apt-get install ${program.aptPackage}${other}`;
+  return `${program.name} is not installed (no ${program.path}): ${how}`;
 }
 
 /**

@@ -26,4 +26,9 @@ describe("a test that needs a system program", () => {
       "Redis is not installed (no /nonexistent/redis-server): install it with apt-get install redis-server, or set REDIS_SERVER to another executable",
     );
   });
+
+  it("says how to get a program no Debian package brings", () => {
+    const engine: SystemProgram = { name: "A container engine", path: "/nonexistent/image-check", install: "set DOCKER_HOST to a Docker engine" };
+    expect(missingLine(engine)).toBe("A container engine is not installed (no /nonexistent/image-check): set DOCKER_HOST to a Docker engine");
+  });
 });

@@ -1,0 +1,94 @@
+// What merchant-sandbox/testcontainers does beyond the docs' example, run by
+// test/package/testcontainers.test.ts with `node --test` against a real engine (DOCKER_HOST and
+// the Testcontainers variables in the environment; MERCHANT_SANDBOX_IMAGE the image it built;
+// PROFILE_FILE, SCENARIO_FILE and BAD_SCENARIO_FILE files of this machine). Exact statuses, headers and bodies.
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { after, before, test } from "node:test";
+import { MerchantSandboxContainer, SANDBOX_PORT } from "merchant-sandbox/testcontainers";
+
+const ADMIN_TOKEN = "module-check-admin-token-0123456789";
+let sandbox;
+
+before(async () => {
+  sandbox = await new MerchantSandboxContainer(process.env.MERCHANT_SANDBOX_IMAGE)
+    .withScenario(process.env.SCENARIO_FILE)
+    .withProfile(process.env.PROFILE_FILE)
+    .withAdminToken(ADMIN_TOKEN)
+    .start();
+});
+
+after(() => sandbox?.stop());
+
+/** GET /containers/{id}/json from the engine itself, over its unix socket. */
+function inspect(id) {
+  const socketPath = process.env.DOCKER_HOST.replace(/^unix:\/\//, "");
+  return new Promise((resolve, reject) => {
+    request({ socketPath, path: `/containers/${id}/json` }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve(JSON.parse(text)));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+test("the port is published on 127.0.0.1 only, and getBaseUrl names it", async () => {
+  const info = await inspect(sandbox.getId());
+  const bindings = info.NetworkSettings.Ports[`${SANDBOX_PORT}/tcp`];
+  assert.equal(bindings.length, 1);
+  assert.equal(bindings[0].HostIp, "127.0.0.1");
+  assert.equal(sandbox.getBaseUrl(), `http://127.0.0.1:${bindings[0].HostPort}`);
+});
+
+test("the control plane requires the admin token, and the module sends it", async () => {
+  const bare = await fetch(`${sandbox.getBaseUrl()}/__sandbox/sessions`, { method: "POST" });
+  assert.equal(bare.status, 401);
+  assert.equal(bare.headers.get("content-type"), "application/problem+json");
+  const session = await sandbox.createSession();
+  assert.match(session.id, /^ses_[0-9a-f]{16}$/);
+});
+
+test("the scenario file and the profile file are the sandbox's: the session answers in the profile", async () => {
+  const session = await sandbox.createSession({ scenario: "module-check" });
+  assert.equal(session.scenario, "module-check");
+  assert.equal(session.profile, "module-check-profile");
+  const { merchant, base_url } = session;
+  const token = await fetch(`${base_url}/api/v2/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: merchant.api_key, api_secret: merchant.api_secret }),
+  });
+  assert.equal(token.status, 200);
+  assert.equal(token.headers.get("x-acme-env"), "test");
+  const body = await token.json();
+  assert.deepEqual(Object.keys(body), ["result"]);
+  assert.match(body.result.accessToken, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+  const wrong = await fetch(`${base_url}/api/v2/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: merchant.api_key, api_secret: "not-the-secret" }),
+  });
+  assert.equal(wrong.status, 403);
+  assert.equal((await wrong.json()).error.code, "INVALID_CREDENTIALS");
+});
+
+test("report() answers the session's findings; a wrong session id is the control plane's 404, passed on", async () => {
+  const session = await sandbox.createSession();
+  assert.deepEqual(await sandbox.report(session.id), { session: session.id, findings: [] });
+  await assert.rejects(
+    sandbox.report("ses_0000000000000000"),
+    /^Error: GET \/__sandbox\/sessions\/ses_0000000000000000\/report: the sandbox answered 404: \{/,
+  );
+});
+
+test("a scenario file the sandbox refuses fails start() at once, with the sandbox's own words", async () => {
+  const refused = new MerchantSandboxContainer(process.env.MERCHANT_SANDBOX_IMAGE).withScenario(process.env.BAD_SCENARIO_FILE).start();
+  await assert.rejects(refused, (error) => {
+    assert.match(error.message, /^Container exited during HTTP healthCheck/);
+    assert.match(error.message, /the scenarios do not load, nothing was started/);
+    assert.match(error.message, /\/sandbox\/files\/0-bad-scenario\.yaml:1:1: description: is required: a text/);
+    return true;
+  });
+});
