@@ -26,7 +26,7 @@ describe("examples/docker-compose.yml", () => {
 
   it("runs the sample integration's tests in node:22 once the sandbox is healthy, then the two gates once they passed", () => {
     const tests = compose.services["integration-tests"];
-    expect(tests.image).toMatch(/^node:22/);
+    expect(tests.image).toMatch(/^docker\.io\/library\/node:22/);
     expect(tests.depends_on).toEqual({ sandbox: { condition: "service_healthy" } });
     expect(tests.volumes[0]).toBe("./sample-integration:/app:ro");
     expect(existsSync(join(EXAMPLES, "sample-integration", "scripts", "with-session.mjs"))).toBe(true);

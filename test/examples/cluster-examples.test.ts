@@ -2,6 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { Secret } from "kubernetes-models/v1/Secret";
+import { Service } from "kubernetes-models/v1/Service";
 import { parse, parseAllDocuments } from "yaml";
 import { serveCommand } from "../../src/cli/commands/serve.js";
 import { envNameOf, optionNames } from "../../src/cli/env.js";
@@ -76,7 +79,7 @@ describe("examples/cluster/docker-compose.yml", () => {
     const urls = replicas.map((r) => r.environment[STATE]);
     expect(urls).toEqual(["redis://redis:6379", "redis://redis:6379", "redis://redis:6379"]);
     const redis = compose.services.redis;
-    expect(redis.image).toBe("redis:7");
+    expect(redis.image).toBe("docker.io/library/redis:7");
     expect(redis.healthcheck.test).toEqual(["CMD", "redis-cli", "ping"]);
     for (const r of replicas) expect(r.depends_on).toEqual({ redis: { condition: "service_healthy" } });
   });
@@ -96,12 +99,32 @@ describe("examples/cluster/docker-compose.yml", () => {
 
   it("puts haproxy 2.6 with haproxy.cfg in front, published on loopback, once every replica is healthy", () => {
     const haproxy = compose.services.haproxy;
-    expect(haproxy.image).toBe("haproxy:2.6");
+    expect(haproxy.image).toBe("docker.io/library/haproxy:2.6");
     expect(haproxy.volumes).toEqual(["./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]);
     expect(haproxy.ports).toEqual(["127.0.0.1:4010:4010"]);
     expect(haproxy.depends_on).toEqual(Object.fromEntries(names.map((n) => [n, { condition: "service_healthy" }])));
     // Only haproxy is published: a client cannot reach one replica around it.
     for (const r of replicas) expect(r.ports).toBeUndefined();
+  });
+});
+
+describe("the compose files' images", () => {
+  /** A name podman pulls without guessing a registry: registry host (with a dot or a port), path, tag. */
+  const qualified = /^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?\/[a-z0-9._/-]+:[\w.-]+$/;
+  it.each([
+    "examples/cluster/docker-compose.yml",
+    "examples/docker-compose.yml",
+  ])("%s names every image it pulls in full (registry/name:tag): podman has no default registry for a short name", (file) => {
+    const services: Record<string, Yaml> = parse(readFileSync(join(ROOT, file), "utf8")).services;
+    // An image another service builds is local, not pulled.
+    const built = new Set(
+      Object.values(services)
+        .filter((s) => s.build !== undefined)
+        .map((s) => s.image),
+    );
+    const pulled = Object.entries(services).filter(([, s]) => !built.has(s.image));
+    expect(pulled.length).toBeGreaterThan(0);
+    expect(pulled.filter(([, s]) => !qualified.test(s.image)).map(([name, s]) => `${name}: ${s.image}`)).toEqual([]);
   });
 });
 
@@ -169,6 +192,25 @@ describe("examples/kubernetes/merchant-sandbox.yaml", () => {
   const env: Array<{ name: string; value?: string; valueFrom?: Yaml }> = container.env;
   const envOf = (name: string) => env.find((e) => e.name === name)!;
 
+  it("is valid against the Kubernetes API's schemas, document by document (kubernetes-models 4.5.1)", () => {
+    const models: Record<string, new (data: Yaml) => { validate(): void }> = {
+      "v1/Secret": Secret,
+      "v1/Service": Service,
+      "apps/v1/Deployment": Deployment,
+    };
+    const problems = docs.flatMap((d) => {
+      const Model = models[`${d.apiVersion}/${d.kind}`];
+      if (!Model) return [`${d.apiVersion} ${d.kind}: no schema here; add its model to this test`];
+      try {
+        new Model(d).validate();
+        return [];
+      } catch (error) {
+        return [`${d.kind}/${d.metadata?.name}: ${(error as Error).message}`];
+      }
+    });
+    expect(problems).toEqual([]);
+  });
+
   it("holds a Secret, the sandbox's Deployment and Service, and Redis's Deployment and Service", () => {
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
       "Secret/merchant-sandbox",
@@ -195,7 +237,7 @@ describe("examples/kubernetes/merchant-sandbox.yaml", () => {
 
   it("starts Redis 7 with the same password, selected by its Service", () => {
     const r = redis.spec.template.spec.containers[0];
-    expect(r.image).toBe("redis:7");
+    expect(r.image).toBe("docker.io/library/redis:7");
     expect(r.args.slice(0, 2)).toEqual(["--requirepass", "$(REDIS_PASSWORD)"]);
     expect(r.env).toEqual([{ name: "REDIS_PASSWORD", valueFrom: { secretKeyRef: { name: "merchant-sandbox", key: "redis-password" } } }]);
     const service = find("Service", "merchant-sandbox-redis");
