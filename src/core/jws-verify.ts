@@ -3,10 +3,12 @@ import { errors as joseErrors, type ProtectedHeaderParameters } from "jose";
 import type { SigningKey } from "./keys.js";
 
 /**
- * Checks the signature of a compact JWS (RFC 7515 §7.1) with node:crypto, synchronously, and
- * returns its payload bytes. This is the cost of a protected call whose token was not verified
- * before: jose's compactVerify, through WebCrypto's promise-and-job machinery, costs two to three times
- * node's verify on a KeyObject (docs/performance.md#verifying).
+ * Checks the signature of a compact JWS (RFC 7515 §7.1) with node:crypto and returns its payload
+ * bytes. This is the cost of a protected call whose token was not verified before: jose's
+ * compactVerify, through WebCrypto's promise-and-job machinery, costs two to three times node's
+ * verify on a KeyObject (docs/performance.md#verifying). RS256 and ES256 verify on libuv's thread
+ * pool (node's callback form of `verify`), as they sign (jws.ts): the event loop goes on with HTTP
+ * meanwhile. HS256 stays inline: the hand-off would cost more than the HMAC.
  *
  * It refuses exactly what jose's compactVerify refuses, in the same order and with jose's own
  * error classes (the caller maps them to refusals): a `crit` that is not an array of non-empty
@@ -18,7 +20,7 @@ import type { SigningKey } from "./keys.js";
  * The caller has checked the token's shape (three parts of base64url characters), parsed its
  * header, and matched `alg` against the key.
  */
-export function verifyCompactJws(token: string, header: ProtectedHeaderParameters, key: SigningKey, verifier: KeyObject): Uint8Array {
+export async function verifyCompactJws(token: string, header: ProtectedHeaderParameters, key: SigningKey, verifier: KeyObject): Promise<Uint8Array> {
   const b64 = criticalExtensions(header).includes("b64") ? b64Of(header) : true;
   if (typeof header.alg !== "string" || header.alg === "")
     throw new joseErrors.JWSInvalid('JWS "alg" (Algorithm) Header Parameter missing or invalid');
@@ -30,7 +32,7 @@ export function verifyCompactJws(token: string, header: ProtectedHeaderParameter
   const input = Buffer.from(token.slice(0, lastDot), "latin1");
   let verified: boolean;
   try {
-    verified = signatureVerifies(key.alg, input, Buffer.from(signatureText, "base64url"), verifier);
+    verified = await signatureVerifies(key.alg, input, Buffer.from(signatureText, "base64url"), verifier);
   } catch (cause) {
     throw new joseErrors.JWSSignatureVerificationFailed(undefined, { cause });
   }
@@ -47,13 +49,14 @@ export function verifierOf(key: SigningKey): KeyObject {
   return k instanceof Uint8Array ? createSecretKey(k) : KeyObject.from(k as unknown as webcrypto.CryptoKey);
 }
 
-function signatureVerifies(alg: SigningKey["alg"], input: Buffer, signature: Buffer, verifier: KeyObject): boolean {
+function signatureVerifies(alg: SigningKey["alg"], input: Buffer, signature: Buffer, verifier: KeyObject): boolean | Promise<boolean> {
   if (alg === "HS256") {
     const expected = createHmac("sha256", verifier).update(input).digest();
     return expected.length === signature.length && timingSafeEqual(expected, signature);
   }
   // ES256 signatures in a JWS are r || s (RFC 7518 §3.4), as WebCrypto reads them.
-  return verify("sha256", input, alg === "ES256" ? { key: verifier, dsaEncoding: "ieee-p1363" } : verifier, signature);
+  const key = alg === "ES256" ? { key: verifier, dsaEncoding: "ieee-p1363" as const } : verifier;
+  return new Promise((resolve, reject) => verify("sha256", input, key, signature, (err, ok) => (err ? reject(err) : resolve(ok))));
 }
 
 /** base64url text of any length but 4n+1, which no bytes encode to (WHATWG forgiving-base64, as jose decodes). */

@@ -122,7 +122,7 @@ export class TokenVerifier implements ClaimsJudge {
       );
     }
     const { key, bytes } =
-      typeof header.kid === "string" ? this.verifiedByKid(token, header, header.kid, alg) : this.verifiedWithoutKid(token, header, alg);
+      typeof header.kid === "string" ? await this.verifiedByKid(token, header, header.kid, alg) : await this.verifiedWithoutKid(token, header, alg);
     // After the signature: a token that fails it is refused for that, and only an otherwise
     // authentic token gets these refusals, which are about its text, not its origin.
     assertOneText(token, key.alg);
@@ -137,7 +137,12 @@ export class TokenVerifier implements ClaimsJudge {
     return verified;
   }
 
-  private verifiedByKid(token: string, header: ProtectedHeaderParameters, kid: string, alg: string): { key: SigningKey; bytes: Uint8Array } {
+  private async verifiedByKid(
+    token: string,
+    header: ProtectedHeaderParameters,
+    kid: string,
+    alg: string,
+  ): Promise<{ key: SigningKey; bytes: Uint8Array }> {
     const key = this.ring.find(kid);
     if (!key) throw unknownKid(kid);
     if (key.alg !== alg) {
@@ -147,7 +152,7 @@ export class TokenVerifier implements ClaimsJudge {
       );
     }
     try {
-      return { key, bytes: verifyCompactJws(token, header, key, this.verifierOf(key)) };
+      return { key, bytes: await verifyCompactJws(token, header, key, this.verifierOf(key)) };
     } catch (e) {
       throw explainTokenError(e);
     }
@@ -160,7 +165,7 @@ export class TokenVerifier implements ClaimsJudge {
    * claims before the signature is checked, only to pick those keys: nothing else is trusted until
    * one verifies. A merchant whose scenario names its keys gets token_kid_missing, as before.
    */
-  private verifiedWithoutKid(token: string, header: ProtectedHeaderParameters, alg: string): { key: SigningKey; bytes: Uint8Array } {
+  private async verifiedWithoutKid(token: string, header: ProtectedHeaderParameters, alg: string): Promise<{ key: SigningKey; bytes: Uint8Array }> {
     let claimed: JWTPayload | undefined;
     try {
       claimed = decodeJwt(token);
@@ -191,7 +196,7 @@ export class TokenVerifier implements ClaimsJudge {
     }
     for (const key of keys) {
       try {
-        return { key, bytes: verifyCompactJws(token, header, key, this.verifierOf(key)) };
+        return { key, bytes: await verifyCompactJws(token, header, key, this.verifierOf(key)) };
       } catch (e) {
         if (!(e instanceof joseErrors.JWSSignatureVerificationFailed)) throw explainTokenError(e);
       }
