@@ -14,6 +14,10 @@ import type { SecretView } from "../core/secret-index.js";
  * deprecated login's) are made every time, as before, and so are those of a profile whose answers
  * differ per request (a request id, the time).
  *
+ * The key is the refusal as thrown, before its description is redacted: the redaction of the same
+ * text against the same secrets is the same, so a kept answer is used only under the secrets view
+ * it was made with (a view is replaced whenever a secret comes or goes), and a hit scans nothing.
+ *
  * Bounded: at most MAX_KEPT answers per response profile in use (each a key and a body of about
  * 1 KB: some 0.5 MB for one profile), the oldest dropped first. Each caller gets its own response and headers objects, so nothing a
  * caller does to an answer reaches the next one.
@@ -21,14 +25,14 @@ import type { SecretView } from "../core/secret-index.js";
 export class RefusalAnswers {
   static readonly MAX_KEPT = 256;
   /** Without a profile's shaper (the default oauth answers). */
-  private readonly unshaped = new Map<string, SandboxResponse>();
+  private readonly unshaped = new Map<string, KeptAnswer>();
   /** Per shaper, held no longer than its scenario (a session's) holds it. */
-  private readonly shaped = new WeakMap<AnswerShaper, Map<string, SandboxResponse>>();
+  private readonly shaped = new WeakMap<AnswerShaper, Map<string, KeptAnswer>>();
 
   /**
-   * The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json. Its
-   * description is made as it is shown (echoes redacted against `secrets`) before it is looked up,
-   * so a kept answer never holds what another moment's secrets would hide.
+   * The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json, its
+   * description as it is shown (echoes redacted against `secrets`). A kept answer is taken only
+   * under the very view it was redacted with, so it never shows what this moment's secrets hide.
    */
   answer(
     thrown: unknown,
@@ -43,21 +47,28 @@ export class RefusalAnswers {
       shaper?.refusal(refusal, path, secrets, headers, facts, group) ?? problemResponse(refusal, path, secrets, headers);
     if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest)
       return make(thrown, routeHeaders);
-    const err = asRefusal(thrown, secrets);
-    const key = `${err.status}\0${err.code}\0${err.error ?? ""}\0${err.challenge ?? ""}\0${err.scope ?? ""}\0${group ?? ""}\0${path}\0${err.description}`;
+    const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${group ?? ""}\0${path}\0${thrown.said}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
     if (!answers) {
       answers = new Map();
       this.shaped.set(shaper!, answers);
     }
-    let made = answers.get(key);
-    if (!made) {
-      made = make(err, undefined);
+    let kept = answers.get(key);
+    if (kept?.secrets !== secrets) {
+      kept = { secrets, response: make(asRefusal(thrown, secrets), undefined) };
+      answers.delete(key);
       if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
-      answers.set(key, made);
+      answers.set(key, kept);
     }
+    const made = kept.response;
     return { status: made.status, headers: { ...made.headers }, body: made.body };
   }
+}
+
+/** An answer and the secrets view its description was redacted against. */
+interface KeptAnswer {
+  secrets: SecretView;
+  response: SandboxResponse;
 }
 
 function hasOwnHeaders(err: SandboxError): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_VIEW } from "../../src/core/secret-index.js";
+import { EMPTY_VIEW, SecretIndex } from "../../src/core/secret-index.js";
 import { RefusalAnswers } from "../../src/app/refusal-answers.js";
 import { InvalidToken, MethodNotAllowed, NotFound } from "../../src/core/errors.js";
 import { problemResponse } from "../../src/core/problem.js";
@@ -30,6 +30,23 @@ describe("RefusalAnswers", () => {
     const second = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     expect(second).toEqual(problemResponse(new NotFound("No endpoint at GET /nope."), "/nope", EMPTY_VIEW));
     expect(second.headers).not.toBe(first.headers);
+  });
+
+  it("a kept answer is taken only under the secrets it was redacted with: a secret that comes later is hidden", () => {
+    const answers = new RefusalAnswers();
+    const secret = "sk_live_later_0123456789abcdef";
+    const said = () => new NotFound(`No endpoint at GET /x/${secret}.`);
+    const index = new SecretIndex();
+    const before = index.view();
+    const first = answers.answer(said(), "/x", undefined, undefined, before, FACTS, undefined);
+    expect(first.body).toContain(secret);
+    index.add(secret);
+    const after = index.view();
+    const second = answers.answer(said(), "/x", undefined, undefined, after, FACTS, undefined);
+    expect(second).toEqual(problemResponse(said(), "/x", after));
+    expect(second.body).not.toContain(secret);
+    // And the answer under the older view is still the one made for it.
+    expect(answers.answer(said(), "/x", undefined, undefined, before, FACTS, undefined).body).toContain(secret);
   });
 
   it("a different path, description or profile is another answer", () => {
