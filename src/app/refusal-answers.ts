@@ -54,8 +54,8 @@ export class RefusalAnswers {
       this.shaped.set(shaper!, answers);
     }
     let kept = answers.get(key);
-    if (kept?.secrets !== secrets) {
-      kept = { secrets, response: make(asRefusal(thrown, secrets), undefined) };
+    if (kept?.secrets.deref() !== secrets) {
+      kept = { secrets: new WeakRef(secrets), response: make(asRefusal(thrown, secrets), undefined) };
       answers.delete(key);
       if (answers.size >= RefusalAnswers.MAX_KEPT) answers.delete(answers.keys().next().value!);
       answers.set(key, kept);
@@ -65,9 +65,12 @@ export class RefusalAnswers {
   }
 }
 
-/** An answer and the secrets view its description was redacted against. */
+/**
+ * An answer and the secrets view its description was redacted against, held weakly: a view that
+ * is no longer current must not keep the secrets of ended sessions (their automata) in memory.
+ */
 interface KeptAnswer {
-  secrets: SecretView;
+  secrets: WeakRef<SecretView>;
   response: SandboxResponse;
 }
 
