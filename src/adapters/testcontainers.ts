@@ -21,7 +21,7 @@ import { loadTestcontainers } from "./testcontainers-peer.js";
  * `withBindAddress("0.0.0.0")` for an engine on another machine (DOCKER_HOST=tcp://…).
  */
 
-const { GenericContainer, AbstractStartedContainer, Wait } = await loadTestcontainers();
+const { GenericContainer, AbstractStartedContainer, Wait } = loadTestcontainers();
 type StartedTestContainer = import("testcontainers").StartedTestContainer;
 
 /** The port the image listens on (MERCHANT_SANDBOX_PORT in the Dockerfile). */
@@ -41,6 +41,7 @@ export class MerchantSandboxContainer extends GenericContainer {
   private profile: string | undefined;
   private adminToken: string | undefined;
   private bindAddress = "127.0.0.1";
+  private ownCommand = false;
   private copied = 0;
 
   constructor(image = DEFAULT_IMAGE) {
@@ -91,9 +92,10 @@ export class MerchantSandboxContainer extends GenericContainer {
 
   /** Share state with other replicas through Redis: redis://[:password@]host:port[/db] (docs/deployment.md). */
   withState(url: string): this {
-    if (!/^rediss?:\/\//.test(url)) {
+    // Not echoed: a value that is no URL may be the password itself, passed by mistake.
+    if (!/^rediss?:\/\//i.test(url)) {
       throw new Error(
-        `withState: "${url.split("@").pop()}" is not a Redis URL. Give redis://host:6379 (or rediss:// for TLS), reachable from inside the container.`,
+        "withState: the value is not a Redis URL (it does not start with redis:// or rediss://). Give redis://[:password@]host:6379[/db], reachable from inside the container.",
       );
     }
     return this.withEnvironment({ MERCHANT_SANDBOX_STATE: url });
@@ -105,10 +107,22 @@ export class MerchantSandboxContainer extends GenericContainer {
     return this;
   }
 
+  /** A command of your own replaces `serve` and the flags withScenario and withProfile make. */
+  override withCommand(command: string[]): this {
+    this.ownCommand = true;
+    return super.withCommand(command);
+  }
+
   override async start(): Promise<StartedMerchantSandboxContainer> {
-    const args = [...this.scenarios.flatMap((s) => ["--scenario", s]), ...(this.profile ? ["--profile", this.profile] : [])];
-    this.withCommand(["serve", ...args]);
-    this.hostConfig.PortBindings = { [`${SANDBOX_PORT}/tcp`]: [{ HostIp: this.bindAddress, HostPort: "0" }] };
+    if (!this.ownCommand) {
+      const args = [...this.scenarios.flatMap((s) => ["--scenario", s]), ...(this.profile ? ["--profile", this.profile] : [])];
+      super.withCommand(["serve", ...args]);
+    }
+    // The sandbox's port on the bind address, on the host port asked for if any
+    // (withExposedPorts({ container: 4010, host: N })); the other ports' bindings stay.
+    const sandboxPort = `${SANDBOX_PORT}/tcp`;
+    const hostPort = this.hostConfig.PortBindings?.[sandboxPort]?.[0]?.HostPort ?? "0";
+    this.hostConfig.PortBindings = { ...this.hostConfig.PortBindings, [sandboxPort]: [{ HostIp: this.bindAddress, HostPort: hostPort }] };
     // When the sandbox exits at start, testcontainers reads its last lines over a socket it unrefs
     // (docker-container-client.js, v11.14.0): with nothing else pending, as in a bare `node --test`
     // file, the process ended before start() could reject with them.

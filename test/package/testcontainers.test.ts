@@ -127,7 +127,7 @@ describe("merchant-sandbox/testcontainers against a real engine", () => {
     const run = await node(dir, ["--test", "--test-reporter=tap", "module-check.test.mjs"], env, RUN_GUARD_MS);
     expect({ code: run.code, tally: tally(run.output) }, run.output).toEqual({
       code: 0,
-      tally: { tests: 5, pass: 5, fail: 0, cancelled: 0, skipped: 0 },
+      tally: { tests: 6, pass: 6, fail: 0, cancelled: 0, skipped: 0 },
     });
   });
 });

@@ -92,3 +92,24 @@ test("a scenario file the sandbox refuses fails start() at once, with the sandbo
     return true;
   });
 });
+
+test("a command of one's own replaces serve's flags, and the port is still published on loopback", async () => {
+  const own = await new MerchantSandboxContainer(process.env.MERCHANT_SANDBOX_IMAGE)
+    .withScenario("token-expires-after-calls")
+    .withCommand(["serve", "--token-ttl", "60s"])
+    .start();
+  try {
+    const token = await fetch(`${own.getBaseUrl()}/api/v2/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: "sandbox-api-key", api_secret: "sandbox-api-secret" }),
+    });
+    assert.equal(token.status, 200);
+    assert.equal((await token.json()).expires_in, 60);
+    const health = await (await fetch(`${own.getBaseUrl()}/__sandbox/health`)).json();
+    assert.deepEqual(health.scenarios, ["default"]);
+    assert.match(own.getBaseUrl(), /^http:\/\/127\.0\.0\.1:\d+$/);
+  } finally {
+    await own.stop();
+  }
+});
