@@ -74,7 +74,7 @@ export function createPipeline(ctx: SandboxContext, hooks: PipelineHooks): (requ
     credentialPrecedence: (merchant) => ctx.scenarios.of(merchant).settings.credentialPrecedence,
     provenSubject: (t) => ctx.tokens.provenSubject(t),
   };
-  const refusals = new RefusalAnswers();
+  const refusals = new RefusalAnswers(() => ctx.merchants.secrets.view());
   // The log's time, formatted once per millisecond: under load ten or more requests share one, and
   // toISOString() was a tenth of the log line's cost.
   let isoMs = Number.NaN;

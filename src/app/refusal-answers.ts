@@ -14,9 +14,11 @@ import type { SecretView } from "../core/secret-index.js";
  * deprecated login's) are made every time, as before, and so are those of a profile whose answers
  * differ per request (a request id, the time).
  *
- * The key is the refusal as thrown, before its description is redacted: the redaction of the same
- * text against the same secrets is the same, so a kept answer is used only under the secrets view
- * it was made with (a view is replaced whenever a secret comes or goes), and a hit scans nothing.
+ * The key is the refusal as thrown, before its description is redacted, and answers are kept and
+ * taken only under the current secrets view, the one they were made with: a view is replaced
+ * whenever a secret comes or goes, so while it is current the redaction of the same text is the
+ * same, and a hit scans nothing. A request holding an older view (it waited for its body while a
+ * secret came) gets its answer made anew, redacted as it always was.
  *
  * Bounded: at most MAX_KEPT answers per response profile in use (each a key and a body of about
  * 1 KB: some 0.5 MB for one profile), the oldest dropped first. Each caller gets its own response and headers objects, so nothing a
@@ -29,10 +31,13 @@ export class RefusalAnswers {
   /** Per shaper, held no longer than its scenario (a session's) holds it. */
   private readonly shaped = new WeakMap<AnswerShaper, Map<string, KeptAnswer>>();
 
+  /** `currentSecrets`: the secrets view of this moment (the merchants' index). */
+  constructor(private readonly currentSecrets: () => SecretView) {}
+
   /**
    * The answer to `thrown` at `path`: the shaper's when it shapes refusals, else problem+json, its
    * description as it is shown (echoes redacted against `secrets`). A kept answer is taken only
-   * under the very view it was redacted with, so it never shows what this moment's secrets hide.
+   * under the current view, the very one it was redacted with.
    */
   answer(
     thrown: unknown,
@@ -47,6 +52,7 @@ export class RefusalAnswers {
       shaper?.refusal(refusal, path, secrets, headers, facts, group) ?? problemResponse(refusal, path, secrets, headers);
     if (routeHeaders !== undefined || !(thrown instanceof SandboxError) || hasOwnHeaders(thrown) || shaper?.perRequest)
       return make(thrown, routeHeaders);
+    if (secrets !== this.currentSecrets()) return make(thrown, undefined);
     const key = `${thrown.status}\0${thrown.code}\0${thrown.error ?? ""}\0${thrown.challenge ?? ""}\0${thrown.scope ?? ""}\0${group ?? ""}\0${path}\0${thrown.said}`;
     let answers = shaper === undefined ? this.unshaped : this.shaped.get(shaper);
     if (!answers) {

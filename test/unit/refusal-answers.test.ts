@@ -15,7 +15,7 @@ describe("RefusalAnswers", () => {
   const expired = () => new InvalidToken("token_expired", "The access token expired at 2026-01-01T00:00:00.000Z.");
 
   it("answers what problemResponse answers, the first time and from the kept answer", () => {
-    const answers = new RefusalAnswers();
+    const answers = new RefusalAnswers(() => EMPTY_VIEW);
     for (let i = 0; i < 2; i++)
       expect(answers.answer(expired(), "/api/v2/payment/p_1", undefined, undefined, EMPTY_VIEW, FACTS, undefined)).toEqual(
         problemResponse(expired(), "/api/v2/payment/p_1", EMPTY_VIEW),
@@ -23,7 +23,7 @@ describe("RefusalAnswers", () => {
   });
 
   it("each caller gets its own response and headers: changing one changes no later answer", () => {
-    const answers = new RefusalAnswers();
+    const answers = new RefusalAnswers(() => EMPTY_VIEW);
     const first = answers.answer(new NotFound("No endpoint at GET /nope."), "/nope", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     first.headers["x-changed"] = "yes";
     first.status = 500;
@@ -32,25 +32,22 @@ describe("RefusalAnswers", () => {
     expect(second.headers).not.toBe(first.headers);
   });
 
-  it("a kept answer is taken only under the secrets it was redacted with: a secret that comes later is hidden", () => {
-    const answers = new RefusalAnswers();
+  it("answers are kept under the current secrets view only: a secret that comes later is hidden, from then on", () => {
+    const index = new SecretIndex();
+    const answers = new RefusalAnswers(() => index.view());
     const secret = "sk_live_later_0123456789abcdef";
     const said = () => new NotFound(`No endpoint at GET /x/${secret}.`);
-    const index = new SecretIndex();
     const before = index.view();
-    const first = answers.answer(said(), "/x", undefined, undefined, before, FACTS, undefined);
-    expect(first.body).toContain(secret);
+    expect(answers.answer(said(), "/x", undefined, undefined, before, FACTS, undefined).body).toContain(secret);
     index.add(secret);
     const after = index.view();
     const second = answers.answer(said(), "/x", undefined, undefined, after, FACTS, undefined);
     expect(second).toEqual(problemResponse(said(), "/x", after));
     expect(second.body).not.toContain(secret);
-    // And the answer under the older view is still the one made for it.
-    expect(answers.answer(said(), "/x", undefined, undefined, before, FACTS, undefined).body).toContain(secret);
   });
 
   it("a different path, description or profile is another answer", () => {
-    const answers = new RefusalAnswers();
+    const answers = new RefusalAnswers(() => EMPTY_VIEW);
     const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
     const a = answers.answer(new NotFound("No endpoint at GET /a."), "/a", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
     const b = answers.answer(new NotFound("No endpoint at GET /b."), "/b", undefined, undefined, EMPTY_VIEW, FACTS, undefined);
@@ -64,7 +61,7 @@ describe("RefusalAnswers", () => {
     // The description here holds no path, so only the path in the key tells the two apart.
     const lexik = createShaper(BUILT_IN_PROFILES.lexik!)!;
     for (const shaper of [undefined, lexik]) {
-      const answers = new RefusalAnswers();
+      const answers = new RefusalAnswers(() => EMPTY_VIEW);
       for (const path of ["/api/v2/payment/p_1", "/api/v2/payment/p_2", "/api/v2/payment/p_1"]) {
         const answer = answers.answer(expired(), path, shaper, undefined, EMPTY_VIEW, FACTS, undefined);
         expect(answer).toEqual(
@@ -76,7 +73,7 @@ describe("RefusalAnswers", () => {
   });
 
   it("refusals with headers of their own, or route headers, are made every time, with them", () => {
-    const answers = new RefusalAnswers();
+    const answers = new RefusalAnswers(() => EMPTY_VIEW);
     const allow = () => new MethodNotAllowed("PUT", "/api/v2/payment/init", ["POST"]);
     expect(answers.answer(allow(), "/api/v2/payment/init", undefined, undefined, EMPTY_VIEW, FACTS, undefined)).toEqual(
       problemResponse(allow(), "/api/v2/payment/init", EMPTY_VIEW),
@@ -88,7 +85,7 @@ describe("RefusalAnswers", () => {
   });
 
   it(`keeps at most ${RefusalAnswers.MAX_KEPT} answers per profile, the oldest dropped first`, () => {
-    const answers = new RefusalAnswers();
+    const answers = new RefusalAnswers(() => EMPTY_VIEW);
     const kept = (answers as unknown as { unshaped: Map<string, unknown> }).unshaped;
     for (let i = 0; i < RefusalAnswers.MAX_KEPT + 10; i++)
       answers.answer(new NotFound(`No endpoint at GET /p${i}.`), `/p${i}`, undefined, undefined, EMPTY_VIEW, FACTS, undefined);
