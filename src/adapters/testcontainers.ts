@@ -1,6 +1,8 @@
 import { basename } from "node:path";
 import type { Finding } from "../control/findings/finding.js";
 import type { SessionInfo } from "../control/session-info.js";
+import { adminTokenSetting } from "../control/access.js";
+import { parseRedisUrl } from "../store/redis-url.js";
 import { loadTestcontainers } from "./testcontainers-peer.js";
 
 /**
@@ -35,6 +37,15 @@ const FILES_DIR = "/sandbox/files";
 
 /** A scenario or profile given by path (it has a slash or a YAML/JSON extension), not a built-in name. */
 const isFile = (value: string) => value.includes("/") || /\.(ya?ml|json)$/i.test(value);
+
+/** A setting checked as `serve` checks it, its refusal (which never quotes a secret) named after the method. */
+function settingOrThrow<T>(method: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new Error(`${method}: ${(error as Error).message}`, { cause: error });
+  }
+}
 
 export class MerchantSandboxContainer extends GenericContainer {
   private readonly scenarios: string[] = [];
@@ -79,25 +90,15 @@ export class MerchantSandboxContainer extends GenericContainer {
     return this;
   }
 
-  /** Require this token on the control plane (16 characters or more); the started container sends it. */
+  /** Require this token on the control plane (the sandbox's own rule: 16 characters or more); the started container sends it. */
   withAdminToken(token: string): this {
-    if (token.length < 16) {
-      throw new Error(
-        `withAdminToken: the admin token has ${token.length} characters; the sandbox refuses one shorter than 16. Use a longer random value, e.g. crypto.randomBytes(24).toString("base64url").`,
-      );
-    }
-    this.adminToken = token;
+    this.adminToken = settingOrThrow("withAdminToken", () => adminTokenSetting(token));
     return this.withEnvironment({ MERCHANT_SANDBOX_ADMIN_TOKEN: token });
   }
 
-  /** Share state with other replicas through Redis: redis://[:password@]host:port[/db] (docs/deployment.md). */
+  /** Share state with other replicas through Redis: redis://[:password@]host:port[/db], read as `serve --state` reads it (docs/deployment.md). */
   withState(url: string): this {
-    // Not echoed: a value that is no URL may be the password itself, passed by mistake.
-    if (!/^rediss?:\/\//i.test(url)) {
-      throw new Error(
-        "withState: the value is not a Redis URL (it does not start with redis:// or rediss://). Give redis://[:password@]host:6379[/db], reachable from inside the container.",
-      );
-    }
+    settingOrThrow("withState", () => parseRedisUrl(url));
     return this.withEnvironment({ MERCHANT_SANDBOX_STATE: url });
   }
 
