@@ -30,7 +30,7 @@ export const GENERATED_PAGES = readdirSync(new URL("docs/", root))
 const SECTIONS = {
   "docs/configuration.md": { "serve-flags": serveFlagsTable },
   "docs/scenarios.md": { "scenario-keys": scenarioKeysTable, "scenario-library": scenarioLibraryTable },
-  "docs/performance.md": { "bench-latest": benchLatest, "replica-profile": replicaProfile },
+  "docs/performance.md": { "bench-latest": benchLatest, "replica-profile": replicaProfile, "cheap-request": cheapRequest },
   "docs/deployment.md": { "bench-cluster": benchCluster },
 };
 
@@ -154,6 +154,11 @@ export function benchLatest() {
 /** The recorded replica profile (where the event loop spends a protected call), whole, as `npm run bench:replica-profile` wrote it. */
 export function replicaProfile() {
   return read("bench/results/replica-profile.md");
+}
+
+/** Where a cheap request's CPU goes, whole, as `npm run bench:cheap-request` wrote it. */
+export function cheapRequest() {
+  return read("bench/results/cheap-request.md");
 }
 
 /** The recorded cluster bench run (memory store, Redis store, replicas behind haproxy), whole, as `npm run bench:cluster` wrote it. */

@@ -91,6 +91,7 @@ const QUOTING_SECTIONS = [
   // Two runs side by side: the build before an issue's changes, and the recorded run after them.
   { page: "docs/performance.md", heading: "Before and after issue 35", results: "bench/results/before-issue-35.md bench/results/latest.md" },
   { page: "docs/performance.md", heading: "What this means for a test suite", results: "bench/results/latest.md" },
+  { page: "docs/performance.md", heading: "Where a cheap request's time goes", results: "bench/results/cheap-request.md" },
   { page: "docs/performance.md", heading: "More than one process", results: "bench/results/cluster.md" },
   { page: "docs/performance.md", heading: "Where a replica's time goes on the Redis store", results: "bench/results/replica-profile.md" },
   { page: "docs/performance.md", heading: "Many sessions on the Redis store", results: "bench/results/shared-sessions.md" },
