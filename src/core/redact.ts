@@ -18,6 +18,11 @@ export const TOKEN_QUERY_KEYS: readonly string[] = ["access_token", "token", "jw
 
 /** A query parameter whose name says it is secret (accessToken, client_secret, id_token …) has its value redacted whatever it is. */
 const SECRET_NAME = /(token|secret|passw|pwd|auth|jwt|credential|bearer)/i;
+
+/** Whether a parameter, member or header name says its value is secret (accessToken, client_secret, x-api-secret …). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
 /** How many rounds of percent-decoding are tried: double encoding, and one more. */
 const MAX_DECODINGS = 3;
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { recordedBody, recordedHeader } from "./har-secrets.js";
+import { recordedBody, recordedHeader, recordedParams } from "./har-secrets.js";
 
 /**
  * One exchange as a HAR 1.2 entry (http://www.softwareishard.com/blog/har-12-spec/), its secrets
@@ -24,9 +24,10 @@ export function harEntry(x: Exchange, keepSecrets: boolean, nowMs: number): unkn
     Object.entries(h).flatMap(([name, v]) =>
       (Array.isArray(v) ? v : [v]).map((value) => ({ name, value: keepSecrets ? value : recordedHeader(name, value) })),
     );
-  const text = (b: Buffer) => (keepSecrets ? b.toString("utf8") : recordedBody(b.toString("utf8")));
   const first = (h: HeaderMap, name: string) => [h[name] ?? ""].flat()[0] ?? "";
+  const text = (b: Buffer, h: HeaderMap) => (keepSecrets ? b.toString("utf8") : recordedBody(b.toString("utf8"), first(h, "content-type")));
   const target = new URL(x.url);
+  if (!keepSecrets && target.search !== "") target.search = recordedParams(target.searchParams).toString();
   return {
     startedDateTime: new Date(x.startedAt).toISOString(),
     time: nowMs - x.startedAt,
@@ -39,7 +40,9 @@ export function harEntry(x: Exchange, keepSecrets: boolean, nowMs: number): unkn
       cookies: [],
       headersSize: -1,
       bodySize: x.requestBody.length,
-      ...(x.requestBody.length > 0 && { postData: { mimeType: first(x.requestHeaders, "content-type"), text: text(x.requestBody) } }),
+      ...(x.requestBody.length > 0 && {
+        postData: { mimeType: first(x.requestHeaders, "content-type"), text: text(x.requestBody, x.requestHeaders) },
+      }),
     },
     response: {
       status: x.status,
@@ -47,7 +50,7 @@ export function harEntry(x: Exchange, keepSecrets: boolean, nowMs: number): unkn
       httpVersion: "HTTP/1.1",
       headers: pairs(x.answerHeaders),
       cookies: [],
-      content: { size: x.answerBody.length, mimeType: first(x.answerHeaders, "content-type"), text: text(x.answerBody) },
+      content: { size: x.answerBody.length, mimeType: first(x.answerHeaders, "content-type"), text: text(x.answerBody, x.answerHeaders) },
       redirectURL: first(x.answerHeaders, "location"),
       headersSize: -1,
       bodySize: x.answerBody.length,
