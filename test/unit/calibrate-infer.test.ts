@@ -4,6 +4,7 @@ import { CannotInfer, durationText, inferProfile, REDACTED } from "../../src/cli
 import type { Answer, Observation, Observations, ProbeName } from "../../src/cli/calibrate/observations.js";
 import { retryAfterSeconds } from "../../src/cli/calibrate/probe.js";
 import { scrub, scrubber, scrubJson } from "../../src/cli/calibrate/scrub.js";
+import { validateProfile } from "../../src/profiles/load.js";
 import { encodings } from "../support/providers/echo.js";
 
 /** The pure half of calibrate: from recorded answers to the profile, and profile against profile. */
@@ -143,6 +144,17 @@ describe("inferProfile: the token answer", () => {
     // Keycloak's: the client under azp.
     const keycloak = jwtOf({ alg: "RS256", typ: "JWT", kid: "k" }, { sub: "m-1", iat: NOW, exp: NOW + 300, azp: "acme", scope: "openid" });
     expect(inferProfile(observations([["token_body", answer(200, { token: keycloak })]]), "kc").profile.jwt?.clientClaim).toBe("azp");
+  });
+
+  it("a provider's client claim under another name (Okta's cid) is the clientClaim, never a constant claim: the profile written loads", () => {
+    const okta = (jti: string) =>
+      jwtOf({ alg: "RS256", kid: "k" }, { sub: "m-1", iat: NOW, exp: NOW + 3600, cid: "0oa-acme", scp: ["payment"], ver: 1, jti });
+    const obs = observations([["token_body", answer(200, { access_token: okta("a") })]]);
+    obs.repeats = [{ probe: "token_body", sent: "again", answer: answer(200, { access_token: okta("b") }) }];
+    const { jwt } = inferProfile(obs, "okta").profile;
+    expect(jwt).toMatchObject({ clientClaim: "cid", claims: { ver: 1 } });
+    expect(Object.keys(jwt?.claims ?? {})).toEqual(["ver"]);
+    expect(() => validateProfile({ name: "okta", jwt }, "okta.yaml")).not.toThrow();
   });
 
   it("refuses to guess without a JWT, or when the exchange was refused", () => {

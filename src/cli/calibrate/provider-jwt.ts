@@ -1,7 +1,7 @@
 import { jwtShape } from "../../core/jwt-runs.js";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALGORITHMS } from "../../core/config.js";
-import { HEADER_MEMBERS, type HeaderMember } from "../../core/token-format.js";
+import { HEADER_MEMBERS, type HeaderMember, RESERVED_CLAIMS } from "../../core/token-format.js";
 import { keyOf, leaves, pathText } from "./json-paths.js";
 
 /**
@@ -85,8 +85,15 @@ export function accessTokenNamed(json: unknown): boolean {
   return found.length <= 1 || found.filter((l) => ACCESS_NAME.test(keyOf(l.path)) && !OTHER_NAME.test(keyOf(l.path))).length === 1;
 }
 
-/** Registered claims the sandbox sets itself (RFC 7519 §4.1), and the scope it derives from the merchant. */
-const OWN_CLAIMS = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "scope", "scp", "typ", "client_id", "azp"]);
+/** The providers' names for the client and scope claims the sandbox writes as client_id and scope (bookkeepingClaims). */
+const CLIENT_CLAIM_NAMES = ["azp", "cid"] as const;
+const SCOPE_CLAIM_NAMES = ["scp"] as const;
+
+/**
+ * Claims the sandbox writes itself, under any of their names: a profile's `claims` may not set
+ * them (core's RESERVED_CLAIMS), nor the client and scope claims a profile renames.
+ */
+const OWN_CLAIMS = new Set<string>([...RESERVED_CLAIMS, "typ", ...CLIENT_CLAIM_NAMES, ...SCOPE_CLAIM_NAMES]);
 
 /**
  * The jwt section from the issued token's header and claim names (decoded, never verified): alg,
@@ -194,13 +201,13 @@ function bookkeepingClaims(
 ): Pick<CalibratedJwt, "clientClaim" | "scopeClaim"> {
   const out: Pick<CalibratedJwt, "clientClaim" | "scopeClaim"> = {};
   if (!("client_id" in payload)) {
-    const named = ["azp", "cid"].find((k) => typeof payload[k] === "string");
+    const named = CLIENT_CLAIM_NAMES.find((k) => typeof payload[k] === "string");
     if (named) out.clientClaim = named;
     else if (typ === "JWT")
       notes.push("client_id kept though the provider's token has no client claim: under typ JWT it tells the access token from the login's");
     else out.clientClaim = "none";
   }
-  if (!("scope" in payload)) out.scopeClaim = typeof payload.scp === "string" ? "scp" : "none";
+  if (!("scope" in payload)) out.scopeClaim = SCOPE_CLAIM_NAMES.find((k) => typeof payload[k] === "string") ?? "none";
   return out;
 }
 
