@@ -18,7 +18,11 @@ const fixed =
 const sandbox = mode === "handle" ? await (await import(pathToFileURL(`${process.env.BUILD}/dist/index.js`).href)).createSandbox() : undefined;
 await sandbox?.ready;
 const timings = { requests: 0, handleMs: 0, gcMs: 0 };
-if (sandbox) new PerformanceObserver((list) => list.getEntries().forEach((e) => (timings.gcMs += e.duration))).observe({ entryTypes: ["gc"] });
+if (sandbox) {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) timings.gcMs += entry.duration;
+  }).observe({ entryTypes: ["gc"] });
+}
 
 function send(res, { status, headers, body }) {
   const flat = [];
