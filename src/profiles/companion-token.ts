@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { encodeJwsHeader } from "../core/jws.js";
+import { ALNUM, pick } from "./request-id.js";
 
 /**
  * `{{refresh_token:<shape>}}` and `{{id_token:<shape>}}`: the other tokens a provider's token
@@ -14,7 +16,8 @@ import { randomBytes, randomUUID } from "node:crypto";
  */
 
 export const COMPANION_SHAPE = /^(jwt|uuid|(hex|base64url|alnum)-(\d{1,3}))$/;
-const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/** The JWT form's header, the same for every token: encoded once. */
+const JWT_HEADER = encodeJwsHeader({ alg: "HS256", typ: "JWT" });
 export const COMPANION_LENGTHS = { least: 8, most: 512 } as const;
 
 /** Whether a shape is one the sandbox makes, and the problem when it is not. */
@@ -59,10 +62,9 @@ export class CompanionTokenValue {
       return randomBytes(Math.ceil((length * 3) / 4))
         .toString("base64url")
         .slice(0, length);
-    if (m?.[2] === "alnum") return [...randomBytes(length)].map((b) => ALNUM[b % ALNUM.length]).join("");
-    const part = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    if (m?.[2] === "alnum") return pick(ALNUM, length);
     const { issuedAt, expiresAt } = this.times();
     const claims = { exp: expiresAt, iat: issuedAt, jti: randomUUID(), typ: this.kind };
-    return `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}.${randomBytes(32).toString("base64url")}`;
+    return `${JWT_HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.${randomBytes(32).toString("base64url")}`;
   }
 }

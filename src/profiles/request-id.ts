@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 export const REQUEST_ID_SHAPES = ["uuid", "hex32", "hex16", "alnum16", "ulid", "traceparent"] as const;
 export type RequestIdShape = (typeof REQUEST_ID_SHAPES)[number];
 
-const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+export const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 export function newRequestId(shape: RequestIdShape, nowMs: number): string {
@@ -40,7 +40,8 @@ function ulidTime(ms: number): string {
   return out;
 }
 
-function pick(alphabet: string, length: number): string {
+/** `length` random characters of `alphabet`. */
+export function pick(alphabet: string, length: number): string {
   const bytes = randomBytes(length);
   let out = "";
   // 256 is not a multiple of 62: the bias is below 1 %, fine for an id that only has to look right.
