@@ -1,5 +1,5 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
-import { LOGIN_TOKEN_TYP } from "../core/access-tokens.js";
+import { isLoginToken } from "../core/token-format.js";
 import { jwsSpans } from "../core/jwt-runs.js";
 import type { VerifyingKey } from "../core/keys.js";
 import { SECRET_KINDS, type SecretFingerprints } from "../core/secret-fingerprints.js";
@@ -54,12 +54,18 @@ export type KeyLookup = (kid: string) => VerifyingKey | undefined;
  */
 export type KidlessLookup = (token: string) => Promise<string | undefined>;
 
-export async function scanText(
-  text: string,
-  secrets: SecretFingerprints,
-  findKey: KeyLookup,
-  kidless: KidlessLookup = async () => undefined,
-): Promise<ScanResult> {
+/** What a scan asks the sandbox about the JWTs it finds. */
+export interface TokenLookups {
+  findKey: KeyLookup;
+  kidless?: KidlessLookup;
+  /** The names access tokens carry their client under (client_id, and the profiles' clientClaim): tells the login's token apart. */
+  clientClaims: readonly string[];
+}
+
+export async function scanText(text: string, secrets: SecretFingerprints, tokens: TokenLookups): Promise<ScanResult> {
+  const { findKey, kidless = async () => undefined } = tokens;
+  const kindOf = (header: { typ?: unknown }, payload: unknown): ScanKind =>
+    isLoginToken(header.typ, (payload ?? {}) as Record<string, unknown>, tokens.clientClaims) ? "login_token" : "access_token";
   // Hits are found by offset and placed on lines and columns at the end, in one pass over the text.
   const found: Array<{ offset: number; kind: ScanKind; merchant: string }> = [];
   const seen = new Set<string>();
@@ -81,7 +87,7 @@ export async function scanText(
     const shape = text.slice(start, end);
     let verdict = verdicts.get(shape);
     if (!verdict) {
-      verdict = issuedBySandbox(shape, findKey, kidless);
+      verdict = issuedBySandbox(shape, findKey, kidless, kindOf);
       verdicts.set(shape, verdict);
     }
     shapes.push({ offset: start, end, verdict });
@@ -106,7 +112,12 @@ export async function scanText(
  * expired, revoked or wrong-audience token the sandbox signed is still a secret in a log. The key
  * comes from the sandbox's own ring by `kid`, and the algorithm from that key, never the token.
  */
-async function issuedBySandbox(token: string, findKey: KeyLookup, kidless: KidlessLookup): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
+async function issuedBySandbox(
+  token: string,
+  findKey: KeyLookup,
+  kidless: KidlessLookup,
+  kindOf: (header: { typ?: unknown }, payload: unknown) => ScanKind,
+): Promise<Omit<ScanHit, "line" | "column"> | undefined> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
@@ -137,12 +148,6 @@ async function issuedBySandbox(token: string, findKey: KeyLookup, kidless: Kidle
     kind: kindOf(header, payload),
     merchant: typeof sub === "string" && sub !== "" ? sub : "unknown",
   };
-}
-
-/** The login's token: typ JWT without the client_id every access token carries (a profile may give access tokens typ JWT too). */
-function kindOf(header: { typ?: unknown }, payload: unknown): ScanKind {
-  const p = payload as { client_id?: unknown; azp?: unknown; cid?: unknown } | null;
-  return header.typ === LOGIN_TOKEN_TYP && (p?.client_id ?? p?.azp ?? p?.cid) === undefined ? "login_token" : "access_token";
 }
 
 /** The base64url length of the key's signatures (unpadded), when it is fixed and known. */

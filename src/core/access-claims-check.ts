@@ -6,7 +6,7 @@ import { echo } from "./echo.js";
 import { InvalidToken, LoginTokenRefused } from "./errors.js";
 import type { Merchant } from "./merchants.js";
 import type { AccessClaims } from "./token-claims.js";
-import { LOGIN_TOKEN_TYP, type TokenFormat, writesSub } from "./token-format.js";
+import { isLoginToken, LOGIN_TOKEN_TYP, type TokenFormat, writesSub } from "./token-format.js";
 import type { TokenLedger } from "./token-ledger.js";
 import { RENEW_HINT, unknownKid, unknownMerchant } from "./token-refusals.js";
 import type { MerchantScope, VerifiedAccessToken } from "./token-scope.js";
@@ -72,7 +72,8 @@ export function checkAccessClaims(
   // A profile may give access tokens the login's typ (JWT): then the login's token is the one
   // without client_id, which every access token carries whatever the profile.
   // (A profile without a client claim has another typ: its loader says so.)
-  const loginToken = header.typ === LOGIN_TOKEN_TYP && (format.typ !== LOGIN_TOKEN_TYP || payload[format.clientClaim ?? "client_id"] === undefined);
+  const loginToken =
+    header.typ === LOGIN_TOKEN_TYP && (format.typ !== LOGIN_TOKEN_TYP || isLoginToken(header.typ, payload, [format.clientClaim ?? "client_id"]));
   if (loginToken) {
     // Refused here, before any other claim is looked at, exactly as before the setting existed;
     // accepted, it goes through every check an access token goes through.

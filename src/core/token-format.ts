@@ -36,6 +36,15 @@ export type HeaderMember = (typeof HEADER_MEMBERS)[number];
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const LOGIN_TOKEN_TYP = "JWT";
 
+/**
+ * Whether a token is the deprecated login's: typ JWT and none of the client claims every access
+ * token carries (`clientClaims`: client_id, or the names profiles give it). A profile may give
+ * access tokens the login's typ too; its client claim then tells them apart.
+ */
+export function isLoginToken(typ: unknown, payload: Readonly<Record<string, unknown>>, clientClaims: readonly string[]): boolean {
+  return typ === LOGIN_TOKEN_TYP && clientClaims.every((claim) => payload[claim] === undefined);
+}
+
 export const DEFAULT_TOKEN_FORMAT: TokenFormat = Object.freeze({
   typ: ACCESS_TOKEN_TYP,
   kid: true,

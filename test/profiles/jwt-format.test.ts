@@ -297,3 +297,29 @@ describe("load-time refusal with file:line: a profile's claims may not collide w
     );
   });
 });
+
+describe("scan tells the login's token apart by the profile's own client claim", () => {
+  it("typ JWT with clientClaim appid: the access token is an access_token in a log, the login's a login_token", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jwt-appid-"));
+    const file = join(dir, "appid.yaml");
+    writeFileSync(file, "name: appid\njwt:\n  typ: JWT\n  clientClaim: appid\n");
+    const t = await startTestServer({ profile: file });
+    try {
+      const access = await t.token();
+      expect(decodeJwt(access).appid).toBeDefined();
+      const login = await t.call(LOGIN, postJson({ username: "merchant@sandbox.test", password: "sandbox-password" }));
+      expect(login.status, login.text).toBe(200);
+      const r = await t.call("/__sandbox/scan", postJson({ text: `access ${access}\nlogin ${login.json.token as string}\n` }));
+      expect(r.status, r.text).toBe(200);
+      expect(r.json).toEqual({
+        hits: [
+          { line: 1, column: 8, kind: "access_token", merchant: "merchant_sandbox_default" },
+          { line: 2, column: 7, kind: "login_token", merchant: "merchant_sandbox_default" },
+        ],
+        unverified: [],
+      });
+    } finally {
+      await t.close();
+    }
+  });
+});

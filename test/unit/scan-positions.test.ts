@@ -46,7 +46,7 @@ describe("scanText positions", () => {
     const merchants = new MerchantRegistry([{ id: "m1", apiKey: "k1", apiSecret: SECRET, paymentToken: "payment-token-of-m1" }]).fingerprints;
     const plain = `${SECRET} `.repeat(2000);
     const { text, reads } = countingText(plain);
-    const { hits } = await scanText(text, merchants, () => undefined);
+    const { hits } = await scanText(text, merchants, { findKey: () => undefined, clientClaims: ["client_id"] });
     expect(hits).toHaveLength(2000);
     expect(hits.at(-1)).toEqual({ line: 1, column: 1999 * (SECRET.length + 1) + 1, kind: "api_secret", merchant: "m1" });
     // A few passes (the fingerprints' hashes, the JWT shapes, the positions up to the last hit), not
@@ -68,7 +68,7 @@ describe("scanText positions", () => {
     }
     const plain = "mpt_test_".repeat(6800);
     const { text, reads, searches } = countingText(plain);
-    expect((await scanText(text, registry.fingerprints, () => undefined)).hits).toEqual([]);
+    expect((await scanText(text, registry.fingerprints, { findKey: () => undefined, clientClaims: ["client_id"] })).hits).toEqual([]);
     // Every generated payment token starts `mpt_test_`: looking each up where a text starts so was
     // 5,000 searches at each of its 6,800 places (34 million).
     expect(reads() + searches()).toBeLessThanOrEqual(10 * plain.length);

@@ -25,11 +25,11 @@ export const scanEndpoint: ControlEndpoint = async (request, ctx, trace) => {
   }
   // A JWT in the text is ours if one of our keys verifies it: every key must be in.
   if (ctx.ring.ready) await ctx.ring.ready;
-  const result = await scanText(
-    body.text,
-    ctx.merchants.fingerprints,
-    (kid) => ctx.ring.verifier(kid),
-    (token) => ctx.tokens.provenSubject(token),
-  );
+  const clientClaims = new Set(["client_id", ...ctx.scenarios.all.flatMap((s) => s.tokenFormat.clientClaim ?? [])]);
+  const result = await scanText(body.text, ctx.merchants.fingerprints, {
+    findKey: (kid) => ctx.ring.verifier(kid),
+    kidless: (token) => ctx.tokens.provenSubject(token),
+    clientClaims: [...clientClaims],
+  });
   return jsonResponse(200, result);
 };
