@@ -53,23 +53,50 @@ export interface ProbeResult {
   sent: number;
 }
 
-export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
-  const base = o.url.replace(/\/+$/, "");
+type Init = { headers?: Record<string, string>; body?: string };
+
+/** One request to the provider: which probe it is for, and what is sent. */
+interface Call {
+  probe: ProbeName;
+  method: string;
+  path: string;
+  init: Init;
+}
+
+/** A probe: its request, what the table says was sent, and for a repeated probe another second request. */
+interface Probe extends Call {
+  sent: string;
+  again?: Init;
+}
+
+/** One calibration's requests and what they observed, within the run's budget of MAX_REQUESTS. */
+interface Prober {
+  /** One request, waiting once as a 429's Retry-After asks; not an observation (the access-token trials). */
+  once(call: Call): Promise<Answer>;
+  /** A probe, observed; a repeated one (REPEATED_PROBES) is sent twice, and what differs is per-request. */
+  send(probe: Probe): Promise<Answer>;
+  skip(probe: ProbeName, why: string): void;
+  readonly observed: Observation[];
+  readonly repeats: Observation[];
+  readonly skipped: Skipped[];
+  readonly secrets: string[];
+  sentCount(): number;
+}
+
+function prober(o: ProbeOptions, base: string): Prober {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const secrets = [o.apiSecret, o.paymentToken, o.login?.password, o.expiredToken, o.revokedToken].filter((s): s is string => !!s);
+  const limits = { timeoutMs: o.timeoutMs ?? 15_000, maxBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
   const observed: Observation[] = [];
   const repeats: Observation[] = [];
   const skipped: Skipped[] = [];
   let sentCount = 0;
-  const limits = { timeoutMs: o.timeoutMs ?? 15_000, maxBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
-
-  /** One request, waiting once as a 429's Retry-After asks. */
-  const once = async (probe: ProbeName, method: string, path: string, init: { headers?: Record<string, string>; body?: string }) => {
+  const once = async (call: Call): Promise<Answer> => {
     for (let attempt = 0; ; attempt++) {
       if (sentCount >= MAX_REQUESTS)
         throw new ProviderUnreachable(`calibrate stops after ${MAX_REQUESTS} requests (the provider kept asking it to wait).`);
       sentCount++;
-      const answer = await request(base, probe, method, path, init, limits);
+      const answer = await request(base, call, limits);
       if (answer.status === 429) {
         const wait = retryAfterSeconds(answer.headers["retry-after"]);
         if (attempt === 0 && wait !== undefined && wait <= MAX_RETRY_AFTER_S) {
@@ -77,166 +104,172 @@ export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
           continue;
         }
         throw new ProviderUnreachable(
-          `The provider answered 429 Too Many Requests to ${probe} (${method} ${path})${wait === undefined ? " without a usable Retry-After" : `, asking to wait ${wait} s`}; calibrate stopped. Run it again later.`,
+          `The provider answered 429 Too Many Requests to ${call.probe} (${call.method} ${call.path})${wait === undefined ? " without a usable Retry-After" : `, asking to wait ${wait} s`}; calibrate stopped. Run it again later.`,
         );
       }
       for (const token of tokensIn(answer.json)) if (!secrets.includes(token)) secrets.push(token);
       return answer;
     }
   };
-  type Init = { headers?: Record<string, string>; body?: string };
-  /** A probe, and for a repeated one its second request (`again`, or the same once more). */
-  const send = async (probe: ProbeName, sent: string, method: string, path: string, init: Init, again: Init = init) => {
-    const answer = await once(probe, method, path, init);
-    observed.push({ probe, sent, path, answer });
-    // What differs between the two answers is a per-request value.
-    if (REPEATED_PROBES.includes(probe)) repeats.push({ probe, sent, path, answer: await once(probe, method, path, again) });
-    return answer;
+  return {
+    once,
+    async send(probe) {
+      const answer = await once(probe);
+      observed.push({ probe: probe.probe, sent: probe.sent, path: probe.path, answer });
+      if (REPEATED_PROBES.includes(probe.probe)) {
+        const again = await once({ ...probe, init: probe.again ?? probe.init });
+        repeats.push({ probe: probe.probe, sent: probe.sent, path: probe.path, answer: again });
+      }
+      return answer;
+    },
+    skip: (probe, why) => skipped.push({ probe, why }),
+    observed,
+    repeats,
+    skipped,
+    secrets,
+    sentCount: () => sentCount,
   };
-  const json = (body: unknown) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-  const TOKEN = "/api/v2/auth/token";
-  const INIT = "/api/v2/payment/init";
+}
 
+const TOKEN = "/api/v2/auth/token";
+const INIT = "/api/v2/payment/init";
+const LOGIN = "/api/login_check";
+const json = (body: unknown): Init => ({ headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const bearer = (token: string): Init => ({ headers: { authorization: `Bearer ${token}` } });
+/** payment/init with a bearer token and an empty order: even a provider that took the token could not create a payment from it. */
+const emptyOrder = (token: string): Init => ({ headers: { ...bearer(token).headers, "content-type": "application/json" }, body: "{}" });
+
+export async function probeProvider(o: ProbeOptions): Promise<ProbeResult> {
+  const base = o.url.replace(/\/+$/, "");
+  const p = prober(o, base);
   const startedAt = Date.now();
-  const first = await send(
-    "token_body",
-    `POST ${TOKEN}, api_key and api_secret in the JSON body`,
-    "POST",
-    TOKEN,
-    json({ api_key: o.apiKey, api_secret: o.apiSecret }),
+  const first = await probeTokenRoute(p, o);
+  const access = await accessTokenOf(first.json, (jwt) =>
+    p.once({ probe: "protected_fresh", method: "GET", path: o.protectedPath, init: bearer(jwt) }),
   );
-  await send("token_headers", `POST ${TOKEN}, X-Api-Key and X-Api-Secret headers, no body`, "POST", TOKEN, {
-    headers: { "x-api-key": o.apiKey, "x-api-secret": o.apiSecret },
-  });
-  await send(
-    "wrong_secret",
-    `POST ${TOKEN}, the api_key with a wrong api_secret`,
-    "POST",
-    TOKEN,
-    json({ api_key: o.apiKey, api_secret: "calibrate-wrong-secret" }),
-  );
-  await send(
-    "unknown_key",
-    `POST ${TOKEN}, an api_key no merchant has`,
-    "POST",
-    TOKEN,
-    json({ api_key: "calibrate-unknown-key", api_secret: "calibrate-unknown-secret" }),
-  );
-  await send("missing_secret", `POST ${TOKEN}, the api_key without api_secret`, "POST", TOKEN, json({ api_key: o.apiKey }));
-  await send("missing_key", `POST ${TOKEN}, an api_secret without api_key`, "POST", TOKEN, json({ api_secret: "calibrate-unknown-secret" }));
-  await send("malformed_json", `POST ${TOKEN}, a body that is not valid JSON`, "POST", TOKEN, {
-    headers: { "content-type": "application/json" },
-    body: '{"api_key": ',
-  });
-
-  const protectedPath = o.protectedPath;
-  const access = await accessTokenOf(first.json, (jwt) => once("protected_fresh", "GET", protectedPath, bearer(jwt)));
-  const fresh = access?.jwt;
-  if (fresh) await send("protected_fresh", `GET ${protectedPath} with the fresh token`, "GET", protectedPath, bearer(fresh));
-  else skipped.push({ probe: "protected_fresh", why: "no token was issued" });
-  await send("no_authorization", `GET ${protectedPath} without Authorization`, "GET", protectedPath, {});
-  await send("other_scheme", `GET ${protectedPath} with Authorization: Basic`, "GET", protectedPath, {
-    headers: { authorization: `Basic ${Buffer.from("calibrate:calibrate").toString("base64")}` },
-  });
-  await send("empty_bearer", `GET ${protectedPath} with Authorization: Bearer and no token`, "GET", protectedPath, {
-    headers: { authorization: "Bearer" },
-  });
-  if (o.paymentToken)
-    await send(
-      "payment_token_protected",
-      `GET ${protectedPath} with the payment token as its bearer token`,
-      "GET",
-      protectedPath,
-      bearer(o.paymentToken),
-    );
-  else skipped.push({ probe: "payment_token_protected", why: "no --payment-token: that answer is inferred from the unknown payment token's" });
-  await send("malformed_token", `GET ${protectedPath} with a token that is not a JWT`, "GET", protectedPath, bearer("calibrate-not-a-jwt"));
-  const foreign = await foreignJwt(fresh);
-  await send("foreign_jwt", `GET ${protectedPath} with a JWT signed by a key of calibrate's`, "GET", protectedPath, bearer(foreign));
-  if (o.expiredToken) await send("expired_token", `GET ${protectedPath} with --expired-token`, "GET", protectedPath, bearer(o.expiredToken));
-  else skipped.push({ probe: "expired_token", why: "no --expired-token: the expired answer is inferred from the foreign-key JWT's" });
-  if (o.revokedToken) await send("revoked_token", `GET ${protectedPath} with --revoked-token`, "GET", protectedPath, bearer(o.revokedToken));
-  else skipped.push({ probe: "revoked_token", why: "no --revoked-token: the revoked answer is inferred from the foreign-key JWT's" });
-  // An empty body: even a provider that took the JWT here could not create a payment from it.
-  if (fresh)
-    await send("payment_init_jwt", `POST ${INIT} with the JWT (and an empty order)`, "POST", INIT, {
-      headers: { ...bearer(fresh).headers, "content-type": "application/json" },
-      body: "{}",
-    });
-  else skipped.push({ probe: "payment_init_jwt", why: "no token was issued" });
-  // A payment token no merchant has: nothing can be created with it.
-  await send("wrong_payment_token", `POST ${INIT} with a payment token no merchant has (and an empty order)`, "POST", INIT, {
-    headers: { ...bearer("calibrate-unknown-payment-token").headers, "content-type": "application/json" },
-    body: "{}",
-  });
-  if (o.login) {
-    await send(
-      "login",
-      "POST /api/login_check with --login",
-      "POST",
-      "/api/login_check",
-      json({ username: o.login.email, password: o.login.password }),
-    );
-    await send(
-      "wrong_password",
-      "POST /api/login_check with --login's e-mail and a wrong password",
-      "POST",
-      "/api/login_check",
-      json({ username: o.login.email, password: "calibrate-wrong-password" }),
-    );
-  } else skipped.push({ probe: "login", why: "no --login: the login's answer is not in the profile" });
-
-  let paymentInitSent: Record<string, string | number> | undefined;
-  if (o.allowWrites && o.paymentToken) {
-    paymentInitSent = { amount: 100, currency: "EUR", order_id: `calibrate-${startedAt}` };
-    const headers = { ...bearer(o.paymentToken).headers, "content-type": "application/json" };
-    await send(
-      "payment_init",
-      `POST ${INIT} with the payment token (creates two test payments)`,
-      "POST",
-      INIT,
-      { headers, body: JSON.stringify(paymentInitSent) },
-      { headers, body: JSON.stringify({ ...paymentInitSent, order_id: `calibrate-${startedAt}-2` }) },
-    );
-  } else {
-    skipped.push({
-      probe: "payment_init",
-      why: o.allowWrites
-        ? "no --payment-token: payment/init's success is not in the profile"
-        : "a write: sent only with --allow-writes (and --payment-token)",
-    });
-  }
+  await probeProtectedRoute(p, o, access?.jwt);
+  await probePaymentInitRefusals(p, access?.jwt);
+  await probeLogin(p, o);
+  const paymentInitSent = await probePaymentInit(p, o, startedAt);
   return {
     observations: {
       url: base,
       startedAt,
-      observed,
-      repeats,
-      skipped,
+      observed: p.observed,
+      repeats: p.repeats,
+      skipped: p.skipped,
       ...(paymentInitSent && { paymentInitSent }),
       ...(o.login && { loginEmail: o.login.email }),
       ...(expOf(o.expiredToken) !== undefined && { expiredTokenExp: expOf(o.expiredToken) }),
       ...(access && { accessTokenPath: access.path }),
     },
-    secrets,
-    sent: sentCount,
+    secrets: p.secrets,
+    sent: p.sentCount(),
   };
 }
 
-async function request(
-  base: string,
-  probe: ProbeName,
-  method: string,
-  path: string,
-  init: { headers?: Record<string, string>; body?: string },
-  limits: { timeoutMs: number; maxBytes: number },
-): Promise<Answer> {
+/** The token route: both ways of sending the credentials, and each way of getting them wrong. The first answer is the token's. */
+async function probeTokenRoute(p: Prober, o: ProbeOptions): Promise<Answer> {
+  const post = (probe: ProbeName, sent: string, init: Init) => p.send({ probe, sent: `POST ${TOKEN}, ${sent}`, method: "POST", path: TOKEN, init });
+  const first = await post("token_body", "api_key and api_secret in the JSON body", json({ api_key: o.apiKey, api_secret: o.apiSecret }));
+  await post("token_headers", "X-Api-Key and X-Api-Secret headers, no body", { headers: { "x-api-key": o.apiKey, "x-api-secret": o.apiSecret } });
+  await post("wrong_secret", "the api_key with a wrong api_secret", json({ api_key: o.apiKey, api_secret: "calibrate-wrong-secret" }));
+  await post("unknown_key", "an api_key no merchant has", json({ api_key: "calibrate-unknown-key", api_secret: "calibrate-unknown-secret" }));
+  await post("missing_secret", "the api_key without api_secret", json({ api_key: o.apiKey }));
+  await post("missing_key", "an api_secret without api_key", json({ api_secret: "calibrate-unknown-secret" }));
+  await post("malformed_json", "a body that is not valid JSON", { headers: { "content-type": "application/json" }, body: '{"api_key": ' });
+  return first;
+}
+
+/** The protected route: with the fresh token, and with every kind of wrong credential. */
+async function probeProtectedRoute(p: Prober, o: ProbeOptions, fresh: string | undefined): Promise<void> {
+  const path = o.protectedPath;
+  const get = (probe: ProbeName, sent: string, init: Init) => p.send({ probe, sent: `GET ${path} ${sent}`, method: "GET", path, init });
+  if (fresh) await get("protected_fresh", "with the fresh token", bearer(fresh));
+  else p.skip("protected_fresh", "no token was issued");
+  await get("no_authorization", "without Authorization", {});
+  await get("other_scheme", "with Authorization: Basic", {
+    headers: { authorization: `Basic ${Buffer.from("calibrate:calibrate").toString("base64")}` },
+  });
+  await get("empty_bearer", "with Authorization: Bearer and no token", { headers: { authorization: "Bearer" } });
+  if (o.paymentToken) await get("payment_token_protected", "with the payment token as its bearer token", bearer(o.paymentToken));
+  else p.skip("payment_token_protected", "no --payment-token: that answer is inferred from the unknown payment token's");
+  await get("malformed_token", "with a token that is not a JWT", bearer("calibrate-not-a-jwt"));
+  await get("foreign_jwt", "with a JWT signed by a key of calibrate's", bearer(await foreignJwt(fresh)));
+  if (o.expiredToken) await get("expired_token", "with --expired-token", bearer(o.expiredToken));
+  else p.skip("expired_token", "no --expired-token: the expired answer is inferred from the foreign-key JWT's");
+  if (o.revokedToken) await get("revoked_token", "with --revoked-token", bearer(o.revokedToken));
+  else p.skip("revoked_token", "no --revoked-token: the revoked answer is inferred from the foreign-key JWT's");
+}
+
+/** payment/init's refusals: the access token where the payment token belongs, and a payment token no merchant has. */
+async function probePaymentInitRefusals(p: Prober, fresh: string | undefined): Promise<void> {
+  if (fresh)
+    await p.send({
+      probe: "payment_init_jwt",
+      sent: `POST ${INIT} with the JWT (and an empty order)`,
+      method: "POST",
+      path: INIT,
+      init: emptyOrder(fresh),
+    });
+  else p.skip("payment_init_jwt", "no token was issued");
+  await p.send({
+    probe: "wrong_payment_token",
+    sent: `POST ${INIT} with a payment token no merchant has (and an empty order)`,
+    method: "POST",
+    path: INIT,
+    init: emptyOrder("calibrate-unknown-payment-token"),
+  });
+}
+
+/** The deprecated login, with --login: its answer, and its refusal of a wrong password. */
+async function probeLogin(p: Prober, o: ProbeOptions): Promise<void> {
+  if (!o.login) {
+    p.skip("login", "no --login: the login's answer is not in the profile");
+    return;
+  }
+  const { email, password } = o.login;
+  await p.send({ probe: "login", sent: `POST ${LOGIN} with --login`, method: "POST", path: LOGIN, init: json({ username: email, password }) });
+  await p.send({
+    probe: "wrong_password",
+    sent: `POST ${LOGIN} with --login's e-mail and a wrong password`,
+    method: "POST",
+    path: LOGIN,
+    init: json({ username: email, password: "calibrate-wrong-password" }),
+  });
+}
+
+/** payment/init's success, only with --allow-writes and --payment-token: it creates two test payments. What was sent, or undefined. */
+async function probePaymentInit(p: Prober, o: ProbeOptions, startedAt: number): Promise<Record<string, string | number> | undefined> {
+  if (!o.allowWrites || !o.paymentToken) {
+    p.skip(
+      "payment_init",
+      o.allowWrites
+        ? "no --payment-token: payment/init's success is not in the profile"
+        : "a write: sent only with --allow-writes (and --payment-token)",
+    );
+    return undefined;
+  }
+  const order = { amount: 100, currency: "EUR", order_id: `calibrate-${startedAt}` };
+  const headers = { ...bearer(o.paymentToken).headers, "content-type": "application/json" };
+  await p.send({
+    probe: "payment_init",
+    sent: `POST ${INIT} with the payment token (creates two test payments)`,
+    method: "POST",
+    path: INIT,
+    init: { headers, body: JSON.stringify(order) },
+    again: { headers, body: JSON.stringify({ ...order, order_id: `calibrate-${startedAt}-2` }) },
+  });
+  return order;
+}
+
+async function request(base: string, call: Call, limits: { timeoutMs: number; maxBytes: number }): Promise<Answer> {
+  const { probe, method, path, init } = call;
   let raw: RawAnswer;
   try {
     raw = await readAnswer(base + path, { method, headers: { accept: "application/json", ...init.headers }, body: init.body, ...limits });
   } catch (e) {
-    if (e instanceof AnswerTooLarge) throw new ProviderUnreachable(tooLargeMessage(e, probe, method, path, limits.maxBytes));
+    if (e instanceof AnswerTooLarge) throw new ProviderUnreachable(tooLargeMessage(e, call, limits.maxBytes));
     const cause = (e as { code?: string }).code ?? (e as Error).name;
     if (/^Z_|BROTLI/.test(cause))
       throw new ProviderUnreachable(
@@ -265,9 +298,9 @@ export function answerOf(raw: RawAnswer): Answer {
 }
 
 /** Which probe, which limit, and the flag that raises it: a token or refusal answer is a few KB. */
-function tooLargeMessage(e: AnswerTooLarge, probe: ProbeName, method: string, path: string, max: number): string {
+function tooLargeMessage(e: AnswerTooLarge, call: Call, max: number): string {
   const what = e.limit === "received" ? `is over ${max} bytes` : `inflates to over ${max} bytes once its Content-Encoding (${e.encoding}) is undone`;
-  return `The provider's answer to ${probe} (${method} ${path}) ${what}, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.`;
+  return `The provider's answer to ${call.probe} (${call.method} ${call.path}) ${what}, the limit of --max-answer-bytes; calibrate stopped reading it and sent nothing more. Check --url, or raise --max-answer-bytes if its answers really are that large.`;
 }
 
 /**
