@@ -169,18 +169,11 @@ function jsonBody(template: unknown): TextRender | undefined {
 
 function tokenValues(issued: IssuedToken): Values {
   const expiresAt = issued.issuedAt + issued.expiresIn;
-  let refresh: CompanionTokenValue | undefined;
-  let id: CompanionTokenValue | undefined;
+  const times = () => ({ issuedAt: issued.issuedAt, expiresAt });
   return {
-    // Made when a template prints one, once per answer.
-    get refresh_token() {
-      refresh ??= new CompanionTokenValue("Refresh", () => ({ issuedAt: issued.issuedAt, expiresAt }));
-      return refresh;
-    },
-    get id_token() {
-      id ??= new CompanionTokenValue("ID", () => ({ issuedAt: issued.issuedAt, expiresAt }));
-      return id;
-    },
+    // Each makes its token when a template prints it, once per answer (CompanionTokenValue).
+    refresh_token: new CompanionTokenValue("Refresh", times),
+    id_token: new CompanionTokenValue("ID", times),
     access_token: issued.accessToken,
     token_type: "Bearer",
     expires_in: issued.expiresIn,

@@ -158,16 +158,7 @@ export function inferProfile(obs: Observations, name: string, description?: stri
       .join(", ")}`,
     ...(jwtSection.notes.length > 0 && { inferred: jwtSection.notes.join("; ") }),
   });
-  const leeway = readLeeway(obs);
-  if (leeway?.leeway !== undefined) profile.jwt = { ...profile.jwt, leeway: leeway.leeway };
-  if (leeway)
-    lines.push({
-      probe: "leeway",
-      sent: "--expired-token's age and its refusal's text",
-      cameBack: leeway.cameBack,
-      profileSays: leeway.says,
-      inferred: leeway.how,
-    });
+  addLeeway(obs, profile, lines);
   if (wide.size > 0) profile.headers = headersObject(wide);
   const shapes = [...ctx.requestIds];
   if (shapes.length > 0) profile.requestId = shapes[0];
@@ -188,6 +179,20 @@ export function inferProfile(obs: Observations, name: string, description?: stri
     });
   for (const s of obs.skipped) lines.push({ probe: s.probe, sent: "not sent", cameBack: "-", profileSays: "-", inferred: s.why });
   return { profile, lines };
+}
+
+/** The leeway read from --expired-token's refusal (leeway.ts), into the jwt section and the table. */
+function addLeeway(obs: Observations, profile: CalibratedProfile, lines: CalibrationLine[]): void {
+  const leeway = readLeeway(obs);
+  if (leeway === undefined) return;
+  if (leeway.leeway !== undefined) profile.jwt = { ...profile.jwt, leeway: leeway.leeway };
+  lines.push({
+    probe: "leeway",
+    sent: "--expired-token's age and its refusal's text",
+    cameBack: leeway.cameBack,
+    profileSays: leeway.says,
+    inferred: leeway.how,
+  });
 }
 
 export class CannotInfer extends Error {}
