@@ -52,3 +52,30 @@ describe("a mitmproxy recording", () => {
     expect(lines.find((l) => l.probe === "leeway")?.cameBack).toMatch(/^401 to a token \d+ s past its exp: golang-jwt\/jwt v5's expired text$/);
   });
 });
+
+describe("a recording's protected calls, classified by the sandbox's reading of Authorization", () => {
+  const part = (v: object) => Buffer.from(JSON.stringify(v)).toString("base64url");
+  const FOREIGN = `${part({ alg: "RS256", typ: "JWT" })}.${part({ sub: "m-1", exp: 1_900_000_000 })}.c2lnbmF0dXJl`;
+  const call = (authorization: string | undefined) => ({
+    method: "GET",
+    url: new URL("https://provider.test/api/v2/payment/status"),
+    requestHeaders: authorization === undefined ? {} : { authorization },
+    requestBody: undefined,
+    answer: { status: 401, headers: {}, json: { error: "invalid_token" }, notJson: false, empty: false, contentType: "application/json" },
+    sentAt: Date.parse("2026-11-29T12:00:00Z"),
+  });
+  const probeOf = (authorization: string | undefined) =>
+    observationsFromHar([call(authorization)], "calls.har").observations.observed.map((o) => o.probe);
+
+  it.each([
+    [undefined, "no_authorization"],
+    ["Basic Y2FsaWJyYXRlOmNhbGlicmF0ZQ==", "other_scheme"],
+    ["Bearer", "empty_bearer"],
+    ["Bearer not-a-jwt", "malformed_token"],
+    [`Bearer ${FOREIGN}`, "foreign_jwt"],
+    // The sandbox refuses a tab after the scheme (bad_separator): no token was sent, whatever follows.
+    [`Bearer\t${FOREIGN}`, "malformed_token"],
+  ])("Authorization %s is %s", (authorization, probe) => {
+    expect(probeOf(authorization)).toEqual([probe]);
+  });
+});

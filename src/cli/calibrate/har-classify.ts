@@ -1,3 +1,4 @@
+import { parseBearerHeader } from "../../core/bearer.js";
 import type { HarExchange } from "./har-read.js";
 import { HarUnusable } from "./har-read.js";
 import { expOf, isJwt, jwtCandidates } from "./provider-jwt.js";
@@ -174,11 +175,13 @@ function tokenProbe(x: HarExchange, known: Known): ProbeName {
 }
 
 function protectedProbe(x: HarExchange, known: Known): ProbeName {
-  const authorization = x.requestHeaders.authorization;
-  if (authorization === undefined) return "no_authorization";
-  if (!/^bearer\b/i.test(authorization)) return "other_scheme";
-  const token = bearerOf(x);
-  if (!token) return "empty_bearer";
+  // Read as the sandbox reads it (core/bearer.ts), so a recording is classified by the same rule.
+  const sent = parseBearerHeader(x.requestHeaders.authorization);
+  if (sent.kind === "absent") return "no_authorization";
+  if (sent.kind === "not_bearer") return "other_scheme";
+  if (sent.kind === "empty") return "empty_bearer";
+  if (sent.kind !== "token") return "malformed_token";
+  const token = sent.token;
   if (ok(x)) return "protected_fresh";
   if (known.paymentTokens.has(token)) return "payment_token_protected";
   if (!isJwt(token)) return "malformed_token";
@@ -195,8 +198,10 @@ function saysExpired(x: HarExchange): boolean {
 
 const ok = (x: HarExchange) => x.answer.status >= 200 && x.answer.status < 300;
 
+/** The request's bearer token, as the sandbox reads Authorization (core/bearer.ts). */
 function bearerOf(x: HarExchange): string | undefined {
-  return /^bearer[ \t]+(\S+)/i.exec(x.requestHeaders.authorization ?? "")?.[1];
+  const sent = parseBearerHeader(x.requestHeaders.authorization);
+  return sent.kind === "token" ? sent.token : undefined;
 }
 
 function jsonOf(text: string | undefined): unknown {
