@@ -59,7 +59,7 @@ describe("a recording's protected calls, classified by the sandbox's reading of 
   const call = (authorization: string | undefined) => ({
     method: "GET",
     url: new URL("https://provider.test/api/v2/payment/status"),
-    requestHeaders: authorization === undefined ? {} : { authorization },
+    requestHeaders: authorization === undefined ? ({} as Record<string, string>) : { authorization },
     requestBody: undefined,
     answer: { status: 401, headers: {}, json: { error: "invalid_token" }, notJson: false, empty: false, contentType: "application/json" },
     sentAt: Date.parse("2026-11-29T12:00:00Z"),
