@@ -45,6 +45,8 @@ export const recordCommand: CommandModule<object, RecordArgs> = {
       ) as unknown as Argv<RecordArgs>,
   handler: async (args: ArgumentsCamelCase<RecordArgs>) => {
     const { startRecorder } = await import("../record/recording-proxy.js");
+    // The bound calibrate --from-har reads an answer within by default: what is recorded can be learnt from.
+    const { DEFAULT_MAX_ANSWER_BYTES } = await import("../calibrate/probe.js");
     const recorder = await startRecorder({
       upstream: args.upstream,
       host: args.host,
@@ -52,7 +54,7 @@ export const recordCommand: CommandModule<object, RecordArgs> = {
       out: args.out,
       keepSecrets: args.keepSecrets,
       maxEntries: args.maxEntries,
-      maxBodyBytes: 1024 * 1024,
+      maxBodyBytes: DEFAULT_MAX_ANSWER_BYTES,
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(
