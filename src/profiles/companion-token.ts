@@ -16,6 +16,23 @@ import { ALNUM, pick } from "./request-id.js";
  */
 
 export const COMPANION_SHAPE = /^(jwt|uuid|(hex|base64url|alnum)-(\d{1,3}))$/;
+
+/** The alphabets of `<alphabet>-N` shapes, as regular-expression character classes (the OpenAPI patterns). */
+export const COMPANION_ALPHABETS = { hex: "[0-9a-f]", base64url: "[A-Za-z0-9_-]", alnum: "[A-Za-z0-9]" } as const;
+export type CompanionAlphabet = keyof typeof COMPANION_ALPHABETS;
+
+/**
+ * An id as a shape the sandbox makes: an optional short prefix kept literal (`rt_`, `req_`), then 8
+ * to 512 id characters, of the narrowest alphabet that holds them. Undefined for anything else.
+ * What calibrate writes as `{{fresh:…}}` and `{{refresh_token:…}}`.
+ */
+export function idShapeOf(value: string): { prefix: string; body: string; shape: `${CompanionAlphabet}-${number}` } | undefined {
+  const m = /^([A-Za-z]{1,8}[_-])?([A-Za-z0-9_-]{8,512})$/.exec(value);
+  if (!m) return undefined;
+  const body = m[2]!;
+  const alphabet: CompanionAlphabet = /^[0-9a-f]+$/.test(body) ? "hex" : /^[A-Za-z0-9]+$/.test(body) ? "alnum" : "base64url";
+  return { prefix: m[1] ?? "", body, shape: `${alphabet}-${body.length}` };
+}
 /** The JWT form's header, the same for every token: encoded once. */
 const JWT_HEADER = encodeJwsHeader({ alg: "HS256", typ: "JWT" });
 export const COMPANION_LENGTHS = { least: 8, most: 512 } as const;

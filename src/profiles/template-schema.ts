@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../core/answer-shaper.js";
+import { COMPANION_ALPHABETS, COMPANION_SHAPE, type CompanionAlphabet } from "./companion-token.js";
 import type { PlaceholderType } from "./placeholders.js";
 import { REQUEST_ID_PATTERNS, type RequestIdShape } from "./request-id.js";
 import { PLACEHOLDER, wholePlaceholder } from "./template.js";
@@ -177,10 +178,9 @@ function typeSchema(type: PlaceholderType): JsonSchema {
 
 /** A companion token of its shape (companion-token.ts): a JWT's three parts, a uuid, N characters of an alphabet. */
 function companionDoc(shape: string | undefined): PlaceholderDoc {
-  const m = /^(hex|base64url|alnum)-(\d+)$/.exec(shape ?? "");
-  const alphabet = { hex: "[0-9a-f]", base64url: "[A-Za-z0-9_-]", alnum: "[A-Za-z0-9]" } as const;
-  const pattern = m
-    ? `${alphabet[m[1] as keyof typeof alphabet]}{${m[2]}}`
+  const m = COMPANION_SHAPE.exec(shape ?? "");
+  const pattern = m?.[2]
+    ? `${COMPANION_ALPHABETS[m[2] as CompanionAlphabet]}{${m[3]}}`
     : shape === "uuid"
       ? REQUEST_ID_PATTERNS.uuid.slice(1, -1)
       : "[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+";

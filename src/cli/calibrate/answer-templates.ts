@@ -1,8 +1,18 @@
+import { idShapeOf } from "../../profiles/companion-token.js";
 import type { RequestIdShape } from "../../profiles/request-id.js";
 import { headersObject, headerTemplates } from "./answer-headers.js";
 import { isObject, keyOf, leaves, mapLeaves, type Path, pathText } from "./json-paths.js";
 import type { Observation } from "./observations.js";
-import { isEmpty, nowPlaceholder, perRequestByShape, perRequestPlaceholder, readTime, TIME_TOLERANCE_S, type Varying } from "./per-request.js";
+import {
+  isEmpty,
+  nowPlaceholder,
+  perRequestByShape,
+  perRequestPlaceholder,
+  readTime,
+  requestIdShape,
+  TIME_TOLERANCE_S,
+  type Varying,
+} from "./per-request.js";
 import { REDACTED, withoutCredentials } from "./credentials.js";
 import { textTemplate } from "./refusal-reading.js";
 import { type Claims, isJwt, lifetimeOf } from "./provider-jwt.js";
@@ -146,12 +156,9 @@ function companionTemplate(path: Path, v: string): string | undefined {
   const kind = /^id_?token$/i.test(key) ? "id_token" : "refresh_token";
   if (isJwt(v)) return `{{${kind}:jwt}}`;
   if (!/refresh|^id_?token$/i.test(key) || !looksSecret(path, v)) return undefined;
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return `{{${kind}:uuid}}`;
-  const m = /^([A-Za-z]{1,8}[_-])?([A-Za-z0-9_-]{8,512})$/.exec(v);
-  if (!m) return undefined;
-  const body = m[2]!;
-  const alphabet = /^[0-9a-f]+$/.test(body) ? "hex" : /^[A-Za-z0-9]+$/.test(body) ? "alnum" : "base64url";
-  return `${m[1] ?? ""}{{${kind}:${alphabet}-${body.length}}}`;
+  if (requestIdShape(v) === "uuid") return `{{${kind}:uuid}}`;
+  const id = idShapeOf(v);
+  return id && `${id.prefix}{{${kind}:${id.shape}}}`;
 }
 
 /** How far a lifetime in an answer may be from the JWT's exp - iat and still be it. */

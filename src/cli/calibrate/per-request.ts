@@ -1,3 +1,4 @@
+import { idShapeOf } from "../../profiles/companion-token.js";
 import { REQUEST_ID_PATTERNS, REQUEST_ID_SHAPES, type RequestIdShape } from "../../profiles/request-id.js";
 import { parseOlderForm, TIME_FORMATS, TIME_PATTERNS, type TimeFormat } from "../../profiles/time-value.js";
 import { keyOf, leaves, pathText } from "./json-paths.js";
@@ -134,14 +135,11 @@ export function perRequestPlaceholder(value: unknown, nowS: number): PerRequest 
  * to 512 id characters with a digit in it is read so: a word that changed (a status) is not an id.
  */
 export function madeId(value: string): PerRequest | undefined {
-  const m = /^([A-Za-z]{1,8}[_-])?([A-Za-z0-9_-]{8,512})$/.exec(value);
-  if (!m || !/\d/.test(m[2]!)) return undefined;
-  const prefix = m[1] ?? "";
-  const body = m[2]!;
-  const shape = prefix === "" ? undefined : requestIdShape(body);
-  if (shape) return { placeholder: `${prefix}{{request_id}}`, requestId: shape };
-  const alphabet = /^[0-9a-f]+$/.test(body) ? "hex" : /^[A-Za-z0-9]+$/.test(body) ? "alnum" : "base64url";
-  return { placeholder: `${prefix}{{fresh:${alphabet}-${body.length}}}` };
+  const id = idShapeOf(value);
+  if (!id || !/\d/.test(id.body)) return undefined;
+  const shape = id.prefix === "" ? undefined : requestIdShape(id.body);
+  if (shape) return { placeholder: `${id.prefix}{{request_id}}`, requestId: shape };
+  return { placeholder: `${id.prefix}{{fresh:${id.shape}}}` };
 }
 
 /** A time near now, whether or not it varied (two calls in one second print the same time). */
