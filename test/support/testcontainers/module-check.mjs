@@ -46,6 +46,18 @@ test("the control plane requires the admin token, and the module sends it", asyn
   const bare = await fetch(`${sandbox.getBaseUrl()}/__sandbox/sessions`, { method: "POST" });
   assert.equal(bare.status, 401);
   assert.equal(bare.headers.get("content-type"), "application/problem+json");
+  assert.equal(bare.headers.get("www-authenticate"), 'Bearer realm="merchant-api"');
+  const said = "This sandbox's control plane needs the admin token: send 'Authorization: Bearer <admin token>' or 'X-Admin-Token: <admin token>'.";
+  assert.deepEqual(await bare.json(), {
+    type: "urn:merchant-sandbox:problem:admin_token_required",
+    title: "Unauthorized",
+    status: 401,
+    detail: said,
+    code: "admin_token_required",
+    error: "invalid_token",
+    error_description: said,
+    instance: "/__sandbox/sessions",
+  });
   const session = await sandbox.createSession();
   assert.match(session.id, /^ses_[0-9a-f]{16}$/);
 });
@@ -71,7 +83,11 @@ test("the scenario file and the profile file are the sandbox's: the session answ
     body: JSON.stringify({ api_key: merchant.api_key, api_secret: "not-the-secret" }),
   });
   assert.equal(wrong.status, 403);
-  assert.equal((await wrong.json()).error.code, "INVALID_CREDENTIALS");
+  const message = `The api_secret does not match the api_key '${merchant.api_key}'. Check that the secret belongs to this key and was not rotated.`;
+  assert.equal(wrong.headers.get("content-type"), "application/json");
+  assert.equal(wrong.headers.get("www-authenticate"), 'ApiKey realm="merchant-api", error="invalid_client"');
+  assert.equal(wrong.headers.get("x-sandbox-explanation"), message);
+  assert.deepEqual(await wrong.json(), { error: { code: "INVALID_CREDENTIALS", message } });
 });
 
 test("report() answers the session's findings; a wrong session id is the control plane's 404, passed on", async () => {
